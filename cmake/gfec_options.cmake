@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Build options. AUTO means: on when the toolchain or library is found.
+set(GFEC_WITH_CUDA AUTO CACHE STRING "Build the CUDA backend (ON, OFF, AUTO: when nvcc is found)")
+set(GFEC_WITH_RDMA AUTO CACHE STRING "Build the RDMA transport (ON, OFF, AUTO: when rdma-core is found)")
+set(GFEC_SANITIZE "" CACHE STRING "Sanitizers for every target, e.g. address,undefined")
+set_property(CACHE GFEC_WITH_CUDA PROPERTY STRINGS AUTO ON OFF)
+set_property(CACHE GFEC_WITH_RDMA PROPERTY STRINGS AUTO ON OFF)
+
+if(GFEC_SANITIZE)
+  add_compile_options(-fsanitize=${GFEC_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${GFEC_SANITIZE})
+endif()
+
+# CUDA: nvcc is looked for on PATH, in CUDACXX and in /usr/local/cuda. The backend that uses it
+# arrives with the GPU issue; until then this only reports what the build would have.
+set(GFEC_HAVE_CUDA OFF)
+if(NOT GFEC_WITH_CUDA STREQUAL "OFF")
+  if(NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(GFEC_HAVE_CUDA ON)
+  elseif(GFEC_WITH_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "GFEC_WITH_CUDA=ON but no nvcc was found (set CUDACXX or install the CUDA toolkit)")
+  endif()
+endif()
+
+set(GFEC_HAVE_RDMA OFF)
+if(NOT GFEC_WITH_RDMA STREQUAL "OFF")
+  find_path(GFEC_IBVERBS_INCLUDE infiniband/verbs.h)
+  if(GFEC_IBVERBS_INCLUDE)
+    set(GFEC_HAVE_RDMA ON)
+  elseif(GFEC_WITH_RDMA STREQUAL "ON")
+    message(FATAL_ERROR "GFEC_WITH_RDMA=ON but infiniband/verbs.h was not found: apt-get install libibverbs-dev librdmacm-dev")
+  endif()
+endif()

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file gemm.h
+ * The one operation every gfec backend implements: a GF matrix product over byte streams,
+ *
+ *        dst[i] (+)= sum_j  A(i,j) * src[j]      for i < rows, j < cols, over len bytes,
+ *
+ * and the table of operations through which plugin/ drives a backend (the liberasurecode /
+ * NCCL pattern: a struct of function pointers; NULL means "not supported"). Encode is A = G,
+ * decode is A = a decode matrix, update is one column of G accumulated into the parity.
+ *
+ * A backend never calls up into plugin/. A plan holds whatever the backend derives from A once
+ * (ISA-L's expanded tables, a device copy of A): plans are immutable after creation and may be
+ * used from many threads at once.
+ */
+#ifndef GFEC_GFMATRIX_GEMM_H
+#define GFEC_GFMATRIX_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gfec/gfec_errors.h"
+
+/** The matrix a plan is made from. */
+struct gfec_gemm_matrix {
+	unsigned w;	  /**< field width in bits; only 8 is implemented today */
+	int rows;	  /**< outputs */
+	int cols;	  /**< inputs */
+	const uint8_t *a; /**< rows x cols, row-major, one byte per element for w = 8 */
+};
+
+/** Counters a backend keeps; all are totals since the backend context was created. */
+struct gfec_backend_stats {
+	uint64_t calls;		/**< gemm + update calls */
+	uint64_t bytes_in;	/**< source bytes read */
+	uint64_t fallbacks;	/**< calls redone on another path after an error */
+};
+
+struct gfec_backend_conf {
+	int threads;	       /**< worker threads, 0 = number of online CPUs */
+	size_t slice;	       /**< bytes per slice for threading, 0 = backend default */
+	const char *path;      /**< force an inner path by name (e.g. "base"); NULL = best */
+};
+
+struct gfec_backend_ops {
+	const char *name;
+
+	/** Creates a context. May fail with GFEC_E_NOBACKEND when the hardware is absent. */
+	int (*init)(const struct gfec_backend_conf *conf, void **ctx);
+	void (*fini)(void *ctx);
+
+	/** 0 when this backend can run @p a, else GFEC_E_NOTSUP. */
+	int (*can_implement)(void *ctx, const struct gfec_gemm_matrix *a);
+
+	int (*plan_create)(void *ctx, const struct gfec_gemm_matrix *a, void **plan);
+	void (*plan_free)(void *ctx, void *plan);
+
+	/** dst[i] = sum_j A(i,j) src[j]. Buffers need no alignment; dst must not alias src. */
+	int (*gemm)(void *ctx, const void *plan, size_t len, const uint8_t *const *src,
+		    uint8_t *const *dst);
+
+	/** dst[i] ^= A(i,col) * src, for every row i: the parity-delta update. May be NULL. */
+	int (*update)(void *ctx, const void *plan, int col, size_t len, const uint8_t *src,
+		      uint8_t *const *dst);
+
+	void (*stats)(void *ctx, struct gfec_backend_stats *out);
+
+	/** The inner path in use, e.g. "isal-avx512" or "base" (for logs and tools). */
+	const char *(*path_name)(void *ctx);
+};
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file matrix.h
+ * Generator matrices and matrix algebra over GF(2^8).
+ *
+ * Vocabulary (used across gfec):
+ *   k      data chunks, m  parity chunks, n = k + m <= 256.
+ *   G      the m x k parity part of the systematic generator [I_k ; G]; element (i,j) is
+ *          g[i*k + j] (row-major). Parity_i = sum_j G(i,j) * Data_j. "A matrix is just G."
+ *   chunk  index 0..k-1 is data, k..n-1 is parity row (index - k).
+ *
+ * Every function returns 0 or a negative GFEC_E_* code; none allocates unless it says so.
+ */
+#ifndef GFEC_GFMATRIX_MATRIX_H
+#define GFEC_GFMATRIX_MATRIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gfec/gfec_errors.h"
+
+#define GFEC_MAX_CHUNKS 256
+
+/** ISA-L gf_gen_rs_matrix(): G(i,j) = (2^i)^j. Not MDS for every (k,m): check it. */
+int gfec_matrix_isal_rs(int k, int m, uint8_t *g);
+
+/** ISA-L gf_gen_cauchy1_matrix(): G(i,j) = 1 / ((k+i) ^ j). MDS for any k+m <= 256. */
+int gfec_matrix_isal_cauchy1(int k, int m, uint8_t *g);
+
+/**
+ * Jerasure reed_sol_vandermonde_coding_matrix(k, m, 8): a (k+m) x k Vandermonde matrix brought
+ * to systematic form by column operations, then scaled so that the first parity row and the
+ * first column are all ones. The matrix behind Ceph's jerasure technique=reed_sol_van.
+ */
+int gfec_matrix_jerasure_rs_van(int k, int m, uint8_t *g);
+
+/**
+ * Checks that [I_k ; G] is MDS: every k x k submatrix is invertible, which holds exactly when
+ * every square submatrix of G is nonsingular. The check is exhaustive, smallest submatrices
+ * first; when it has spent @p budget (about s^3 per s x s submatrix) without finding a singular
+ * one, it returns GFEC_E_BUDGET without deciding.
+ * @returns 0 (MDS), GFEC_E_NOT_MDS, GFEC_E_BUDGET, GFEC_E_NOMEM or GFEC_E_INVAL.
+ */
+int gfec_matrix_check_mds(const uint8_t *g, int m, int k, uint64_t budget);
+
+/**
+ * Gauss-Jordan inverse of the n x n matrix @p in into @p out. @p in is destroyed (as in ISA-L's
+ * gf_invert_matrix). @returns 0 or GFEC_E_SINGULAR (out is then unspecified).
+ */
+int gfec_matrix_invert(uint8_t *in, uint8_t *out, int n);
+
+/** c (p x q) = a (p x n) * b (n x q). c must not alias a or b. */
+void gfec_matrix_mul(const uint8_t *a, const uint8_t *b, uint8_t *c, int p, int n, int q);
+
+/**
+ * The decode matrix D (nwant x k): chunk want[i] = sum_j D(i,j) * chunk src[j].
+ * @param src   k distinct chunk indices that are available (any order).
+ * @param want  nwant chunk indices to rebuild (data or parity; may include available ones).
+ * @returns 0, GFEC_E_SINGULAR when the chosen sources do not span the code, or GFEC_E_INVAL.
+ * Allocates a k x k scratch on the heap (GFEC_E_NOMEM on failure).
+ */
+int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int *want,
+		       int nwant, uint8_t *d);
+
+/**
+ * Expands the rows x cols matrix @p g to its w=8 bitmatrix (8*rows x 8*cols, one 0/1 byte per
+ * bit, row-major), laid out exactly as Jerasure's jerasure_matrix_to_bitmatrix(): block (i,j),
+ * bit row l, bit column x is bit l of g(i,j) * 2^x. Cauchy RS (CRS) encodes with it.
+ */
+void gfec_matrix_to_bitmatrix(const uint8_t *g, int rows, int cols, uint8_t *bits);
+
+#endif
