@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file cpu_backend.c
+ * ISA-L behind the backend table. Long buffers are cut into slices (64 KiB per stream by
+ * default, so one slice of a (10,4) stripe stays in L2) that the pool's threads claim in turn.
+ */
+#include "cpu_backend.h"
+
+#include <isa-l/erasure_code.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gf8.h"
+#include "gfec/gfec_errors.h"
+#include "threadpool.h"
+
+#define DEFAULT_SLICE (64u * 1024)
+/* Below this many bytes per stream, threads cost more than they save. */
+#define PARALLEL_MIN (128u * 1024)
+/* ISA-L takes an int length; serial calls are cut at this size. */
+#define SERIAL_SLICE (1u << 30)
+
+enum cpu_path { PATH_ISAL, PATH_BASE };
+
+struct cpu_ctx {
+	enum cpu_path path;
+	size_t slice;
+	struct gfec_cpu_pool *pool; /* NULL when running on one thread */
+	uint64_t calls, bytes_in;
+};
+
+struct cpu_plan {
+	int rows, cols;
+	uint8_t *a;	/* rows x cols */
+	uint8_t *tbls;	/* ISA-L's 32 * rows * cols expanded tables */
+};
+
+struct slice_job {
+	const struct cpu_ctx *ctx;
+	const struct cpu_plan *plan;
+	size_t len, slice;
+	int col;	/* < 0: gemm; else the column to update */
+	const uint8_t *const *src;
+	uint8_t *const *dst;
+};
+
+static void run_slice(void *arg, size_t index)
+{
+	const struct slice_job *j = arg;
+	const struct cpu_plan *p = j->plan;
+	size_t off = index * j->slice;
+	size_t n = j->len - off < j->slice ? j->len - off : j->slice;
+	uint8_t *src[GFEC_MAX_CHUNKS_CPU], *dst[GFEC_MAX_CHUNKS_CPU];
+	int nsrc = j->col < 0 ? p->cols : 1;
+
+	/* ISA-L's prototypes take non-const pointers; it only reads the sources. */
+	for (int i = 0; i < nsrc; i++)
+		src[i] = (uint8_t *)j->src[i] + off;
+	for (int i = 0; i < p->rows; i++)
+		dst[i] = j->dst[i] + off;
+
+	if (j->ctx->path == PATH_BASE) {
+		if (j->col < 0)
+			gfec_cpu_gemm_base(n, p->cols, p->rows, p->a, (const uint8_t *const *)src,
+					   dst);
+		else
+			gfec_cpu_update_base(n, p->cols, p->rows, j->col, p->a, src[0], dst);
+	} else {
+		if (j->col < 0)
+			ec_encode_data((int)n, p->cols, p->rows, p->tbls, src, dst);
+		else
+			ec_encode_data_update((int)n, p->cols, p->rows, j->col, p->tbls, src[0],
+					      dst);
+	}
+}
+
+static void run_sliced(struct cpu_ctx *c, struct slice_job *j)
+{
+	size_t ntasks;
+
+	__atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->bytes_in,
+			   (uint64_t)j->len * (uint64_t)(j->col < 0 ? j->plan->cols : 1),
+			   __ATOMIC_RELAXED);
+	if (j->len == 0)
+		return;
+	if (c->pool && j->len >= PARALLEL_MIN) {
+		j->slice = c->slice;
+		ntasks = (j->len + j->slice - 1) / j->slice;
+		gfec_cpu_pool_run(c->pool, ntasks, run_slice, j);
+		return;
+	}
+	j->slice = SERIAL_SLICE;
+	ntasks = (j->len + j->slice - 1) / j->slice;
+	for (size_t i = 0; i < ntasks; i++)
+		run_slice(j, i);
+}
+
+static int cpu_init(const struct gfec_backend_conf *conf, void **out)
+{
+	struct cpu_ctx *c;
+	int threads = conf ? conf->threads : 0;
+	int ret;
+
+	gfec_gf8_init();
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return GFEC_E_NOMEM;
+	c->path = PATH_ISAL;
+	if (conf && conf->path && conf->path[0]) {
+		if (strcmp(conf->path, "base") == 0) {
+			c->path = PATH_BASE;
+		} else if (strcmp(conf->path, "isal") != 0) {
+			free(c);
+			return GFEC_E_INVAL;
+		}
+	}
+	c->slice = conf && conf->slice ? conf->slice : DEFAULT_SLICE;
+	if (threads <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
+	}
+	if (threads > 1) {
+		ret = gfec_cpu_pool_create(threads, &c->pool);
+		if (ret) {
+			free(c);
+			return ret;
+		}
+	}
+	*out = c;
+	return 0;
+}
+
+static void cpu_fini(void *ctx)
+{
+	struct cpu_ctx *c = ctx;
+
+	if (!c)
+		return;
+	gfec_cpu_pool_destroy(c->pool);
+	free(c);
+}
+
+static int cpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
+{
+	(void)ctx;
+	if (a->w != 8 || a->rows < 1 || a->cols < 1 || a->rows > GFEC_MAX_CHUNKS_CPU ||
+	    a->cols > GFEC_MAX_CHUNKS_CPU)
+		return GFEC_E_NOTSUP;
+	return 0;
+}
+
+static void cpu_plan_free(void *ctx, void *plan)
+{
+	struct cpu_plan *p = plan;
+
+	(void)ctx;
+	if (!p)
+		return;
+	free(p->a);
+	free(p->tbls);
+	free(p);
+}
+
+static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
+{
+	struct cpu_plan *p;
+	size_t n;
+
+	if (cpu_can_implement(ctx, a))
+		return GFEC_E_NOTSUP;
+	n = (size_t)a->rows * a->cols;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return GFEC_E_NOMEM;
+	p->rows = a->rows;
+	p->cols = a->cols;
+	p->a = malloc(n);
+	p->tbls = malloc(32 * n);
+	if (!p->a || !p->tbls) {
+		cpu_plan_free(ctx, p);
+		return GFEC_E_NOMEM;
+	}
+	memcpy(p->a, a->a, n);
+	ec_init_tables(p->cols, p->rows, p->a, p->tbls);
+	*out = p;
+	return 0;
+}
+
+static int cpu_gemm(void *ctx, const void *plan, size_t len, const uint8_t *const *src,
+		    uint8_t *const *dst)
+{
+	struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
+			       .src = src, .dst = dst };
+
+	run_sliced(ctx, &j);
+	return 0;
+}
+
+static int cpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *src,
+		      uint8_t *const *dst)
+{
+	const struct cpu_plan *p = plan;
+	struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = col,
+			       .src = &src, .dst = dst };
+
+	if (col < 0 || col >= p->cols)
+		return GFEC_E_INVAL;
+	run_sliced(ctx, &j);
+	return 0;
+}
+
+static void cpu_stats(void *ctx, struct gfec_backend_stats *out)
+{
+	struct cpu_ctx *c = ctx;
+
+	out->calls = __atomic_load_n(&c->calls, __ATOMIC_RELAXED);
+	out->bytes_in = __atomic_load_n(&c->bytes_in, __ATOMIC_RELAXED);
+	out->fallbacks = 0;
+}
+
+static const char *cpu_path_name(void *ctx)
+{
+	return ((struct cpu_ctx *)ctx)->path == PATH_BASE ? "base" : "isal";
+}
+
+static const struct gfec_backend_ops cpu_ops = {
+	.name = "cpu",
+	.init = cpu_init,
+	.fini = cpu_fini,
+	.can_implement = cpu_can_implement,
+	.plan_create = cpu_plan_create,
+	.plan_free = cpu_plan_free,
+	.gemm = cpu_gemm,
+	.update = cpu_update,
+	.stats = cpu_stats,
+	.path_name = cpu_path_name,
+};
+
+const struct gfec_backend_ops *gfec_cpu_backend(void)
+{
+	return &cpu_ops;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file threadpool.h
+ * A small fork-join pool shared by every caller of one CPU backend context. A caller hands in
+ * n independent tasks and works on them itself alongside the workers, so a pool of T threads
+ * has T-1 workers and a call never waits for a free worker. Many callers may run jobs at once.
+ */
+#ifndef GFEC_CPU_THREADPOOL_H
+#define GFEC_CPU_THREADPOOL_H
+
+#include <stddef.h>
+
+struct gfec_cpu_pool;
+
+typedef void (*gfec_cpu_task_fn)(void *arg, size_t index);
+
+/** Starts @p threads - 1 workers. @returns 0, GFEC_E_INVAL, GFEC_E_NOMEM or GFEC_E_SYSTEM. */
+int gfec_cpu_pool_create(int threads, struct gfec_cpu_pool **out);
+
+/** Stops and joins the workers. No job may be running. NULL is accepted. */
+void gfec_cpu_pool_destroy(struct gfec_cpu_pool *pool);
+
+/** Threads that work on a job, the caller included. */
+int gfec_cpu_pool_threads(const struct gfec_cpu_pool *pool);
+
+/** Runs fn(arg, i) for every i < ntasks and returns when all have finished. */
+void gfec_cpu_pool_run(struct gfec_cpu_pool *pool, size_t ntasks, gfec_cpu_task_fn fn, void *arg);
+
+#endif
