@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file codec.c
+ * The codec object: a generator G, a backend, an encode plan and a bounded LRU of decode plans.
+ *
+ *      chunk:   0 ........ k-1 | k ...... k+m-1
+ *               data (object   | parity = G x data
+ *               split in order)|
+ *
+ * Decoding picks k present chunks as sources (data first), computes the decode matrix D on the
+ * CPU (gfmatrix), and runs it through the same backend GEMM as encoding. D depends only on the
+ * (sources, wanted) pattern, so its plan is cached per pattern.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gf8.h"
+#include "internal.h"
+#include "matrix.h"
+
+/* Elementary operations the reed_sol_van MDS proof may spend (about 0.1 s). */
+#define MDS_BUDGET 100000000ull
+/* verify() recomputes parity in pieces of this many bytes per chunk. */
+#define VERIFY_PIECE (1u << 20)
+
+struct pattern {
+	uint64_t src[4];	/* bitmap of the k source chunks */
+	uint64_t want[4];	/* bitmap of the rebuilt chunks */
+};
+
+struct dplan {
+	struct pattern key;
+	void *plan;
+	int refs;		/* the cache's reference + one per decode in flight */
+	uint64_t used;		/* LRU clock */
+};
+
+struct gfec_codec {
+	struct gfec_profile prof;
+	int k, m;
+	uint8_t *g;	/* m x k */
+	const struct gfec_backend_ops *ops;
+	void *bctx;
+	void *enc_plan;
+	char backend_name[32];
+
+	pthread_mutex_t lock;	/* guards the cache and the LRU clock */
+	struct dplan **cache;
+	int ncache;
+	uint64_t clock;
+
+	uint64_t encodes, decodes, verifies, updates, bytes, hits, misses;
+};
+
+static void count(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+static int make_generator(gfec_codec *c, char *err, size_t errlen)
+{
+	int k = c->k, m = c->m, ret = 0;
+
+	switch (c->prof.technique) {
+	case GFEC_TECH_REED_SOL_VAN:
+		ret = gfec_matrix_isal_rs(k, m, c->g);
+		if (ret)
+			break;
+		ret = gfec_matrix_check_mds(c->g, m, k, MDS_BUDGET);
+		if (ret == GFEC_E_NOT_MDS)
+			snprintf(err, errlen,
+				 "technique=reed_sol_van: ISA-L's Vandermonde matrix is not MDS for "
+				 "k=%d m=%d (some losses could not be repaired); use technique=cauchy",
+				 k, m);
+		else if (ret == GFEC_E_BUDGET)
+			snprintf(err, errlen,
+				 "technique=reed_sol_van: k=%d m=%d is too large to prove ISA-L's "
+				 "Vandermonde matrix MDS; use technique=cauchy",
+				 k, m);
+		break;
+	case GFEC_TECH_CAUCHY:
+		ret = gfec_matrix_isal_cauchy1(k, m, c->g);
+		break;
+	case GFEC_TECH_JERASURE_RS_VAN:
+		ret = gfec_matrix_jerasure_rs_van(k, m, c->g);
+		break;
+	}
+	return ret;
+}
+
+int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t errlen)
+{
+	char sink[8];
+	gfec_codec *c;
+	struct gfec_backend_conf conf = { 0 };
+	struct gfec_gemm_matrix gm;
+	int ret;
+
+	if (!err || !errlen) {
+		err = sink;
+		errlen = sizeof(sink);
+	}
+	err[0] = '\0';
+	if (!out) {
+		snprintf(err, errlen, "gfec_codec_create: out is NULL");
+		return GFEC_E_INVAL;
+	}
+	*out = NULL;
+	gfec_gf8_init();
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return GFEC_E_NOMEM;
+	pthread_mutex_init(&c->lock, NULL);
+
+	ret = gfec_profile_parse(profile, &c->prof, err, errlen);
+	if (ret)
+		goto out;
+	c->k = c->prof.k;
+	c->m = c->prof.m;
+	c->g = malloc((size_t)c->k * c->m);
+	c->cache = calloc((size_t)c->prof.decode_cache, sizeof(*c->cache));
+	if (!c->g || !c->cache) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	ret = make_generator(c, err, errlen);
+	if (ret)
+		goto out;
+
+	c->ops = gfec_backend_select(c->prof.backend, err, errlen);
+	if (!c->ops) {
+		ret = GFEC_E_NOBACKEND;
+		goto out;
+	}
+	conf.threads = c->prof.threads;
+	conf.path = c->prof.cpu_path;
+	ret = c->ops->init(&conf, &c->bctx);
+	if (ret) {
+		snprintf(err, errlen, "backend=%s: %s", c->ops->name, gfec_strerror(ret));
+		goto out;
+	}
+	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = c->m, .cols = c->k, .a = c->g };
+	ret = c->ops->plan_create(c->bctx, &gm, &c->enc_plan);
+	if (ret) {
+		snprintf(err, errlen, "backend=%s: %s", c->ops->name, gfec_strerror(ret));
+		goto out;
+	}
+	snprintf(c->backend_name, sizeof(c->backend_name), "%s/%s", c->ops->name,
+		 c->ops->path_name(c->bctx));
+out:
+	if (ret) {
+		if (!err[0])
+			snprintf(err, errlen, "%s", gfec_strerror(ret));
+		gfec_log(GFEC_LOG_ERROR, "gfec_codec_create(\"%s\"): %s", profile ? profile : "",
+			 err);
+		gfec_codec_free(c);
+		return ret;
+	}
+	gfec_log(GFEC_LOG_INFO, "codec k=%d m=%d technique=%s on %s", c->k, c->m,
+		 gfec_technique_name(c->prof.technique), c->backend_name);
+	*out = c;
+	return 0;
+}
+
+void gfec_codec_free(gfec_codec *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->ncache; i++) {
+		c->ops->plan_free(c->bctx, c->cache[i]->plan);
+		free(c->cache[i]);
+	}
+	if (c->enc_plan)
+		c->ops->plan_free(c->bctx, c->enc_plan);
+	if (c->bctx)
+		c->ops->fini(c->bctx);
+	pthread_mutex_destroy(&c->lock);
+	free(c->cache);
+	free(c->g);
+	free(c);
+}
+
+int gfec_codec_k(const gfec_codec *c)
+{
+	return c ? c->k : GFEC_E_INVAL;
+}
+
+int gfec_codec_m(const gfec_codec *c)
+{
+	return c ? c->m : GFEC_E_INVAL;
+}
+
+int gfec_codec_chunk_count(const gfec_codec *c)
+{
+	return c ? c->k + c->m : GFEC_E_INVAL;
+}
+
+size_t gfec_codec_chunk_size(const gfec_codec *c, size_t object_size)
+{
+	size_t per;
+
+	if (!c)
+		return 0;
+	per = object_size / (size_t)c->k + (object_size % (size_t)c->k != 0);
+	if (per == 0)
+		per = 1;
+	return (per + GFEC_ALIGN - 1) / GFEC_ALIGN * GFEC_ALIGN;
+}
+
+size_t gfec_codec_profile(const gfec_codec *c, char *buf, size_t buflen)
+{
+	int n;
+
+	if (!c)
+		return 0;
+	n = snprintf(buf, buflen, "k=%d m=%d technique=%s backend=%s threads=%d cpu_path=%s "
+			       "decode_cache=%d",
+		     c->k, c->m, gfec_technique_name(c->prof.technique),
+		     gfec_backend_choice_name(c->prof.backend), c->prof.threads,
+		     c->ops->path_name(c->bctx), c->prof.decode_cache);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+const char *gfec_codec_backend(const gfec_codec *c)
+{
+	return c ? c->backend_name : "";
+}
+
+void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
+{
+	struct gfec_backend_stats b = { 0 };
+
+	if (!c || !s)
+		return;
+	c->ops->stats(c->bctx, &b);
+	s->encodes = __atomic_load_n(&c->encodes, __ATOMIC_RELAXED);
+	s->decodes = __atomic_load_n(&c->decodes, __ATOMIC_RELAXED);
+	s->verifies = __atomic_load_n(&c->verifies, __ATOMIC_RELAXED);
+	s->updates = __atomic_load_n(&c->updates, __ATOMIC_RELAXED);
+	s->bytes = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+	s->decode_cache_hits = __atomic_load_n(&c->hits, __ATOMIC_RELAXED);
+	s->decode_cache_misses = __atomic_load_n(&c->misses, __ATOMIC_RELAXED);
+	s->fallbacks = b.fallbacks;
+}
+
+static int ptrs_ok(const void *const *p, int n)
+{
+	if (!p)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (!p[i])
+			return 0;
+	return 1;
+}
+
+int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parity, size_t len)
+{
+	int ret;
+
+	if (!c || !ptrs_ok((const void *const *)data, c->k) ||
+	    !ptrs_ok((const void *const *)parity, c->m))
+		return GFEC_E_INVAL;
+	ret = c->ops->gemm(c->bctx, c->enc_plan, len, data, parity);
+	if (ret)
+		return ret;
+	count(&c->encodes, 1);
+	count(&c->bytes, (uint64_t)len * (uint64_t)c->k);
+	return 0;
+}
+
+int gfec_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *parity,
+		size_t len)
+{
+	int ret;
+
+	if (!c || vec_i < 0 || vec_i >= c->k || !delta ||
+	    !ptrs_ok((const void *const *)parity, c->m))
+		return GFEC_E_INVAL;
+	ret = c->ops->update(c->bctx, c->enc_plan, vec_i, len, delta, parity);
+	if (ret)
+		return ret;
+	count(&c->updates, 1);
+	count(&c->bytes, (uint64_t)len);
+	return 0;
+}
+
+/* --- decode-plan cache ------------------------------------------------------------------ */
+
+static void dplan_put(gfec_codec *c, struct dplan *d)
+{
+	int last;
+
+	pthread_mutex_lock(&c->lock);
+	last = --d->refs == 0;
+	pthread_mutex_unlock(&c->lock);
+	if (last) {
+		c->ops->plan_free(c->bctx, d->plan);
+		free(d);
+	}
+}
+
+/* With the lock held: the cached plan for a pattern, referenced, or NULL. */
+static struct dplan *cache_find(gfec_codec *c, const struct pattern *key)
+{
+	for (int i = 0; i < c->ncache; i++) {
+		struct dplan *d = c->cache[i];
+
+		if (memcmp(&d->key, key, sizeof(*key)) == 0) {
+			d->refs++;
+			d->used = ++c->clock;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+/* With the lock held: inserts d, dropping the least recently used entry when full. */
+static struct dplan *cache_insert(gfec_codec *c, struct dplan *d)
+{
+	struct dplan *victim = NULL;
+	int slot = c->ncache;
+
+	if (c->ncache == c->prof.decode_cache) {
+		slot = 0;
+		for (int i = 1; i < c->ncache; i++)
+			if (c->cache[i]->used < c->cache[slot]->used)
+				slot = i;
+		victim = c->cache[slot];
+		if (--victim->refs > 0)
+			victim = NULL; /* a decode still uses it; its last put frees it */
+	} else {
+		c->ncache++;
+	}
+	d->refs = 2; /* the cache's and the caller's */
+	d->used = ++c->clock;
+	c->cache[slot] = d;
+	return victim;
+}
+
+static int dplan_get(gfec_codec *c, const struct pattern *key, const int *src, const int *want,
+		     int nwant, struct dplan **out)
+{
+	struct gfec_gemm_matrix gm;
+	struct dplan *d, *victim;
+	uint8_t *dm;
+	int ret;
+
+	pthread_mutex_lock(&c->lock);
+	d = cache_find(c, key);
+	pthread_mutex_unlock(&c->lock);
+	if (d) {
+		count(&c->hits, 1);
+		*out = d;
+		return 0;
+	}
+	count(&c->misses, 1);
+
+	d = calloc(1, sizeof(*d));
+	dm = malloc((size_t)nwant * c->k);
+	if (!d || !dm) {
+		ret = GFEC_E_NOMEM;
+		goto fail;
+	}
+	ret = gfec_matrix_decode(c->g, c->k, c->m, src, want, nwant, dm);
+	if (ret)
+		goto fail;
+	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = nwant, .cols = c->k, .a = dm };
+	ret = c->ops->plan_create(c->bctx, &gm, &d->plan);
+	if (ret)
+		goto fail;
+	free(dm);
+	d->key = *key;
+
+	pthread_mutex_lock(&c->lock);
+	*out = cache_find(c, key); /* another thread may have built it meanwhile */
+	victim = *out ? NULL : cache_insert(c, d);
+	pthread_mutex_unlock(&c->lock);
+	if (*out) {
+		c->ops->plan_free(c->bctx, d->plan);
+		free(d);
+	} else {
+		*out = d;
+	}
+	if (victim) {
+		c->ops->plan_free(c->bctx, victim->plan);
+		free(victim);
+	}
+	return 0;
+fail:
+	free(dm);
+	free(d);
+	return ret;
+}
+
+/* --- decode, reconstruct, verify ---------------------------------------------------------- */
+
+int gfec_decode(gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out, size_t len)
+{
+	int n, src[GFEC_MAX_CHUNKS], want[GFEC_MAX_CHUNKS], nsrc = 0, nwant = 0, ret;
+	const uint8_t *sp[GFEC_MAX_CHUNKS];
+	uint8_t *wp[GFEC_MAX_CHUNKS];
+	struct pattern key = { { 0 }, { 0 } };
+	struct dplan *d;
+
+	if (!c || !chunks || !out)
+		return GFEC_E_INVAL;
+	n = c->k + c->m;
+	for (int i = 0; i < n; i++) {
+		if (chunks[i]) {
+			if (nsrc < c->k) {
+				sp[nsrc] = chunks[i];
+				src[nsrc++] = i;
+				key.src[i / 64] |= 1ull << (i % 64);
+			}
+		} else if (out[i]) {
+			wp[nwant] = out[i];
+			want[nwant++] = i;
+			key.want[i / 64] |= 1ull << (i % 64);
+		}
+	}
+	if (nsrc < c->k) {
+		gfec_log(GFEC_LOG_WARN, "decode: %d of %d chunks present, need k=%d", nsrc, n,
+			 c->k);
+		return GFEC_E_TOOFEW;
+	}
+	if (nwant == 0)
+		return 0;
+
+	ret = dplan_get(c, &key, src, want, nwant, &d);
+	if (ret)
+		return ret;
+	ret = c->ops->gemm(c->bctx, d->plan, len, sp, wp);
+	dplan_put(c, d);
+	if (ret)
+		return ret;
+	count(&c->decodes, 1);
+	count(&c->bytes, (uint64_t)len * (uint64_t)c->k);
+	return 0;
+}
+
+int gfec_reconstruct(gfec_codec *c, uint8_t **chunks, size_t len)
+{
+	uint8_t *fresh[GFEC_MAX_CHUNKS] = { 0 };
+	int n, ret = 0;
+
+	if (!c || !chunks)
+		return GFEC_E_INVAL;
+	n = c->k + c->m;
+	for (int i = 0; i < n; i++)
+		if (!chunks[i]) {
+			fresh[i] = gfec_alloc(len);
+			if (!fresh[i]) {
+				ret = GFEC_E_NOMEM;
+				goto out;
+			}
+		}
+	ret = gfec_decode(c, (const uint8_t *const *)chunks, fresh, len);
+out:
+	for (int i = 0; i < n; i++) {
+		if (!fresh[i])
+			continue;
+		if (ret)
+			gfec_free(fresh[i]);
+		else
+			chunks[i] = fresh[i];
+	}
+	return ret;
+}
+
+int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t *parity_ok)
+{
+	size_t piece, off;
+	uint8_t *buf, *pp[GFEC_MAX_CHUNKS];
+	const uint8_t *dp[GFEC_MAX_CHUNKS];
+	uint8_t ok[GFEC_MAX_CHUNKS];
+	int ret = 0, all = 1;
+
+	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m))
+		return GFEC_E_INVAL;
+	piece = len < VERIFY_PIECE ? len : VERIFY_PIECE;
+	buf = gfec_alloc(piece * (size_t)c->m);
+	if (!buf)
+		return GFEC_E_NOMEM;
+	memset(ok, 1, sizeof(ok));
+	for (off = 0; off < len; off += piece) {
+		size_t n = len - off < piece ? len - off : piece;
+
+		for (int j = 0; j < c->k; j++)
+			dp[j] = chunks[j] + off;
+		for (int i = 0; i < c->m; i++)
+			pp[i] = buf + (size_t)i * piece;
+		ret = c->ops->gemm(c->bctx, c->enc_plan, n, dp, pp);
+		if (ret)
+			goto out;
+		for (int i = 0; i < c->m; i++)
+			if (ok[i] && memcmp(pp[i], chunks[c->k + i] + off, n) != 0)
+				ok[i] = 0;
+	}
+	for (int i = 0; i < c->m; i++) {
+		all &= ok[i];
+		if (parity_ok)
+			parity_ok[i] = ok[i];
+	}
+	count(&c->verifies, 1);
+	ret = all ? 0 : GFEC_E_MISMATCH;
+out:
+	gfec_free(buf);
+	return ret;
+}
+
+/* --- minimum_to_decode ---------------------------------------------------------------------- */
+
+int gfec_minimum_to_decode(const gfec_codec *c, const int *want, int nwant, const int *avail,
+			   int navail, int *need, int *nneed)
+{
+	uint8_t have[GFEC_MAX_CHUNKS] = { 0 }, wanted[GFEC_MAX_CHUNKS] = { 0 };
+	int n, all = 1, cnt = 0;
+
+	if (!c || nwant < 0 || navail < 0 || (nwant && !want) || (navail && !avail) || !need ||
+	    !nneed)
+		return GFEC_E_INVAL;
+	n = c->k + c->m;
+	for (int i = 0; i < navail; i++) {
+		if (avail[i] < 0 || avail[i] >= n)
+			return GFEC_E_INVAL;
+		have[avail[i]] = 1;
+	}
+	for (int i = 0; i < nwant; i++) {
+		if (want[i] < 0 || want[i] >= n)
+			return GFEC_E_INVAL;
+		wanted[want[i]] = 1;
+		all &= have[want[i]];
+	}
+	if (all) {
+		for (int i = 0; i < n; i++)
+			if (wanted[i])
+				need[cnt++] = i;
+	} else {
+		for (int i = 0; i < n && cnt < c->k; i++)
+			if (have[i])
+				need[cnt++] = i;
+		if (cnt < c->k)
+			return GFEC_E_TOOFEW;
+	}
+	*nneed = cnt;
+	return 0;
+}

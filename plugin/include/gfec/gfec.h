@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file gfec.h
+ * gfec: Reed-Solomon erasure coding as a GF(2^8) matrix product, on ISA-L or a GPU.
+ *
+ * Vocabulary, used by every function below:
+ *   k        number of data chunks; m number of parity chunks; 2 <= k, 1 <= m <= k, k+m <= 256.
+ *   chunk i  0 <= i < k is data (the object split in order), k <= i < k+m is parity.
+ *   len      bytes in every chunk of one call; all chunks of a call have the same len.
+ *            Any len >= 0 and any pointer alignment work; gfec_codec_chunk_size() rounds to
+ *            GFEC_ALIGN so that the fast paths see whole vectors.
+ *   G        the m x k generator (parity part), row-major: parity_i = sum_j G(i,j) * data_j.
+ *   chunks[] an array of k+m pointers indexed by chunk number; NULL marks a missing chunk.
+ * Buffers are always owned by the caller unless a function says otherwise.
+ *
+ * Profiles are Ceph-style "key=value" pairs separated by spaces or commas:
+ *   k=10 m=4 technique=cauchy backend=auto
+ * Keys: k, m (required); technique = reed_sol_van (ISA-L Vandermonde, only where it is MDS)
+ * | cauchy (ISA-L Cauchy1, default) | jerasure_reed_sol_van (Jerasure's systematic Vandermonde);
+ * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
+ * cpu_path = isal | base (force the plain-C path; GFEC_CPU_PATH does the same);
+ * decode_cache = N (decode matrices kept, LRU, default 64).
+ *
+ * Errors: every call returns 0 or a negative GFEC_E_* code (gfec_errors.h); none aborts, exits
+ * or prints. Messages go to the callback set by gfec_set_log(), if any.
+ * Threads: every function may be called concurrently on one shared codec.
+ */
+#ifndef GFEC_GFEC_H
+#define GFEC_GFEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gfec_errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GFEC_VERSION_MAJOR 0
+#define GFEC_VERSION_MINOR 1
+#define GFEC_VERSION_PATCH 0
+
+/** Chunk sizes from gfec_codec_chunk_size() are multiples of this many bytes. */
+#define GFEC_ALIGN 64
+
+typedef struct gfec_codec gfec_codec;
+
+enum gfec_log_level { GFEC_LOG_ERROR = 0, GFEC_LOG_WARN = 1, GFEC_LOG_INFO = 2, GFEC_LOG_DEBUG = 3 };
+
+/** Receives every message gfec logs. Must be thread-safe; msg is valid only during the call. */
+typedef void (*gfec_log_fn)(enum gfec_log_level level, const char *msg, void *user);
+
+/** Sets the process-wide log callback (NULL: silence) and the most verbose level passed on. */
+GFEC_API void gfec_set_log(gfec_log_fn fn, void *user, enum gfec_log_level max_level);
+
+/** "MAJOR.MINOR.PATCH" of the loaded library. */
+GFEC_API const char *gfec_version(void);
+
+/**
+ * Creates a codec from a profile (see the top of this file).
+ * @param err     if not NULL, receives a one-line reason on failure, naming the bad key
+ * @param errlen  size of err in bytes
+ * @returns 0 and *out, or GFEC_E_PROFILE, GFEC_E_NOT_MDS, GFEC_E_NOBACKEND, GFEC_E_NOMEM, ...
+ */
+GFEC_API int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t errlen);
+
+/** Frees a codec; no call on it may be in flight. NULL is accepted. */
+GFEC_API void gfec_codec_free(gfec_codec *codec);
+
+GFEC_API int gfec_codec_k(const gfec_codec *codec);
+GFEC_API int gfec_codec_m(const gfec_codec *codec);
+/** k + m. */
+GFEC_API int gfec_codec_chunk_count(const gfec_codec *codec);
+
+/**
+ * Bytes per chunk for an object of @p object_size bytes: ceil(object_size / k) rounded up to
+ * GFEC_ALIGN (at least GFEC_ALIGN). The object is zero-padded to k * chunk size.
+ */
+GFEC_API size_t gfec_codec_chunk_size(const gfec_codec *codec, size_t object_size);
+
+/**
+ * The normalised profile, defaults filled in ("k=4 m=2 technique=cauchy backend=cpu ...").
+ * @returns the length it needs (excluding the NUL); writes at most buflen bytes, NUL-terminated.
+ */
+GFEC_API size_t gfec_codec_profile(const gfec_codec *codec, char *buf, size_t buflen);
+
+/** Computes the m parity chunks from the k data chunks. parity[] must not alias data[]. */
+GFEC_API int gfec_encode(gfec_codec *codec, const uint8_t *const *data, uint8_t *const *parity,
+		size_t len);
+
+/**
+ * Rebuilds missing chunks. For every i with chunks[i] == NULL and out[i] != NULL, chunk i is
+ * written to out[i]. At least k chunks must be present (GFEC_E_TOOFEW otherwise); when more are
+ * present, data chunks are preferred as sources.
+ */
+GFEC_API int gfec_decode(gfec_codec *codec, const uint8_t *const *chunks, uint8_t *const *out, size_t len);
+
+/**
+ * Like gfec_decode(), but allocates every missing chunk (gfec_alloc) and stores it in chunks[].
+ * On success the caller frees the new buffers with gfec_free(); on failure chunks[] is unchanged.
+ */
+GFEC_API int gfec_reconstruct(gfec_codec *codec, uint8_t **chunks, size_t len);
+
+/**
+ * Recomputes parity from the k data chunks and compares it with the m stored parity chunks.
+ * All k+m chunks must be present. @param parity_ok NULL, or m bytes set to 1 (matches) / 0.
+ * @returns 0 when all parity matches, GFEC_E_MISMATCH when some does not, or another error.
+ */
+GFEC_API int gfec_verify(gfec_codec *codec, const uint8_t *const *chunks, size_t len, uint8_t *parity_ok);
+
+/**
+ * Parity-delta update for a partial-stripe write of data chunk @p vec_i:
+ * parity_j ^= G(j, vec_i) * delta for every j, where delta = old_data XOR new_data.
+ */
+GFEC_API int gfec_update(gfec_codec *codec, int vec_i, const uint8_t *delta, uint8_t *const *parity,
+		size_t len);
+
+/**
+ * Which chunks to read to obtain the @p nwant chunks in @p want, given the @p navail chunks in
+ * @p avail (Ceph's minimum_to_decode). If every wanted chunk is available the answer is @p want
+ * itself; otherwise it is k available chunks, data chunks first.
+ * @param need  room for k+m indices; receives the answer in ascending order
+ * @returns 0 and *nneed, GFEC_E_TOOFEW (fewer than k available) or GFEC_E_INVAL.
+ */
+GFEC_API int gfec_minimum_to_decode(const gfec_codec *codec, const int *want, int nwant, const int *avail,
+			   int navail, int *need, int *nneed);
+
+struct gfec_stats {
+	uint64_t encodes, decodes, verifies, updates; /**< successful calls */
+	uint64_t bytes;			/**< data bytes processed (k*len per encode) */
+	uint64_t decode_cache_hits, decode_cache_misses;
+	uint64_t fallbacks;		/**< calls redone on the CPU after a GPU error */
+};
+
+GFEC_API void gfec_codec_stats(const gfec_codec *codec, struct gfec_stats *out);
+
+/** The backend and inner path in use, e.g. "cpu/isal"; valid while the codec lives. */
+GFEC_API const char *gfec_codec_backend(const gfec_codec *codec);
+
+/** GFEC_ALIGN-aligned allocation for chunk buffers; NULL on failure. Free with gfec_free(). */
+GFEC_API void *gfec_alloc(size_t size);
+GFEC_API void gfec_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
