@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file test_cpu_backend.c
+ * The CPU backend on both of its paths and several thread counts, against raw ISA-L and a
+ * byte-at-a-time reference built on ISA-L's gf_mul: random shapes, lengths and alignments, with
+ * the outputs poisoned first. Also the thread pool on its own.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <isa-l/erasure_code.h>
+
+#include "cpu_backend.h"
+#include "test_util.h"
+#include "threadpool.h"
+
+#define MAXN 32
+
+/* The slowest, plainest reference there is: ISA-L's scalar multiply, byte by byte. */
+static void naive(size_t len, int cols, int rows, const uint8_t *a, uint8_t **src, uint8_t **dst)
+{
+	for (int i = 0; i < rows; i++)
+		for (size_t b = 0; b < len; b++) {
+			uint8_t s = 0;
+
+			for (int j = 0; j < cols; j++)
+				s ^= gf_mul(a[i * cols + j], src[j][b]);
+			dst[i][b] = s;
+		}
+}
+
+struct bufs {
+	struct test_buf sb[MAXN], db[MAXN], rb[MAXN];
+	uint8_t *src[MAXN], *dst[MAXN], *ref[MAXN];
+};
+
+static void bufs_alloc(struct bufs *b, int cols, int rows, size_t len)
+{
+	for (int j = 0; j < cols; j++) {
+		b->src[j] = tbuf_alloc(&b->sb[j], len, (unsigned)test_range(0, 63));
+		test_fill(b->src[j], len);
+	}
+	for (int i = 0; i < rows; i++) {
+		b->dst[i] = tbuf_alloc(&b->db[i], len, (unsigned)test_range(0, 63));
+		b->ref[i] = tbuf_alloc(&b->rb[i], len, 0);
+		memset(b->dst[i], TEST_POISON, len);
+	}
+}
+
+static void bufs_free(struct bufs *b, int cols, int rows)
+{
+	for (int j = 0; j < cols; j++)
+		tbuf_free(&b->sb[j]);
+	for (int i = 0; i < rows; i++) {
+		tbuf_free(&b->db[i]);
+		tbuf_free(&b->rb[i]);
+	}
+}
+
+static void run_random(const char *path, int threads, int iters, size_t maxlen)
+{
+	const struct gfec_backend_ops *ops = gfec_cpu_backend();
+	struct gfec_backend_conf conf = { .threads = threads, .path = path, .slice = 4096 };
+	void *ctx;
+
+	assert_int_equal(ops->init(&conf, &ctx), 0);
+	assert_string_equal(ops->path_name(ctx), path);
+	for (int t = 0; t < iters; t++) {
+		int rows = test_range(1, MAXN), cols = test_range(1, MAXN);
+		size_t len = t % 4 == 0 ? (size_t)test_range(0, 100) : (size_t)test_rand() % maxlen;
+		uint8_t a[MAXN * MAXN];
+		struct gfec_gemm_matrix gm = { .w = 8, .rows = rows, .cols = cols, .a = a };
+		struct bufs b;
+		void *plan;
+
+		test_fill(a, (size_t)rows * cols);
+		bufs_alloc(&b, cols, rows, len);
+		/* The byte-by-byte reference is slow: it checks the short cases, and the plain-C
+		 * encoder (checked against it here too) stands in for it on long ones. */
+		if (len <= 20000)
+			naive(len, cols, rows, a, b.src, b.ref);
+		else
+			gfec_cpu_gemm_base(len, cols, rows, a, (const uint8_t *const *)b.src, b.ref);
+		assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
+		assert_int_equal(ops->gemm(ctx, plan, len, (const uint8_t *const *)b.src, b.dst), 0);
+		for (int i = 0; i < rows; i++)
+			if (memcmp(b.dst[i], b.ref[i], len) != 0)
+				fail_msg("%s/%d threads: %dx%d len %zu row %d differs", path, threads,
+					 rows, cols, len, i);
+
+		/* update: dst += A[:,col] * src[col], twice, cancels out (characteristic 2). */
+		int col = test_range(0, cols - 1);
+
+		assert_int_equal(ops->update(ctx, plan, col, len, b.src[col], b.dst), 0);
+		assert_int_equal(ops->update(ctx, plan, col, len, b.src[col], b.dst), 0);
+		for (int i = 0; i < rows; i++)
+			assert_memory_equal(b.dst[i], b.ref[i], len);
+		ops->plan_free(ctx, plan);
+		bufs_free(&b, cols, rows);
+	}
+	ops->fini(ctx);
+}
+
+static void test_isal_path(void **state)
+{
+	(void)state;
+	run_random("isal", 1, 60, 70000);
+	run_random("isal", 2, 40, 300000);
+	run_random("isal", 4, 20, 300000);
+}
+
+static void test_base_path(void **state)
+{
+	(void)state;
+	run_random("base", 1, 40, 20000);
+	run_random("base", 3, 6, 100000);
+}
+
+/* gfec's ISA-L path must produce ISA-L's bytes: same matrix, raw ec_encode_data. */
+static void test_matches_raw_isal(void **state)
+{
+	const struct gfec_backend_ops *ops = gfec_cpu_backend();
+	struct gfec_backend_conf conf = { .threads = 2, .path = "isal" };
+	const size_t len = 1 << 20;
+	uint8_t full[MAXN * MAXN], tbls[32 * MAXN * MAXN];
+	void *ctx, *plan;
+
+	(void)state;
+	assert_int_equal(ops->init(&conf, &ctx), 0);
+	for (int k = 2; k <= 16; k += 7)
+		for (int m = 1; m <= 4; m++) {
+			struct gfec_gemm_matrix gm = { .w = 8, .rows = m, .cols = k };
+			struct bufs b;
+
+			gf_gen_cauchy1_matrix(full, k + m, k);
+			gm.a = full + k * k;
+			ec_init_tables(k, m, full + k * k, tbls);
+			bufs_alloc(&b, k, m, len);
+			ec_encode_data((int)len, k, m, tbls, b.src, b.ref);
+			assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
+			assert_int_equal(
+				ops->gemm(ctx, plan, len, (const uint8_t *const *)b.src, b.dst), 0);
+			for (int i = 0; i < m; i++)
+				assert_memory_equal(b.dst[i], b.ref[i], len);
+			ops->plan_free(ctx, plan);
+			bufs_free(&b, k, m);
+		}
+	ops->fini(ctx);
+}
+
+static void test_bad_conf(void **state)
+{
+	const struct gfec_backend_ops *ops = gfec_cpu_backend();
+	struct gfec_backend_conf conf = { .path = "avx9000" };
+	struct gfec_gemm_matrix w16 = { .w = 16, .rows = 2, .cols = 2 };
+	void *ctx;
+
+	(void)state;
+	assert_int_equal(ops->init(&conf, &ctx), GFEC_E_INVAL);
+	conf.path = NULL;
+	assert_int_equal(ops->init(&conf, &ctx), 0);
+	assert_int_equal(ops->can_implement(ctx, &w16), GFEC_E_NOTSUP);
+	ops->fini(ctx);
+}
+
+/* --- the pool on its own -------------------------------------------------------------------- */
+
+struct mark {
+	unsigned *hits;
+};
+
+static void mark_task(void *arg, size_t i)
+{
+	struct mark *m = arg;
+
+	__atomic_fetch_add(&m->hits[i], 1, __ATOMIC_RELAXED);
+}
+
+struct caller {
+	struct gfec_cpu_pool *pool;
+	unsigned hits[5000];
+};
+
+static void *caller_main(void *arg)
+{
+	struct caller *c = arg;
+	struct mark m = { c->hits };
+
+	for (int r = 0; r < 20; r++)
+		gfec_cpu_pool_run(c->pool, 250, mark_task, &m);
+	return NULL;
+}
+
+static void test_pool(void **state)
+{
+	struct gfec_cpu_pool *pool;
+	static struct caller callers[6];
+	pthread_t th[6];
+
+	(void)state;
+	assert_int_equal(gfec_cpu_pool_create(0, &pool), GFEC_E_INVAL);
+	assert_int_equal(gfec_cpu_pool_create(3, &pool), 0);
+	assert_int_equal(gfec_cpu_pool_threads(pool), 3);
+	/* Six callers share the pool; every task of every job runs exactly once per round. */
+	for (int i = 0; i < 6; i++) {
+		memset(callers[i].hits, 0, sizeof(callers[i].hits));
+		callers[i].pool = pool;
+		assert_int_equal(pthread_create(&th[i], NULL, caller_main, &callers[i]), 0);
+	}
+	for (int i = 0; i < 6; i++) {
+		pthread_join(th[i], NULL);
+		for (int t = 0; t < 250; t++)
+			assert_int_equal(callers[i].hits[t], 20);
+		assert_int_equal(callers[i].hits[250], 0);
+	}
+	gfec_cpu_pool_run(pool, 0, mark_task, NULL);
+	gfec_cpu_pool_destroy(pool);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_isal_path),	  cmocka_unit_test(test_base_path),
+		cmocka_unit_test(test_matches_raw_isal), cmocka_unit_test(test_bad_conf),
+		cmocka_unit_test(test_pool),
+	};
+
+	test_seed();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
