@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# @file test_cli.sh
+# End-to-end test of the gfec command: what a user (or a script) relies on, as the user sees
+# it. Round trips through lost, damaged and wrong-sized chunks for several sizes, (k,m) and
+# techniques; --repair restoring chunk files byte for byte; and every documented exit code.
+#
+# usage: test_cli.sh PATH/TO/gfec
+# Losses are chosen at random; the seed is printed, and TEST_CLI_SEED=N replays a run.
+set -euo pipefail
+
+GFEC=${1:?usage: test_cli.sh PATH/TO/gfec}
+[[ -x $GFEC && -f $GFEC ]] || { echo "test_cli.sh: '$GFEC' is not an executable" >&2; exit 1; }
+GFEC=$(cd "$(dirname "$GFEC")" && pwd)/$(basename "$GFEC")
+SEED=${TEST_CLI_SEED:-$(( $(date +%s) % 32768 ))}
+RANDOM=$SEED
+
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+cd "$DIR"
+mkdir keep
+echo "test_cli.sh: $GFEC in $DIR, seed $SEED (TEST_CLI_SEED=$SEED replays it)"
+
+fail() {
+	echo "test_cli.sh: FAIL: $*" >&2
+	echo "test_cli.sh: (seed $SEED)" >&2
+	exit 1
+}
+
+# run CODE CMD...: runs CMD with stdout in ./out and stderr in ./err; fails unless it exits CODE.
+run() {
+	local want=$1 got=0
+	shift
+	"$@" >out 2>err || got=$?
+	if [[ $got != "$want" ]]; then
+		sed 's/^/  stdout: /' out >&2
+		sed 's/^/  stderr: /' err >&2
+		fail "'$*' exited $got, expected $want"
+	fi
+}
+
+# has FILE REGEX: FILE (out or err) has a line matching the extended REGEX.
+has() {
+	grep -Eq -- "$2" "$1" || { sed "s/^/  $1: /" "$1" >&2; fail "$1 lacks /$2/ (after '$LAST')"; }
+}
+
+# gfec CODE ARGS...: runs the tool under run(), remembering the command for messages.
+gfec() {
+	local want=$1
+	shift
+	LAST="gfec $*"
+	run "$want" "$GFEC" "$@"
+}
+
+# An error is one line on stderr, and it starts with "gfec: ".
+one_error_line() {
+	[[ $(wc -l <err) == 1 ]] || { cat err >&2; fail "'$LAST' printed $(wc -l <err) lines on stderr"; }
+	has err '^gfec: '
+}
+
+# pick COUNT N: COUNT distinct numbers from 0 .. N-1, from the seeded $RANDOM.
+pick() {
+	local count=$1 n=$2 i j t a=()
+	for ((i = 0; i < n; i++)); do a[i]=$i; done
+	for ((i = 0; i < count; i++)); do
+		j=$((i + RANDOM % (n - i)))
+		t=${a[i]} a[i]=${a[j]} a[j]=$t
+	done
+	echo "${a[@]:0:count}"
+}
+
+meta() { awk -v key="$2" '$1 == key { print $2 }' "$1.gfec"; }
+
+# flip FILE OFFSET: changes the byte at OFFSET, in place.
+flip() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf '%b' "\\x$(printf %02x $(((b + 1) % 256)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# same A B: byte-identical files.
+same() { cmp -s "$1" "$2" || fail "$1 and $2 differ (after '$LAST')"; }
+
+# --- help and usage -------------------------------------------------------------------------------
+
+for args in "--help" "-h" "help"; do
+	gfec 0 $args
+	for c in encode decode verify info help; do has out "^ +$c "; done
+	for code in 0 1 2 3 4 5 6 7; do has out "^ +$code "; done
+done
+for c in encode decode verify info help; do
+	gfec 0 "$c" --help
+	has out "^usage: gfec $c"
+	gfec 0 help "$c"
+	has out "^usage: gfec $c"
+done
+gfec 0 --version
+gfec 2
+one_error_line
+gfec 2 frobnicate
+one_error_line
+gfec 2 encode --bogus x
+one_error_line
+has err "unknown option '--bogus'"
+gfec 2 encode -k 4 -m 2 -q x
+one_error_line
+gfec 2 decode --repair --frob x
+one_error_line
+gfec 2 verify -k 4 x
+one_error_line
+gfec 2 encode -k 4 x
+one_error_line
+has err ' -m '
+gfec 2 encode -k 4 -m 2
+one_error_line
+gfec 2 decode a b
+one_error_line
+echo "ok: help and usage errors"
+
+# --- round trips ----------------------------------------------------------------------------------
+
+# roundtrip NAME SIZE K M TECHNIQUE: encode, lose m chunks, decode, repair.
+roundtrip() {
+	local f=$1 size=$2 k=$3 m=$4 tech=$5 n=$(($3 + $4)) S want i lost
+	head -c "$size" /dev/urandom >"$f"
+	gfec 0 encode -k "$k" -m "$m" -t "$tech" "$f"
+	has out "^encoded $f: k=$k m=$m $tech"
+	[[ ! -s err ]] || fail "'$LAST' wrote to stderr: $(cat err)"
+	[[ $(meta "$f" k) == "$k" && $(meta "$f" m) == "$m" && $(meta "$f" size) == "$size" ]] ||
+		fail "$f.gfec does not record k=$k m=$m size=$size"
+	# ceil(size / k), at least 1, rounded up to GFEC_ALIGN (64), as gfec.h promises.
+	S=$(meta "$f" chunk_size)
+	want=$(((size + k - 1) / k))
+	want=$((((want ? want : 1) + 63) / 64 * 64))
+	[[ $S == "$want" ]] || fail "$f: chunk_size $S for $size bytes and k=$k, expected $want"
+	for ((i = 0; i < n; i++)); do
+		[[ $(stat -c %s "$f.$i") == "$S" ]] || fail "$f.$i is not $S bytes"
+		cp "$f.$i" "keep/$f.$i"
+	done
+	[[ ! -e $f.$n ]] || fail "encode wrote $f.$n, past k+m-1"
+	# The data chunks are the file cut in order: chunk 0 is its first S bytes, and the
+	# padding after its last byte is zeros.
+	cmp -s -n $((S < size ? S : size)) "$f.0" "$f" || fail "$f.0 is not the first $S bytes of $f"
+	cmp -s -n "$size" <(for ((i = 0; i < k; i++)); do cat "$f.$i"; done) "$f" ||
+		fail "the data chunks of $f are not $f in order"
+	[[ $(for ((i = 0; i < k; i++)); do cat "$f.$i"; done | tail -c +$((size + 1)) | tr -d '\0' |
+		wc -c) == 0 ]] || fail "the padding after $f's last byte is not zeros"
+	gfec 0 verify "$f"
+	has out "verify $f: ok"
+
+	lost=$(pick "$m" "$n")
+	for i in $lost; do rm "$f.$i"; done
+	gfec 0 decode "$f" -o "$f.out"
+	same "$f.out" "$f"
+	for i in $lost; do
+		((i >= k)) || has err "chunk $i: missing"
+	done
+	gfec 7 verify "$f"
+	gfec 0 decode --repair "$f" -o "$f.out2"
+	same "$f.out2" "$f"
+	for i in $lost; do same "$f.$i" "keep/$f.$i"; done
+	gfec 0 verify "$f"
+	rm -f "$f.out" "$f.out2"
+	echo "ok: round trip $size B, k=$k m=$m $tech, lost chunks $lost"
+}
+
+roundtrip empty 0 4 2 cauchy
+roundtrip one 1 4 2 reed_sol_van
+roundtrip small 1000 4 2 jerasure_reed_sol_van
+roundtrip small2 1000 10 4 reed_sol_van
+roundtrip mid 3145735 4 2 cauchy
+roundtrip mid2 3145735 10 4 jerasure_reed_sol_van
+roundtrip wide 3145735 3 3 cauchy
+roundtrip big 20971520 10 4 cauchy
+
+# Without -o, decode writes FILE.decoded next to an existing FILE, and FILE itself otherwise.
+rm mid2.0 mid2.1
+gfec 0 decode mid2
+same mid2.decoded mid2
+mv mid2 mid2.orig
+gfec 0 decode mid2
+same mid2 mid2.orig
+# The metadata file may be named instead of FILE.
+gfec 0 decode mid2.gfec -o mid2.out
+same mid2.out mid2.orig
+echo "ok: decode's default output"
+
+# --- damaged chunks -------------------------------------------------------------------------------
+
+k=4 m=2 S=$(meta mid chunk_size)
+# A damaged data chunk: verify names it, decode leaves it out, --repair rewrites it.
+c=$(pick 1 "$k")
+flip "mid.$c" $((RANDOM * 32 % S))
+gfec 7 verify mid
+has out "^chunk $c .*crc mismatch"
+has err "problems in chunk $c\$"
+gfec 0 decode mid -o mid.out
+same mid.out mid
+has err "chunk $c: crc mismatch"
+gfec 0 decode --repair mid -o mid.out
+same "mid.$c" "keep/mid.$c"
+gfec 0 verify mid
+# A damaged parity chunk is invisible to decode (it needs only the data) but not to verify.
+c=$((k + $(pick 1 "$m")))
+flip "mid.$c" $((S - 1))
+gfec 7 verify mid
+has out "^chunk $c .*crc mismatch"
+gfec 0 decode mid -o mid.out
+same mid.out mid
+gfec 0 decode --repair mid -o mid.out
+same "mid.$c" "keep/mid.$c"
+echo "ok: damaged chunks"
+
+# m+1 lost chunks: too few.
+rm -f mid.out
+for i in $(pick $((m + 1)) $((k + m))); do rm "mid.$i"; done
+gfec 5 decode mid -o mid.out
+has err "^gfec: decode: mid: only $((k - 1)) of $((k + m)) chunks usable, need k=$k"
+[[ ! -e mid.out ]] || fail "a failed decode left mid.out behind"
+gfec 7 verify mid
+has out "decodable: no"
+for ((i = 0; i < k + m; i++)); do cp "keep/mid.$i" .; done
+
+# m lost and one short: too few, and the size is to blame.
+read -ra lost <<<"$(pick $((m + 1)) $((k + m)))"
+truncate -s -64 "mid.${lost[0]}"
+for i in "${lost[@]:1}"; do rm "mid.$i"; done
+gfec 6 decode mid -o mid.out
+has err "wrong size"
+gfec 7 verify mid
+has out "wrong size"
+for ((i = 0; i < k + m; i++)); do cp "keep/mid.$i" .; done
+gfec 0 verify mid
+echo "ok: too few chunks (exit 5) and wrong sizes (exit 6)"
+
+# --- metadata, files, arguments -------------------------------------------------------------------
+
+# A damaged FILE.gfec is refused however it was damaged: an edited value, a flipped byte, a
+# lost last line, a stub.
+cp mid.gfec keep/mid.gfec
+sed -i 's/^size 3/size 4/' mid.gfec
+for cmd in decode verify info; do
+	gfec 4 "$cmd" mid
+	one_error_line
+	has err "corrupt metadata"
+done
+cp keep/mid.gfec mid.gfec
+flip mid.gfec $((RANDOM % $(stat -c %s mid.gfec)))
+gfec 4 decode mid
+head -n -1 keep/mid.gfec >mid.gfec
+gfec 4 decode mid
+printf 'gfec-meta 1\n' >mid.gfec
+gfec 4 verify mid
+one_error_line
+cp keep/mid.gfec mid.gfec
+gfec 0 verify mid
+
+gfec 3 decode nonexistent
+one_error_line
+has err 'nonexistent'
+gfec 3 verify nonexistent
+gfec 3 encode -k 4 -m 2 nonexistent
+one_error_line
+gfec 3 decode small -o no/such/dir/out
+one_error_line
+gfec 3 encode -k 4 -m 2 .
+one_error_line
+
+for bad in 0 abc -3 '4 m=1' ''; do
+	LAST="gfec encode -k '$bad' -m 2 small"
+	run_got=0
+	"$GFEC" encode -k "$bad" -m 2 small >out 2>err || run_got=$?
+	[[ $run_got == 1 || $run_got == 2 ]] || fail "'$LAST' exited $run_got, expected 1 or 2"
+	one_error_line
+	has err '(^|[^a-z])k([^a-z]|$)'
+done
+gfec 2 encode -k 4 -m 2 -t nonsense small
+has err technique
+echo "ok: metadata, file and argument errors"
+
+# --- info, progress, leftovers --------------------------------------------------------------------
+
+gfec 0 info
+has out "$("$GFEC" --version | awk '{ print $2 }')"
+has out 'default backend: '
+has out "online CPUs: $(getconf _NPROCESSORS_ONLN)"
+gfec 0 info small
+has out '^k: 4$'
+has out '^technique: jerasure_reed_sol_van$'
+
+# Above the progress threshold, but stderr is a file: no progress line, no carriage return.
+truncate -s 70M sparse
+gfec 0 encode -k 4 -m 1 sparse
+[[ ! -s err ]] || fail "encode of a 70 MiB file wrote to a non-terminal stderr: $(od -c err | head -3)"
+gfec 0 verify sparse
+[[ ! -s err ]] || fail "verify of a 70 MiB file wrote to a non-terminal stderr"
+rm sparse*
+
+leftovers=$(find . -name '*.tmp.*')
+[[ -z $leftovers ]] || fail "temp files left behind: $leftovers"
+echo "ok: info, no progress off a terminal, no temp files left"
+echo "test_cli.sh: all tests passed"

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file meta.c
+ * FILE.gfec, the record of how FILE was cut into chunks. It is plain text so that a person can
+ * read it and a script can grep it, and it carries its own CRC so that a damaged copy is
+ * refused instead of steering a decode wrong:
+ *
+ *     gfec-meta 1
+ *     k 4
+ *     m 2
+ *     technique cauchy
+ *     chunk_size 1048576
+ *     size 4000000
+ *     crc32c 0 0x1c291ca3          one line per chunk, 0 .. k+m-1, in order
+ *     ...
+ *     meta_crc32c 0x5d0f2a61       CRC32C of every byte above this line
+ *
+ * The parser is strict (fixed order, single spaces, lowercase hex, no extra lines): the writer
+ * is this file, so anything else is damage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define META_VERSION 1
+
+size_t meta_format(const struct gfec_meta *meta, char *buf, size_t buflen)
+{
+	size_t n = 0;
+	int r;
+
+/* Appends to buf while there is room, and counts what would be needed either way. */
+#define PUT(...)                                                                                   \
+	do {                                                                                       \
+		r = snprintf(n < buflen ? buf + n : NULL, n < buflen ? buflen - n : 0,             \
+			     __VA_ARGS__);                                                         \
+		n += r > 0 ? (size_t)r : 0;                                                        \
+	} while (0)
+
+	if (buflen)
+		buf[0] = '\0';
+	PUT("gfec-meta %d\n", META_VERSION);
+	PUT("k %d\n", meta->k);
+	PUT("m %d\n", meta->m);
+	PUT("technique %s\n", meta->technique);
+	PUT("chunk_size %" PRIu64 "\n", meta->chunk_size);
+	PUT("size %" PRIu64 "\n", meta->size);
+	for (int i = 0; i < meta->k + meta->m; i++)
+		PUT("crc32c %d 0x%08" PRIx32 "\n", i, meta->crc[i]);
+	if (n < buflen)
+		PUT("meta_crc32c 0x%08" PRIx32 "\n",
+		    io_crc_finish(io_crc_update(IO_CRC_INIT, buf, n)));
+	else
+		PUT("meta_crc32c 0x%08x\n", 0u);
+#undef PUT
+	return n;
+}
+
+static int corrupt(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int corrupt(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	return META_CORRUPT;
+}
+
+/* A cursor over the text, one line at a time. */
+struct lines {
+	const char *p, *end;
+	int no; /* 1-based number of the line last taken */
+};
+
+/* Takes the next line, without its '\n', into buf. @returns 0, or -1 if there is none whole. */
+static int next_line(struct lines *l, char *buf, size_t buflen)
+{
+	const char *nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
+	size_t len;
+
+	if (!nl)
+		return -1;
+	len = (size_t)(nl - l->p);
+	if (len >= buflen || memchr(l->p, '\0', len))
+		return -1;
+	memcpy(buf, l->p, len);
+	buf[len] = '\0';
+	l->p = nl + 1;
+	l->no++;
+	return 0;
+}
+
+/* A decimal number with no sign, no leading zeros and nothing after it. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* "0x" and exactly eight lowercase hex digits, as meta_format() writes them. */
+static int parse_crc(const char *s, uint32_t *out)
+{
+	uint32_t v = 0;
+
+	if (strncmp(s, "0x", 2) != 0 || strlen(s) != 10)
+		return -1;
+	for (s += 2; *s; s++) {
+		int d = *s >= '0' && *s <= '9'	 ? *s - '0'
+			: *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+						 : -1;
+
+		if (d < 0)
+			return -1;
+		v = v << 4 | (uint32_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A line "key value": @returns value, or NULL when the key differs. */
+static const char *value_of(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	return strncmp(line, key, n) == 0 && line[n] == ' ' ? line + n + 1 : NULL;
+}
+
+static int field_u64(struct lines *l, const char *key, uint64_t *out, char *why, size_t whylen)
+{
+	char line[128];
+	const char *v;
+
+	if (next_line(l, line, sizeof(line)))
+		return corrupt(why, whylen, "line %d: expected '%s N'", l->no + 1, key);
+	v = value_of(line, key);
+	if (!v || parse_u64(v, out))
+		return corrupt(why, whylen, "line %d: expected '%s N'", l->no, key);
+	return 0;
+}
+
+int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, size_t whylen)
+{
+	struct lines l = {text, text + len, 0};
+	char line[128];
+	const char *v, *crc_line;
+	uint64_t x, k, m;
+	uint32_t want, have;
+	int ret;
+
+	memset(meta, 0, sizeof(*meta));
+	/* Check the CRC first: past it, every problem is a bug in the writer, not damage. */
+	if (len == 0 || text[len - 1] != '\n')
+		return corrupt(why, whylen, "truncated (no final newline)");
+	crc_line = text + len - 1;
+	while (crc_line > text && crc_line[-1] != '\n')
+		crc_line--;
+	if (strncmp(crc_line, "meta_crc32c ", 12) != 0 || (size_t)(text + len - crc_line) > 40)
+		return corrupt(why, whylen, "last line is not 'meta_crc32c 0x...'");
+	memcpy(line, crc_line + 12, (size_t)(text + len - crc_line) - 13);
+	line[text + len - crc_line - 13] = '\0';
+	if (parse_crc(line, &want))
+		return corrupt(why, whylen, "last line is not 'meta_crc32c 0x...'");
+	have = io_crc_finish(io_crc_update(IO_CRC_INIT, text, (size_t)(crc_line - text)));
+	if (have != want)
+		return corrupt(why, whylen,
+			       "checksum mismatch (meta_crc32c 0x%08" PRIx32
+			       ", contents 0x%08" PRIx32 ")",
+			       want, have);
+	l.end = crc_line;
+
+	ret = field_u64(&l, "gfec-meta", &x, why, whylen);
+	if (ret)
+		return ret;
+	if (x != META_VERSION)
+		return corrupt(why, whylen,
+			       "unsupported format version %" PRIu64 " (this gfec "
+			       "reads version %d)",
+			       x, META_VERSION);
+	ret = field_u64(&l, "k", &k, why, whylen);
+	if (!ret)
+		ret = field_u64(&l, "m", &m, why, whylen);
+	if (ret)
+		return ret;
+	if (k < 1 || k + m > META_MAX_CHUNKS)
+		return corrupt(why, whylen, "k=%" PRIu64 " m=%" PRIu64 " out of range", k, m);
+	meta->k = (int)k;
+	meta->m = (int)m;
+
+	if (next_line(&l, line, sizeof(line)) || !(v = value_of(line, "technique")) || !*v ||
+	    strlen(v) >= sizeof(meta->technique) ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
+		return corrupt(why, whylen, "line %d: expected 'technique NAME'", l.no);
+	strcpy(meta->technique, v);
+
+	ret = field_u64(&l, "chunk_size", &meta->chunk_size, why, whylen);
+	if (!ret)
+		ret = field_u64(&l, "size", &meta->size, why, whylen);
+	if (ret)
+		return ret;
+	if (meta->chunk_size == 0 || meta->size > meta->chunk_size * (uint64_t)meta->k ||
+	    meta->chunk_size > UINT64_MAX / (uint64_t)meta->k)
+		return corrupt(why, whylen,
+			       "size %" PRIu64 " does not fit k=%d chunks of %" PRIu64 " bytes",
+			       meta->size, meta->k, meta->chunk_size);
+
+	for (int i = 0; i < meta->k + meta->m; i++) {
+		char *sp;
+
+		if (next_line(&l, line, sizeof(line)) || !(v = value_of(line, "crc32c")) ||
+		    !(sp = strchr(v, ' ')))
+			return corrupt(why, whylen, "line %d: expected 'crc32c %d 0x...'", l.no, i);
+		*sp = '\0';
+		if (parse_u64(v, &x) || x != (uint64_t)i || parse_crc(sp + 1, &meta->crc[i]))
+			return corrupt(why, whylen, "line %d: expected 'crc32c %d 0x...'", l.no, i);
+	}
+	if (l.p != l.end)
+		return corrupt(why, whylen, "line %d: unexpected text after the chunk list",
+			       l.no + 1);
+	return 0;
+}
+
+int meta_load(const char *path, struct gfec_meta *meta, char *why, size_t whylen)
+{
+	char *buf;
+	size_t got;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* One byte more than allowed, to tell "exactly the limit" from "too long". */
+	buf = malloc(META_MAX_BYTES + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	ret = io_pread_full(fd, buf, META_MAX_BYTES + 1, 0, &got);
+	close(fd);
+	if (!ret)
+		ret = got > META_MAX_BYTES
+			  ? corrupt(why, whylen, "larger than %d bytes", META_MAX_BYTES)
+			  : meta_parse(buf, got, meta, why, whylen);
+	free(buf);
+	return ret;
+}
