@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Installs what gfec needs from Debian 12, only what is missing. Used by both README commands.
+#   .ci/deps.sh build   the library, CLI and perf tools
+#   .ci/deps.sh test    the above plus the test references (CMocka, Jerasure)
+set -euo pipefail
+want=(build-essential cmake pkg-config binutils libisal-dev)
+[[ ${1:-build} == test ]] && want+=(libcmocka-dev libjerasure-dev libgf-complete-dev)
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "gfec: installing ${missing[*]}" >&2
+sudo=()
+if [[ $(id -u) != 0 ]]; then
+  command -v sudo >/dev/null || { echo "gfec: need root (or sudo) to apt-get install ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
