@@ -11,8 +11,8 @@ if(GFEC_SANITIZE)
   add_link_options(-fsanitize=${GFEC_SANITIZE})
 endif()
 
-# CUDA: nvcc is looked for on PATH, in CUDACXX and in /usr/local/cuda. The backend that uses it
-# arrives with the GPU issue; until then this only reports what the build would have.
+# CUDA: nvcc is looked for on PATH, in CUDACXX and in /usr/local/cuda. Hopper first: sm_90 code
+# plus compute_90 PTX for newer GPUs (CMAKE_CUDA_ARCHITECTURES overrides).
 set(GFEC_HAVE_CUDA OFF)
 if(NOT GFEC_WITH_CUDA STREQUAL "OFF")
   if(NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
@@ -22,6 +22,10 @@ if(NOT GFEC_WITH_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     set(GFEC_HAVE_CUDA ON)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90)
+    endif()
+    enable_language(CUDA)
   elseif(GFEC_WITH_CUDA STREQUAL "ON")
     message(FATAL_ERROR "GFEC_WITH_CUDA=ON but no nvcc was found (set CUDACXX or install the CUDA toolkit)")
   endif()

@@ -13,6 +13,10 @@
 
 #include "gemm.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Largest rows or cols of a matrix the CPU backend runs (a codec has k, m < 256). */
 #define GFEC_MAX_CHUNKS_CPU 256
 
@@ -30,4 +34,7 @@ void gfec_cpu_gemm_base(size_t len, int cols, int rows, const uint8_t *a,
 void gfec_cpu_update_base(size_t len, int cols, int rows, int col, const uint8_t *a,
 			  const uint8_t *src, uint8_t *const *dst);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

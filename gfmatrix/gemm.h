@@ -21,6 +21,10 @@
 
 #include "gfec/gfec_errors.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** The matrix a plan is made from. */
 struct gfec_gemm_matrix {
 	unsigned w;	  /**< field width in bits; only 8 is implemented today */
@@ -69,4 +73,7 @@ struct gfec_backend_ops {
 	const char *(*path_name)(void *ctx);
 };
 
+#ifdef __cplusplus
+}
+#endif
 #endif

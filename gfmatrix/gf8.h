@@ -19,6 +19,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GFEC_GF8_POLY 0x11D
 
 struct gfec_gf8_tables {
@@ -75,4 +79,7 @@ uint8_t gfec_gf8_pow(uint8_t a, unsigned n);
  */
 uint64_t gfec_gf8_mul_swar(uint64_t word, uint8_t c);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

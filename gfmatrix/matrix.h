@@ -19,6 +19,10 @@
 
 #include "gfec/gfec_errors.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GFEC_MAX_CHUNKS 256
 
 /** ISA-L gf_gen_rs_matrix(): G(i,j) = (2^i)^j. Not MDS for every (k,m): check it. */
@@ -69,4 +73,7 @@ int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int
  */
 void gfec_matrix_to_bitmatrix(const uint8_t *g, int rows, int cols, uint8_t *bits);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

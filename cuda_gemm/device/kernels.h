@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file kernels.h
+ * The compiled GF GEMM kernels and how to launch them (CUTLASS's sequence: can_implement ->
+ * workspace (tables) -> launch). C++ only; plugin/ sees none of this, only gfec_gpu.h.
+ *
+ * Every kernel instantiation has a name that carries its configuration ("nibble_rg1_t256",
+ * "seed_t16"); the tile config file names kernels this way, and an unknown name is an error that
+ * lists the compiled ones.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernel/gemm_args.cuh"
+
+namespace gfec {
+
+enum class KernelKind { Seed, Nibble };
+
+struct KernelInfo {
+	const char *name;
+	KernelKind kind;
+	int tile;    // seed: T (block T x T); nibble: row groups RG (4 rows each)
+	int threads; // threads per block
+	const void *fn;
+};
+
+/** All compiled kernels, and their count. */
+const KernelInfo *kernel_list(int *n);
+/** The kernel of that name, or nullptr. */
+const KernelInfo *kernel_find(const char *name);
+/** Comma-separated names of every compiled kernel (static storage), for error messages. */
+const char *kernel_names();
+/** The default kernel for a shape: the narrowest nibble kernel that fits, else the seed one. */
+const KernelInfo *kernel_default(int rows, int cols);
+
+/** 0 when @p k runs a rows x cols matrix on a device with @p smem_optin bytes per block. */
+int kernel_can_implement(const KernelInfo *k, int rows, int cols, size_t smem_optin);
+
+/** Dynamic shared memory the kernel needs for that shape. */
+size_t kernel_smem(const KernelInfo *k, int rows, int cols);
+
+/** Words of the kernel's expanded tables for A (0 for kernels that take none). */
+size_t kernel_table_words(const KernelInfo *k, int rows, int cols);
+/** Builds those tables on the host from A (rows x cols). */
+void kernel_build_tables(const KernelInfo *k, const uint8_t *a, int rows, int cols,
+			 uint32_t *out);
+
+/**
+ * Blocks for a persistent grid: as many as fit on the device at once, but no more than the work
+ * of @p args needs. Sets the kernel's shared-memory limit as a side effect.
+ */
+cudaError_t kernel_grid(const KernelInfo *k, const GemmArgs &args, size_t smem, int sm_count,
+			int *grid);
+
+/** Launches. @p logexp is the seed kernel's 768-byte log/exp table in device memory. */
+cudaError_t kernel_launch(const KernelInfo *k, const GemmArgs &args, int grid, size_t smem,
+			  const uint8_t *logexp, cudaStream_t stream);
+
+/** Host copy of the seed kernel's table: log[256] then exp[512]. */
+void kernel_logexp(uint8_t out[768]);
+
+} // namespace gfec

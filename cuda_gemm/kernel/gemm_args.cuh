@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file gemm_args.cuh
+ * What every GF GEMM kernel receives: a batch of stripes that share one matrix A (rows x cols).
+ *
+ *   stripe s, input j  : src[s * cols + j]   (len bytes, device memory)
+ *   stripe s, output i : dst[s * rows + i]   (len bytes)
+ *   dst_i = sum_j A(i,j) * src_j  over GF(2^8)
+ *
+ * Work is cut into 16-byte units: unit u of the launch is stripe u / units, offset
+ * 16 * (u % units) with units = ceil(len / 16). When every pointer is 16-byte aligned (args.vec),
+ * whole units are moved with 16-byte vector accesses; otherwise, and for a last partial unit,
+ * byte by byte.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace gfec {
+
+struct GemmArgs {
+	const uint8_t *const *src; // device array of nstripes * cols pointers
+	uint8_t *const *dst;	   // device array of nstripes * rows pointers
+	const uint8_t *a;	   // device copy of A, rows x cols row-major
+	const uint32_t *tables;	   // device: kernel-specific expanded tables (may be NULL)
+	int rows, cols;
+	int nstripes;
+	size_t len;
+	size_t units;		   // ceil(len / 16)
+	int vec;		   // 1: every pointer is 16-byte aligned
+};
+
+__device__ __forceinline__ uint4 ld16(const uint8_t *p)
+{
+	uint4 v;
+
+	// Streaming data: read once, do not keep in L1. Not volatile: loads may be hoisted.
+	asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+		     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+		     : "l"(p));
+	return v;
+}
+
+__device__ __forceinline__ void st16(uint8_t *p, uint4 v)
+{
+	asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y),
+		     "r"(v.z), "r"(v.w)
+		     : "memory");
+}
+
+} // namespace gfec

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file gpu_gemm_bench.cu
+ * gfec-gpu-bench: every compiled GF GEMM kernel, checked against the CPU and timed against the
+ * ceilings measured in the same process (device-to-device copy, XOR-stream bound).
+ *
+ * GB/s = 10^9 bytes of DATA per second (k x chunk per stripe); traffic GB/s counts k+m chunks.
+ * Times are CUDA-event medians of -n launches after -w warm-ups. Buffers are several times the
+ * L2, so no launch is served from cache.
+ */
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <vector>
+
+#include "cpu_backend.h"
+#include "device/kernels.h"
+#include "kernel/gemm_nibble.cuh"
+#include "gf8.h"
+#include "matrix.h"
+
+using namespace gfec;
+
+#define CK(call)                                                                                   \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
+				cudaGetErrorString(e_));                                           \
+			exit(2);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static int g_warm = 2, g_iters = 10;
+static FILE *g_json;
+static int g_json_rows;
+static int g_sms;
+static size_t g_smem_optin;
+static uint8_t *g_logexp;
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+static uint64_t rnd()
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+/* A batch of stripes in one device allocation: chunk c of stripe s at base + (s*n + c)*pitch + skew. */
+struct Batch {
+	int k, m, nstripes;
+	size_t len, pitch;
+	uint8_t *base = nullptr;
+	const uint8_t **src = nullptr; // device pointer arrays
+	uint8_t **dst = nullptr;
+	std::vector<const uint8_t *> hsrc;
+	std::vector<uint8_t *> hdst;
+	int vec = 1;
+
+	void alloc(int k_, int m_, int ns, size_t len_, int skew)
+	{
+		k = k_, m = m_, nstripes = ns, len = len_;
+		pitch = (len + 255 + 64) / 256 * 256;
+		CK(cudaMalloc(&base, pitch * (size_t)(k + m) * ns));
+		hsrc.resize((size_t)ns * k);
+		hdst.resize((size_t)ns * m);
+		for (int s = 0; s < ns; s++)
+			for (int c = 0; c < k + m; c++) {
+				int sk = skew ? (int)(rnd() % 64) : 0;
+				uint8_t *p = base + ((size_t)s * (k + m) + c) * pitch + sk;
+
+				if ((uintptr_t)p % 16)
+					vec = 0;
+				if (c < k)
+					hsrc[(size_t)s * k + c] = p;
+				else
+					hdst[(size_t)s * m + c - k] = p;
+			}
+		CK(cudaMalloc(&src, hsrc.size() * sizeof(void *)));
+		CK(cudaMalloc(&dst, hdst.size() * sizeof(void *)));
+		CK(cudaMemcpy(src, hsrc.data(), hsrc.size() * sizeof(void *), cudaMemcpyHostToDevice));
+		CK(cudaMemcpy(dst, hdst.data(), hdst.size() * sizeof(void *), cudaMemcpyHostToDevice));
+	}
+	void fill()
+	{
+		std::vector<uint8_t> h(pitch * (size_t)(k + m) * nstripes);
+		for (size_t i = 0; i + 8 <= h.size(); i += 8) {
+			uint64_t r = rnd();
+			memcpy(&h[i], &r, 8);
+		}
+		CK(cudaMemcpy(base, h.data(), h.size(), cudaMemcpyHostToDevice));
+	}
+	void free_all()
+	{
+		cudaFree(base);
+		cudaFree(src);
+		cudaFree(dst);
+	}
+	GemmArgs args(const uint8_t *da, const uint32_t *tables) const
+	{
+		GemmArgs a{};
+		a.src = src, a.dst = dst, a.a = da, a.tables = tables;
+		a.rows = m, a.cols = k, a.nstripes = nstripes, a.len = len;
+		a.units = (len + 15) / 16, a.vec = vec;
+		return a;
+	}
+};
+
+struct Prepared {
+	uint8_t *da = nullptr;
+	uint32_t *tables = nullptr;
+	size_t smem = 0;
+	int grid = 0;
+};
+
+static Prepared prepare(const KernelInfo *k, const uint8_t *a, const Batch &b)
+{
+	Prepared p;
+	CK(cudaMalloc(&p.da, (size_t)b.m * b.k));
+	CK(cudaMemcpy(p.da, a, (size_t)b.m * b.k, cudaMemcpyHostToDevice));
+	size_t words = kernel_table_words(k, b.m, b.k);
+	if (words) {
+		std::vector<uint32_t> t(words);
+		kernel_build_tables(k, a, b.m, b.k, t.data());
+		CK(cudaMalloc(&p.tables, words * 4));
+		CK(cudaMemcpy(p.tables, t.data(), words * 4, cudaMemcpyHostToDevice));
+	}
+	p.smem = kernel_smem(k, b.m, b.k);
+	CK(kernel_grid(k, b.args(p.da, p.tables), p.smem, g_sms, &p.grid));
+	return p;
+}
+
+static void release(Prepared &p)
+{
+	cudaFree(p.da);
+	cudaFree(p.tables);
+}
+
+/* Median milliseconds of g_iters runs of fn after g_warm warm-ups. */
+template <class F> static double time_ms(F fn)
+{
+	cudaEvent_t e0, e1;
+	std::vector<float> t;
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	for (int i = 0; i < g_warm; i++)
+		fn();
+	CK(cudaDeviceSynchronize());
+	for (int i = 0; i < g_iters; i++) {
+		float ms;
+		CK(cudaEventRecord(e0));
+		fn();
+		CK(cudaEventRecord(e1));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		t.push_back(ms);
+	}
+	CK(cudaGetLastError());
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
+
+/*
+ * Device results of b against the CPU reference (plain C, from gfmatrix tables), on up to
+ * max_stripes stripes and, for long chunks, on the first 1 MiB and the last 64 KiB only.
+ */
+static int check_window(const Batch &b, const uint8_t *a, int s, size_t off, size_t n)
+{
+	std::vector<uint8_t> in((size_t)b.k * n), out((size_t)b.m * n), ref((size_t)b.m * n);
+	std::vector<const uint8_t *> sp(b.k);
+	std::vector<uint8_t *> dp(b.m);
+	for (int j = 0; j < b.k; j++) {
+		CK(cudaMemcpy(&in[j * n], b.hsrc[(size_t)s * b.k + j] + off, n, cudaMemcpyDeviceToHost));
+		sp[j] = &in[j * n];
+	}
+	for (int i = 0; i < b.m; i++) {
+		CK(cudaMemcpy(&out[i * n], b.hdst[(size_t)s * b.m + i] + off, n, cudaMemcpyDeviceToHost));
+		dp[i] = &ref[i * n];
+	}
+	gfec_cpu_gemm_base(n, b.k, b.m, a, sp.data(), dp.data());
+	return memcmp(out.data(), ref.data(), out.size()) != 0;
+}
+
+static int check(const Batch &b, const uint8_t *a, int max_stripes)
+{
+	const size_t head = (size_t)1 << 20, tail = (size_t)64 << 10;
+	int bad = 0, ns = std::min(b.nstripes, max_stripes);
+
+	for (int t = 0; t < ns; t++) {
+		int s = ns == b.nstripes ? t : (int)(rnd() % b.nstripes);
+		if (b.len <= head + tail)
+			bad += check_window(b, a, s, 0, b.len);
+		else
+			bad += check_window(b, a, s, 0, head) | check_window(b, a, s, b.len - tail, tail);
+	}
+	return bad;
+}
+
+static void poison(const Batch &b)
+{
+	for (uint8_t *p : b.hdst)
+		CK(cudaMemset(p, 0xA5, b.len));
+}
+
+/* ---- correctness sweep ------------------------------------------------------------------- */
+
+static int sweep(int rounds)
+{
+	int n, fails = 0, runs = 0;
+	const KernelInfo *ks = kernel_list(&n);
+	for (int r = 0; r < rounds; r++) {
+		int k = 2 + (int)(rnd() % 29), m = 1 + (int)(rnd() % std::min(k, 32 - k));
+		if (r == 0)
+			k = 223, m = 32;
+		size_t len = r % 3 == 0 ? 1 + rnd() % 64 : 1 + rnd() % 70000;
+		int ns = r % 4 == 0 ? 1 + (int)(rnd() % 300) : 1 + (int)(rnd() % 4);
+		int skew = r % 2;
+		std::vector<uint8_t> a((size_t)m * k);
+		gfec_matrix_isal_cauchy1(k, m, a.data());
+		Batch b;
+		b.alloc(k, m, ns, len, skew);
+		b.fill();
+		for (int i = 0; i < n; i++) {
+			if (kernel_can_implement(&ks[i], m, k, g_smem_optin))
+				continue;
+			Prepared p = prepare(&ks[i], a.data(), b);
+			poison(b);
+			CK(kernel_launch(&ks[i], b.args(p.da, p.tables), p.grid, p.smem, g_logexp, 0));
+			CK(cudaDeviceSynchronize());
+			int bad = check(b, a.data(), 8);
+			runs++;
+			if (bad) {
+				fails++;
+				printf("FAIL %s k=%d m=%d len=%zu stripes=%d vec=%d: %d stripes wrong\n",
+				       ks[i].name, k, m, len, ns, b.vec, bad);
+			}
+			release(p);
+		}
+		b.free_all();
+	}
+	printf("# correctness sweep: %d kernel runs, %d failed\n", runs, fails);
+	return fails;
+}
+
+/* ---- benchmarks ----------------------------------------------------------------------------- */
+
+static void row(const char *what, const char *kernel, int k, int m, size_t len, int ns, double ms,
+		double bound_ms, const char *bound_name)
+{
+	double data = (double)k * len * ns, traffic = (double)(k + m) * len * ns;
+	printf("%-22s %-18s %4d %3d %10zu %7d %9.3f %9.1f %9.1f %7.3f (%s)\n", what, kernel, k, m,
+	       len, ns, ms, data / ms / 1e6, traffic / ms / 1e6, bound_ms / ms, bound_name);
+	if (g_json)
+		fprintf(g_json,
+			"%s{\"case\":\"%s\",\"kernel\":\"%s\",\"k\":%d,\"m\":%d,\"chunk\":%zu,"
+			"\"stripes\":%d,\"ms\":%.6f,\"data_GBps\":%.3f,\"traffic_GBps\":%.3f,"
+			"\"of_bound\":%.4f,\"bound\":\"%s\"}\n",
+			g_json_rows++ ? "," : "", what, kernel, k, m, len, ns, ms, data / ms / 1e6,
+			traffic / ms / 1e6, bound_ms / ms, bound_name);
+}
+
+static double xor_bound_ms(Batch &b)
+{
+	GemmArgs args = b.args(nullptr, nullptr);
+	int grid = g_sms * 4;
+	return time_ms([&] { xor_stream<256><<<grid, 256>>>(args); });
+}
+
+static void bench_case(const char *what, int k, int m, size_t len, int ns, const char *only,
+		       const uint8_t *amat = nullptr)
+{
+	std::vector<uint8_t> a((size_t)m * k);
+	if (amat)
+		memcpy(a.data(), amat, a.size());
+	else
+		gfec_matrix_isal_cauchy1(k, m, a.data());
+	Batch b;
+	b.alloc(k, m, ns, len, 0);
+	b.fill();
+	double xb = xor_bound_ms(b);
+	row(what, "xor_stream (bound)", k, m, len, ns, xb, xb, "xor");
+	int n;
+	const KernelInfo *ks = kernel_list(&n);
+	for (int i = 0; i < n; i++) {
+		if (only && !strstr(ks[i].name, only))
+			continue;
+		if (kernel_can_implement(&ks[i], m, k, g_smem_optin))
+			continue;
+		Prepared p = prepare(&ks[i], a.data(), b);
+		GemmArgs args = b.args(p.da, p.tables);
+		poison(b);
+		double ms = time_ms([&] { CK(kernel_launch(&ks[i], args, p.grid, p.smem, g_logexp, 0)); });
+		int bad = check(b, a.data(), 2);
+		row(what, ks[i].name, k, m, len, ns, ms, xb, "xor");
+		if (bad)
+			printf("  ^ WRONG RESULT\n");
+		release(p);
+	}
+	b.free_all();
+}
+
+int main(int argc, char **argv)
+{
+	const char *json = nullptr;
+	int quick = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json = argv[++i];
+		else if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			g_iters = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: %s [--quick] [-n ITERS] [--json FILE]\n", argv[0]);
+			return 2;
+		}
+	}
+	gfec_gf8_init();
+	cudaDeviceProp prop;
+	CK(cudaGetDeviceProperties(&prop, 0));
+	g_sms = prop.multiProcessorCount;
+	g_smem_optin = prop.sharedMemPerBlockOptin;
+	uint8_t hle[768];
+	kernel_logexp(hle);
+	CK(cudaMalloc(&g_logexp, 768));
+	CK(cudaMemcpy(g_logexp, hle, 768, cudaMemcpyHostToDevice));
+	printf("# reproduce:");
+	for (int i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n# device: %s, %d SMs, L2 %d MiB, smem/block %zu KiB\n", prop.name, g_sms,
+	       prop.l2CacheSize >> 20, g_smem_optin >> 10);
+	if (json) {
+		g_json = fopen(json, "w");
+		fprintf(g_json, "{\"device\":\"%s\",\"rows\":[\n", prop.name);
+	}
+
+	int fails = sweep(quick ? 10 : 40);
+
+	/* Ceiling 1: device-to-device copy, bytes read + written. */
+	size_t cb = (size_t)4 << 30;
+	void *c0, *c1;
+	CK(cudaMalloc(&c0, cb));
+	CK(cudaMalloc(&c1, cb));
+	CK(cudaMemset(c0, 1, cb));
+	double cms = time_ms([&] { CK(cudaMemcpyAsync(c1, c0, cb, cudaMemcpyDeviceToDevice)); });
+	printf("# ceiling: device-to-device copy %.1f GB/s (read + written, 4 GiB)\n", 2.0 * cb / cms / 1e6);
+	if (g_json)
+		fprintf(g_json, "%s{\"case\":\"d2d_copy\",\"GBps\":%.3f}\n", g_json_rows++ ? "," : "",
+			2.0 * cb / cms / 1e6);
+	cudaFree(c0);
+	cudaFree(c1);
+
+	printf("%-22s %-18s %4s %3s %10s %7s %9s %9s %9s %7s\n", "case", "kernel", "k", "m", "chunk",
+	       "stripes", "ms", "data GB/s", "trafficGB/s", "x bound");
+	size_t big = quick ? (size_t)64 << 20 : (size_t)256 << 20;
+	bench_case("encode RS(10,4) big", 10, 4, big, 1, nullptr);
+	bench_case("encode RS(8,3) 8M", 8, 3, 8 << 20, 8, "nibble");
+	bench_case("encode RS(10,4) 4K", 10, 4, 4096, quick ? 16384 : 65536, "nibble");
+	{
+		/* decode with 4 erasures: data 0..3 lost; sources 4..13 */
+		std::vector<uint8_t> g(40), d(40);
+		gfec_matrix_isal_cauchy1(10, 4, g.data());
+		int src[10], want[4] = { 0, 1, 2, 3 };
+		for (int i = 0; i < 10; i++)
+			src[i] = 4 + i;
+		gfec_matrix_decode(g.data(), 10, 4, src, want, 4, d.data());
+		bench_case("decode RS(10,4) 4 lost", 10, 4, big, 1, "nibble", d.data());
+	}
+	bench_case("encode RS(223,32) 1M", 223, 32, 1 << 20, 8, "seed");
+	if (g_json) {
+		fprintf(g_json, "]}\n");
+		fclose(g_json);
+	}
+	return fails ? 1 : 0;
+}
