@@ -190,26 +190,33 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 	return 0;
 }
 
-static int cpu_gemm(void *ctx, const void *plan, size_t len, const uint8_t *const *src,
-		    uint8_t *const *dst)
+static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
+		    const uint8_t *const *src, uint8_t *const *dst)
 {
-	struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
-			       .src = src, .dst = dst };
+	const struct cpu_plan *p = plan;
 
-	run_sliced(ctx, &j);
+	for (int s = 0; s < nstripes; s++) {
+		struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
+				       .src = src + (size_t)s * p->cols,
+				       .dst = dst + (size_t)s * p->rows };
+
+		run_sliced(ctx, &j);
+	}
 	return 0;
 }
 
 static int cpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *src,
-		      uint8_t *const *dst)
+		      uint8_t *const *dst, size_t *done)
 {
 	const struct cpu_plan *p = plan;
 	struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = col,
 			       .src = &src, .dst = dst };
 
+	*done = 0;
 	if (col < 0 || col >= p->cols)
 		return GFEC_E_INVAL;
 	run_sliced(ctx, &j);
+	*done = len;
 	return 0;
 }
 

@@ -41,9 +41,15 @@ struct gfec_backend_stats {
 };
 
 struct gfec_backend_conf {
+	/* CPU */
 	int threads;	       /**< worker threads, 0 = number of online CPUs */
 	size_t slice;	       /**< bytes per slice for threading, 0 = backend default */
 	const char *path;      /**< force an inner path by name (e.g. "base"); NULL = best */
+	/* GPU */
+	const char *kernel;    /**< force a kernel by name (e.g. "nibble_rg1_t512"); NULL = default */
+	int device;	       /**< CUDA device ordinal */
+	int streams;	       /**< pipeline depth for host buffers, 0 = default */
+	size_t segment;	       /**< staging bytes per pipeline slot, 0 = default */
 };
 
 struct gfec_backend_ops {
@@ -59,13 +65,24 @@ struct gfec_backend_ops {
 	int (*plan_create)(void *ctx, const struct gfec_gemm_matrix *a, void **plan);
 	void (*plan_free)(void *ctx, void *plan);
 
-	/** dst[i] = sum_j A(i,j) src[j]. Buffers need no alignment; dst must not alias src. */
-	int (*gemm)(void *ctx, const void *plan, size_t len, const uint8_t *const *src,
-		    uint8_t *const *dst);
+	/**
+	 * dst[i] = sum_j A(i,j) src[j] for @p nstripes stripes that share A: stripe s reads
+	 * src[s*cols + j] and writes dst[s*rows + i]. Buffers need no alignment; dst must not
+	 * alias src. On error the contents of dst are unspecified.
+	 */
+	int (*gemm)(void *ctx, const void *plan, int nstripes, size_t len,
+		    const uint8_t *const *src, uint8_t *const *dst);
 
-	/** dst[i] ^= A(i,col) * src, for every row i: the parity-delta update. May be NULL. */
+	/**
+	 * dst[i] ^= A(i,col) * src for every row i: the parity-delta update. On error, *done
+	 * says how many leading bytes of every dst already hold their final value (the rest are
+	 * untouched), so that a caller can finish the job elsewhere without applying it twice.
+	 */
 	int (*update)(void *ctx, const void *plan, int col, size_t len, const uint8_t *src,
-		      uint8_t *const *dst);
+		      uint8_t *const *dst, size_t *done);
+
+	/** 1 when @p p is device memory the CPU cannot read. NULL: never. */
+	int (*is_device_ptr)(void *ctx, const void *p);
 
 	void (*stats)(void *ctx, struct gfec_backend_stats *out);
 

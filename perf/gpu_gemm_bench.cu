@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "cpu_backend.h"
+#include "gfec/gfec.h"
 #include "device/kernels.h"
 #include "kernel/gemm_nibble.cuh"
 #include "gf8.h"
@@ -107,6 +109,7 @@ struct Batch {
 		a.src = src, a.dst = dst, a.a = da, a.tables = tables;
 		a.rows = m, a.cols = k, a.nstripes = nstripes, a.len = len;
 		a.units = (len + 15) / 16, a.vec = vec;
+		a.lda = k, a.acc = 0;
 		return a;
 	}
 };
@@ -306,6 +309,143 @@ static void bench_case(const char *what, int k, int m, size_t len, int ns, const
 	b.free_all();
 }
 
+
+/* ---- through the codec: host pipeline, CPU/GPU crossover, latency ------------------------- */
+
+static double now_s()
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+struct HostStripe {
+	int k, m;
+	size_t len;
+	int pinned;
+	std::vector<uint8_t *> c;
+	HostStripe(int k_, int m_, size_t len_, int pinned_) : k(k_), m(m_), len(len_), pinned(pinned_)
+	{
+		for (int i = 0; i < k + m; i++) {
+			uint8_t *p;
+			if (pinned)
+				CK(cudaMallocHost(&p, len));
+			else
+				p = (uint8_t *)aligned_alloc(64, (len + 63) / 64 * 64);
+			for (size_t x = 0; x < len; x += 8) {
+				uint64_t r = rnd();
+				memcpy(p + x, &r, std::min<size_t>(8, len - x));
+			}
+			c.push_back(p);
+		}
+	}
+	~HostStripe()
+	{
+		for (uint8_t *p : c)
+			pinned ? (void)cudaFreeHost(p) : free(p);
+	}
+};
+
+static gfec_codec *codec(const char *profile)
+{
+	char err[256];
+	gfec_codec *c;
+	if (gfec_codec_create(profile, &c, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", profile, err);
+		exit(2);
+	}
+	return c;
+}
+
+/* Median seconds of one gfec_encode over reps calls (after one warm-up). */
+static double encode_s(gfec_codec *c, HostStripe &h, int reps, std::vector<double> *all = nullptr)
+{
+	std::vector<double> t;
+	if (gfec_encode(c, (const uint8_t *const *)h.c.data(), h.c.data() + h.k, h.len))
+		exit(3);
+	for (int i = 0; i < reps; i++) {
+		double t0 = now_s();
+		gfec_encode(c, (const uint8_t *const *)h.c.data(), h.c.data() + h.k, h.len);
+		t.push_back(now_s() - t0);
+	}
+	std::sort(t.begin(), t.end());
+	if (all)
+		*all = t;
+	return t[t.size() / 2];
+}
+
+static void pipeline_and_crossover(int quick)
+{
+	/* Ceiling: pinned H2D and D2H, 1 GiB, alone and both at once (two streams). */
+	size_t nb = (size_t)1 << 30;
+	void *hp, *hq, *dp, *dq;
+	CK(cudaMallocHost(&hp, nb));
+	CK(cudaMallocHost(&hq, nb));
+	CK(cudaMalloc(&dp, nb));
+	CK(cudaMalloc(&dq, nb));
+	memset(hp, 1, nb);
+	double h2d = time_ms([&] { CK(cudaMemcpyAsync(dp, hp, nb, cudaMemcpyHostToDevice)); });
+	double d2h = time_ms([&] { CK(cudaMemcpyAsync(hq, dq, nb, cudaMemcpyDeviceToHost)); });
+	printf("# ceiling: pinned H2D %.1f GB/s, D2H %.1f GB/s (1 GiB)\n", nb / h2d / 1e6, nb / d2h / 1e6);
+	if (g_json)
+		fprintf(g_json, ",{\"case\":\"pinned_h2d\",\"GBps\":%.3f},{\"case\":\"pinned_d2h\",\"GBps\":%.3f}\n",
+			nb / h2d / 1e6, nb / d2h / 1e6);
+	cudaFreeHost(hp);
+	cudaFreeHost(hq);
+	cudaFree(dp);
+	cudaFree(dq);
+
+	/* RS(10,4) through the host pipeline, pinned and pageable. Data in, parity out. */
+	size_t chunk = quick ? (size_t)16 << 20 : (size_t)64 << 20;
+	for (int pinned = 1; pinned >= 0; pinned--) {
+		HostStripe h(10, 4, chunk, pinned);
+		gfec_codec *g = codec("k=10 m=4 backend=gpu");
+		double s = encode_s(g, h, 5);
+		double gbs = 10.0 * chunk / s / 1e9;
+		printf("host %-8s RS(10,4) %zu MiB chunks: %.1f GB/s of data = %.3f x pinned H2D\n",
+		       pinned ? "pinned" : "pageable", chunk >> 20, gbs, gbs / (nb / h2d / 1e6));
+		if (g_json)
+			fprintf(g_json, ",{\"case\":\"host_pipeline\",\"memory\":\"%s\",\"chunk\":%zu,\"data_GBps\":%.3f,\"of_h2d\":%.4f}\n",
+				pinned ? "pinned" : "pageable", chunk, gbs, gbs / (nb / h2d / 1e6));
+		gfec_codec_free(g);
+	}
+
+	/* Latency of one RS(10,4) stripe of 1 MiB chunks, submitted alone. */
+	{
+		HostStripe h(10, 4, 1 << 20, 1);
+		gfec_codec *g = codec("k=10 m=4 backend=gpu");
+		std::vector<double> t;
+		encode_s(g, h, quick ? 200 : 1000, &t);
+		printf("latency RS(10,4) 1 MiB chunks, pinned, alone: P50 %.1f us  P99 %.1f us\n",
+		       t[t.size() / 2] * 1e6, t[t.size() * 99 / 100] * 1e6);
+		if (g_json)
+			fprintf(g_json, ",{\"case\":\"latency_1MiB\",\"p50_us\":%.2f,\"p99_us\":%.2f}\n",
+				t[t.size() / 2] * 1e6, t[t.size() * 99 / 100] * 1e6);
+		gfec_codec_free(g);
+	}
+
+	/* CPU (all cores, ISA-L) against GPU (pageable host buffers) per call size. */
+	printf("crossover RS(10,4), pageable host buffers: data bytes per call, CPU us, GPU us\n");
+	gfec_codec *cpu = codec("k=10 m=4 backend=cpu");
+	gfec_codec *gpu = codec("k=10 m=4 backend=gpu");
+	size_t cross = 0;
+	for (size_t cs = 4096; cs <= ((size_t)16 << 20); cs *= 2) {
+		HostStripe h(10, 4, cs, 0);
+		double tc = encode_s(cpu, h, 15), tg = encode_s(gpu, h, 15);
+		printf("  %10zu %10.1f %10.1f %s\n", 10 * cs, tc * 1e6, tg * 1e6, tg < tc ? "gpu" : "cpu");
+		if (g_json)
+			fprintf(g_json, ",{\"case\":\"crossover\",\"data_bytes\":%zu,\"cpu_us\":%.2f,\"gpu_us\":%.2f}\n",
+				10 * cs, tc * 1e6, tg * 1e6);
+		if (tg < tc && !cross)
+			cross = 10 * cs;
+		if (tg >= tc)
+			cross = 0;
+	}
+	printf("# crossover: GPU faster from %zu data bytes per call (0: never in this range)\n", cross);
+	gfec_codec_free(cpu);
+	gfec_codec_free(gpu);
+}
+
 int main(int argc, char **argv)
 {
 	const char *json = nullptr;
@@ -373,7 +513,8 @@ int main(int argc, char **argv)
 		gfec_matrix_decode(g.data(), 10, 4, src, want, 4, d.data());
 		bench_case("decode RS(10,4) 4 lost", 10, 4, big, 1, "nibble", d.data());
 	}
-	bench_case("encode RS(223,32) 1M", 223, 32, 1 << 20, 8, "seed");
+	bench_case("encode RS(223,32) 1M", 223, 32, 1 << 20, 8, nullptr);
+	pipeline_and_crossover(quick);
 	if (g_json) {
 		fprintf(g_json, "]}\n");
 		fclose(g_json);

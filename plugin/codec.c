@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file codec.c
- * The codec object: a generator G, a backend, an encode plan and a bounded LRU of decode plans.
+ * The codec object: a generator G, its engines (the CPU always, the GPU when the profile and the
+ * machine allow), an encode plan and a bounded LRU of decode plans.
  *
  *      chunk:   0 ........ k-1 | k ...... k+m-1
  *               data (object   | parity = G x data
@@ -10,12 +11,18 @@
  * Decoding picks k present chunks as sources (data first), computes the decode matrix D on the
  * CPU (gfmatrix), and runs it through the same backend GEMM as encoding. D depends only on the
  * (sources, wanted) pattern, so its plan is cached per pattern.
+ *
+ * Dispatch: backend=gpu runs everything on the GPU, backend=auto runs a call there when it carries
+ * at least gpu_min_bytes of data. A call the GPU fails is redone on the CPU (same bytes: both
+ * engines compute the same product), counted in stats, and logged; only buffers in device memory
+ * cannot be redone there, and then the error is returned.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_backend.h"
 #include "gf8.h"
 #include "internal.h"
 #include "matrix.h"
@@ -30,9 +37,20 @@ struct pattern {
 	uint64_t want[4];	/* bitmap of the rebuilt chunks */
 };
 
+/* A matrix prepared for each engine the codec has. */
+struct plans {
+	void *cpu;
+	void *gpu; /* NULL without a GPU engine */
+};
+
+struct engine {
+	const struct gfec_backend_ops *ops; /* NULL: absent */
+	void *ctx;
+};
+
 struct dplan {
 	struct pattern key;
-	void *plan;
+	struct plans plan;
 	int refs;		/* the cache's reference + one per decode in flight */
 	uint64_t used;		/* LRU clock */
 };
@@ -41,22 +59,88 @@ struct gfec_codec {
 	struct gfec_profile prof;
 	int k, m;
 	uint8_t *g;	/* m x k */
-	const struct gfec_backend_ops *ops;
-	void *bctx;
-	void *enc_plan;
-	char backend_name[32];
+	struct engine cpu, gpu;
+	struct plans enc;
+	char backend_name[48];
 
 	pthread_mutex_t lock;	/* guards the cache and the LRU clock */
 	struct dplan **cache;
 	int ncache;
 	uint64_t clock;
 
-	uint64_t encodes, decodes, verifies, updates, bytes, hits, misses;
+	uint64_t encodes, decodes, verifies, updates, bytes, hits, misses, fallbacks, gpu_calls;
 };
 
 static void count(uint64_t *c, uint64_t n)
 {
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+static void plans_free(gfec_codec *c, struct plans *p)
+{
+	if (p->cpu)
+		c->cpu.ops->plan_free(c->cpu.ctx, p->cpu);
+	if (p->gpu)
+		c->gpu.ops->plan_free(c->gpu.ctx, p->gpu);
+	p->cpu = p->gpu = NULL;
+}
+
+static int plans_create(gfec_codec *c, const struct gfec_gemm_matrix *gm, struct plans *p)
+{
+	int ret;
+
+	p->cpu = p->gpu = NULL;
+	ret = c->cpu.ops->plan_create(c->cpu.ctx, gm, &p->cpu);
+	if (ret == 0 && c->gpu.ops)
+		ret = c->gpu.ops->plan_create(c->gpu.ctx, gm, &p->gpu);
+	if (ret)
+		plans_free(c, p);
+	return ret;
+}
+
+static int on_gpu(const gfec_codec *c, const struct plans *p, uint64_t data_bytes)
+{
+	return p->gpu && (c->prof.backend == GFEC_BACKEND_GPU ||
+			  data_bytes >= (uint64_t)c->prof.gpu_min_bytes);
+}
+
+static int device_ptr(const gfec_codec *c, const uint8_t *const *ptrs)
+{
+	return c->gpu.ops && c->gpu.ops->is_device_ptr(c->gpu.ctx, ptrs[0]);
+}
+
+static void fell_back(gfec_codec *c, const char *what, int err)
+{
+	count(&c->fallbacks, 1);
+	gfec_log(GFEC_LOG_WARN, "%s on the GPU failed (%s); redone on the CPU", what,
+		 gfec_strerror(err));
+}
+
+/* dst = A x src for nstripes stripes, on the engine the dispatch rule picks. */
+static int run_gemm(gfec_codec *c, const struct plans *p, int cols, int nstripes, size_t len,
+		    const uint8_t *const *src, uint8_t *const *dst)
+{
+	int ret;
+
+	if (on_gpu(c, p, (uint64_t)len * (uint64_t)cols * (uint64_t)nstripes)) {
+		ret = c->gpu.ops->gemm(c->gpu.ctx, p->gpu, nstripes, len, src, dst);
+		if (ret == 0) {
+			count(&c->gpu_calls, 1);
+			return 0;
+		}
+		if (device_ptr(c, src) || device_ptr(c, (const uint8_t *const *)dst))
+			return ret;
+		fell_back(c, "GEMM", ret);
+	} else if (device_ptr(c, src) || device_ptr(c, (const uint8_t *const *)dst)) {
+		/* The CPU cannot read device memory: such calls always go to the GPU. */
+		if (!p->gpu)
+			return GFEC_E_INVAL;
+		ret = c->gpu.ops->gemm(c->gpu.ctx, p->gpu, nstripes, len, src, dst);
+		if (ret == 0)
+			count(&c->gpu_calls, 1);
+		return ret;
+	}
+	return c->cpu.ops->gemm(c->cpu.ctx, p->cpu, nstripes, len, src, dst);
 }
 
 static int make_generator(gfec_codec *c, char *err, size_t errlen)
@@ -87,6 +171,51 @@ static int make_generator(gfec_codec *c, char *err, size_t errlen)
 		ret = gfec_matrix_jerasure_rs_van(k, m, c->g);
 		break;
 	}
+	return ret;
+}
+
+/* Starts the GPU engine. Only backend=gpu makes its absence an error; auto stays on the CPU. */
+static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
+{
+	const int required = c->prof.backend == GFEC_BACKEND_GPU;
+	struct gfec_backend_conf conf = { 0 };
+	struct gfec_gemm_matrix gm = { .w = 8, .rows = c->m, .cols = c->k, .a = c->g };
+	const struct gfec_backend_ops *ops = gfec_backend_gpu();
+	int ret;
+
+	if (!ops) {
+		if (!required)
+			return 0;
+		snprintf(err, errlen, "backend=gpu: this build of gfec has no GPU backend; use "
+				      "backend=cpu or backend=auto");
+		return GFEC_E_NOBACKEND;
+	}
+	conf.kernel = c->prof.gpu_kernel;
+	conf.device = c->prof.gpu_device;
+	conf.streams = c->prof.gpu_streams;
+	conf.segment = (size_t)c->prof.gpu_segment;
+	ret = ops->init(&conf, &c->gpu.ctx);
+	if (ret == 0 && ops->can_implement(c->gpu.ctx, &gm) != 0) {
+		ops->fini(c->gpu.ctx);
+		c->gpu.ctx = NULL;
+		ret = GFEC_E_NOTSUP;
+	}
+	if (ret == 0) {
+		c->gpu.ops = ops;
+		return 0;
+	}
+	if (!required) {
+		gfec_log(GFEC_LOG_INFO, "backend=auto: GPU not used (%s); CPU only",
+			 gfec_strerror(ret));
+		return 0;
+	}
+	if (ret == GFEC_E_INVAL)
+		snprintf(err, errlen, "gpu_kernel=%s: no such kernel", c->prof.gpu_kernel);
+	else if (ret == GFEC_E_NOTSUP)
+		snprintf(err, errlen, "backend=gpu: no compiled kernel runs k=%d m=%d%s%s", c->k,
+			 c->m, c->prof.gpu_kernel[0] ? " with gpu_kernel=" : "", c->prof.gpu_kernel);
+	else
+		snprintf(err, errlen, "backend=gpu: no usable CUDA device (%s)", gfec_strerror(ret));
 	return ret;
 }
 
@@ -129,26 +258,32 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	if (ret)
 		goto out;
 
-	c->ops = gfec_backend_select(c->prof.backend, err, errlen);
-	if (!c->ops) {
-		ret = GFEC_E_NOBACKEND;
-		goto out;
-	}
 	conf.threads = c->prof.threads;
 	conf.path = c->prof.cpu_path;
-	ret = c->ops->init(&conf, &c->bctx);
+	c->cpu.ops = gfec_cpu_backend();
+	ret = c->cpu.ops->init(&conf, &c->cpu.ctx);
 	if (ret) {
-		snprintf(err, errlen, "backend=%s: %s", c->ops->name, gfec_strerror(ret));
+		snprintf(err, errlen, "backend=cpu: %s", gfec_strerror(ret));
 		goto out;
+	}
+	if (c->prof.backend != GFEC_BACKEND_CPU) {
+		ret = gpu_engine(c, err, errlen);
+		if (ret)
+			goto out;
 	}
 	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = c->m, .cols = c->k, .a = c->g };
-	ret = c->ops->plan_create(c->bctx, &gm, &c->enc_plan);
+	ret = plans_create(c, &gm, &c->enc);
 	if (ret) {
-		snprintf(err, errlen, "backend=%s: %s", c->ops->name, gfec_strerror(ret));
+		snprintf(err, errlen, "backend=%s: %s", gfec_backend_choice_name(c->prof.backend),
+			 gfec_strerror(ret));
 		goto out;
 	}
-	snprintf(c->backend_name, sizeof(c->backend_name), "%s/%s", c->ops->name,
-		 c->ops->path_name(c->bctx));
+	if (c->gpu.ops)
+		snprintf(c->backend_name, sizeof(c->backend_name), "gpu/%s+cpu/%s",
+			 c->gpu.ops->path_name(c->gpu.ctx), c->cpu.ops->path_name(c->cpu.ctx));
+	else
+		snprintf(c->backend_name, sizeof(c->backend_name), "cpu/%s",
+			 c->cpu.ops->path_name(c->cpu.ctx));
 out:
 	if (ret) {
 		if (!err[0])
@@ -169,13 +304,14 @@ void gfec_codec_free(gfec_codec *c)
 	if (!c)
 		return;
 	for (int i = 0; i < c->ncache; i++) {
-		c->ops->plan_free(c->bctx, c->cache[i]->plan);
+		plans_free(c, &c->cache[i]->plan);
 		free(c->cache[i]);
 	}
-	if (c->enc_plan)
-		c->ops->plan_free(c->bctx, c->enc_plan);
-	if (c->bctx)
-		c->ops->fini(c->bctx);
+	plans_free(c, &c->enc);
+	if (c->gpu.ops)
+		c->gpu.ops->fini(c->gpu.ctx);
+	if (c->cpu.ops && c->cpu.ctx)
+		c->cpu.ops->fini(c->cpu.ctx);
 	pthread_mutex_destroy(&c->lock);
 	free(c->cache);
 	free(c->g);
@@ -219,7 +355,7 @@ size_t gfec_codec_profile(const gfec_codec *c, char *buf, size_t buflen)
 			       "decode_cache=%d",
 		     c->k, c->m, gfec_technique_name(c->prof.technique),
 		     gfec_backend_choice_name(c->prof.backend), c->prof.threads,
-		     c->ops->path_name(c->bctx), c->prof.decode_cache);
+		     c->cpu.ops->path_name(c->cpu.ctx), c->prof.decode_cache);
 	return n < 0 ? 0 : (size_t)n;
 }
 
@@ -230,11 +366,8 @@ const char *gfec_codec_backend(const gfec_codec *c)
 
 void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 {
-	struct gfec_backend_stats b = { 0 };
-
 	if (!c || !s)
 		return;
-	c->ops->stats(c->bctx, &b);
 	s->encodes = __atomic_load_n(&c->encodes, __ATOMIC_RELAXED);
 	s->decodes = __atomic_load_n(&c->decodes, __ATOMIC_RELAXED);
 	s->verifies = __atomic_load_n(&c->verifies, __ATOMIC_RELAXED);
@@ -242,7 +375,8 @@ void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 	s->bytes = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
 	s->decode_cache_hits = __atomic_load_n(&c->hits, __ATOMIC_RELAXED);
 	s->decode_cache_misses = __atomic_load_n(&c->misses, __ATOMIC_RELAXED);
-	s->fallbacks = b.fallbacks;
+	s->fallbacks = __atomic_load_n(&c->fallbacks, __ATOMIC_RELAXED);
+	s->gpu_calls = __atomic_load_n(&c->gpu_calls, __ATOMIC_RELAXED);
 }
 
 static int ptrs_ok(const void *const *p, int n)
@@ -262,11 +396,29 @@ int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parit
 	if (!c || !ptrs_ok((const void *const *)data, c->k) ||
 	    !ptrs_ok((const void *const *)parity, c->m))
 		return GFEC_E_INVAL;
-	ret = c->ops->gemm(c->bctx, c->enc_plan, len, data, parity);
+	ret = run_gemm(c, &c->enc, c->k, 1, len, data, parity);
 	if (ret)
 		return ret;
 	count(&c->encodes, 1);
 	count(&c->bytes, (uint64_t)len * (uint64_t)c->k);
+	return 0;
+}
+
+int gfec_encode_batch(gfec_codec *c, int nstripes, const uint8_t *const *data,
+		      uint8_t *const *parity, size_t len)
+{
+	int ret;
+
+	if (!c || nstripes < 0 || !ptrs_ok((const void *const *)data, c->k * nstripes) ||
+	    !ptrs_ok((const void *const *)parity, c->m * nstripes))
+		return GFEC_E_INVAL;
+	if (nstripes == 0)
+		return 0;
+	ret = run_gemm(c, &c->enc, c->k, nstripes, len, data, parity);
+	if (ret)
+		return ret;
+	count(&c->encodes, (uint64_t)nstripes);
+	count(&c->bytes, (uint64_t)len * (uint64_t)c->k * (uint64_t)nstripes);
 	return 0;
 }
 
@@ -278,7 +430,27 @@ int gfec_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *
 	if (!c || vec_i < 0 || vec_i >= c->k || !delta ||
 	    !ptrs_ok((const void *const *)parity, c->m))
 		return GFEC_E_INVAL;
-	ret = c->ops->update(c->bctx, c->enc_plan, vec_i, len, delta, parity);
+	size_t done = 0;
+
+	if (on_gpu(c, &c->enc, len)) {
+		ret = c->gpu.ops->update(c->gpu.ctx, c->enc.gpu, vec_i, len, delta, parity, &done);
+		if (ret == 0)
+			count(&c->gpu_calls, 1);
+		if (ret && (device_ptr(c, &delta) || device_ptr(c, (const uint8_t *const *)parity)))
+			return ret;
+		if (ret) {
+			/* Finish on the CPU from where the GPU stopped: never apply a delta twice. */
+			uint8_t *rest[GFEC_MAX_CHUNKS];
+
+			fell_back(c, "update", ret);
+			for (int i = 0; i < c->m; i++)
+				rest[i] = parity[i] + done;
+			ret = c->cpu.ops->update(c->cpu.ctx, c->enc.cpu, vec_i, len - done,
+						 delta + done, rest, &done);
+		}
+	} else {
+		ret = c->cpu.ops->update(c->cpu.ctx, c->enc.cpu, vec_i, len, delta, parity, &done);
+	}
 	if (ret)
 		return ret;
 	count(&c->updates, 1);
@@ -296,7 +468,7 @@ static void dplan_put(gfec_codec *c, struct dplan *d)
 	last = --d->refs == 0;
 	pthread_mutex_unlock(&c->lock);
 	if (last) {
-		c->ops->plan_free(c->bctx, d->plan);
+		plans_free(c, &d->plan);
 		free(d);
 	}
 }
@@ -367,7 +539,7 @@ static int dplan_get(gfec_codec *c, const struct pattern *key, const int *src, c
 	if (ret)
 		goto fail;
 	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = nwant, .cols = c->k, .a = dm };
-	ret = c->ops->plan_create(c->bctx, &gm, &d->plan);
+	ret = plans_create(c, &gm, &d->plan);
 	if (ret)
 		goto fail;
 	free(dm);
@@ -378,13 +550,13 @@ static int dplan_get(gfec_codec *c, const struct pattern *key, const int *src, c
 	victim = *out ? NULL : cache_insert(c, d);
 	pthread_mutex_unlock(&c->lock);
 	if (*out) {
-		c->ops->plan_free(c->bctx, d->plan);
+		plans_free(c, &d->plan);
 		free(d);
 	} else {
 		*out = d;
 	}
 	if (victim) {
-		c->ops->plan_free(c->bctx, victim->plan);
+		plans_free(c, &victim->plan);
 		free(victim);
 	}
 	return 0;
@@ -431,7 +603,7 @@ int gfec_decode(gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out
 	ret = dplan_get(c, &key, src, want, nwant, &d);
 	if (ret)
 		return ret;
-	ret = c->ops->gemm(c->bctx, d->plan, len, sp, wp);
+	ret = run_gemm(c, &d->plan, c->k, 1, len, sp, wp);
 	dplan_put(c, d);
 	if (ret)
 		return ret;
@@ -477,7 +649,7 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 	uint8_t ok[GFEC_MAX_CHUNKS];
 	int ret = 0, all = 1;
 
-	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m))
+	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m) || device_ptr(c, chunks))
 		return GFEC_E_INVAL;
 	piece = len < VERIFY_PIECE ? len : VERIFY_PIECE;
 	buf = gfec_alloc(piece * (size_t)c->m);
@@ -491,7 +663,7 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 			dp[j] = chunks[j] + off;
 		for (int i = 0; i < c->m; i++)
 			pp[i] = buf + (size_t)i * piece;
-		ret = c->ops->gemm(c->bctx, c->enc_plan, n, dp, pp);
+		ret = run_gemm(c, &c->enc, c->k, 1, n, dp, pp);
 		if (ret)
 			goto out;
 		for (int i = 0; i < c->m; i++)

@@ -23,7 +23,24 @@ struct gfec_profile {
 	int threads;		/* 0 = online CPUs */
 	char cpu_path[8];	/* "" = best, "isal", "base" */
 	int decode_cache;	/* decode plans kept */
+	/* GPU knobs: from the config file, then the profile (gpu_* keys) */
+	char gpu_kernel[32];	/* "" = the default kernel for the shape */
+	long long gpu_min_bytes; /* backend=auto: GPU when a call has at least this much data */
+	int gpu_device;
+	int gpu_streams;	/* 0 = backend default */
+	long long gpu_segment;	/* 0 = backend default */
 };
+
+/**
+ * Fills the GPU knobs of @p p from the first config file found: $GFEC_CONF, then
+ * ~/.config/gfec/gfec.conf, then /etc/gfec/gfec.conf. A file that cannot be parsed is reported
+ * through the log (file and line) and ignored as a whole: the built-in defaults stay.
+ */
+void gfec_config_load(struct gfec_profile *p);
+
+/** Parses config text (INI: [gpu] section, key = value, # comments) into @p p. */
+int gfec_config_parse(const char *text, const char *name, struct gfec_profile *p, char *err,
+		      size_t errlen);
 
 /** Parses a profile; on error writes "key=value: reason" to err and returns GFEC_E_PROFILE. */
 int gfec_profile_parse(const char *text, struct gfec_profile *p, char *err, size_t errlen);
@@ -35,11 +52,7 @@ const char *gfec_backend_choice_name(enum gfec_backend_choice b);
 void gfec_log(enum gfec_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/**
- * The backend for a choice, or NULL with a reason in err (for "gpu" in a build without one).
- * "auto" resolves to the best backend this build has.
- */
-const struct gfec_backend_ops *gfec_backend_select(enum gfec_backend_choice choice, char *err,
-						   size_t errlen);
+/** The GPU backend's table, or NULL when this build has none. */
+const struct gfec_backend_ops *gfec_backend_gpu(void);
 
 #endif

@@ -5,7 +5,10 @@
  *
  *   stripe s, input j  : src[s * cols + j]   (len bytes, device memory)
  *   stripe s, output i : dst[s * rows + i]   (len bytes)
- *   dst_i = sum_j A(i,j) * src_j  over GF(2^8)
+ *   dst_i = sum_j A(i,j) * src_j  over GF(2^8)      (acc = 0)
+ *   dst_i ^= sum_j A(i,j) * src_j                   (acc = 1: the parity-delta update)
+ *
+ * A(i,j) is a[i * lda + j], so a column block of a larger matrix (update: one column) needs no copy.
  *
  * Work is cut into 16-byte units: unit u of the launch is stripe u / units, offset
  * 16 * (u % units) with units = ceil(len / 16). When every pointer is 16-byte aligned (args.vec),
@@ -29,6 +32,8 @@ struct GemmArgs {
 	size_t len;
 	size_t units;		   // ceil(len / 16)
 	int vec;		   // 1: every pointer is 16-byte aligned
+	int lda;		   // row stride of a (>= cols)
+	int acc;		   // 1: XOR the product into dst instead of overwriting it
 };
 
 __device__ __forceinline__ uint4 ld16(const uint8_t *p)

@@ -122,10 +122,18 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
 						row[r][q] = t[r];
 				}
 #pragma unroll
-				for (int r = 0; r < 4; r++)
-					if (4 * g + r < args.rows)
-						st16(dst[4 * g + r] + off,
-						     make_uint4(row[r][0], row[r][1], row[r][2], row[r][3]));
+				for (int r = 0; r < 4; r++) {
+					if (4 * g + r >= args.rows)
+						continue;
+					uint4 o = make_uint4(row[r][0], row[r][1], row[r][2], row[r][3]);
+
+					if (args.acc) {
+						const uint4 d = ld16(dst[4 * g + r] + off);
+
+						o.x ^= d.x, o.y ^= d.y, o.z ^= d.z, o.w ^= d.w;
+					}
+					st16(dst[4 * g + r] + off, o);
+				}
 			}
 		} else {
 			// Unaligned buffers or the last partial unit: one byte at a time.
@@ -152,7 +160,8 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
 #pragma unroll
 					for (int r = 0; r < 4; r++)
 						if (4 * g + r < args.rows)
-							dst[4 * g + r][p] = (uint8_t)(acc[g] >> (8 * r));
+							dst[4 * g + r][p] = (uint8_t)(acc[g] >> (8 * r)) ^
+									    (args.acc ? dst[4 * g + r][p] : 0);
 			}
 		}
 	}

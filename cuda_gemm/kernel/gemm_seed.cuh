@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(T *T)
 				if (ty < R)
 					atile[ty][tx] =
 						(r0 + ty < args.rows && kt + tx < args.cols)
-							? args.a[(r0 + ty) * args.cols + kt + tx]
+							? args.a[(r0 + ty) * args.lda + kt + tx]
 							: 0;
 				__syncthreads();
 #pragma unroll
@@ -118,11 +118,12 @@ __global__ void __launch_bounds__(T *T)
 #pragma unroll
 				for (int r = 0; r < R; r++)
 					val = r == tx ? acc[r] : val;
-				if (args.vec && left >= 4)
-					*(uint32_t *)q = val;
-				else
+				if (args.vec && left >= 4) {
+					*(uint32_t *)q = val ^ (args.acc ? *(uint32_t *)q : 0);
+				} else {
 					for (size_t b = 0; b < (left < 4 ? left : 4); b++)
-						q[b] = (uint8_t)(val >> (8 * b));
+						q[b] = (uint8_t)(val >> (8 * b)) ^ (args.acc ? q[b] : 0);
+				}
 			}
 		}
 	}

@@ -85,7 +85,7 @@ static void run_random(const char *path, int threads, int iters, size_t maxlen)
 		else
 			gfec_cpu_gemm_base(len, cols, rows, a, (const uint8_t *const *)b.src, b.ref);
 		assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
-		assert_int_equal(ops->gemm(ctx, plan, len, (const uint8_t *const *)b.src, b.dst), 0);
+		assert_int_equal(ops->gemm(ctx, plan, 1, len, (const uint8_t *const *)b.src, b.dst), 0);
 		for (int i = 0; i < rows; i++)
 			if (memcmp(b.dst[i], b.ref[i], len) != 0)
 				fail_msg("%s/%d threads: %dx%d len %zu row %d differs", path, threads,
@@ -94,8 +94,11 @@ static void run_random(const char *path, int threads, int iters, size_t maxlen)
 		/* update: dst += A[:,col] * src[col], twice, cancels out (characteristic 2). */
 		int col = test_range(0, cols - 1);
 
-		assert_int_equal(ops->update(ctx, plan, col, len, b.src[col], b.dst), 0);
-		assert_int_equal(ops->update(ctx, plan, col, len, b.src[col], b.dst), 0);
+		size_t done;
+
+		assert_int_equal(ops->update(ctx, plan, col, len, b.src[col], b.dst, &done), 0);
+		assert_int_equal(done, len);
+		assert_int_equal(ops->update(ctx, plan, col, len, b.src[col], b.dst, &done), 0);
 		for (int i = 0; i < rows; i++)
 			assert_memory_equal(b.dst[i], b.ref[i], len);
 		ops->plan_free(ctx, plan);
@@ -142,7 +145,7 @@ static void test_matches_raw_isal(void **state)
 			ec_encode_data((int)len, k, m, tbls, b.src, b.ref);
 			assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
 			assert_int_equal(
-				ops->gemm(ctx, plan, len, (const uint8_t *const *)b.src, b.dst), 0);
+				ops->gemm(ctx, plan, 1, len, (const uint8_t *const *)b.src, b.dst), 0);
 			for (int i = 0; i < m; i++)
 				assert_memory_equal(b.dst[i], b.ref[i], len);
 			ops->plan_free(ctx, plan);

@@ -19,7 +19,13 @@
  * | cauchy (ISA-L Cauchy1, default) | jerasure_reed_sol_van (Jerasure's systematic Vandermonde);
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
  * cpu_path = isal | base (force the plain-C path; GFEC_CPU_PATH does the same);
- * decode_cache = N (decode matrices kept, LRU, default 64).
+ * decode_cache = N (decode matrices kept, LRU, default 64);
+ * gpu_kernel = NAME, gpu_min_bytes = N (auto: GPU for calls with >= N data bytes), gpu_device,
+ * gpu_streams, gpu_segment (these override gfec.conf's [gpu] section; see plugin/config.c).
+ *
+ * Memory: buffers are host memory, or, when the codec runs on the GPU (backend=gpu, or auto on a
+ * machine with a usable GPU), device memory (cudaMalloc); all buffers of one call must be of one
+ * kind. Device buffers are used in place, with no copies. gfec_verify() needs host memory.
  *
  * Errors: every call returns 0 or a negative GFEC_E_* code (gfec_errors.h); none aborts, exits
  * or prints. Messages go to the callback set by gfec_set_log(), if any.
@@ -90,6 +96,14 @@ GFEC_API int gfec_encode(gfec_codec *codec, const uint8_t *const *data, uint8_t 
 		size_t len);
 
 /**
+ * Encodes @p nstripes stripes that share this codec's G in one call (one GPU launch): stripe s
+ * reads data[s*k + j] and writes parity[s*m + i]. Small stripes (e.g. 4 KiB chunks) reach GPU
+ * memory bandwidth only this way.
+ */
+GFEC_API int gfec_encode_batch(gfec_codec *codec, int nstripes, const uint8_t *const *data,
+			       uint8_t *const *parity, size_t len);
+
+/**
  * Rebuilds missing chunks. For every i with chunks[i] == NULL and out[i] != NULL, chunk i is
  * written to out[i]. At least k chunks must be present (GFEC_E_TOOFEW otherwise); when more are
  * present, data chunks are preferred as sources.
@@ -131,6 +145,7 @@ struct gfec_stats {
 	uint64_t bytes;			/**< data bytes processed (k*len per encode) */
 	uint64_t decode_cache_hits, decode_cache_misses;
 	uint64_t fallbacks;		/**< calls redone on the CPU after a GPU error */
+	uint64_t gpu_calls;		/**< calls the GPU completed */
 };
 
 GFEC_API void gfec_codec_stats(const gfec_codec *codec, struct gfec_stats *out);

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file backend.cu
+ * The GPU behind the backend table: plans (A and its tables on the device), the host-buffer
+ * pipeline, device-pointer calls, fault injection and counters.
+ *
+ * Host pipeline, one slot per stream (default 4), pieces taken in turn:
+ *
+ *   slot 0:  [stage in][H2D][kernel][D2H]                [copy out]
+ *   slot 1:            [stage in][H2D][kernel][D2H]                [copy out]
+ *   slot 2:                      [stage in][H2D][kernel][D2H]               ...
+ *
+ * A piece is a byte range of one stripe (long chunks) or several whole stripes (short chunks,
+ * e.g. Ceph's 4 KiB), so small stripes still reach the GPU in large transfers and one launch.
+ * One request at a time runs per device (a mutex); concurrent callers queue on it.
+ */
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <new>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#include "gfec_gpu.h"
+#include "kernels.h"
+
+namespace gfec {
+namespace {
+
+// Pieces of 16 MiB keep the pipeline's fill and drain short next to a long transfer.
+constexpr int kDefaultStreams = 4;
+constexpr size_t kDefaultSegment = (size_t)16 << 20; // staging bytes per slot (inputs)
+constexpr size_t kMaxPtrs = 1 << 20;		      // pointer-array entries per piece
+constexpr size_t kPitchAlign = 256;
+
+struct Slot {
+	cudaStream_t stream = nullptr;
+	cudaEvent_t done = nullptr;
+	uint8_t *h_in = nullptr, *h_out = nullptr; // pinned staging
+	uint8_t *d_in = nullptr, *d_out = nullptr;
+	void **h_ptrs = nullptr;		   // pinned: src pointers, then dst pointers
+	void **d_ptrs = nullptr;
+	// what the slot's pending piece must copy out when it completes
+	int busy = 0;
+	int s0 = 0, ns = 0;
+	size_t off = 0, n = 0, pitch = 0;
+	int direct = 0;	// outputs went straight to the caller's pinned buffers
+};
+
+struct Ctx {
+	int dev = 0;
+	cudaDeviceProp prop{};
+	const KernelInfo *forced = nullptr;
+	int nslots = kDefaultStreams;
+	size_t segment = kDefaultSegment;
+	size_t in_cap = 0, out_cap = 0, ptr_cap = 0;
+	Slot slots[8];
+	uint8_t *d_logexp = nullptr;
+	int fault = 0;
+	std::mutex lock;
+	uint64_t calls = 0, bytes_in = 0, failures = 0;
+};
+
+struct Plan {
+	const KernelInfo *k;
+	int rows, cols;
+	uint8_t *d_a = nullptr;
+	uint32_t *d_tables = nullptr;
+	size_t smem = 0;
+	size_t table_words_per_col = 0; // for column slices (update)
+};
+
+#define CUDA_TRY(call)                                                                             \
+	do {                                                                                       \
+		if ((call) != cudaSuccess)                                                         \
+			goto fail;                                                                 \
+	} while (0)
+
+void slot_free(Slot &s)
+{
+	if (s.stream)
+		cudaStreamDestroy(s.stream);
+	if (s.done)
+		cudaEventDestroy(s.done);
+	cudaFreeHost(s.h_in);
+	cudaFreeHost(s.h_out);
+	cudaFreeHost(s.h_ptrs);
+	cudaFree(s.d_in);
+	cudaFree(s.d_out);
+	cudaFree(s.d_ptrs);
+	s = Slot();
+}
+
+void ctx_free(Ctx *c)
+{
+	cudaSetDevice(c->dev);
+	for (int i = 0; i < c->nslots; i++)
+		slot_free(c->slots[i]);
+	cudaFree(c->d_logexp);
+	delete c;
+}
+
+// Staging buffers grow on demand (a codec that only sees device pointers never allocates them).
+int slots_reserve(Ctx *c, size_t in, size_t out, size_t ptrs)
+{
+	if (in <= c->in_cap && out <= c->out_cap && ptrs <= c->ptr_cap)
+		return 0;
+	in = in > c->in_cap ? in : c->in_cap;
+	out = out > c->out_cap ? out : c->out_cap;
+	ptrs = ptrs > c->ptr_cap ? ptrs : c->ptr_cap;
+	for (int i = 0; i < c->nslots; i++) {
+		Slot &s = c->slots[i];
+
+		cudaFreeHost(s.h_in);
+		cudaFreeHost(s.h_out);
+		cudaFreeHost(s.h_ptrs);
+		cudaFree(s.d_in);
+		cudaFree(s.d_out);
+		cudaFree(s.d_ptrs);
+		s.h_in = s.h_out = s.d_in = s.d_out = nullptr;
+		s.h_ptrs = s.d_ptrs = nullptr;
+		if (cudaMallocHost(&s.h_in, in) != cudaSuccess ||
+		    cudaMallocHost(&s.h_out, out) != cudaSuccess ||
+		    cudaMallocHost(&s.h_ptrs, ptrs * sizeof(void *)) != cudaSuccess ||
+		    cudaMalloc(&s.d_in, in) != cudaSuccess || cudaMalloc(&s.d_out, out) != cudaSuccess ||
+		    cudaMalloc(&s.d_ptrs, ptrs * sizeof(void *)) != cudaSuccess) {
+			c->in_cap = c->out_cap = c->ptr_cap = 0;
+			return GFEC_E_DEVICE;
+		}
+	}
+	c->in_cap = in, c->out_cap = out, c->ptr_cap = ptrs;
+	return 0;
+}
+
+int gpu_init(const struct gfec_backend_conf *conf, void **out)
+{
+	int n = 0;
+	Ctx *c;
+	const char *fault = getenv("GFEC_FAULT");
+
+	if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1)
+		return GFEC_E_NOBACKEND;
+	c = new (std::nothrow) Ctx;
+	if (!c)
+		return GFEC_E_NOMEM;
+	c->dev = conf ? conf->device : 0;
+	c->fault = fault && strcmp(fault, "cuda") == 0;
+	if (conf && conf->streams > 0)
+		c->nslots = conf->streams < 8 ? conf->streams : 8;
+	if (conf && conf->segment)
+		c->segment = conf->segment;
+	if (conf && conf->kernel && conf->kernel[0]) {
+		c->forced = kernel_find(conf->kernel);
+		if (!c->forced) {
+			delete c;
+			return GFEC_E_INVAL;
+		}
+	}
+	if (c->dev < 0 || c->dev >= n) {
+		delete c;
+		return GFEC_E_NOBACKEND;
+	}
+	uint8_t le[768];
+
+	kernel_logexp(le);
+	CUDA_TRY(cudaSetDevice(c->dev));
+	CUDA_TRY(cudaGetDeviceProperties(&c->prop, c->dev));
+	CUDA_TRY(cudaMalloc(&c->d_logexp, sizeof(le)));
+	CUDA_TRY(cudaMemcpy(c->d_logexp, le, sizeof(le), cudaMemcpyHostToDevice));
+	for (int i = 0; i < c->nslots; i++) {
+		CUDA_TRY(cudaStreamCreateWithFlags(&c->slots[i].stream, cudaStreamNonBlocking));
+		CUDA_TRY(cudaEventCreateWithFlags(&c->slots[i].done, cudaEventDisableTiming));
+	}
+	*out = c;
+	return 0;
+fail:
+	cudaGetLastError();
+	ctx_free(c);
+	return GFEC_E_NOBACKEND;
+}
+
+void gpu_fini(void *ctx)
+{
+	if (ctx)
+		ctx_free(static_cast<Ctx *>(ctx));
+}
+
+const KernelInfo *pick(Ctx *c, int rows, int cols)
+{
+	if (c->forced)
+		return kernel_can_implement(c->forced, rows, cols, c->prop.sharedMemPerBlockOptin)
+			       ? nullptr
+			       : c->forced;
+	const KernelInfo *k = kernel_default(rows, cols);
+
+	return k && !kernel_can_implement(k, rows, cols, c->prop.sharedMemPerBlockOptin) ? k
+											   : nullptr;
+}
+
+int gpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
+{
+	if (a->w != 8)
+		return GFEC_E_NOTSUP;
+	return pick(static_cast<Ctx *>(ctx), a->rows, a->cols) ? 0 : GFEC_E_NOTSUP;
+}
+
+void gpu_plan_free(void *ctx, void *plan)
+{
+	Plan *p = static_cast<Plan *>(plan);
+
+	if (!p)
+		return;
+	cudaSetDevice(static_cast<Ctx *>(ctx)->dev);
+	cudaFree(p->d_a);
+	cudaFree(p->d_tables);
+	delete p;
+}
+
+int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+	const KernelInfo *k = a->w == 8 ? pick(c, a->rows, a->cols) : nullptr;
+	Plan *p;
+	std::vector<uint32_t> t;
+	const size_t n = (size_t)a->rows * a->cols;
+
+	if (!k)
+		return GFEC_E_NOTSUP;
+	p = new (std::nothrow) Plan{ k, a->rows, a->cols };
+	if (!p)
+		return GFEC_E_NOMEM;
+	p->smem = kernel_smem(k, a->rows, a->cols);
+	p->table_words_per_col = kernel_table_words(k, a->rows, 1);
+	CUDA_TRY(cudaSetDevice(c->dev));
+	CUDA_TRY(cudaMalloc(&p->d_a, n));
+	CUDA_TRY(cudaMemcpy(p->d_a, a->a, n, cudaMemcpyHostToDevice));
+	if (kernel_table_words(k, a->rows, a->cols)) {
+		t.resize(kernel_table_words(k, a->rows, a->cols));
+		kernel_build_tables(k, a->a, a->rows, a->cols, t.data());
+		CUDA_TRY(cudaMalloc(&p->d_tables, t.size() * 4));
+		CUDA_TRY(cudaMemcpy(p->d_tables, t.data(), t.size() * 4, cudaMemcpyHostToDevice));
+	}
+	*out = p;
+	return 0;
+fail:
+	cudaGetLastError();
+	gpu_plan_free(ctx, p);
+	return GFEC_E_DEVICE;
+}
+
+int is_device(const void *p)
+{
+	cudaPointerAttributes at;
+
+	if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
+}
+
+int gpu_is_device_ptr(void *ctx, const void *p)
+{
+	(void)ctx;
+	return is_device(p);
+}
+
+// One launch over stripes whose pointers are already device pointers in d_src / d_dst.
+cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
+		   uint8_t *const *d_dst, int nstripes, size_t len, int vec, cudaStream_t st)
+{
+	GemmArgs args{};
+	int grid;
+	cudaError_t e;
+
+	if (c->fault)
+		return cudaErrorLaunchFailure;
+	args.src = d_src;
+	args.dst = d_dst;
+	args.rows = p->rows;
+	args.cols = col < 0 ? p->cols : 1;
+	args.a = col < 0 ? p->d_a : p->d_a + col;
+	args.lda = p->cols;
+	args.tables = p->d_tables ? p->d_tables + (col < 0 ? 0 : col * p->table_words_per_col)
+				  : nullptr;
+	args.nstripes = nstripes;
+	args.len = len;
+	args.units = (len + 15) / 16;
+	args.vec = vec;
+	args.acc = col >= 0;
+	e = kernel_grid(p->k, args, p->smem, c->prop.multiProcessorCount, &grid);
+	if (e != cudaSuccess)
+		return e;
+	e = kernel_launch(p->k, args, grid, p->smem, c->d_logexp, st);
+	return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+int aligned16(const void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((uintptr_t)p[i] % 16)
+			return 0;
+	return 1;
+}
+
+// All buffers in device memory: one launch, synchronous.
+int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
+	       const uint8_t *const *src, uint8_t *const *dst)
+{
+	const size_t nsrc = (size_t)nstripes * (col < 0 ? p->cols : 1);
+	const size_t ndst = (size_t)nstripes * p->rows;
+	Slot &s = c->slots[0];
+
+	if (slots_reserve(c, c->in_cap, c->out_cap, nsrc + ndst))
+		return GFEC_E_DEVICE;
+	memcpy(s.h_ptrs, src, nsrc * sizeof(void *));
+	memcpy(s.h_ptrs + nsrc, dst, ndst * sizeof(void *));
+	const int vec = aligned16((const void *const *)src, nsrc) &&
+			aligned16((const void *const *)dst, ndst);
+
+	CUDA_TRY(cudaMemcpyAsync(s.d_ptrs, s.h_ptrs, (nsrc + ndst) * sizeof(void *),
+				 cudaMemcpyHostToDevice, s.stream));
+	CUDA_TRY(launch(c, p, col, (const uint8_t *const *)s.d_ptrs, (uint8_t *const *)(s.d_ptrs + nsrc),
+			nstripes, len, vec, s.stream));
+	CUDA_TRY(cudaStreamSynchronize(s.stream));
+	return 0;
+fail:
+	cudaGetLastError();
+	return GFEC_E_DEVICE;
+}
+
+// Copies a completed piece's outputs from pinned staging to the caller's buffers.
+void copy_out(const Slot &s, const Plan *p, uint8_t *const *dst)
+{
+	if (s.direct)
+		return;
+	for (int t = 0; t < s.ns; t++)
+		for (int i = 0; i < p->rows; i++)
+			memcpy(dst[(size_t)(s.s0 + t) * p->rows + i] + s.off,
+			       s.h_out + ((size_t)t * p->rows + i) * s.pitch, s.n);
+}
+
+int is_pinned(const void *p)
+{
+	cudaPointerAttributes at;
+
+	if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return at.type == cudaMemoryTypeHost;
+}
+
+/*
+ * Host buffers: the staged pipeline. For an update (col >= 0) the current parity travels in
+ * too and the kernel XORs into it. *done = bytes of every dst that are final (single stripe).
+ * A single stripe whose buffers are all pinned skips the staging copies: the DMA engines read
+ * and write the caller's buffers directly (never for updates, whose outputs must only change
+ * once a piece is known good).
+ */
+int run_host(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
+	     const uint8_t *const *src, uint8_t *const *dst, size_t *done)
+{
+	const int cols = col < 0 ? p->cols : 1, rows = p->rows;
+	size_t piece_len, pitch;
+	int piece_stripes;
+	int ret = 0, next = 0;
+
+	*done = 0;
+	// Cut the work: a byte range of one stripe, or whole stripes, per slot.
+	if (len * (size_t)cols >= c->segment / 2 || nstripes == 1) {
+		piece_len = c->segment / (size_t)cols;
+		piece_len = piece_len > len ? len : piece_len / kPitchAlign * kPitchAlign;
+		if (piece_len == 0)
+			piece_len = len < kPitchAlign ? len : kPitchAlign;
+		piece_stripes = 1;
+	} else {
+		piece_len = len;
+		const size_t per = (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign * cols;
+		size_t ns = c->segment / per;
+
+		ns = ns < 1 ? 1 : ns;
+		ns = ns > kMaxPtrs / (size_t)(cols + rows) ? kMaxPtrs / (size_t)(cols + rows) : ns;
+		piece_stripes = (int)(ns < (size_t)nstripes ? ns : (size_t)nstripes);
+	}
+	pitch = (piece_len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+	if (pitch == 0)
+		pitch = kPitchAlign;
+	const size_t ptrs = (size_t)piece_stripes * (cols + rows);
+	int direct = col < 0 && piece_stripes == 1;
+
+	for (int t = 0; direct && t < nstripes; t++) {
+		for (int j = 0; direct && j < cols; j++)
+			direct = is_pinned(src[(size_t)t * cols + j]);
+		for (int i = 0; direct && i < rows; i++)
+			direct = is_pinned(dst[(size_t)t * rows + i]);
+	}
+
+	if (slots_reserve(c, pitch * cols * piece_stripes, pitch * rows * piece_stripes, ptrs))
+		return GFEC_E_DEVICE;
+
+	for (int s0 = 0; s0 < nstripes; s0 += piece_stripes)
+		for (size_t off = 0; off < len; off += piece_len) {
+			Slot &s = c->slots[next];
+			const int ns = nstripes - s0 < piece_stripes ? nstripes - s0 : piece_stripes;
+			const size_t n = len - off < piece_len ? len - off : piece_len;
+
+			next = (next + 1) % c->nslots;
+			if (s.busy) { // retire this slot's previous piece first
+				CUDA_TRY(cudaEventSynchronize(s.done));
+				copy_out(s, p, dst);
+				s.busy = 0;
+				if (nstripes == 1)
+					*done = s.off + s.n;
+			}
+			s.s0 = s0, s.ns = ns, s.off = off, s.n = n, s.pitch = pitch;
+			s.direct = direct;
+			for (int t = 0; t < ns; t++) {
+				for (int j = 0; j < cols; j++) {
+					if (direct)
+						CUDA_TRY(cudaMemcpyAsync(
+							s.d_in + ((size_t)t * cols + j) * pitch,
+							src[(size_t)(s0 + t) * cols + j] + off, n,
+							cudaMemcpyHostToDevice, s.stream));
+					else
+						memcpy(s.h_in + ((size_t)t * cols + j) * pitch,
+						       src[(size_t)(s0 + t) * cols + j] + off, n);
+					s.h_ptrs[(size_t)t * cols + j] =
+						s.d_in + ((size_t)t * cols + j) * pitch;
+				}
+				for (int i = 0; i < rows; i++) {
+					if (col >= 0)
+						memcpy(s.h_out + ((size_t)t * rows + i) * pitch,
+						       dst[(size_t)(s0 + t) * rows + i] + off, n);
+					s.h_ptrs[(size_t)ns * cols + (size_t)t * rows + i] =
+						s.d_out + ((size_t)t * rows + i) * pitch;
+				}
+			}
+			CUDA_TRY(cudaMemcpyAsync(s.d_ptrs, s.h_ptrs,
+						 (size_t)ns * (cols + rows) * sizeof(void *),
+						 cudaMemcpyHostToDevice, s.stream));
+			// Rows are pitch apart, so one copy moves the whole piece.
+			if (!direct)
+				CUDA_TRY(cudaMemcpyAsync(s.d_in, s.h_in, pitch * cols * ns,
+							 cudaMemcpyHostToDevice, s.stream));
+			if (col >= 0)
+				CUDA_TRY(cudaMemcpyAsync(s.d_out, s.h_out, pitch * rows * ns,
+							 cudaMemcpyHostToDevice, s.stream));
+			CUDA_TRY(launch(c, p, col, (const uint8_t *const *)s.d_ptrs,
+					(uint8_t *const *)(s.d_ptrs + (size_t)ns * cols), ns, n, 1,
+					s.stream));
+			if (direct)
+				for (int i = 0; i < rows; i++)
+					CUDA_TRY(cudaMemcpyAsync(dst[(size_t)s0 * rows + i] + off,
+								 s.d_out + (size_t)i * pitch, n,
+								 cudaMemcpyDeviceToHost, s.stream));
+			else
+				CUDA_TRY(cudaMemcpyAsync(s.h_out, s.d_out, pitch * rows * ns,
+							 cudaMemcpyDeviceToHost, s.stream));
+			CUDA_TRY(cudaEventRecord(s.done, s.stream));
+			s.busy = 1;
+		}
+	// Drain in submission order, so *done stays a prefix.
+	for (int i = 0; i < c->nslots; i++) {
+		Slot &s = c->slots[(next + i) % c->nslots];
+
+		if (!s.busy)
+			continue;
+		CUDA_TRY(cudaEventSynchronize(s.done));
+		copy_out(s, p, dst);
+		s.busy = 0;
+		if (nstripes == 1)
+			*done = s.off + s.n;
+	}
+	*done = len;
+	return ret;
+fail:
+	cudaGetLastError();
+	for (int i = 0; i < c->nslots; i++) {
+		cudaStreamSynchronize(c->slots[i].stream);
+		c->slots[i].busy = 0;
+	}
+	cudaGetLastError();
+	return GFEC_E_DEVICE;
+}
+
+int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t *const *src,
+	uint8_t *const *dst, size_t *done)
+{
+	std::lock_guard<std::mutex> g(c->lock);
+	int ret;
+
+	*done = 0;
+	if (len == 0 || nstripes == 0) {
+		*done = len;
+		return 0;
+	}
+	if (cudaSetDevice(c->dev) != cudaSuccess) {
+		cudaGetLastError();
+		return GFEC_E_DEVICE;
+	}
+	c->calls++;
+	c->bytes_in += (uint64_t)len * nstripes * (col < 0 ? p->cols : 1);
+	if (nstripes > 0 && is_device(src[0])) {
+		ret = run_device(c, p, col, nstripes, len, src, dst);
+		*done = ret ? 0 : len;
+	} else {
+		ret = run_host(c, p, col, nstripes, len, src, dst, done);
+	}
+	if (ret)
+		c->failures++;
+	return ret;
+}
+
+int gpu_gemm(void *ctx, const void *plan, int nstripes, size_t len, const uint8_t *const *src,
+	     uint8_t *const *dst)
+{
+	size_t done;
+
+	return run(static_cast<Ctx *>(ctx), static_cast<const Plan *>(plan), -1, nstripes, len, src,
+		   dst, &done);
+}
+
+int gpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *src,
+	       uint8_t *const *dst, size_t *done)
+{
+	const Plan *p = static_cast<const Plan *>(plan);
+
+	if (col < 0 || col >= p->cols)
+		return GFEC_E_INVAL;
+	return run(static_cast<Ctx *>(ctx), p, col, 1, len, &src, dst, done);
+}
+
+void gpu_stats(void *ctx, struct gfec_backend_stats *out)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+	std::lock_guard<std::mutex> g(c->lock);
+
+	out->calls = c->calls;
+	out->bytes_in = c->bytes_in;
+	out->fallbacks = c->failures;
+}
+
+const char *gpu_path_name(void *ctx)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+
+	return c->forced ? c->forced->name : "auto";
+}
+
+const struct gfec_backend_ops gpu_ops = {
+	"gpu",	       gpu_init,   gpu_fini,  gpu_can_implement, gpu_plan_create, gpu_plan_free,
+	gpu_gemm,      gpu_update, gpu_is_device_ptr, gpu_stats,	 gpu_path_name,
+};
+
+} // namespace
+} // namespace gfec
+
+extern "C" const struct gfec_backend_ops *gfec_gpu_backend(void)
+{
+	return &gfec::gpu_ops;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file gfec_gpu.h
+ * The CUDA backend as plugin/ sees it: a backend table, and nothing from CUDA's headers.
+ *
+ * Buffers may be host memory (pageable or pinned) or device memory; the backend finds out per
+ * call. Host buffers go through a pipeline of pinned staging slots on several streams, so copies
+ * in, kernels and copies out of consecutive pieces overlap; device buffers are used in place.
+ * Every CUDA error comes back as GFEC_E_DEVICE (the codec then redoes the request on the CPU).
+ * GFEC_FAULT=cuda makes every GPU call fail that way, for tests.
+ */
+#ifndef GFEC_CUDA_GEMM_GFEC_GPU_H
+#define GFEC_CUDA_GEMM_GFEC_GPU_H
+
+#include "gemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The GPU backend's table; its init() fails with GFEC_E_NOBACKEND when no device is usable. */
+const struct gfec_backend_ops *gfec_gpu_backend(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file test_gpu.c
+ * The GPU backend through the public API, against raw ISA-L and the original data: every
+ * compiled kernel, random shapes, lengths and alignments, batches, every erasure pattern of
+ * (10,4) and (6,3), updates, device and pinned buffers, and injected CUDA faults (the CPU must
+ * redo the request with identical output). Exits 77 (ctest: skipped) without a usable GPU.
+ */
+#include <cuda_runtime_api.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <isa-l/erasure_code.h>
+
+#include "gfec/gfec.h"
+#include "test_util.h"
+
+#define MAXN 256
+
+static gfec_codec *try_make(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static gfec_codec *try_make(const char *fmt, ...)
+{
+	char profile[256];
+	gfec_codec *c = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(profile, sizeof(profile), fmt, ap);
+	va_end(ap);
+	return gfec_codec_create(profile, &c, NULL, 0) == 0 ? c : NULL;
+}
+
+/* Raw ISA-L Cauchy parity: the reference every GPU result must equal. */
+static void isal_cauchy(int k, int m, size_t len, uint8_t **data, uint8_t **out)
+{
+	uint8_t *full = malloc((size_t)(k + m) * k), *tbls = malloc(32u * k * m);
+
+	gf_gen_cauchy1_matrix(full, k + m, k);
+	ec_init_tables(k, m, full + k * k, tbls);
+	ec_encode_data((int)len, k, m, tbls, data, out);
+	free(full);
+	free(tbls);
+}
+
+static const char *const kernels[] = { "", "nibble_rg1_t128", "nibble_rg1_t256",
+				       "nibble_rg1_t512", "nibble_rg2_t256", "nibble_rg4_t256",
+				       "seed_t8", "seed_t16", "seed_t32" };
+
+static void one_encode(const char *kernel, int k, int m, size_t len)
+{
+	gfec_codec *c = kernel[0] ? try_make("k=%d m=%d backend=gpu gpu_kernel=%s", k, m, kernel)
+				  : try_make("k=%d m=%d backend=gpu", k, m);
+	struct test_buf b[MAXN], r[MAXN];
+	uint8_t *d[MAXN], *ref[MAXN];
+	struct gfec_stats st;
+
+	if (!c && kernel[0])
+		return; /* this kernel cannot run this shape: the codec refused it */
+	assert_non_null(c);
+	for (int i = 0; i < k + m; i++) {
+		d[i] = tbuf_alloc(&b[i], len, (unsigned)test_range(0, 63));
+		if (i < k)
+			test_fill(d[i], len);
+		else
+			memset(d[i], TEST_POISON, len);
+	}
+	for (int i = 0; i < m; i++)
+		ref[i] = tbuf_alloc(&r[i], len, 0);
+	isal_cauchy(k, m, len, d, ref);
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, d + k, len), 0);
+	for (int i = 0; i < m; i++)
+		if (memcmp(d[k + i], ref[i], len) != 0)
+			fail_msg("kernel '%s' k=%d m=%d len=%zu: parity %d differs from ISA-L", kernel,
+				 k, m, len, i);
+	gfec_codec_stats(c, &st);
+	assert_int_equal(st.fallbacks, 0);
+	assert_int_equal(st.gpu_calls, 1);
+	for (int i = 0; i < k + m; i++)
+		tbuf_free(&b[i]);
+	for (int i = 0; i < m; i++)
+		tbuf_free(&r[i]);
+	gfec_codec_free(c);
+}
+
+static void test_every_kernel_random(void **state)
+{
+	(void)state;
+	for (size_t v = 0; v < sizeof(kernels) / sizeof(kernels[0]); v++) {
+		for (int t = 0; t < 12; t++) {
+			int k = test_range(2, 30), m = test_range(1, k < 32 - k ? k : 32 - k);
+			size_t len = t < 4 ? (size_t)test_range(1, 40) : (size_t)test_range(1, 300000);
+
+			one_encode(kernels[v], k, m, len);
+		}
+		one_encode(kernels[v], 223, 32, 4096 + 5);
+	}
+}
+
+static void test_batches(void **state)
+{
+	static const int counts[] = { 1, 7, 1000, 100000 };
+	gfec_codec *g = try_make("k=10 m=4 backend=gpu"), *c = try_make("k=10 m=4 backend=cpu");
+
+	(void)state;
+	for (size_t t = 0; t < 4; t++) {
+		const int ns = counts[t], k = 10, m = 4;
+		const size_t len = ns >= 100000 ? 64 : ns >= 1000 ? 4096 : 70001;
+		uint8_t *pool = malloc(len * (size_t)ns * (k + 2 * m));
+		const uint8_t **data = malloc(sizeof(void *) * (size_t)ns * k);
+		uint8_t **pg = malloc(sizeof(void *) * (size_t)ns * m);
+		uint8_t **pc = malloc(sizeof(void *) * (size_t)ns * m);
+
+		test_fill(pool, len * (size_t)ns * k);
+		memset(pool + len * (size_t)ns * k, TEST_POISON, len * (size_t)ns * 2 * m);
+		for (size_t i = 0; i < (size_t)ns * k; i++)
+			data[i] = pool + i * len;
+		for (size_t i = 0; i < (size_t)ns * m; i++) {
+			pg[i] = pool + len * ((size_t)ns * k + i);
+			pc[i] = pool + len * ((size_t)ns * (k + m) + i);
+		}
+		assert_int_equal(gfec_encode_batch(g, ns, data, pg, len), 0);
+		assert_int_equal(gfec_encode_batch(c, ns, data, pc, len), 0);
+		assert_memory_equal(pg[0], pc[0], len * (size_t)ns * m);
+		free(pool);
+		free(data);
+		free(pg);
+		free(pc);
+	}
+	gfec_codec_free(g);
+	gfec_codec_free(c);
+}
+
+static void all_patterns(int k, int m, size_t len)
+{
+	gfec_codec *c = try_make("k=%d m=%d backend=gpu", k, m);
+	const int n = k + m;
+	struct test_buf b[MAXN], o[MAXN];
+	uint8_t *d[MAXN], *out[MAXN];
+
+	assert_non_null(c);
+	for (int i = 0; i < n; i++) {
+		d[i] = tbuf_alloc(&b[i], len, (unsigned)test_range(0, 63));
+		out[i] = tbuf_alloc(&o[i], len, 0);
+		if (i < k)
+			test_fill(d[i], len);
+	}
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, d + k, len), 0);
+	for (uint32_t mask = 1; mask < (1u << n); mask++) {
+		const uint8_t *in[MAXN];
+		uint8_t *want[MAXN];
+
+		if (__builtin_popcount(mask) > m)
+			continue;
+		for (int i = 0; i < n; i++) {
+			const int gone = (mask >> i) & 1;
+
+			in[i] = gone ? NULL : d[i];
+			want[i] = gone ? out[i] : NULL;
+			if (gone)
+				memset(out[i], TEST_POISON, len);
+		}
+		assert_int_equal(gfec_decode(c, in, want, len), 0);
+		for (int i = 0; i < n; i++)
+			if (((mask >> i) & 1) && memcmp(out[i], d[i], len) != 0)
+				fail_msg("(%d,%d) lost 0x%x: chunk %d wrong", k, m, mask, i);
+	}
+	for (int i = 0; i < n; i++) {
+		tbuf_free(&b[i]);
+		tbuf_free(&o[i]);
+	}
+	gfec_codec_free(c);
+}
+
+static void test_every_erasure_pattern(void **state)
+{
+	(void)state;
+	all_patterns(10, 4, 4096 + 17);
+	all_patterns(6, 3, 100000);
+}
+
+static void test_update(void **state)
+{
+	(void)state;
+	for (int t = 0; t < 10; t++) {
+		int k = test_range(2, 12), m = test_range(1, k < 6 ? k : 6);
+		size_t len = (size_t)test_range(1, 3 << 20);
+		gfec_codec *g = try_make("k=%d m=%d backend=gpu gpu_segment=1048576", k, m);
+		gfec_codec *c = try_make("k=%d m=%d backend=cpu", k, m);
+		uint8_t *d[MAXN], *p2[MAXN], *delta = malloc(len);
+		int vec = test_range(0, k - 1);
+
+		for (int i = 0; i < k + m; i++) {
+			d[i] = malloc(len);
+			if (i < k)
+				test_fill(d[i], len);
+		}
+		for (int i = 0; i < m; i++)
+			p2[i] = malloc(len);
+		assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, d + k, len), 0);
+		test_fill(delta, len);
+		for (size_t x = 0; x < len; x++)
+			d[vec][x] ^= delta[x];
+		assert_int_equal(gfec_update(g, vec, delta, d + k, len), 0);
+		assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, p2, len), 0);
+		for (int i = 0; i < m; i++)
+			assert_memory_equal(d[k + i], p2[i], len);
+		for (int i = 0; i < k + m; i++)
+			free(d[i]);
+		for (int i = 0; i < m; i++)
+			free(p2[i]);
+		free(delta);
+		gfec_codec_free(g);
+		gfec_codec_free(c);
+	}
+}
+
+/* Buffers in device memory and in pinned host memory: both must give ISA-L's bytes. */
+static void test_device_and_pinned_buffers(void **state)
+{
+	const int k = 8, m = 3;
+	const size_t len = (5 << 20) + 48;
+	gfec_codec *c = try_make("k=%d m=%d backend=gpu gpu_segment=4194304", k, m);
+	uint8_t *h[11], *ref[3], *dv[11], *pin[11];
+	struct gfec_stats st;
+
+	(void)state;
+	assert_non_null(c);
+	for (int i = 0; i < k + m; i++) {
+		h[i] = malloc(len);
+		if (i < k)
+			test_fill(h[i], len);
+		assert_int_equal(cudaMalloc((void **)&dv[i], len), cudaSuccess);
+		assert_int_equal(cudaMallocHost((void **)&pin[i], len), cudaSuccess);
+		assert_int_equal(cudaMemcpy(dv[i], h[i], len, cudaMemcpyHostToDevice), cudaSuccess);
+		memcpy(pin[i], h[i], len);
+		if (i >= k) {
+			assert_int_equal(cudaMemset(dv[i], TEST_POISON, len), cudaSuccess);
+			memset(pin[i], TEST_POISON, len);
+		}
+	}
+	for (int i = 0; i < m; i++)
+		ref[i] = malloc(len);
+	isal_cauchy(k, m, len, h, ref);
+
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)dv, dv + k, len), 0);
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)pin, pin + k, len), 0);
+	for (int i = 0; i < m; i++) {
+		assert_int_equal(cudaMemcpy(h[k + i], dv[k + i], len, cudaMemcpyDeviceToHost),
+				 cudaSuccess);
+		assert_memory_equal(h[k + i], ref[i], len);
+		assert_memory_equal(pin[k + i], ref[i], len);
+	}
+	/* verify needs host memory: device buffers are refused, not read */
+	assert_int_equal(gfec_verify(c, (const uint8_t *const *)dv, len, NULL), GFEC_E_INVAL);
+	gfec_codec_stats(c, &st);
+	assert_int_equal(st.gpu_calls, 2);
+	for (int i = 0; i < k + m; i++) {
+		free(h[i]);
+		cudaFree(dv[i]);
+		cudaFreeHost(pin[i]);
+	}
+	for (int i = 0; i < m; i++)
+		free(ref[i]);
+	gfec_codec_free(c);
+}
+
+/* backend=auto: the GPU only from gpu_min_bytes of data per call. */
+static void test_auto_threshold(void **state)
+{
+	gfec_codec *c = try_make("k=4 m=2 backend=auto gpu_min_bytes=40000");
+	uint8_t *d[6];
+	struct gfec_stats st;
+
+	(void)state;
+	assert_non_null(c);
+	for (int i = 0; i < 6; i++) {
+		d[i] = malloc(20000);
+		test_fill(d[i], 20000);
+	}
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, d + 4, 9999), 0);
+	gfec_codec_stats(c, &st);
+	assert_int_equal(st.gpu_calls, 0); /* 4 x 9999 < 40000: CPU */
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, d + 4, 10000), 0);
+	gfec_codec_stats(c, &st);
+	assert_int_equal(st.gpu_calls, 1);
+	for (int i = 0; i < 6; i++)
+		free(d[i]);
+	gfec_codec_free(c);
+}
+
+/* GFEC_FAULT=cuda: every GPU call fails; every request must still complete, correctly. */
+static void test_injected_fault_falls_back(void **state)
+{
+	const int k = 6, m = 3;
+	const size_t len = 300001;
+	gfec_codec *c;
+	uint8_t *d[9], *ref[3], *delta = malloc(len), *out[9] = { 0 };
+	const uint8_t *in[9];
+	struct gfec_stats st;
+
+	(void)state;
+	setenv("GFEC_FAULT", "cuda", 1);
+	c = try_make("k=%d m=%d backend=gpu", k, m);
+	unsetenv("GFEC_FAULT");
+	assert_non_null(c);
+	for (int i = 0; i < k + m; i++) {
+		d[i] = malloc(len);
+		if (i < k)
+			test_fill(d[i], len);
+		else
+			memset(d[i], TEST_POISON, len);
+	}
+	for (int i = 0; i < m; i++)
+		ref[i] = malloc(len);
+	isal_cauchy(k, m, len, d, ref);
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, d + k, len), 0);
+	for (int i = 0; i < m; i++)
+		assert_memory_equal(d[k + i], ref[i], len);
+
+	/* decode through the fallback */
+	for (int i = 0; i < k + m; i++)
+		in[i] = d[i];
+	in[1] = in[7] = NULL;
+	out[1] = malloc(len);
+	out[7] = malloc(len);
+	assert_int_equal(gfec_decode(c, in, out, len), 0);
+	assert_memory_equal(out[1], d[1], len);
+	assert_memory_equal(out[7], d[7], len);
+
+	/* update through the fallback: applied exactly once */
+	test_fill(delta, len);
+	for (size_t x = 0; x < len; x++)
+		d[2][x] ^= delta[x];
+	assert_int_equal(gfec_update(c, 2, delta, d + k, len), 0);
+	isal_cauchy(k, m, len, d, ref);
+	for (int i = 0; i < m; i++)
+		assert_memory_equal(d[k + i], ref[i], len);
+
+	gfec_codec_stats(c, &st);
+	assert_int_equal(st.fallbacks, 3);
+	assert_int_equal(st.gpu_calls, 0);
+	for (int i = 0; i < k + m; i++)
+		free(d[i]);
+	for (int i = 0; i < m; i++)
+		free(ref[i]);
+	free(out[1]);
+	free(out[7]);
+	free(delta);
+	gfec_codec_free(c);
+}
+
+static void test_bad_gpu_profiles(void **state)
+{
+	char err[256];
+	gfec_codec *c;
+
+	(void)state;
+	assert_int_equal(gfec_codec_create("k=4 m=2 backend=gpu gpu_kernel=warp9", &c, err,
+					   sizeof(err)),
+			 GFEC_E_INVAL);
+	assert_non_null(strstr(err, "gpu_kernel=warp9"));
+	/* a kernel that cannot run the shape: nibble_rg1 holds 4 parity rows */
+	assert_int_equal(gfec_codec_create("k=10 m=6 backend=gpu gpu_kernel=nibble_rg1_t256", &c,
+					   err, sizeof(err)),
+			 GFEC_E_NOTSUP);
+	assert_non_null(strstr(err, "k=10 m=6"));
+	assert_int_equal(gfec_codec_create("k=4 m=2 backend=gpu gpu_device=63", &c, err,
+					   sizeof(err)),
+			 GFEC_E_NOBACKEND);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_kernel_random),
+		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_every_erasure_pattern),
+		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_device_and_pinned_buffers),
+		cmocka_unit_test(test_auto_threshold),
+		cmocka_unit_test(test_injected_fault_falls_back),
+		cmocka_unit_test(test_bad_gpu_profiles),
+	};
+	gfec_codec *probe = try_make("k=4 m=2 backend=gpu");
+
+	if (!probe) {
+		fprintf(stderr, "# no usable GPU: skipped\n");
+		return 77;
+	}
+	gfec_codec_free(probe);
+	test_seed();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
