@@ -69,6 +69,9 @@ struct gfec_codec {
 	uint64_t clock;
 
 	uint64_t encodes, decodes, verifies, updates, bytes, hits, misses, fallbacks, gpu_calls;
+
+	pthread_once_t async_once;
+	struct gfec_async *async; /* started by the first gfec_submit() */
 };
 
 static void count(uint64_t *c, uint64_t n)
@@ -242,6 +245,7 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	if (!c)
 		return GFEC_E_NOMEM;
 	pthread_mutex_init(&c->lock, NULL);
+	c->async_once = (pthread_once_t)PTHREAD_ONCE_INIT;
 
 	ret = gfec_profile_parse(profile, &c->prof, err, errlen);
 	if (ret)
@@ -303,6 +307,7 @@ void gfec_codec_free(gfec_codec *c)
 {
 	if (!c)
 		return;
+	gfec_async_destroy(c->async);
 	for (int i = 0; i < c->ncache; i++) {
 		plans_free(c, &c->cache[i]->plan);
 		free(c->cache[i]);
@@ -718,4 +723,36 @@ int gfec_minimum_to_decode(const gfec_codec *c, const int *want, int nwant, cons
 	}
 	*nneed = cnt;
 	return 0;
+}
+
+/* --- asynchronous requests -------------------------------------------------------------------- */
+
+/* pthread_once takes no argument: the codec being started is handed over under this lock. */
+static pthread_mutex_t async_start_lock = PTHREAD_MUTEX_INITIALIZER;
+static gfec_codec *async_starting;
+
+static void async_start(void)
+{
+	async_starting->async = gfec_async_create(async_starting, async_starting->prof.async_threads);
+}
+
+int gfec_submit(gfec_codec *c, struct gfec_request *req)
+{
+	if (!c || !req || (req->op != GFEC_OP_ENCODE && req->op != GFEC_OP_DECODE &&
+			   req->op != GFEC_OP_UPDATE))
+		return GFEC_E_INVAL;
+	pthread_mutex_lock(&async_start_lock);
+	async_starting = c;
+	pthread_once(&c->async_once, async_start);
+	pthread_mutex_unlock(&async_start_lock);
+	if (!c->async)
+		return GFEC_E_SYSTEM;
+	return gfec_async_submit(c->async, req);
+}
+
+int gfec_wait(gfec_codec *c, struct gfec_request *req)
+{
+	if (!c || !req || !c->async)
+		return GFEC_E_INVAL;
+	return gfec_async_wait(c->async, req);
 }

@@ -23,6 +23,7 @@ struct gfec_profile {
 	int threads;		/* 0 = online CPUs */
 	char cpu_path[8];	/* "" = best, "isal", "base" */
 	int decode_cache;	/* decode plans kept */
+	int async_threads;	/* workers behind gfec_submit() */
 	/* GPU knobs: from the config file, then the profile (gpu_* keys) */
 	char gpu_kernel[32];	/* "" = the default kernel for the shape */
 	long long gpu_min_bytes; /* backend=auto: GPU when a call has at least this much data */
@@ -51,6 +52,13 @@ const char *gfec_backend_choice_name(enum gfec_backend_choice b);
 /** Logs through the user's callback, if one is set and the level passes. printf-style. */
 void gfec_log(enum gfec_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* async.c: a codec's request queue and its worker threads. */
+struct gfec_async;
+struct gfec_async *gfec_async_create(gfec_codec *c, int nthreads);
+void gfec_async_destroy(struct gfec_async *a); /* runs what is queued, then joins */
+int gfec_async_submit(struct gfec_async *a, struct gfec_request *r);
+int gfec_async_wait(struct gfec_async *a, struct gfec_request *r);
 
 /** The GPU backend's table, or NULL when this build has none. */
 const struct gfec_backend_ops *gfec_backend_gpu(void);

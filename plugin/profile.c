@@ -137,6 +137,10 @@ static int set_key(struct gfec_profile *p, const char *key, const char *val, int
 			return fail(err, errlen,
 				    "decode_cache=%s: decode_cache must be a number in 1..65536",
 				    val);
+	} else if (strcmp(key, "async_threads") == 0) {
+		if (parse_int(val, 1, 64, &p->async_threads))
+			return fail(err, errlen, "async_threads=%s: async_threads must be 1..64",
+				    val);
 	} else if (strcmp(key, "gpu_kernel") == 0) {
 		if (!*val || strlen(val) >= sizeof(p->gpu_kernel))
 			return fail(err, errlen, "gpu_kernel=%s: not a kernel name", val);
@@ -189,6 +193,7 @@ int gfec_profile_parse(const char *text, struct gfec_profile *p, char *err, size
 	p->technique = GFEC_TECH_CAUCHY;
 	p->backend = GFEC_BACKEND_AUTO;
 	p->decode_cache = 64;
+	p->async_threads = 2;
 	p->gpu_min_bytes = GPU_MIN_BYTES_DEFAULT;
 	gfec_config_load(p);
 	ret = env_defaults(p, err, errlen);

@@ -623,6 +623,94 @@ static void test_threads_share_codec(void **state)
 	gfec_codec_free(c);
 }
 
+/* --- asynchronous requests -------------------------------------------------------------------- */
+
+static void on_done(struct gfec_request *req, void *user)
+{
+	int *count = user;
+
+	assert_int_equal(req->status, 0);
+	__atomic_fetch_add(count, 1, __ATOMIC_RELAXED);
+}
+
+static void test_async_requests(void **state)
+{
+	enum { N = 64 };
+	gfec_codec *c = make("k=6 m=3 async_threads=3 backend=cpu");
+	const size_t len = 50000;
+	struct stripe s;
+	struct gfec_request req[N];
+	uint8_t *par[N][3], *out[N][9];
+	const uint8_t *in[N][9];
+	int callbacks = 0;
+
+	(void)state;
+	stripe_init(&s, 6, 3, len, 1);
+	encode(c, &s);
+	for (int r = 0; r < N; r++) {
+		memset(&req[r], 0, sizeof(req[r]));
+		req[r].len = len;
+		if (r % 2 == 0) { /* encode into fresh parity */
+			for (int i = 0; i < 3; i++) {
+				par[r][i] = gfec_alloc(len);
+				memset(par[r][i], TEST_POISON, len);
+			}
+			req[r].op = GFEC_OP_ENCODE;
+			req[r].nstripes = 1;
+			req[r].in = (const uint8_t *const *)s.c;
+			req[r].out = par[r];
+		} else { /* decode two lost chunks */
+			for (int i = 0; i < 9; i++) {
+				in[r][i] = s.c[i];
+				out[r][i] = NULL;
+			}
+			int a = r % 9, b = (r / 9 + a + 1) % 9;
+
+			in[r][a] = in[r][b] = NULL;
+			out[r][a] = gfec_alloc(len);
+			out[r][b] = gfec_alloc(len);
+			req[r].op = GFEC_OP_DECODE;
+			req[r].in = in[r];
+			req[r].out = out[r];
+		}
+		if (r % 4 == 3) {
+			req[r].done = on_done;
+			req[r].user = &callbacks;
+		}
+		assert_int_equal(gfec_submit(c, &req[r]), 0);
+	}
+	for (int r = 0; r < N; r++) {
+		if (req[r].done)
+			continue;
+		assert_int_equal(gfec_wait(c, &req[r]), 0);
+	}
+	/* freeing the codec finishes every queued request first */
+	gfec_codec_free(c);
+	assert_int_equal(callbacks, N / 4);
+	for (int r = 0; r < N; r++) {
+		assert_int_equal(req[r].status, 0);
+		if (r % 2 == 0) {
+			for (int i = 0; i < 3; i++) {
+				assert_memory_equal(par[r][i], s.c[6 + i], len);
+				gfec_free(par[r][i]);
+			}
+		} else {
+			for (int i = 0; i < 9; i++)
+				if (out[r][i]) {
+					assert_memory_equal(out[r][i], s.c[i], len);
+					gfec_free(out[r][i]);
+				}
+		}
+	}
+	struct gfec_request bad = { .op = 42 };
+
+	c = make("k=6 m=3");
+	assert_int_equal(gfec_submit(c, &bad), GFEC_E_INVAL);
+	assert_int_equal(gfec_submit(NULL, &req[0]), GFEC_E_INVAL);
+	gfec_codec_free(c);
+	stripe_free(&s);
+}
+
 /* --- bad input and the no-stdout rule ---------------------------------------------------------- */
 
 static void test_bad_inputs(void **state)
@@ -731,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_reconstruct),
 		cmocka_unit_test(test_minimum_to_decode),
 		cmocka_unit_test(test_threads_share_codec),
+		cmocka_unit_test(test_async_requests),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_logs_through_callback_only),
 	};

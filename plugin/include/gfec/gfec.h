@@ -19,7 +19,7 @@
  * | cauchy (ISA-L Cauchy1, default) | jerasure_reed_sol_van (Jerasure's systematic Vandermonde);
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
  * cpu_path = isal | base (force the plain-C path; GFEC_CPU_PATH does the same);
- * decode_cache = N (decode matrices kept, LRU, default 64);
+ * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2);
  * gpu_kernel = NAME, gpu_min_bytes = N (auto: GPU for calls with >= N data bytes), gpu_device,
  * gpu_streams, gpu_segment (these override gfec.conf's [gpu] section; see plugin/config.c).
  *
@@ -139,6 +139,45 @@ GFEC_API int gfec_update(gfec_codec *codec, int vec_i, const uint8_t *delta, uin
  */
 GFEC_API int gfec_minimum_to_decode(const gfec_codec *codec, const int *want, int nwant, const int *avail,
 			   int navail, int *need, int *nneed);
+
+/* ---- asynchronous requests ------------------------------------------------------------------ */
+
+enum gfec_op { GFEC_OP_ENCODE = 1, GFEC_OP_DECODE = 2, GFEC_OP_UPDATE = 3 };
+
+/**
+ * One request for gfec_submit(). The caller owns it and every buffer it names until it completes.
+ *   ENCODE: in = data[nstripes*k], out = parity[nstripes*m]   (as gfec_encode_batch)
+ *   DECODE: in = chunks[k+m] (NULL = missing), out[k+m]       (as gfec_decode; nstripes unused)
+ *   UPDATE: in = &delta (one pointer), out = parity[m], vec_i  (as gfec_update)
+ */
+struct gfec_request {
+	enum gfec_op op;
+	int nstripes;
+	size_t len;
+	const uint8_t *const *in;
+	uint8_t *const *out;
+	int vec_i;
+	/**
+	 * Called on a gfec worker thread when the request is complete, status set. With a callback
+	 * the request may be freed inside it, and gfec_wait() must not be used on it.
+	 */
+	void (*done)(struct gfec_request *req, void *user);
+	void *user;
+	int status; /**< the result: 0 or a GFEC_E_* code */
+	/* private to gfec */
+	struct gfec_request *next_;
+	int state_;
+};
+
+/**
+ * Queues @p req on the codec's worker threads (profile key async_threads, default 2; started on
+ * the first submit). Completed requests give the same bytes as the synchronous calls.
+ * @returns 0 (the request will complete), GFEC_E_INVAL or GFEC_E_SYSTEM.
+ */
+GFEC_API int gfec_submit(gfec_codec *codec, struct gfec_request *req);
+
+/** Blocks until @p req (submitted without a callback) is complete; returns its status. */
+GFEC_API int gfec_wait(gfec_codec *codec, struct gfec_request *req);
 
 struct gfec_stats {
 	uint64_t encodes, decodes, verifies, updates; /**< successful calls */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file async.c
+ * gfec_submit()/gfec_wait(): requests queued to a codec's own worker threads, so a caller (the
+ * RDMA batcher, an OSD op thread) hands work off and learns of its end by callback or by waiting.
+ * Workers run the synchronous calls, so results, fallbacks and counters are the same as for a
+ * direct call. Requests complete in any order.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+enum { REQ_QUEUED = 1, REQ_RUNNING, REQ_DONE };
+
+struct gfec_async {
+	gfec_codec *codec;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	struct gfec_request *head, *tail;
+	int stop, nthreads;
+	pthread_t threads[];
+};
+
+static int execute(gfec_codec *c, struct gfec_request *r)
+{
+	switch (r->op) {
+	case GFEC_OP_ENCODE:
+		return gfec_encode_batch(c, r->nstripes, r->in, r->out, r->len);
+	case GFEC_OP_DECODE:
+		return gfec_decode(c, r->in, r->out, r->len);
+	case GFEC_OP_UPDATE:
+		return r->in ? gfec_update(c, r->vec_i, r->in[0], r->out, r->len) : GFEC_E_INVAL;
+	}
+	return GFEC_E_INVAL;
+}
+
+static void *worker(void *arg)
+{
+	struct gfec_async *a = arg;
+
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		struct gfec_request *r = a->head;
+
+		if (!r) {
+			if (a->stop)
+				break;
+			pthread_cond_wait(&a->work, &a->lock);
+			continue;
+		}
+		a->head = r->next_;
+		if (!a->head)
+			a->tail = NULL;
+		r->state_ = REQ_RUNNING;
+		pthread_mutex_unlock(&a->lock);
+
+		int status = execute(a->codec, r);
+		void (*done)(struct gfec_request *, void *) = r->done;
+		void *user = r->user;
+
+		r->status = status;
+		if (done) {
+			/* The callback may free or reuse r: it is not touched afterwards. */
+			pthread_mutex_lock(&a->lock);
+			r->state_ = REQ_DONE;
+			pthread_mutex_unlock(&a->lock);
+			done(r, user);
+			pthread_mutex_lock(&a->lock);
+		} else {
+			pthread_mutex_lock(&a->lock);
+			r->state_ = REQ_DONE;
+			pthread_cond_broadcast(&a->done);
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+struct gfec_async *gfec_async_create(gfec_codec *c, int nthreads)
+{
+	struct gfec_async *a = calloc(1, sizeof(*a) + (size_t)nthreads * sizeof(pthread_t));
+
+	if (!a)
+		return NULL;
+	a->codec = c;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->work, NULL);
+	pthread_cond_init(&a->done, NULL);
+	for (; a->nthreads < nthreads; a->nthreads++)
+		if (pthread_create(&a->threads[a->nthreads], NULL, worker, a) != 0)
+			break;
+	if (a->nthreads == 0) {
+		gfec_async_destroy(a);
+		return NULL;
+	}
+	return a;
+}
+
+void gfec_async_destroy(struct gfec_async *a)
+{
+	if (!a)
+		return;
+	/* Workers finish everything queued before they stop: no request is dropped. */
+	pthread_mutex_lock(&a->lock);
+	a->stop = 1;
+	pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->lock);
+	for (int i = 0; i < a->nthreads; i++)
+		pthread_join(a->threads[i], NULL);
+	pthread_cond_destroy(&a->done);
+	pthread_cond_destroy(&a->work);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}
+
+int gfec_async_submit(struct gfec_async *a, struct gfec_request *r)
+{
+	r->next_ = NULL;
+	r->status = 0;
+	pthread_mutex_lock(&a->lock);
+	r->state_ = REQ_QUEUED;
+	if (a->tail)
+		a->tail->next_ = r;
+	else
+		a->head = r;
+	a->tail = r;
+	pthread_cond_signal(&a->work);
+	pthread_mutex_unlock(&a->lock);
+	return 0;
+}
+
+int gfec_async_wait(struct gfec_async *a, struct gfec_request *r)
+{
+	pthread_mutex_lock(&a->lock);
+	while (r->state_ != REQ_DONE)
+		pthread_cond_wait(&a->done, &a->lock);
+	pthread_mutex_unlock(&a->lock);
+	return r->status;
+}
