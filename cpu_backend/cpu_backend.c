@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gf8.h"
+#include "matrix.h"
 #include "gfec/gfec_errors.h"
 #include "threadpool.h"
 
@@ -34,7 +35,9 @@ struct cpu_ctx {
 struct cpu_plan {
 	int rows, cols;
 	uint8_t *a;	/* rows x cols */
-	uint8_t *tbls;	/* ISA-L's 32 * rows * cols expanded tables */
+	uint8_t *tbls;	/* ISA-L's 32 * rows * cols expanded tables (byte layout) */
+	size_t packetsize; /* > 0: CRS packet layout, through bits */
+	uint8_t *bits;	/* 8rows x 8cols bitmatrix (CRS layout) */
 };
 
 struct slice_job {
@@ -61,7 +64,10 @@ static void run_slice(void *arg, size_t index)
 	for (int i = 0; i < p->rows; i++)
 		dst[i] = j->dst[i] + off;
 
-	if (j->ctx->path == PATH_BASE) {
+	if (p->packetsize) {
+		gfec_cpu_bitmatrix_base(n, p->cols, p->rows, j->col, p->bits, p->packetsize,
+					(const uint8_t *const *)src, dst);
+	} else if (j->ctx->path == PATH_BASE) {
 		if (j->col < 0)
 			gfec_cpu_gemm_base(n, p->cols, p->rows, p->a, (const uint8_t *const *)src,
 					   dst);
@@ -86,13 +92,16 @@ static void run_sliced(struct cpu_ctx *c, struct slice_job *j)
 			   __ATOMIC_RELAXED);
 	if (j->len == 0)
 		return;
+	/* CRS slices hold whole blocks of 8 packets. */
+	const size_t unit = j->plan->packetsize ? 8 * j->plan->packetsize : 1;
+
 	if (c->pool && j->len >= PARALLEL_MIN) {
-		j->slice = c->slice;
+		j->slice = c->slice < unit ? unit : c->slice / unit * unit;
 		ntasks = (j->len + j->slice - 1) / j->slice;
 		gfec_cpu_pool_run(c->pool, ntasks, run_slice, j);
 		return;
 	}
-	j->slice = SERIAL_SLICE;
+	j->slice = SERIAL_SLICE / unit * unit;
 	ntasks = (j->len + j->slice - 1) / j->slice;
 	for (size_t i = 0; i < ntasks; i++)
 		run_slice(j, i);
@@ -148,7 +157,7 @@ static int cpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 {
 	(void)ctx;
 	if (a->w != 8 || a->rows < 1 || a->cols < 1 || a->rows > GFEC_MAX_CHUNKS_CPU ||
-	    a->cols > GFEC_MAX_CHUNKS_CPU)
+	    a->cols > GFEC_MAX_CHUNKS_CPU || a->packetsize % 8)
 		return GFEC_E_NOTSUP;
 	return 0;
 }
@@ -162,6 +171,7 @@ static void cpu_plan_free(void *ctx, void *plan)
 		return;
 	free(p->a);
 	free(p->tbls);
+	free(p->bits);
 	free(p);
 }
 
@@ -178,14 +188,21 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 		return GFEC_E_NOMEM;
 	p->rows = a->rows;
 	p->cols = a->cols;
+	p->packetsize = a->packetsize;
 	p->a = malloc(n);
-	p->tbls = malloc(32 * n);
-	if (!p->a || !p->tbls) {
+	if (p->packetsize)
+		p->bits = malloc(64 * n);
+	else
+		p->tbls = malloc(32 * n);
+	if (!p->a || (!p->bits && !p->tbls)) {
 		cpu_plan_free(ctx, p);
 		return GFEC_E_NOMEM;
 	}
 	memcpy(p->a, a->a, n);
-	ec_init_tables(p->cols, p->rows, p->a, p->tbls);
+	if (p->packetsize)
+		gfec_matrix_to_bitmatrix(p->a, p->rows, p->cols, p->bits);
+	else
+		ec_init_tables(p->cols, p->rows, p->a, p->tbls);
 	*out = p;
 	return 0;
 }
@@ -195,6 +212,8 @@ static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 {
 	const struct cpu_plan *p = plan;
 
+	if (p->packetsize && len % (8 * p->packetsize))
+		return GFEC_E_INVAL;
 	for (int s = 0; s < nstripes; s++) {
 		struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
 				       .src = src + (size_t)s * p->cols,
@@ -213,7 +232,7 @@ static int cpu_update(void *ctx, const void *plan, int col, size_t len, const ui
 			       .src = &src, .dst = dst };
 
 	*done = 0;
-	if (col < 0 || col >= p->cols)
+	if (col < 0 || col >= p->cols || (p->packetsize && len % (8 * p->packetsize)))
 		return GFEC_E_INVAL;
 	run_sliced(ctx, &j);
 	*done = len;

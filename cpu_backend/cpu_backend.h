@@ -30,6 +30,15 @@ const struct gfec_backend_ops *gfec_cpu_backend(void);
 void gfec_cpu_gemm_base(size_t len, int cols, int rows, const uint8_t *a,
 			const uint8_t *const *src, uint8_t *const *dst);
 
+/**
+ * Reference CRS product (gfec_gemm_matrix.packetsize = P): @p bits is the 8rows x 8cols bitmatrix
+ * (one 0/1 byte per bit, gfec_matrix_to_bitmatrix's layout); len is a multiple of 8 * P. With
+ * @p col >= 0 only that input column is applied and the result is XORed into dst (the update);
+ * src then has one entry. Works on 64-bit words; no alignment requirement.
+ */
+void gfec_cpu_bitmatrix_base(size_t len, int cols, int rows, int col, const uint8_t *bits,
+			     size_t packetsize, const uint8_t *const *src, uint8_t *const *dst);
+
 /** Reference update: dst[i][b] ^= a[i*cols+col] * src[b] for every row i. */
 void gfec_cpu_update_base(size_t len, int cols, int rows, int col, const uint8_t *a,
 			  const uint8_t *src, uint8_t *const *dst);

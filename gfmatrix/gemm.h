@@ -25,12 +25,21 @@
 extern "C" {
 #endif
 
-/** The matrix a plan is made from. */
+/**
+ * The matrix a plan is made from, and the layout it is applied in.
+ *
+ * packetsize = 0: symbols are bytes, dst[i][b] = sum_j A(i,j) * src[j][b] (ISA-L's layout).
+ * packetsize = P > 0: Cauchy RS (CRS) layout: every buffer is blocks of w packets of P bytes, and
+ * A acts through its w x w bitmatrix: packet l of dst[i] is the XOR of packets x of src[j] over
+ * the set bits (l, x) of A(i,j)'s bitmatrix (Jerasure's jerasure_bitmatrix_encode). len must
+ * then be a multiple of w * P, and P a multiple of 8.
+ */
 struct gfec_gemm_matrix {
 	unsigned w;	  /**< field width in bits; only 8 is implemented today */
 	int rows;	  /**< outputs */
 	int cols;	  /**< inputs */
 	const uint8_t *a; /**< rows x cols, row-major, one byte per element for w = 8 */
+	size_t packetsize;
 };
 
 /** Counters a backend keeps; all are totals since the backend context was created. */

@@ -125,6 +125,81 @@ int gfec_matrix_jerasure_rs_van(int k, int m, uint8_t *g)
 	return 0;
 }
 
+int gfec_matrix_bitmatrix_ones(uint8_t e)
+{
+	int n = 0;
+
+	for (int x = 0; x < 8; x++) {
+		n += __builtin_popcount(e);
+		e = gfec_gf8_mul(e, 2);
+	}
+	return n;
+}
+
+static int row_ones(const uint8_t *row, int k, uint8_t scale)
+{
+	int n = 0;
+
+	for (int j = 0; j < k; j++)
+		n += gfec_matrix_bitmatrix_ones(gfec_gf8_mul(row[j], scale));
+	return n;
+}
+
+int gfec_matrix_jerasure_cauchy_good(int k, int m, uint8_t *g)
+{
+	if (!shape_ok(k, m) || !g)
+		return GFEC_E_INVAL;
+	if (m == 2) {
+		/* Nonzero elements by (bitmatrix ones, value): the sparsest first. */
+		uint8_t order[255];
+		int n = 0;
+
+		for (int ones = 0; ones <= 64 && n < 255; ones++)
+			for (int e = 1; e < 256; e++)
+				if (gfec_matrix_bitmatrix_ones((uint8_t)e) == ones)
+					order[n++] = (uint8_t)e;
+		for (int j = 0; j < k; j++) {
+			g[j] = 1;
+			g[k + j] = order[j];
+		}
+		return 0;
+	}
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < k; j++)
+			g[i * k + j] = gfec_gf8_inv((uint8_t)(i ^ (m + j)));
+	/* Row 0 to all ones, by scaling columns. */
+	for (int j = 0; j < k; j++)
+		if (g[j] != 1) {
+			uint8_t x = gfec_gf8_inv(g[j]);
+
+			for (int i = 0; i < m; i++)
+				g[i * k + j] = gfec_gf8_mul(g[i * k + j], x);
+		}
+	/* Every other row: divide by the element that leaves the fewest ones (first wins ties). */
+	for (int i = 1; i < m; i++) {
+		uint8_t *row = g + i * k;
+		int best = row_ones(row, k, 1), best_j = -1;
+
+		for (int j = 0; j < k; j++) {
+			if (row[j] == 1)
+				continue;
+			int n = row_ones(row, k, gfec_gf8_inv(row[j]));
+
+			if (n < best) {
+				best = n;
+				best_j = j;
+			}
+		}
+		if (best_j >= 0) {
+			uint8_t x = gfec_gf8_inv(row[best_j]);
+
+			for (int j = 0; j < k; j++)
+				row[j] = gfec_gf8_mul(row[j], x);
+		}
+	}
+	return 0;
+}
+
 /* Next s-subset of {0..n-1} in lexicographic order; returns 0 after the last. */
 static int next_subset(int *idx, int s, int n)
 {

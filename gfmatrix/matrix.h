@@ -39,6 +39,18 @@ int gfec_matrix_isal_cauchy1(int k, int m, uint8_t *g);
 int gfec_matrix_jerasure_rs_van(int k, int m, uint8_t *g);
 
 /**
+ * Jerasure cauchy_good_general_coding_matrix(k, m, 8), the matrix of Ceph's jerasure
+ * technique=cauchy_good. For m = 2 the parity rows are all ones and the k nonzero elements with
+ * the sparsest bitmatrices (ascending ones, then value); otherwise Cauchy 1/(i ^ (m + j)) with
+ * each column scaled so row 0 is all ones and each other row scaled by whichever of its
+ * elements' inverses makes its bitmatrix sparsest.
+ */
+int gfec_matrix_jerasure_cauchy_good(int k, int m, uint8_t *g);
+
+/** Ones in the 8x8 bitmatrix of element @p e (Jerasure's cauchy_n_ones for w = 8). */
+int gfec_matrix_bitmatrix_ones(uint8_t e);
+
+/**
  * Checks that [I_k ; G] is MDS: every k x k submatrix is invertible, which holds exactly when
  * every square submatrix of G is nonsingular. The check is exhaustive, smallest submatrices
  * first; when it has spent @p budget (about s^3 per s x s submatrix) without finding a singular

@@ -74,6 +74,18 @@ struct gfec_codec {
 	struct gfec_async *async; /* started by the first gfec_submit() */
 };
 
+/* 0 for byte-symbol techniques; the CRS packet size for cauchy_good. */
+static size_t packetsize(const gfec_codec *c)
+{
+	return c->prof.technique == GFEC_TECH_CAUCHY_GOOD ? (size_t)c->prof.packetsize : 0;
+}
+
+/* Every len must be a multiple of this: 1, or one CRS block of 8 packets. */
+static size_t len_unit(const gfec_codec *c)
+{
+	return packetsize(c) ? 8 * packetsize(c) : 1;
+}
+
 static void count(uint64_t *c, uint64_t n)
 {
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
@@ -173,6 +185,9 @@ static int make_generator(gfec_codec *c, char *err, size_t errlen)
 	case GFEC_TECH_JERASURE_RS_VAN:
 		ret = gfec_matrix_jerasure_rs_van(k, m, c->g);
 		break;
+	case GFEC_TECH_CAUCHY_GOOD:
+		ret = gfec_matrix_jerasure_cauchy_good(k, m, c->g);
+		break;
 	}
 	return ret;
 }
@@ -182,7 +197,8 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 {
 	const int required = c->prof.backend == GFEC_BACKEND_GPU;
 	struct gfec_backend_conf conf = { 0 };
-	struct gfec_gemm_matrix gm = { .w = 8, .rows = c->m, .cols = c->k, .a = c->g };
+	struct gfec_gemm_matrix gm = { .w = 8, .rows = c->m, .cols = c->k, .a = c->g,
+				       .packetsize = packetsize(c) };
 	const struct gfec_backend_ops *ops = gfec_backend_gpu();
 	int ret;
 
@@ -275,7 +291,8 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 		if (ret)
 			goto out;
 	}
-	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = c->m, .cols = c->k, .a = c->g };
+	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = c->m, .cols = c->k, .a = c->g,
+					.packetsize = packetsize(c) };
 	ret = plans_create(c, &gm, &c->enc);
 	if (ret) {
 		snprintf(err, errlen, "backend=%s: %s", gfec_backend_choice_name(c->prof.backend),
@@ -344,10 +361,12 @@ size_t gfec_codec_chunk_size(const gfec_codec *c, size_t object_size)
 
 	if (!c)
 		return 0;
+	const size_t unit = len_unit(c) > GFEC_ALIGN ? len_unit(c) : GFEC_ALIGN;
+
 	per = object_size / (size_t)c->k + (object_size % (size_t)c->k != 0);
 	if (per == 0)
 		per = 1;
-	return (per + GFEC_ALIGN - 1) / GFEC_ALIGN * GFEC_ALIGN;
+	return (per + unit - 1) / unit * unit;
 }
 
 size_t gfec_codec_profile(const gfec_codec *c, char *buf, size_t buflen)
@@ -357,10 +376,11 @@ size_t gfec_codec_profile(const gfec_codec *c, char *buf, size_t buflen)
 	if (!c)
 		return 0;
 	n = snprintf(buf, buflen, "k=%d m=%d technique=%s backend=%s threads=%d cpu_path=%s "
-			       "decode_cache=%d",
+			       "decode_cache=%d%s%.0d",
 		     c->k, c->m, gfec_technique_name(c->prof.technique),
 		     gfec_backend_choice_name(c->prof.backend), c->prof.threads,
-		     c->cpu.ops->path_name(c->cpu.ctx), c->prof.decode_cache);
+		     c->cpu.ops->path_name(c->cpu.ctx), c->prof.decode_cache,
+		     packetsize(c) ? " packetsize=" : "", packetsize(c) ? c->prof.packetsize : 0);
 	return n < 0 ? 0 : (size_t)n;
 }
 
@@ -543,7 +563,8 @@ static int dplan_get(gfec_codec *c, const struct pattern *key, const int *src, c
 	ret = gfec_matrix_decode(c->g, c->k, c->m, src, want, nwant, dm);
 	if (ret)
 		goto fail;
-	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = nwant, .cols = c->k, .a = dm };
+	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = nwant, .cols = c->k, .a = dm,
+					.packetsize = packetsize(c) };
 	ret = plans_create(c, &gm, &d->plan);
 	if (ret)
 		goto fail;
@@ -656,7 +677,9 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 
 	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m) || device_ptr(c, chunks))
 		return GFEC_E_INVAL;
-	piece = len < VERIFY_PIECE ? len : VERIFY_PIECE;
+	piece = VERIFY_PIECE / len_unit(c) * len_unit(c);
+	piece = piece ? piece : len_unit(c);
+	piece = len < piece ? len : piece;
 	buf = gfec_alloc(piece * (size_t)c->m);
 	if (!buf)
 		return GFEC_E_NOMEM;

@@ -12,6 +12,7 @@ enum gfec_technique {
 	GFEC_TECH_REED_SOL_VAN,	       /* ISA-L gf_gen_rs_matrix */
 	GFEC_TECH_CAUCHY,	       /* ISA-L gf_gen_cauchy1_matrix */
 	GFEC_TECH_JERASURE_RS_VAN,     /* Jerasure reed_sol_vandermonde_coding_matrix, w=8 */
+	GFEC_TECH_CAUCHY_GOOD,	       /* Jerasure cauchy_good, CRS bitmatrix over packets */
 };
 
 enum gfec_backend_choice { GFEC_BACKEND_CPU, GFEC_BACKEND_GPU, GFEC_BACKEND_AUTO };
@@ -24,6 +25,7 @@ struct gfec_profile {
 	char cpu_path[8];	/* "" = best, "isal", "base" */
 	int decode_cache;	/* decode plans kept */
 	int async_threads;	/* workers behind gfec_submit() */
+	int packetsize;		/* cauchy_good: bytes per packet (a multiple of 8) */
 	/* GPU knobs: from the config file, then the profile (gpu_* keys) */
 	char gpu_kernel[32];	/* "" = the default kernel for the shape */
 	long long gpu_min_bytes; /* backend=auto: GPU when a call has at least this much data */

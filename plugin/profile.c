@@ -25,6 +25,7 @@ static const char *const technique_names[] = {
 	[GFEC_TECH_REED_SOL_VAN] = "reed_sol_van",
 	[GFEC_TECH_CAUCHY] = "cauchy",
 	[GFEC_TECH_JERASURE_RS_VAN] = "jerasure_reed_sol_van",
+	[GFEC_TECH_CAUCHY_GOOD] = "cauchy_good",
 };
 
 static const char *const backend_names[] = {
@@ -111,11 +112,11 @@ static int set_key(struct gfec_profile *p, const char *key, const char *val, int
 			return fail(err, errlen, "m=%s: m must be a number", val);
 		*seen_m = 1;
 	} else if (strcmp(key, "technique") == 0) {
-		x = lookup(val, technique_names, 3);
+		x = lookup(val, technique_names, 4);
 		if (x < 0)
 			return fail(err, errlen,
 				    "technique=%s: unknown technique (reed_sol_van, cauchy, "
-				    "jerasure_reed_sol_van)",
+				    "jerasure_reed_sol_van, cauchy_good)",
 				    val);
 		p->technique = (enum gfec_technique)x;
 	} else if (strcmp(key, "backend") == 0) {
@@ -136,6 +137,11 @@ static int set_key(struct gfec_profile *p, const char *key, const char *val, int
 		if (parse_int(val, 1, 65536, &p->decode_cache))
 			return fail(err, errlen,
 				    "decode_cache=%s: decode_cache must be a number in 1..65536",
+				    val);
+	} else if (strcmp(key, "packetsize") == 0) {
+		if (parse_int(val, 8, 1 << 24, &p->packetsize) || p->packetsize % 8)
+			return fail(err, errlen,
+				    "packetsize=%s: packetsize must be a multiple of 8 in 8..2^24",
 				    val);
 	} else if (strcmp(key, "async_threads") == 0) {
 		if (parse_int(val, 1, 64, &p->async_threads))
@@ -194,6 +200,7 @@ int gfec_profile_parse(const char *text, struct gfec_profile *p, char *err, size
 	p->backend = GFEC_BACKEND_AUTO;
 	p->decode_cache = 64;
 	p->async_threads = 2;
+	p->packetsize = 2048; /* Jerasure's and Ceph's default for cauchy_good */
 	p->gpu_min_bytes = GPU_MIN_BYTES_DEFAULT;
 	gfec_config_load(p);
 	ret = env_defaults(p, err, errlen);

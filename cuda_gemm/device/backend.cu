@@ -200,7 +200,7 @@ const KernelInfo *pick(Ctx *c, int rows, int cols)
 
 int gpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 {
-	if (a->w != 8)
+	if (a->w != 8 || a->packetsize)
 		return GFEC_E_NOTSUP;
 	return pick(static_cast<Ctx *>(ctx), a->rows, a->cols) ? 0 : GFEC_E_NOTSUP;
 }
@@ -220,7 +220,7 @@ void gpu_plan_free(void *ctx, void *plan)
 int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
 {
 	Ctx *c = static_cast<Ctx *>(ctx);
-	const KernelInfo *k = a->w == 8 ? pick(c, a->rows, a->cols) : nullptr;
+	const KernelInfo *k = a->w == 8 && !a->packetsize ? pick(c, a->rows, a->cols) : nullptr;
 	Plan *p;
 	std::vector<uint32_t> t;
 	const size_t n = (size_t)a->rows * a->cols;

@@ -13,7 +13,10 @@
 
 #include <isa-l/erasure_code.h>
 
+#include <jerasure.h>
+
 #include "cpu_backend.h"
+#include "matrix.h"
 #include "test_util.h"
 #include "threadpool.h"
 
@@ -154,6 +157,62 @@ static void test_matches_raw_isal(void **state)
 	ops->fini(ctx);
 }
 
+/* The CRS twin against Jerasure's bitmatrix encoder and its smart schedule (what Ceph runs). */
+static void test_bitmatrix_matches_jerasure(void **state)
+{
+	(void)state;
+	for (int t = 0; t < 30; t++) {
+		const int k = test_range(2, 12), m = test_range(1, k < 4 ? k : 4);
+		const size_t P = (size_t)test_range(1, 64) * 8, len = 8 * P * (size_t)test_range(1, 6);
+		uint8_t g[48], *bits = malloc((size_t)64 * k * m);
+		int mat[48], *jbits, **sched;
+		struct bufs b;
+		char *jd[MAXN], *jc[MAXN], *js[MAXN];
+
+		gfec_matrix_jerasure_cauchy_good(k, m, g);
+		gfec_matrix_to_bitmatrix(g, m, k, bits);
+		for (int i = 0; i < k * m; i++)
+			mat[i] = g[i];
+		jbits = jerasure_matrix_to_bitmatrix(k, m, 8, mat);
+		sched = jerasure_smart_bitmatrix_to_schedule(k, m, 8, jbits);
+		bufs_alloc(&b, k, m, len);
+		for (int j = 0; j < k; j++) {
+			jd[j] = aligned_alloc(64, len);
+			memcpy(jd[j], b.src[j], len);
+		}
+		for (int i = 0; i < m; i++) {
+			jc[i] = aligned_alloc(64, len);
+			js[i] = aligned_alloc(64, len);
+		}
+		jerasure_bitmatrix_encode(k, m, 8, jbits, jd, jc, (int)len, (int)P);
+		jerasure_schedule_encode(k, m, 8, sched, jd, js, (int)len, (int)P);
+		gfec_cpu_bitmatrix_base(len, k, m, -1, bits, P, (const uint8_t *const *)b.src, b.dst);
+		for (int i = 0; i < m; i++) {
+			assert_memory_equal(b.dst[i], jc[i], len);
+			assert_memory_equal(b.dst[i], js[i], len);
+		}
+		/* update: applying one column twice cancels */
+		int col = test_range(0, k - 1);
+
+		gfec_cpu_bitmatrix_base(len, k, m, col, bits, P, (const uint8_t *const *)&b.src[col],
+					b.dst);
+		gfec_cpu_bitmatrix_base(len, k, m, col, bits, P, (const uint8_t *const *)&b.src[col],
+					b.dst);
+		for (int i = 0; i < m; i++)
+			assert_memory_equal(b.dst[i], jc[i], len);
+		for (int j = 0; j < k; j++)
+			free(jd[j]);
+		for (int i = 0; i < m; i++) {
+			free(jc[i]);
+			free(js[i]);
+		}
+		jerasure_free_schedule(sched);
+		free(jbits);
+		free(bits);
+		bufs_free(&b, k, m);
+	}
+}
+
 static void test_bad_conf(void **state)
 {
 	const struct gfec_backend_ops *ops = gfec_cpu_backend();
@@ -227,7 +286,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_isal_path),	  cmocka_unit_test(test_base_path),
-		cmocka_unit_test(test_matches_raw_isal), cmocka_unit_test(test_bad_conf),
+		cmocka_unit_test(test_matches_raw_isal), cmocka_unit_test(test_bitmatrix_matches_jerasure),
+		cmocka_unit_test(test_bad_conf),
 		cmocka_unit_test(test_pool),
 	};
 

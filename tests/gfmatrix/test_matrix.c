@@ -11,6 +11,7 @@
 
 #include <isa-l/erasure_code.h>
 #include <jerasure.h>
+#include <cauchy.h>
 #include <reed_sol.h>
 
 #include "gf8.h"
@@ -67,6 +68,37 @@ static void test_jerasure_generator(void **state)
 			check_jerasure(k, m);
 	check_jerasure(200, 55);
 	check_jerasure(128, 128);
+}
+
+static void check_cauchy_good(int k, int m)
+{
+	uint8_t g[GFEC_MAX_CHUNKS * GFEC_MAX_CHUNKS];
+	int *want = cauchy_good_general_coding_matrix(k, m, 8);
+
+	assert_non_null(want);
+	assert_int_equal(gfec_matrix_jerasure_cauchy_good(k, m, g), 0);
+	for (int i = 0; i < k * m; i++)
+		if (g[i] != want[i])
+			fail_msg("cauchy_good k=%d m=%d element %d: %d != %d", k, m, i, g[i], want[i]);
+	free(want);
+}
+
+static void test_cauchy_good_generator(void **state)
+{
+	(void)state;
+	for (int e = 0; e < 256; e++)
+		assert_int_equal(gfec_matrix_bitmatrix_ones((uint8_t)e), cauchy_n_ones(e, 8));
+	for (int k = 2; k <= 48; k++)
+		for (int m = 1; m <= 12; m++)
+			check_cauchy_good(k, m);
+	check_cauchy_good(254, 2); /* m = 2 takes Jerasure's sparsest-element rule */
+	check_cauchy_good(100, 20);
+	uint8_t g[12 * 4];
+
+	for (int k = 2; k <= 12; k++) {
+		gfec_matrix_jerasure_cauchy_good(k, 4 < k ? 4 : k, g);
+		assert_int_equal(gfec_matrix_check_mds(g, 4 < k ? 4 : k, k, UINT64_MAX), 0);
+	}
 }
 
 static void test_bitmatrix_matches_jerasure(void **state)
@@ -243,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_isal_generators),
 		cmocka_unit_test(test_jerasure_generator),
+		cmocka_unit_test(test_cauchy_good_generator),
 		cmocka_unit_test(test_bitmatrix_matches_jerasure),
 		cmocka_unit_test(test_mds_check),
 		cmocka_unit_test(test_invert),

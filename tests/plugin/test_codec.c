@@ -16,6 +16,7 @@
 
 #include <isa-l/erasure_code.h>
 #include <jerasure.h>
+#include <cauchy.h>
 #include <reed_sol.h>
 
 #include "gfec/gfec.h"
@@ -171,6 +172,8 @@ static void test_bad_profiles(void **state)
 		{ "k=4 m=2 threads=-1", GFEC_E_PROFILE, "threads=-1" },
 		{ "k=4 m=2 cpu_path=avx9", GFEC_E_PROFILE, "cpu_path=avx9" },
 		{ "k=4 m=2 decode_cache=0", GFEC_E_PROFILE, "decode_cache=0" },
+		{ "k=4 m=2 technique=cauchy_good packetsize=12", GFEC_E_PROFILE, "packetsize=12" },
+		{ "k=4 m=2 technique=cauchy_good packetsize=x", GFEC_E_PROFILE, "packetsize=x" },
 		{ "k=4 m=2 =3", GFEC_E_PROFILE, "=3" },
 		{ "k=4 m=2 technique", GFEC_E_PROFILE, "technique" },
 		{ "k=6 m=5 technique=reed_sol_van", GFEC_E_NOT_MDS, "reed_sol_van" },
@@ -339,9 +342,51 @@ static void test_every_erasure_pattern(void **state)
 						  "jerasure_reed_sol_van" };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
 		for (size_t t = 0; t < 3; t++)
 			all_patterns(techniques[t], codes[i][0], codes[i][1], 1000 + i * 77);
+		/* CRS: len is whole blocks of 8 packets */
+		all_patterns("cauchy_good packetsize=16", codes[i][0], codes[i][1], 128 * (3 + i));
+	}
+}
+
+/* cauchy_good is Jerasure's CRS to the byte, through the codec, with Ceph's packet size. */
+static void test_cauchy_good_matches_jerasure(void **state)
+{
+	(void)state;
+	for (int t = 0; t < 12; t++) {
+		const int k = test_range(2, 16), m = test_range(1, k < 4 ? k : 4);
+		const int P = t % 3 ? 8 * test_range(1, 40) : 2048;
+		const size_t len = (size_t)8 * P * test_range(1, 4);
+		gfec_codec *c = make("k=%d m=%d technique=cauchy_good packetsize=%d", k, m, P);
+		int *mat = cauchy_good_general_coding_matrix(k, m, 8);
+		int *bits = jerasure_matrix_to_bitmatrix(k, m, 8, mat);
+		int **sched = jerasure_smart_bitmatrix_to_schedule(k, m, 8, bits);
+		char *dp[MAXN], *cp[MAXN];
+		struct test_buf rb[MAXN];
+		struct stripe s;
+
+		stripe_init(&s, k, m, len, 0);
+		for (int i = 0; i < k; i++)
+			dp[i] = (char *)s.c[i];
+		for (int i = 0; i < m; i++)
+			cp[i] = (char *)tbuf_alloc(&rb[i], len, 0);
+		jerasure_schedule_encode(k, m, 8, sched, dp, cp, (int)len, P);
+		encode(c, &s);
+		for (int i = 0; i < m; i++) {
+			assert_memory_equal(s.c[k + i], cp[i], len);
+			tbuf_free(&rb[i]);
+		}
+		assert_int_equal(gfec_codec_chunk_size(c, 1), (size_t)8 * P);
+		/* a length that is not whole blocks is refused, not mangled */
+		assert_int_equal(gfec_encode(c, (const uint8_t *const *)s.c, s.c + k, len - 8),
+				 GFEC_E_INVAL);
+		jerasure_free_schedule(sched);
+		free(bits);
+		free(mat);
+		stripe_free(&s);
+		gfec_codec_free(c);
+	}
 }
 
 /* --- random lengths and alignments ----------------------------------------------------------- */
@@ -405,9 +450,11 @@ static void test_update_equals_reencode(void **state)
 	(void)state;
 	for (int t = 0; t < 20; t++) {
 		int k = test_range(2, 16), m = test_range(1, k < 6 ? k : 6);
-		size_t len = (size_t)test_range(1, 200000);
+		size_t len = t % 3 == 2 ? (size_t)256 * test_range(1, 700) : (size_t)test_range(1, 200000);
 		gfec_codec *c = make("k=%d m=%d technique=%s", k, m,
-				     t % 2 ? "cauchy" : "jerasure_reed_sol_van");
+				     t % 3 == 2 ? "cauchy_good packetsize=32"
+				     : t % 3	? "cauchy"
+						: "jerasure_reed_sol_van");
 		struct stripe s, full;
 		struct test_buf db;
 		uint8_t *delta = tbuf_alloc(&db, len, (unsigned)test_range(0, 63));
@@ -813,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_encode_matches_isal),
 		cmocka_unit_test(test_encode_matches_jerasure),
 		cmocka_unit_test(test_every_erasure_pattern),
+		cmocka_unit_test(test_cauchy_good_matches_jerasure),
 		cmocka_unit_test(test_random_lengths),
 		cmocka_unit_test(test_update_equals_reencode),
 		cmocka_unit_test(test_verify),

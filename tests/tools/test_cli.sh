@@ -129,10 +129,13 @@ roundtrip() {
 	[[ ! -s err ]] || fail "'$LAST' wrote to stderr: $(cat err)"
 	[[ $(meta "$f" k) == "$k" && $(meta "$f" m) == "$m" && $(meta "$f" size) == "$size" ]] ||
 		fail "$f.gfec does not record k=$k m=$m size=$size"
-	# ceil(size / k), at least 1, rounded up to GFEC_ALIGN (64), as gfec.h promises.
+	# ceil(size / k), at least 1, rounded up to GFEC_ALIGN (64), or to a CRS block of
+	# 8 x 2048-byte packets for cauchy_good, as gfec.h promises.
+	local unit=64
+	[[ $tech == cauchy_good ]] && unit=16384
 	S=$(meta "$f" chunk_size)
 	want=$(((size + k - 1) / k))
-	want=$((((want ? want : 1) + 63) / 64 * 64))
+	want=$((((want ? want : 1) + unit - 1) / unit * unit))
 	[[ $S == "$want" ]] || fail "$f: chunk_size $S for $size bytes and k=$k, expected $want"
 	for ((i = 0; i < n; i++)); do
 		[[ $(stat -c %s "$f.$i") == "$S" ]] || fail "$f.$i is not $S bytes"
@@ -173,6 +176,8 @@ roundtrip mid 3145735 4 2 cauchy
 roundtrip mid2 3145735 10 4 jerasure_reed_sol_van
 roundtrip wide 3145735 3 3 cauchy
 roundtrip big 20971520 10 4 cauchy
+roundtrip crs 7340033 10 4 cauchy_good
+roundtrip crs2 5 3 2 cauchy_good
 
 # Without -o, decode writes FILE.decoded next to an existing FILE, and FILE itself otherwise.
 rm mid2.0 mid2.1

@@ -139,7 +139,8 @@ static const char help_encode[] =
     "\n"
     "  -k, --k K              data chunks (2 <= K, 1 <= M <= K, K+M <= 256)\n"
     "  -m, --m M              parity chunks: any M chunks may be lost\n"
-    "  -t, --technique T      cauchy (default), reed_sol_van or jerasure_reed_sol_van\n"
+    "  -t, --technique T      cauchy (default), reed_sol_van, jerasure_reed_sol_van or\n"
+    "                         cauchy_good (Jerasure CRS, 2048-byte packets)\n"
     "      --backend B        auto (default), cpu or gpu\n"
     "      --threads N        CPU threads (default: all online CPUs)\n"
     "  -h, --help             this text\n";
@@ -334,12 +335,20 @@ static void technique_of(const gfec_codec *codec, const char *asked, char *buf, 
 		snprintf(buf, len, "%s", asked);
 }
 
-static size_t seg_for(uint64_t chunk_size, int n)
+/*
+ * Bytes of each chunk handled per step. Every chunk size the codec gives is a multiple of its
+ * smallest one (64 B, or a whole CRS block for cauchy_good), and so is every step.
+ */
+static size_t seg_for(const gfec_codec *codec, uint64_t chunk_size, int n)
 {
+	const size_t unit = gfec_codec_chunk_size(codec, 1);
 	size_t seg = SEG_MAX;
 
 	if ((uint64_t)seg * (uint64_t)n > SEG_BUDGET)
-		seg = SEG_BUDGET / (size_t)n / GFEC_ALIGN * GFEC_ALIGN;
+		seg = SEG_BUDGET / (size_t)n;
+	seg = seg / unit * unit;
+	if (seg == 0)
+		seg = unit;
 	return chunk_size < seg ? (size_t)chunk_size : seg;
 }
 
@@ -398,7 +407,7 @@ static int cmd_encode(int argc, char **argv)
 	}
 	size = (uint64_t)st.st_size;
 	S = gfec_codec_chunk_size(codec, (size_t)size);
-	seg = seg_for(S, n);
+	seg = seg_for(codec, S, n);
 	buf = gfec_alloc(seg * (size_t)n);
 	meta = calloc(1, sizeof(*meta));
 	if (!buf || !meta) {
@@ -700,7 +709,7 @@ static int job_open(struct job *j, const char *cmd, const struct opts *o)
 			    "%s: %s.gfec: corrupt metadata: chunk_size %" PRIu64
 			    " is not what k=%d gives for size %" PRIu64,
 			    cmd, j->base, j->S, j->k, j->meta.size);
-	j->seg = seg_for(j->S, j->n);
+	j->seg = seg_for(j->codec, j->S, j->n);
 	j->buf = gfec_alloc(j->seg * (size_t)j->n);
 	if (!j->buf)
 		return out_of_memory();

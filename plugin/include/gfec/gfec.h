@@ -16,7 +16,9 @@
  * Profiles are Ceph-style "key=value" pairs separated by spaces or commas:
  *   k=10 m=4 technique=cauchy backend=auto
  * Keys: k, m (required); technique = reed_sol_van (ISA-L Vandermonde, only where it is MDS)
- * | cauchy (ISA-L Cauchy1, default) | jerasure_reed_sol_van (Jerasure's systematic Vandermonde);
+ * | cauchy (ISA-L Cauchy1, default) | jerasure_reed_sol_van (Jerasure's systematic Vandermonde)
+ * | cauchy_good (Jerasure's Cauchy RS over packets: packetsize = P bytes, default 2048; every len
+ * must then be a multiple of 8 * P, which gfec_codec_chunk_size() returns);
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
  * cpu_path = isal | base (force the plain-C path; GFEC_CPU_PATH does the same);
  * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2);
@@ -81,7 +83,8 @@ GFEC_API int gfec_codec_chunk_count(const gfec_codec *codec);
 
 /**
  * Bytes per chunk for an object of @p object_size bytes: ceil(object_size / k) rounded up to
- * GFEC_ALIGN (at least GFEC_ALIGN). The object is zero-padded to k * chunk size.
+ * GFEC_ALIGN (at least GFEC_ALIGN), or to 8 * packetsize for cauchy_good. The object is
+ * zero-padded to k * chunk size.
  */
 GFEC_API size_t gfec_codec_chunk_size(const gfec_codec *codec, size_t object_size);
 
