@@ -57,6 +57,7 @@ static uint64_t rnd()
 struct Batch {
 	int k, m, nstripes;
 	size_t len, pitch;
+	size_t packetsize = 0; // > 0: CRS packet layout
 	uint8_t *base = nullptr;
 	const uint8_t **src = nullptr; // device pointer arrays
 	uint8_t **dst = nullptr;
@@ -109,7 +110,7 @@ struct Batch {
 		a.src = src, a.dst = dst, a.a = da, a.tables = tables;
 		a.rows = m, a.cols = k, a.nstripes = nstripes, a.len = len;
 		a.units = (len + 15) / 16, a.vec = vec;
-		a.lda = k, a.acc = 0;
+		a.lda = k, a.acc = 0, a.packetsize = packetsize;
 		return a;
 	}
 };
@@ -126,14 +127,15 @@ static Prepared prepare(const KernelInfo *k, const uint8_t *a, const Batch &b)
 	Prepared p;
 	CK(cudaMalloc(&p.da, (size_t)b.m * b.k));
 	CK(cudaMemcpy(p.da, a, (size_t)b.m * b.k, cudaMemcpyHostToDevice));
-	size_t words = kernel_table_words(k, b.m, b.k);
+	const Shape sh = { b.m, b.k, b.packetsize };
+	size_t words = kernel_table_words(k, sh);
 	if (words) {
 		std::vector<uint32_t> t(words);
-		kernel_build_tables(k, a, b.m, b.k, t.data());
+		kernel_build_tables(k, sh, a, t.data());
 		CK(cudaMalloc(&p.tables, words * 4));
 		CK(cudaMemcpy(p.tables, t.data(), words * 4, cudaMemcpyHostToDevice));
 	}
-	p.smem = kernel_smem(k, b.m, b.k);
+	p.smem = kernel_smem(k, sh);
 	CK(kernel_grid(k, b.args(p.da, p.tables), p.smem, g_sms, &p.grid));
 	return p;
 }
@@ -187,13 +189,20 @@ static int check_window(const Batch &b, const uint8_t *a, int s, size_t off, siz
 		CK(cudaMemcpy(&out[i * n], b.hdst[(size_t)s * b.m + i] + off, n, cudaMemcpyDeviceToHost));
 		dp[i] = &ref[i * n];
 	}
-	gfec_cpu_gemm_base(n, b.k, b.m, a, sp.data(), dp.data());
+	if (b.packetsize) {
+		std::vector<uint8_t> bits((size_t)64 * b.k * b.m);
+		gfec_matrix_to_bitmatrix(a, b.m, b.k, bits.data());
+		gfec_cpu_bitmatrix_base(n, b.k, b.m, -1, bits.data(), b.packetsize, sp.data(), dp.data());
+	} else {
+		gfec_cpu_gemm_base(n, b.k, b.m, a, sp.data(), dp.data());
+	}
 	return memcmp(out.data(), ref.data(), out.size()) != 0;
 }
 
 static int check(const Batch &b, const uint8_t *a, int max_stripes)
 {
-	const size_t head = (size_t)1 << 20, tail = (size_t)64 << 10;
+	const size_t unit = b.packetsize ? 8 * b.packetsize : 1;
+	const size_t head = ((size_t)1 << 20) / unit * unit, tail = std::max<size_t>(((size_t)64 << 10) / unit * unit, unit);
 	int bad = 0, ns = std::min(b.nstripes, max_stripes);
 
 	for (int t = 0; t < ns; t++) {
@@ -225,13 +234,20 @@ static int sweep(int rounds)
 		size_t len = r % 3 == 0 ? 1 + rnd() % 64 : 1 + rnd() % 70000;
 		int ns = r % 4 == 0 ? 1 + (int)(rnd() % 300) : 1 + (int)(rnd() % 4);
 		int skew = r % 2;
+		size_t P = 0;
+		if (r % 5 == 4) { /* CRS: packets of 8..1024 bytes, whole blocks */
+			P = 8 * (1 + rnd() % 128);
+			len = 8 * P * (1 + rnd() % 6);
+			k = std::min(k, 12), m = std::min(m, 4);
+		}
 		std::vector<uint8_t> a((size_t)m * k);
 		gfec_matrix_isal_cauchy1(k, m, a.data());
 		Batch b;
+		b.packetsize = P;
 		b.alloc(k, m, ns, len, skew);
 		b.fill();
 		for (int i = 0; i < n; i++) {
-			if (kernel_can_implement(&ks[i], m, k, g_smem_optin))
+			if (kernel_can_implement(&ks[i], Shape{ m, k, P }, g_smem_optin))
 				continue;
 			Prepared p = prepare(&ks[i], a.data(), b);
 			poison(b);
@@ -277,7 +293,7 @@ static double xor_bound_ms(Batch &b)
 }
 
 static void bench_case(const char *what, int k, int m, size_t len, int ns, const char *only,
-		       const uint8_t *amat = nullptr)
+		       const uint8_t *amat = nullptr, size_t packetsize = 0)
 {
 	std::vector<uint8_t> a((size_t)m * k);
 	if (amat)
@@ -285,6 +301,7 @@ static void bench_case(const char *what, int k, int m, size_t len, int ns, const
 	else
 		gfec_matrix_isal_cauchy1(k, m, a.data());
 	Batch b;
+	b.packetsize = packetsize;
 	b.alloc(k, m, ns, len, 0);
 	b.fill();
 	double xb = xor_bound_ms(b);
@@ -294,7 +311,7 @@ static void bench_case(const char *what, int k, int m, size_t len, int ns, const
 	for (int i = 0; i < n; i++) {
 		if (only && !strstr(ks[i].name, only))
 			continue;
-		if (kernel_can_implement(&ks[i], m, k, g_smem_optin))
+		if (kernel_can_implement(&ks[i], Shape{ m, k, packetsize }, g_smem_optin))
 			continue;
 		Prepared p = prepare(&ks[i], a.data(), b);
 		GemmArgs args = b.args(p.da, p.tables);
@@ -514,6 +531,13 @@ int main(int argc, char **argv)
 		bench_case("decode RS(10,4) 4 lost", 10, 4, big, 1, "nibble", d.data());
 	}
 	bench_case("encode RS(223,32) 1M", 223, 32, 1 << 20, 8, nullptr);
+	{
+		std::vector<uint8_t> g(40);
+		gfec_matrix_jerasure_cauchy_good(10, 4, g.data());
+		bench_case("CRS cauchy_good(10,4)", 10, 4, big, 1, nullptr, g.data(), 2048);
+		gfec_matrix_jerasure_cauchy_good(8, 3, g.data());
+		bench_case("CRS cauchy_good(8,3) 4K", 8, 3, 16384, 32768, nullptr, g.data(), 2048);
+	}
 	pipeline_and_crossover(quick);
 	if (g_json) {
 		fprintf(g_json, "]}\n");

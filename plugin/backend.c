@@ -14,3 +14,12 @@ const struct gfec_backend_ops *gfec_backend_gpu(void)
 	return NULL;
 #endif
 }
+
+const char *gfec_backend_gpu_kernels(void)
+{
+#ifdef GFEC_HAVE_CUDA
+	return gfec_gpu_kernel_names();
+#else
+	return "";
+#endif
+}

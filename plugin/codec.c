@@ -229,7 +229,8 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 		return 0;
 	}
 	if (ret == GFEC_E_INVAL)
-		snprintf(err, errlen, "gpu_kernel=%s: no such kernel", c->prof.gpu_kernel);
+		snprintf(err, errlen, "gpu_kernel=%s: no such kernel; compiled: %s",
+			 c->prof.gpu_kernel, gfec_backend_gpu_kernels());
 	else if (ret == GFEC_E_NOTSUP)
 		snprintf(err, errlen, "backend=gpu: no compiled kernel runs k=%d m=%d%s%s", c->k,
 			 c->m, c->prof.gpu_kernel[0] ? " with gpu_kernel=" : "", c->prof.gpu_kernel);

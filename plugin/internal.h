@@ -65,4 +65,7 @@ int gfec_async_wait(struct gfec_async *a, struct gfec_request *r);
 /** The GPU backend's table, or NULL when this build has none. */
 const struct gfec_backend_ops *gfec_backend_gpu(void);
 
+/** The GPU kernels this build has, comma-separated ("" without a GPU backend). */
+const char *gfec_backend_gpu_kernels(void);
+
 #endif

@@ -64,11 +64,10 @@ struct Ctx {
 
 struct Plan {
 	const KernelInfo *k;
-	int rows, cols;
+	Shape sh;
 	uint8_t *d_a = nullptr;
 	uint32_t *d_tables = nullptr;
 	size_t smem = 0;
-	size_t table_words_per_col = 0; // for column slices (update)
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -186,23 +185,22 @@ void gpu_fini(void *ctx)
 		ctx_free(static_cast<Ctx *>(ctx));
 }
 
-const KernelInfo *pick(Ctx *c, int rows, int cols)
+const KernelInfo *pick(Ctx *c, const struct gfec_gemm_matrix *a)
 {
+	const Shape sh = { a->rows, a->cols, a->packetsize };
+
+	if (a->w != 8)
+		return nullptr;
 	if (c->forced)
-		return kernel_can_implement(c->forced, rows, cols, c->prop.sharedMemPerBlockOptin)
+		return kernel_can_implement(c->forced, sh, c->prop.sharedMemPerBlockOptin)
 			       ? nullptr
 			       : c->forced;
-	const KernelInfo *k = kernel_default(rows, cols);
-
-	return k && !kernel_can_implement(k, rows, cols, c->prop.sharedMemPerBlockOptin) ? k
-											   : nullptr;
+	return kernel_default(sh, c->prop.sharedMemPerBlockOptin);
 }
 
 int gpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 {
-	if (a->w != 8 || a->packetsize)
-		return GFEC_E_NOTSUP;
-	return pick(static_cast<Ctx *>(ctx), a->rows, a->cols) ? 0 : GFEC_E_NOTSUP;
+	return pick(static_cast<Ctx *>(ctx), a) ? 0 : GFEC_E_NOTSUP;
 }
 
 void gpu_plan_free(void *ctx, void *plan)
@@ -220,24 +218,23 @@ void gpu_plan_free(void *ctx, void *plan)
 int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
 {
 	Ctx *c = static_cast<Ctx *>(ctx);
-	const KernelInfo *k = a->w == 8 && !a->packetsize ? pick(c, a->rows, a->cols) : nullptr;
+	const KernelInfo *k = pick(c, a);
 	Plan *p;
 	std::vector<uint32_t> t;
 	const size_t n = (size_t)a->rows * a->cols;
 
 	if (!k)
 		return GFEC_E_NOTSUP;
-	p = new (std::nothrow) Plan{ k, a->rows, a->cols };
+	p = new (std::nothrow) Plan{ k, { a->rows, a->cols, a->packetsize } };
 	if (!p)
 		return GFEC_E_NOMEM;
-	p->smem = kernel_smem(k, a->rows, a->cols);
-	p->table_words_per_col = kernel_table_words(k, a->rows, 1);
+	p->smem = kernel_smem(k, p->sh);
 	CUDA_TRY(cudaSetDevice(c->dev));
 	CUDA_TRY(cudaMalloc(&p->d_a, n));
 	CUDA_TRY(cudaMemcpy(p->d_a, a->a, n, cudaMemcpyHostToDevice));
-	if (kernel_table_words(k, a->rows, a->cols)) {
-		t.resize(kernel_table_words(k, a->rows, a->cols));
-		kernel_build_tables(k, a->a, a->rows, a->cols, t.data());
+	if (kernel_table_words(k, p->sh)) {
+		t.resize(kernel_table_words(k, p->sh));
+		kernel_build_tables(k, p->sh, a->a, t.data());
 		CUDA_TRY(cudaMalloc(&p->d_tables, t.size() * 4));
 		CUDA_TRY(cudaMemcpy(p->d_tables, t.data(), t.size() * 4, cudaMemcpyHostToDevice));
 	}
@@ -278,12 +275,13 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 		return cudaErrorLaunchFailure;
 	args.src = d_src;
 	args.dst = d_dst;
-	args.rows = p->rows;
-	args.cols = col < 0 ? p->cols : 1;
+	args.rows = p->sh.rows;
+	args.cols = col < 0 ? p->sh.cols : 1;
 	args.a = col < 0 ? p->d_a : p->d_a + col;
-	args.lda = p->cols;
-	args.tables = p->d_tables ? p->d_tables + (col < 0 ? 0 : col * p->table_words_per_col)
+	args.lda = p->sh.cols;
+	args.tables = p->d_tables ? p->d_tables + (col < 0 ? 0 : kernel_column_tables(p->k, p->sh, col))
 				  : nullptr;
+	args.packetsize = p->sh.packetsize;
 	args.nstripes = nstripes;
 	args.len = len;
 	args.units = (len + 15) / 16;
@@ -308,8 +306,8 @@ int aligned16(const void *const *p, size_t n)
 int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 	       const uint8_t *const *src, uint8_t *const *dst)
 {
-	const size_t nsrc = (size_t)nstripes * (col < 0 ? p->cols : 1);
-	const size_t ndst = (size_t)nstripes * p->rows;
+	const size_t nsrc = (size_t)nstripes * (col < 0 ? p->sh.cols : 1);
+	const size_t ndst = (size_t)nstripes * p->sh.rows;
 	Slot &s = c->slots[0];
 
 	if (slots_reserve(c, c->in_cap, c->out_cap, nsrc + ndst))
@@ -336,9 +334,9 @@ void copy_out(const Slot &s, const Plan *p, uint8_t *const *dst)
 	if (s.direct)
 		return;
 	for (int t = 0; t < s.ns; t++)
-		for (int i = 0; i < p->rows; i++)
-			memcpy(dst[(size_t)(s.s0 + t) * p->rows + i] + s.off,
-			       s.h_out + ((size_t)t * p->rows + i) * s.pitch, s.n);
+		for (int i = 0; i < p->sh.rows; i++)
+			memcpy(dst[(size_t)(s.s0 + t) * p->sh.rows + i] + s.off,
+			       s.h_out + ((size_t)t * p->sh.rows + i) * s.pitch, s.n);
 }
 
 int is_pinned(const void *p)
@@ -362,18 +360,21 @@ int is_pinned(const void *p)
 int run_host(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 	     const uint8_t *const *src, uint8_t *const *dst, size_t *done)
 {
-	const int cols = col < 0 ? p->cols : 1, rows = p->rows;
+	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
 	size_t piece_len, pitch;
 	int piece_stripes;
 	int ret = 0, next = 0;
 
 	*done = 0;
-	// Cut the work: a byte range of one stripe, or whole stripes, per slot.
+	// Cut the work: a byte range of one stripe, or whole stripes, per slot. Ranges are whole
+	// pitch units, and whole CRS blocks for packet layouts.
 	if (len * (size_t)cols >= c->segment / 2 || nstripes == 1) {
+		const size_t unit = p->sh.packetsize ? 8 * p->sh.packetsize : kPitchAlign;
+
 		piece_len = c->segment / (size_t)cols;
-		piece_len = piece_len > len ? len : piece_len / kPitchAlign * kPitchAlign;
+		piece_len = piece_len > len ? len : piece_len / unit * unit;
 		if (piece_len == 0)
-			piece_len = len < kPitchAlign ? len : kPitchAlign;
+			piece_len = len < unit ? len : unit;
 		piece_stripes = 1;
 	} else {
 		piece_len = len;
@@ -501,7 +502,7 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 		return GFEC_E_DEVICE;
 	}
 	c->calls++;
-	c->bytes_in += (uint64_t)len * nstripes * (col < 0 ? p->cols : 1);
+	c->bytes_in += (uint64_t)len * nstripes * (col < 0 ? p->sh.cols : 1);
 	if (nstripes > 0 && is_device(src[0])) {
 		ret = run_device(c, p, col, nstripes, len, src, dst);
 		*done = ret ? 0 : len;
@@ -527,7 +528,7 @@ int gpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *
 {
 	const Plan *p = static_cast<const Plan *>(plan);
 
-	if (col < 0 || col >= p->cols)
+	if (col < 0 || col >= p->sh.cols)
 		return GFEC_E_INVAL;
 	return run(static_cast<Ctx *>(ctx), p, col, 1, len, &src, dst, done);
 }
@@ -560,4 +561,9 @@ const struct gfec_backend_ops gpu_ops = {
 extern "C" const struct gfec_backend_ops *gfec_gpu_backend(void)
 {
 	return &gfec::gpu_ops;
+}
+
+extern "C" const char *gfec_gpu_kernel_names(void)
+{
+	return gfec::kernel_names();
 }

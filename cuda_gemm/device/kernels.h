@@ -18,12 +18,20 @@
 
 namespace gfec {
 
-enum class KernelKind { Seed, Nibble };
+enum class KernelKind { Seed, Nibble, Bmma, Bitmatrix };
+
+/** What a kernel is asked to run: A's shape and the layout (packetsize > 0: CRS packets). */
+struct Shape {
+	int rows, cols;
+	size_t packetsize;
+};
 
 struct KernelInfo {
 	const char *name;
 	KernelKind kind;
-	int tile;    // seed: T (block T x T); nibble: row groups RG (4 rows each)
+	int tile;    // seed: T (block T x T); nibble: row groups RG (4 rows each);
+		     // bmma: positions per block tile P (8 * N-tiles per warp * subtiles);
+		     // bitmatrix: bytes per word (16 or 8)
 	int threads; // threads per block
 	const void *fn;
 };
@@ -34,20 +42,25 @@ const KernelInfo *kernel_list(int *n);
 const KernelInfo *kernel_find(const char *name);
 /** Comma-separated names of every compiled kernel (static storage), for error messages. */
 const char *kernel_names();
-/** The default kernel for a shape: the narrowest nibble kernel that fits, else the seed one. */
-const KernelInfo *kernel_default(int rows, int cols);
+/**
+ * The default kernel for a shape, from the measured runs in perf/results/: CRS packets go to the
+ * bitmatrix kernel; byte symbols to the narrowest nibble kernel whose tables fit, else the binary
+ * tensor-core kernel, else the seed one.
+ */
+const KernelInfo *kernel_default(const Shape &sh, size_t smem_optin);
 
-/** 0 when @p k runs a rows x cols matrix on a device with @p smem_optin bytes per block. */
-int kernel_can_implement(const KernelInfo *k, int rows, int cols, size_t smem_optin);
+/** 0 when @p k runs that shape on a device with @p smem_optin bytes of shared memory per block. */
+int kernel_can_implement(const KernelInfo *k, const Shape &sh, size_t smem_optin);
 
-/** Dynamic shared memory the kernel needs for that shape. */
-size_t kernel_smem(const KernelInfo *k, int rows, int cols);
+/** Dynamic shared memory the kernel needs for that shape (an upper bound). */
+size_t kernel_smem(const KernelInfo *k, const Shape &sh);
 
-/** Words of the kernel's expanded tables for A (0 for kernels that take none). */
-size_t kernel_table_words(const KernelInfo *k, int rows, int cols);
-/** Builds those tables on the host from A (rows x cols). */
-void kernel_build_tables(const KernelInfo *k, const uint8_t *a, int rows, int cols,
-			 uint32_t *out);
+/** Words of the kernel's expanded tables for A, column slices included (0: takes none). */
+size_t kernel_table_words(const KernelInfo *k, const Shape &sh);
+/** Builds those tables on the host from A (rows x cols, row-major). */
+void kernel_build_tables(const KernelInfo *k, const Shape &sh, const uint8_t *a, uint32_t *out);
+/** Where the tables of column @p col alone start (for updates, run with cols = 1). */
+size_t kernel_column_tables(const KernelInfo *k, const Shape &sh, int col);
 
 /**
  * Blocks for a persistent grid: as many as fit on the device at once, but no more than the work

@@ -21,6 +21,9 @@ extern "C" {
 /** The GPU backend's table; its init() fails with GFEC_E_NOBACKEND when no device is usable. */
 const struct gfec_backend_ops *gfec_gpu_backend(void);
 
+/** Names of the compiled kernels, comma-separated (static storage), for messages and tools. */
+const char *gfec_gpu_kernel_names(void);
+
 #ifdef __cplusplus
 }
 #endif

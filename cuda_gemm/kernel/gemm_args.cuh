@@ -34,6 +34,7 @@ struct GemmArgs {
 	int vec;		   // 1: every pointer is 16-byte aligned
 	int lda;		   // row stride of a (>= cols)
 	int acc;		   // 1: XOR the product into dst instead of overwriting it
+	size_t packetsize;	   // CRS kernels only: bytes per packet (len = blocks of 8 packets)
 };
 
 __device__ __forceinline__ uint4 ld16(const uint8_t *p)

@@ -6,8 +6,9 @@
  *
  * What is the kernel's own code here: the host table builder (bmma_build_table, called exactly as
  * kernels.cu calls it, on gfec_gf8_tab.mul) and every layout helper the kernel calls (fragment
- * assembly bmma_frag_word / bmma_frag_index, stage layout bmma_stage_row / bmma_b_offset, the
- * PRMT transposes bmma_b_regs, the output assembly bmma_pack / bmma_out_pos).
+ * assembly bmma_frag_word / bmma_frag_index, stage layout bmma_stage_row / bmma_b_lane_base +
+ * bmma_b_step, checked against bmma_b_offset, the PRMT transposes bmma_b_regs, the output
+ * assembly bmma_pack / bmma_out_pos).
  *
  * What is re-implemented: the kernel's control flow per block (stage the item: only bytes < len
  * and chunks < cols are written, so the rest of the stage keeps garbage from earlier items; the
@@ -114,6 +115,8 @@ template <int W, int NN, int PT> static void emulate(const Args &args, int grid)
 	const size_t total = (size_t)args.nstripes * pblocks;
 	const uint8_t *table = reinterpret_cast<const uint8_t *>(args.tables);
 
+	if (total == 0) // as the kernel: nothing to do
+		return;
 	if (smem != (size_t)nfrag * 16 + 2 * sbytes) {
 		printf("smem size mismatch\n");
 		exit(1);
@@ -122,8 +125,7 @@ template <int W, int NN, int PT> static void emulate(const Args &args, int grid)
 	U4 *frag = reinterpret_cast<U4 *>(sm.data());
 	uint8_t *stage = sm.data() + (size_t)nfrag * 16;
 
-	auto stage_item = [&](size_t item, uint8_t *buf) {
-		const size_t s = item / pblocks, off = (item % pblocks) * P;
+	auto stage_item = [&](size_t s, size_t off, uint8_t *buf) {
 		const int n = args.cols * SEGS;
 
 		for (int tid = 0; tid < THREADS; tid++)
@@ -148,11 +150,14 @@ template <int W, int NN, int PT> static void emulate(const Args &args, int grid)
 	for (int block = 0; block < grid; block++) {
 		for (auto &v : sm) // fresh garbage: nothing may depend on zero-filled shared memory
 			v = (uint8_t)rnd();
+		// The kernel's item stepping: gq stripes and gr position blocks per grid stride.
+		const size_t gq = grid / pblocks, gr = grid % pblocks;
 		size_t item = block;
+		size_t s = item / pblocks, pb = item % pblocks, off = pb * P;
 		int cur = 0;
 
 		if (item < total)
-			stage_item(item, stage);
+			stage_item(s, off, stage);
 		for (int i = 0; i < nfrag; i++) {
 			const int ln = i & 31, mi = (i >> 5) & 3, sk = i >> 7;
 			const int ks = sk % nks, sub = sk / nks;
@@ -164,19 +169,27 @@ template <int W, int NN, int PT> static void emulate(const Args &args, int grid)
 		}
 		for (; item < total; item += grid) {
 			const size_t next = item + grid;
+			size_t ns = s + gq, npb = pb + gr;
+
+			if (npb >= pblocks)
+				npb -= pblocks, ns++;
+			const size_t noff = npb * P;
 			const uint8_t *buf = stage + cur * sbytes;
 
-			if (next < total)
-				stage_item(next, stage + (cur ^ 1) * sbytes);
-
-			const size_t s = item / pblocks, off = (item % pblocks) * P;
+			if (next < total) {
+				if (ns != next / pblocks || noff != (next % pblocks) * P) {
+					printf("item stepping wrong\n");
+					exit(1);
+				}
+				stage_item(ns, noff, stage + (cur ^ 1) * sbytes);
+			}
 
 			for (int warp = 0; warp < W; warp++)
 				for (int pair = warp; pair < nsub * PT; pair += W) {
 					const int sub = pair / PT, pt = pair % PT;
 					static int32_t acc[32][4][NN][4];
 
-					memset(acc, 0, sizeof(acc));
+					memset(acc, 0, sizeof(acc)); // the first k-step's C = 0
 					for (int ks = 0; ks < nks; ks++) {
 						U4 a[4][32];
 						uint32_t b[2][NN][32];
@@ -191,7 +204,14 @@ template <int W, int NN, int PT> static void emulate(const Args &args, int grid)
 								uint32_t w[4][NN / 4], bb[NN];
 
 								for (int jj = 0; jj < 4; jj++) {
-									const uint32_t o = bmma_b_offset(ks, h, t, jj, g, pt, NN, P);
+									// The kernel's addressing: lane base + step.
+									const uint32_t o = bmma_b_lane_base(t, g, pt, NN, P) +
+											   bmma_b_step(ks, h, jj, P);
+
+									if (o != bmma_b_offset(ks, h, t, jj, g, pt, NN, P)) {
+										printf("lane base + step != b_offset\n");
+										exit(1);
+									}
 
 									if (o % NN || o + NN > sbytes) {
 										printf("misaligned/out-of-bounds B load\n");
@@ -236,6 +256,7 @@ template <int W, int NN, int PT> static void emulate(const Args &args, int grid)
 					}
 				}
 			cur ^= 1;
+			s = ns, pb = npb, off = noff;
 		}
 	}
 }
@@ -352,6 +373,7 @@ template <int W, int NN, int PT> static int run_all(const char *name)
 		{ 32, 223, 2, 500, 0, 1, 0 },	  // update: column 0
 		{ 32, 223, 2, 500, 3, 1, 222 },	  // update: last column
 		{ 4, 10, 2, 77, 0, 1, 5 },
+		{ 4, 10, 2, 0, 1, 0, -1 },	  // len 0: nothing written
 	};
 	for (int r = 0; r < 25; r++) { // random shapes
 		Case c;

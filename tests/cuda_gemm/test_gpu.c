@@ -133,9 +133,9 @@ static void test_batches(void **state)
 	gfec_codec_free(c);
 }
 
-static void all_patterns(int k, int m, size_t len)
+static void all_patterns(const char *technique, int k, int m, size_t len)
 {
-	gfec_codec *c = try_make("k=%d m=%d backend=gpu", k, m);
+	gfec_codec *c = try_make("k=%d m=%d backend=gpu technique=%s", k, m, technique);
 	const int n = k + m;
 	struct test_buf b[MAXN], o[MAXN];
 	uint8_t *d[MAXN], *out[MAXN];
@@ -177,8 +177,10 @@ static void all_patterns(int k, int m, size_t len)
 static void test_every_erasure_pattern(void **state)
 {
 	(void)state;
-	all_patterns(10, 4, 4096 + 17);
-	all_patterns(6, 3, 100000);
+	all_patterns("cauchy", 10, 4, 4096 + 17);
+	all_patterns("cauchy", 6, 3, 100000);
+	all_patterns("cauchy_good packetsize=64", 10, 4, 512 * 5);
+	all_patterns("cauchy_good", 6, 3, 16384 * 2);
 }
 
 static void test_update(void **state)
@@ -352,6 +354,69 @@ static void test_injected_fault_falls_back(void **state)
 	gfec_codec_free(c);
 }
 
+/* cauchy_good on the GPU: every bitmatrix kernel against the CPU twin (itself == Jerasure). */
+static void test_crs(void **state)
+{
+	static const char *const crs_kernels[] = { "", "bitmatrix_t64_w16", "bitmatrix_t128_w8",
+						    "bitmatrix_t128_w16" };
+
+	(void)state;
+	for (size_t v = 0; v < sizeof(crs_kernels) / sizeof(crs_kernels[0]); v++)
+		for (int t = 0; t < 8; t++) {
+			const int k = test_range(2, 12), m = test_range(1, k < 4 ? k : 4);
+			const int P = t == 0 ? 2048 : 8 * test_range(1, 64);
+			const size_t len = (size_t)8 * P * test_range(1, 5);
+			char prof[160];
+			gfec_codec *g, *c;
+			uint8_t *d[16], *pc[4], *delta = malloc(len);
+
+			snprintf(prof, sizeof(prof), "k=%d m=%d technique=cauchy_good packetsize=%d%s%s",
+				 k, m, P, crs_kernels[v][0] ? " gpu_kernel=" : "", crs_kernels[v]);
+			g = try_make("%s backend=gpu", prof);
+			c = try_make("k=%d m=%d technique=cauchy_good packetsize=%d backend=cpu", k,
+				     m, P);
+			if (!g) /* a word size that does not divide this packet size */
+				assert_true(crs_kernels[v][0] && P % 16);
+			if (!g) {
+				gfec_codec_free(c);
+				free(delta);
+				continue;
+			}
+			for (int i = 0; i < k + m; i++) {
+				d[i] = malloc(len);
+				if (i < k)
+					test_fill(d[i], len);
+				else
+					memset(d[i], TEST_POISON, len);
+			}
+			for (int i = 0; i < m; i++)
+				pc[i] = malloc(len);
+			assert_int_equal(gfec_encode(g, (const uint8_t *const *)d, d + k, len), 0);
+			assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, pc, len), 0);
+			for (int i = 0; i < m; i++)
+				assert_memory_equal(d[k + i], pc[i], len);
+			/* update on the GPU == update on the CPU */
+			int vec = test_range(0, k - 1);
+
+			test_fill(delta, len);
+			assert_int_equal(gfec_update(g, vec, delta, d + k, len), 0);
+			assert_int_equal(gfec_update(c, vec, delta, pc, len), 0);
+			for (int i = 0; i < m; i++)
+				assert_memory_equal(d[k + i], pc[i], len);
+			struct gfec_stats st;
+
+			gfec_codec_stats(g, &st);
+			assert_int_equal(st.gpu_calls, 2);
+			for (int i = 0; i < k + m; i++)
+				free(d[i]);
+			for (int i = 0; i < m; i++)
+				free(pc[i]);
+			free(delta);
+			gfec_codec_free(g);
+			gfec_codec_free(c);
+		}
+}
+
 static void test_bad_gpu_profiles(void **state)
 {
 	char err[256];
@@ -362,6 +427,7 @@ static void test_bad_gpu_profiles(void **state)
 					   sizeof(err)),
 			 GFEC_E_INVAL);
 	assert_non_null(strstr(err, "gpu_kernel=warp9"));
+	assert_non_null(strstr(err, "compiled: nibble_rg1_t128")); /* names what exists */
 	/* a kernel that cannot run the shape: nibble_rg1 holds 4 parity rows */
 	assert_int_equal(gfec_codec_create("k=10 m=6 backend=gpu gpu_kernel=nibble_rg1_t256", &c,
 					   err, sizeof(err)),
@@ -382,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_device_and_pinned_buffers),
 		cmocka_unit_test(test_auto_threshold),
 		cmocka_unit_test(test_injected_fault_falls_back),
+		cmocka_unit_test(test_crs),
 		cmocka_unit_test(test_bad_gpu_profiles),
 	};
 	gfec_codec *probe = try_make("k=4 m=2 backend=gpu");
