@@ -412,8 +412,27 @@ static void pipeline_and_crossover(int quick)
 	cudaFree(dp);
 	cudaFree(dq);
 
-	/* RS(10,4) through the host pipeline, pinned and pageable. Data in, parity out. */
+	/* RS(10,4) through the host pipeline, pinned: staging piece size x pipeline depth. */
 	size_t chunk = quick ? (size_t)16 << 20 : (size_t)64 << 20;
+	{
+		HostStripe h(10, 4, chunk, 1);
+		printf("pinned pipeline sweep, RS(10,4) %zu MiB chunks: segment MiB, streams, GB/s, x H2D\n",
+		       chunk >> 20);
+		for (int seg = 16; seg <= 128; seg *= 2)
+			for (int st = 2; st <= 4; st++) {
+				char prof[128];
+				snprintf(prof, sizeof(prof), "k=10 m=4 backend=gpu gpu_segment=%lld gpu_streams=%d",
+					 (long long)seg << 20, st);
+				gfec_codec *g = codec(prof);
+				double gbs = 10.0 * chunk / encode_s(g, h, 5) / 1e9;
+				printf("  %4d %2d %7.1f %6.3f\n", seg, st, gbs, gbs / (nb / h2d / 1e6));
+				if (g_json)
+					fprintf(g_json, ",{\"case\":\"pinned_sweep\",\"segment_MiB\":%d,\"streams\":%d,\"data_GBps\":%.3f}\n",
+						seg, st, gbs);
+				gfec_codec_free(g);
+			}
+	}
+	/* The defaults, pinned and pageable. Data in, parity out. */
 	for (int pinned = 1; pinned >= 0; pinned--) {
 		HostStripe h(10, 4, chunk, pinned);
 		gfec_codec *g = codec("k=10 m=4 backend=gpu");

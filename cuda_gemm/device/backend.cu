@@ -4,7 +4,7 @@
  * The GPU behind the backend table: plans (A and its tables on the device), the host-buffer
  * pipeline, device-pointer calls, fault injection and counters.
  *
- * Host pipeline, one slot per stream (default 4), pieces taken in turn:
+ * Host pipeline, one slot per stream (default 2), pieces taken in turn:
  *
  *   slot 0:  [stage in][H2D][kernel][D2H]                [copy out]
  *   slot 1:            [stage in][H2D][kernel][D2H]                [copy out]
@@ -28,9 +28,10 @@
 namespace gfec {
 namespace {
 
-// Pieces of 16 MiB keep the pipeline's fill and drain short next to a long transfer.
-constexpr int kDefaultStreams = 4;
-constexpr size_t kDefaultSegment = (size_t)16 << 20; // staging bytes per slot (inputs)
+// From the pinned sweep on the H200 (perf/results/nvidia-h200/gpu_bench_2026-11-22d.log):
+// 32 MiB pieces on 2 streams moved RS(10,4) at 0.90x pinned H2D; 16 MiB pieces 0.85-0.86x.
+constexpr int kDefaultStreams = 2;
+constexpr size_t kDefaultSegment = (size_t)32 << 20; // staging bytes per slot (inputs)
 constexpr size_t kMaxPtrs = 1 << 20;		      // pointer-array entries per piece
 constexpr size_t kPitchAlign = 256;
 

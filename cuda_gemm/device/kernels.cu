@@ -26,7 +26,7 @@ static const KernelInfo kKernels[] = {
 	NIBBLE(3, 256), NIBBLE(4, 256),
 	SEED(8), SEED(16), SEED(32),
 	BMMA(4, 8, 1), BMMA(4, 4, 1), BMMA(8, 4, 2),
-	BITMATRIX(64, 16), BITMATRIX(128, 8), BITMATRIX(128, 16),
+	BITMATRIX(64, 16), BITMATRIX(128, 8), BITMATRIX(128, 16), BITMATRIX(128, 4), BITMATRIX(256, 4),
 };
 
 #undef NIBBLE
@@ -92,9 +92,10 @@ int kernel_can_implement(const KernelInfo *k, const Shape &sh, size_t smem_optin
 const KernelInfo *kernel_default(const Shape &sh, size_t smem_optin)
 {
 	// Measured on the H200 (perf/results/nvidia-h200/): 512 threads lead the nibble kernel
-	// (RS(10,4): 0.91x the XOR bound, against 0.86x for 256), bmma_w8_n4_p2 the big shapes.
+	// (RS(10,4): 0.91x the XOR bound, against 0.86x for 256), bmma_w8_n4_p2 the big shapes,
+	// bitmatrix_t128_w8 the CRS ones (run c). Packet sizes that only divide by 8 take w8.
 	static const char *const order[] = {
-		"bitmatrix_t64_w16", "bitmatrix_t128_w8", "nibble_rg1_t512", "nibble_rg2_t512",
+		"bitmatrix_t128_w8", "bitmatrix_t64_w16", "nibble_rg1_t512", "nibble_rg2_t512",
 		"nibble_rg3_t256",   "nibble_rg4_t256",	  "bmma_w8_n4_p2",   "bmma_w4_n4_p1",
 		"seed_t16",
 	};
