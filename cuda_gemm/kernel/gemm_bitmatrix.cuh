@@ -36,17 +36,6 @@ template <> struct BitWord<16> {
 		return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
 	}
 };
-template <> struct BitWord<4> {
-	using T = uint32_t;
-	static __device__ __forceinline__ T zero()
-	{
-		return 0;
-	}
-	static __device__ __forceinline__ T x(T a, T b)
-	{
-		return a ^ b;
-	}
-};
 template <> struct BitWord<8> {
 	using T = uint2;
 	static __device__ __forceinline__ T zero()

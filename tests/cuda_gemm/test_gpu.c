@@ -360,9 +360,7 @@ static void test_crs(void **state)
 	static const char *const crs_kernels[] = { "",
 						    "bitmatrix_t64_w16",
 						    "bitmatrix_t128_w8",
-						    "bitmatrix_t128_w16",
-						    "bitmatrix_t128_w4",
-						    "bitmatrix_t256_w4" };
+						    "bitmatrix_t128_w16" };
 
 	(void)state;
 	for (size_t v = 0; v < sizeof(crs_kernels) / sizeof(crs_kernels[0]); v++)
