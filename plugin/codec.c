@@ -595,28 +595,30 @@ fail:
 
 /* --- decode, reconstruct, verify ---------------------------------------------------------- */
 
-int gfec_decode(gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out, size_t len)
-{
-	int n, src[GFEC_MAX_CHUNKS], want[GFEC_MAX_CHUNKS], nsrc = 0, nwant = 0, ret;
-	const uint8_t *sp[GFEC_MAX_CHUNKS];
-	uint8_t *wp[GFEC_MAX_CHUNKS];
-	struct pattern key = { { 0 }, { 0 } };
-	struct dplan *d;
+/* One stripe's decode problem: its first k present chunks as sources, the chunks to rebuild. */
+struct dproblem {
+	struct pattern key;
+	int src[GFEC_MAX_CHUNKS], want[GFEC_MAX_CHUNKS];
+	int nwant;
+};
 
-	if (!c || !chunks || !out)
-		return GFEC_E_INVAL;
-	n = c->k + c->m;
+static int dproblem_init(const gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out,
+			 struct dproblem *d)
+{
+	const int n = c->k + c->m;
+	int nsrc = 0;
+
+	memset(&d->key, 0, sizeof(d->key));
+	d->nwant = 0;
 	for (int i = 0; i < n; i++) {
 		if (chunks[i]) {
 			if (nsrc < c->k) {
-				sp[nsrc] = chunks[i];
-				src[nsrc++] = i;
-				key.src[i / 64] |= 1ull << (i % 64);
+				d->src[nsrc++] = i;
+				d->key.src[i / 64] |= 1ull << (i % 64);
 			}
 		} else if (out[i]) {
-			wp[nwant] = out[i];
-			want[nwant++] = i;
-			key.want[i / 64] |= 1ull << (i % 64);
+			d->want[d->nwant++] = i;
+			d->key.want[i / 64] |= 1ull << (i % 64);
 		}
 	}
 	if (nsrc < c->k) {
@@ -624,19 +626,88 @@ int gfec_decode(gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out
 			 c->k);
 		return GFEC_E_TOOFEW;
 	}
-	if (nwant == 0)
-		return 0;
-
-	ret = dplan_get(c, &key, src, want, nwant, &d);
-	if (ret)
-		return ret;
-	ret = run_gemm(c, &d->plan, c->k, 1, len, sp, wp);
-	dplan_put(c, d);
-	if (ret)
-		return ret;
-	count(&c->decodes, 1);
-	count(&c->bytes, (uint64_t)len * (uint64_t)c->k);
 	return 0;
+}
+
+int gfec_decode(gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out, size_t len)
+{
+	return gfec_decode_batch(c, 1, chunks, out, len);
+}
+
+static int cmp_problem(const void *a, const void *b)
+{
+	return memcmp(&(*(const struct dproblem *const *)a)->key,
+		      &(*(const struct dproblem *const *)b)->key, sizeof(struct pattern));
+}
+
+/*
+ * Stripes are grouped by erasure pattern: each group shares one decode matrix and runs as one
+ * batched GEMM (one GPU launch), whatever order the stripes came in.
+ */
+int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
+		      uint8_t *const *out, size_t len)
+{
+	struct dproblem *prob = NULL, **order = NULL;
+	const uint8_t **sp = NULL;
+	uint8_t **wp = NULL;
+	int n, ret = 0;
+	uint64_t done = 0;
+
+	if (!c || !chunks || !out || nstripes < 0)
+		return GFEC_E_INVAL;
+	if (nstripes == 0)
+		return 0;
+	n = c->k + c->m;
+	prob = malloc(sizeof(*prob) * (size_t)nstripes);
+	order = malloc(sizeof(*order) * (size_t)nstripes);
+	sp = malloc(sizeof(*sp) * (size_t)nstripes * c->k);
+	wp = malloc(sizeof(*wp) * (size_t)nstripes * n);
+	if (!prob || !order || !sp || !wp) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (int s = 0; s < nstripes; s++) {
+		ret = dproblem_init(c, chunks + (size_t)s * n, out + (size_t)s * n, &prob[s]);
+		if (ret)
+			goto out;
+		order[s] = &prob[s];
+	}
+	if (nstripes > 1)
+		qsort(order, (size_t)nstripes, sizeof(*order), cmp_problem);
+
+	for (int g0 = 0, g1; g0 < nstripes; g0 = g1) {
+		const struct dproblem *first = order[g0];
+		struct dplan *d;
+
+		for (g1 = g0 + 1; g1 < nstripes && !cmp_problem(&order[g0], &order[g1]); g1++)
+			;
+		if (first->nwant == 0)
+			continue;
+		for (int t = g0; t < g1; t++) {
+			const size_t s = (size_t)(order[t] - prob);
+
+			for (int j = 0; j < c->k; j++)
+				sp[(size_t)(t - g0) * c->k + j] = chunks[s * n + first->src[j]];
+			for (int i = 0; i < first->nwant; i++)
+				wp[(size_t)(t - g0) * first->nwant + i] = out[s * n + first->want[i]];
+		}
+		ret = dplan_get(c, &first->key, first->src, first->want, first->nwant, &d);
+		if (ret)
+			goto out;
+		ret = run_gemm(c, &d->plan, c->k, g1 - g0, len, sp, wp);
+		dplan_put(c, d);
+		if (ret)
+			goto out;
+		done += (uint64_t)(g1 - g0);
+	}
+	count(&c->decodes, done);
+	count(&c->bytes, (uint64_t)len * (uint64_t)c->k * done);
+out:
+	free(prob);
+	free(order);
+	free(sp);
+	free(wp);
+	return ret;
 }
 
 int gfec_reconstruct(gfec_codec *c, uint8_t **chunks, size_t len)

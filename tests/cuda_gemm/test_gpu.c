@@ -219,6 +219,59 @@ static void test_update(void **state)
 	}
 }
 
+/* 4 KiB stripes with mixed erasure patterns: grouped per pattern, one launch per group. */
+static void test_decode_batch(void **state)
+{
+	enum { NS = 2000, K = 10, M = 4, N = K + M };
+	const size_t len = 4096;
+	gfec_codec *g = try_make("k=%d m=%d backend=gpu", K, M);
+	uint8_t *pool = malloc(len * (size_t)NS * N * 2);
+	const uint8_t **in = malloc(sizeof(void *) * NS * N);
+	uint8_t **out = malloc(sizeof(void *) * NS * N), **par = malloc(sizeof(void *) * NS * M);
+	const uint8_t **data = malloc(sizeof(void *) * NS * K);
+	static const uint16_t patterns[] = { 0x000f, 0x3c00, 0x0101, 0x2222 };
+	struct gfec_stats st;
+
+	(void)state;
+	assert_non_null(g);
+	for (int t = 0; t < NS; t++) {
+		for (int j = 0; j < K; j++)
+			data[t * K + j] = pool + len * ((size_t)t * N + j);
+		for (int i = 0; i < M; i++)
+			par[t * M + i] = pool + len * ((size_t)t * N + K + i);
+	}
+	for (int t = 0; t < NS; t++)
+		for (int j = 0; j < K; j++)
+			test_fill((uint8_t *)data[t * K + j], len);
+	assert_int_equal(gfec_encode_batch(g, NS, data, par, len), 0);
+	for (int t = 0; t < NS; t++) {
+		const uint16_t lost = patterns[t % 4];
+
+		for (int i = 0; i < N; i++) {
+			uint8_t *chunk = pool + len * ((size_t)t * N + i);
+
+			in[t * N + i] = (lost >> i) & 1 ? NULL : chunk;
+			out[t * N + i] = (lost >> i) & 1 ? pool + len * ((size_t)NS * N + (size_t)t * N + i)
+							 : NULL;
+			if (out[t * N + i])
+				memset(out[t * N + i], TEST_POISON, len);
+		}
+	}
+	assert_int_equal(gfec_decode_batch(g, NS, in, out, len), 0);
+	for (int t = 0; t < NS * N; t++)
+		if (out[t])
+			assert_memory_equal(out[t], pool + len * (size_t)t, len);
+	gfec_codec_stats(g, &st);
+	assert_int_equal(st.decode_cache_misses, 4);
+	assert_int_equal(st.fallbacks, 0);
+	free(pool);
+	free(in);
+	free(out);
+	free(par);
+	free(data);
+	gfec_codec_free(g);
+}
+
 /* Buffers in device memory and in pinned host memory: both must give ISA-L's bytes. */
 static void test_device_and_pinned_buffers(void **state)
 {
@@ -447,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_batches),
 		cmocka_unit_test(test_every_erasure_pattern),
 		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_decode_batch),
 		cmocka_unit_test(test_device_and_pinned_buffers),
 		cmocka_unit_test(test_auto_threshold),
 		cmocka_unit_test(test_injected_fault_falls_back),

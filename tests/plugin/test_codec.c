@@ -443,6 +443,68 @@ static void test_random_lengths(void **state)
 	}
 }
 
+/* Many stripes, a few erasure patterns, in any order: grouped per pattern, all rebuilt. */
+static void test_decode_batch(void **state)
+{
+	enum { NS = 40, K = 6, M = 3, N = K + M };
+	gfec_codec *c = make("k=%d m=%d", K, M);
+	const size_t len = 3000;
+	struct stripe s[NS];
+	const uint8_t *in[NS * N];
+	uint8_t *out[NS * N];
+	static const uint16_t patterns[] = { 0x001, 0x0c2, 0x124, 0x000, 0x1c0 };
+	struct gfec_stats st;
+
+	(void)state;
+	for (int t = 0; t < NS; t++) {
+		uint16_t lost = patterns[test_range(0, 4)];
+
+		stripe_init(&s[t], K, M, len, 1);
+		encode(c, &s[t]);
+		for (int i = 0; i < N; i++) {
+			const int gone = (lost >> i) & 1;
+
+			in[t * N + i] = gone ? NULL : s[t].c[i];
+			out[t * N + i] = gone ? gfec_alloc(len) : NULL;
+			if (gone)
+				memset(out[t * N + i], TEST_POISON, len);
+		}
+	}
+	assert_int_equal(gfec_decode_batch(c, NS, in, out, len), 0);
+	for (int t = 0; t < NS; t++)
+		for (int i = 0; i < N; i++)
+			if (out[t * N + i])
+				assert_memory_equal(out[t * N + i], s[t].c[i], len);
+	gfec_codec_stats(c, &st);
+	assert_true(st.decode_cache_misses <= 4); /* one decode matrix per pattern */
+
+	/* one stripe with too few chunks: an error before anything is written */
+	for (int t = 0; t < NS; t++)
+		for (int i = 0; i < N; i++)
+			if (out[t * N + i])
+				memset(out[t * N + i], TEST_POISON, len);
+	const uint8_t *keep[4];
+
+	for (int i = 0; i < 4; i++) {
+		keep[i] = in[7 * N + i];
+		in[7 * N + i] = NULL;
+	}
+	assert_int_equal(gfec_decode_batch(c, NS, in, out, len), GFEC_E_TOOFEW);
+	for (int t = 0; t < NS; t++)
+		for (int i = 0; i < N; i++)
+			if (out[t * N + i])
+				assert_int_equal(out[t * N + i][len / 2], TEST_POISON);
+	for (int i = 0; i < 4; i++)
+		in[7 * N + i] = keep[i];
+	assert_int_equal(gfec_decode_batch(c, 0, in, out, len), 0);
+	assert_int_equal(gfec_decode_batch(c, -1, in, out, len), GFEC_E_INVAL);
+	for (int t = 0; t < NS * N; t++)
+		gfec_free(out[t]);
+	for (int t = 0; t < NS; t++)
+		stripe_free(&s[t]);
+	gfec_codec_free(c);
+}
+
 /* --- update, verify, reconstruct ------------------------------------------------------------- */
 
 static void test_update_equals_reencode(void **state)
@@ -862,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_every_erasure_pattern),
 		cmocka_unit_test(test_cauchy_good_matches_jerasure),
 		cmocka_unit_test(test_random_lengths),
+		cmocka_unit_test(test_decode_batch),
 		cmocka_unit_test(test_update_equals_reencode),
 		cmocka_unit_test(test_verify),
 		cmocka_unit_test(test_reconstruct),

@@ -114,6 +114,15 @@ GFEC_API int gfec_encode_batch(gfec_codec *codec, int nstripes, const uint8_t *c
 GFEC_API int gfec_decode(gfec_codec *codec, const uint8_t *const *chunks, uint8_t *const *out, size_t len);
 
 /**
+ * gfec_decode() for @p nstripes stripes: stripe s uses chunks[s*(k+m) + i] and out[s*(k+m) + i].
+ * Stripes with the same erasure pattern share a decode matrix and run as one batched GEMM (one GPU
+ * launch), so many small stripes with few patterns decode at bandwidth. Returns the first error;
+ * GFEC_E_TOOFEW for any stripe is found before anything is written.
+ */
+GFEC_API int gfec_decode_batch(gfec_codec *codec, int nstripes, const uint8_t *const *chunks,
+			       uint8_t *const *out, size_t len);
+
+/**
  * Like gfec_decode(), but allocates every missing chunk (gfec_alloc) and stores it in chunks[].
  * On success the caller frees the new buffers with gfec_free(); on failure chunks[] is unchanged.
  */
