@@ -38,6 +38,8 @@
 
 #include <gfec/gfec.h>
 
+#include "perf_util.h"
+
 #ifndef GFEC_BENCH_ISAL_VERSION
 #define GFEC_BENCH_ISAL_VERSION "unknown"
 #endif
@@ -78,10 +80,6 @@ struct stripes {
 	uint8_t **ptr;
 };
 
-struct summary {
-	double median, min, max, spread;
-};
-
 struct row {
 	int k, m, threads, nsets;
 	size_t chunk, rotated_bytes;
@@ -89,7 +87,7 @@ struct row {
 	char backend[32];
 	double warm_raw_s, warm_gfec_s; /* whole warm-up batch, used to choose n */
 	double *raw_s, *gfec_s;	/* seconds per repeat of n iterations */
-	struct summary raw, gfec;
+	struct perf_summary raw, gfec;
 };
 
 /* Raw ISA-L: T - 1 persistent workers plus the caller; range i is [off[i], off[i+1]). */
@@ -109,136 +107,15 @@ struct raw_pool {
 
 /* ------------------------------------------------------------------ small helpers */
 
-static double now_s(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
-static uint64_t xorshift64s(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
 
-static void fill_random(uint8_t *p, size_t n, uint64_t seed)
-{
-	uint64_t s = seed ? seed : 1, v;
-	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8) {
-		v = xorshift64s(&s);
-		memcpy(p + i, &v, 8);
-	}
-	v = xorshift64s(&s);
-	for (; i < n; i++, v >>= 8)
-		p[i] = (uint8_t)v;
-}
 
-static void fmt_size(char *buf, size_t len, size_t bytes)
-{
-	if (bytes >= (1u << 30) && bytes % (1u << 30) == 0)
-		snprintf(buf, len, "%zuG", bytes >> 30);
-	else if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
-		snprintf(buf, len, "%zuM", bytes >> 20);
-	else if (bytes >= (1u << 10) && bytes % (1u << 10) == 0)
-		snprintf(buf, len, "%zuK", bytes >> 10);
-	else
-		snprintf(buf, len, "%zu", bytes);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static struct summary summarise(const double *v, int n)
-{
-	struct summary s = { 0 };
-	double *t = malloc((size_t)n * sizeof(*t));
-
-	if (!t || n < 1) {
-		free(t);
-		return s;
-	}
-	memcpy(t, v, (size_t)n * sizeof(*t));
-	qsort(t, (size_t)n, sizeof(*t), cmp_double);
-	s.min = t[0];
-	s.max = t[n - 1];
-	s.median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-	s.spread = s.median > 0 ? (s.max - s.min) / s.median : 0;
-	free(t);
-	return s;
-}
 
 /* ------------------------------------------------------------------ machine facts */
 
-static void cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
 
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) != 0 || !colon)
-			continue;
-		colon++;
-		while (*colon == ' ' || *colon == '\t')
-			colon++;
-		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(buf, len, "%s", colon);
-		break;
-	}
-	fclose(f);
-}
-
-/* Size of cpu0's level-3 cache in bytes, 0 if sysfs does not say. */
-static size_t l3_bytes(void)
-{
-	char path[128], text[64];
-	size_t best = 0;
-
-	for (int i = 0; i < 8; i++) {
-		FILE *f;
-		int level = 0;
-		unsigned long long v = 0;
-		char unit = 0;
-
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%d", &level) != 1)
-			level = 0;
-		fclose(f);
-		if (level != 3)
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(text, sizeof(text), f) && sscanf(text, "%llu%c", &v, &unit) >= 1) {
-			if (unit == 'K')
-				v <<= 10;
-			else if (unit == 'M')
-				v <<= 20;
-			if (v > best)
-				best = (size_t)v;
-		}
-		fclose(f);
-	}
-	return best;
-}
 
 /* ------------------------------------------------------------------ command line */
 
@@ -265,53 +142,7 @@ static void usage(FILE *f, const char *prog)
 	      f);
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		v <<= 30;
-		end++;
-		break;
-	}
-	if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
-		end += strlen(end);
-	/* ISA-L takes an int length. */
-	if (*end || v == 0 || v > 0x7fffffffull)
-		return -1;
-	*out = (size_t)v;
-	return 0;
-}
 
 static int code_ok(int k, int m)
 {
@@ -352,7 +183,7 @@ static int parse_threads(const char *s, struct opts *o)
 	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 		long t;
 
-		if (o->nthreads == MAX_LIST || parse_long(tok, 1, MAX_THREADS, &t))
+		if (o->nthreads == MAX_LIST || perf_parse_long(tok, 1, MAX_THREADS, &t))
 			return -1;
 		o->threads[o->nthreads++] = (int)t;
 	}
@@ -383,11 +214,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "k:m:s:t:w:n:r:h", lopts, &li)) != -1) {
 		switch (c) {
 		case 'k':
-			if (parse_long(optarg, 2, 255, &k))
+			if (perf_parse_long(optarg, 2, 255, &k))
 				goto bad;
 			break;
 		case 'm':
-			if (parse_long(optarg, 1, 254, &m))
+			if (perf_parse_long(optarg, 1, 254, &m))
 				goto bad;
 			break;
 		case OPT_CODES:
@@ -395,7 +226,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 's':
-			if (parse_size(optarg, &o->chunk))
+			if (perf_parse_size(optarg, &o->chunk))
 				goto bad;
 			break;
 		case 't':
@@ -403,17 +234,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 'w':
-			if (parse_long(optarg, 0, 1000000, &v))
+			if (perf_parse_long(optarg, 0, 1000000, &v))
 				goto bad;
 			o->warmup = (int)v;
 			break;
 		case 'n':
-			if (parse_long(optarg, 1, 1000000000L, &v))
+			if (perf_parse_long(optarg, 1, 1000000000L, &v))
 				goto bad;
 			o->iters = v;
 			break;
 		case 'r':
-			if (parse_long(optarg, 1, 10000, &v))
+			if (perf_parse_long(optarg, 1, 10000, &v))
 				goto bad;
 			o->repeats = (int)v;
 			break;
@@ -458,47 +289,7 @@ bad:
 	return -1;
 }
 
-/* Appends to buf (size len, NUL-terminated), silently truncating. */
-static void append(char *buf, size_t len, size_t *pos, const char *s)
-{
-	size_t n = strlen(s);
 
-	if (*pos + 1 >= len)
-		return;
-	if (n > len - 1 - *pos)
-		n = len - 1 - *pos;
-	memcpy(buf + *pos, s, n);
-	*pos += n;
-	buf[*pos] = '\0';
-}
-
-/* The command line, quoted for a POSIX shell where needed. */
-static void command_line(int argc, char **argv, char *buf, size_t len)
-{
-	static const char plain_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					  "0123456789_./,:=+-@%";
-	size_t pos = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool plain = a[0] != '\0' && strspn(a, plain_chars) == strlen(a);
-
-		if (i)
-			append(buf, len, &pos, " ");
-		if (plain) {
-			append(buf, len, &pos, a);
-			continue;
-		}
-		append(buf, len, &pos, "'");
-		for (const char *p = a; *p; p++) {
-			char one[2] = { *p, '\0' };
-
-			append(buf, len, &pos, *p == '\'' ? "'\\''" : one);
-		}
-		append(buf, len, &pos, "'");
-	}
-}
 
 /* ------------------------------------------------------------------ stripe sets */
 
@@ -530,7 +321,7 @@ static int stripes_alloc(struct stripes *s, int k, int m, size_t chunk, bool hot
 
 			s->ptr[(size_t)set * nchunks + i] = p;
 			if (i < (size_t)k)
-				fill_random(p, s->stride, SEED ^ ((uint64_t)set << 20) ^ i);
+				perf_fill_random(p, s->stride, SEED ^ ((uint64_t)set << 20) ^ i);
 			else
 				memset(p, 0, s->stride); /* fault the pages in before timing */
 		}
@@ -682,7 +473,7 @@ static int time_batch(struct bench *b, enum impl impl, long n, double *secs)
 	const size_t len = b->s->chunk;
 	double t0, t1;
 
-	t0 = now_s();
+	t0 = perf_now();
 	if (impl == IMPL_RAW) {
 		for (long i = 0; i < n; i++)
 			raw_encode(b->raw, stripes_next(b->s));
@@ -697,7 +488,7 @@ static int time_batch(struct bench *b, enum impl impl, long n, double *secs)
 			}
 		}
 	}
-	t1 = now_s();
+	t1 = perf_now();
 	*secs = t1 - t0;
 	return 0;
 }
@@ -827,8 +618,8 @@ static int run_row(struct stripes *s, const struct opts *o, int threads, struct 
 				raw_g[i] = bytes / r->raw_s[i] / 1e9;
 				gfec_g[i] = bytes / r->gfec_s[i] / 1e9;
 			}
-			r->raw = summarise(raw_g, o->repeats);
-			r->gfec = summarise(gfec_g, o->repeats);
+			r->raw = perf_summarise(raw_g, o->repeats);
+			r->gfec = perf_summarise(gfec_g, o->repeats);
 		}
 		free(raw_g);
 		free(gfec_g);
@@ -851,7 +642,7 @@ static void print_row(const struct row *r)
 	char code[24], chunk[24];
 
 	snprintf(code, sizeof(code), "RS(%d,%d)", r->k, r->m);
-	fmt_size(chunk, sizeof(chunk), r->chunk);
+	perf_fmt_size(chunk, sizeof(chunk), r->chunk);
 	printf("%-9s %6s %3d %4d %6ld  %7.3f [%7.3f..%7.3f]  %7.3f [%7.3f..%7.3f]  %8.3f  "
 	       "%4.1f%%/%4.1f%%%s\n",
 	       code, chunk, r->threads, r->nsets, r->iters, r->raw.median, r->raw.min, r->raw.max,
@@ -903,21 +694,6 @@ static void print_scaling(const struct opts *o, const struct row *rows, int nrow
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 static void json_array(FILE *f, const double *v, int n, double scale_num)
 {
@@ -927,7 +703,7 @@ static void json_array(FILE *f, const double *v, int n, double scale_num)
 	fputc(']', f);
 }
 
-static void json_impl(FILE *f, const char *name, const double *secs, const struct summary *s,
+static void json_impl(FILE *f, const char *name, const double *secs, const struct perf_summary *s,
 		      int n, double gb)
 {
 	fprintf(f, "      \"%s\": {\"median_gbps\": %.6g, \"min_gbps\": %.6g, \"max_gbps\": %.6g, "
@@ -959,25 +735,25 @@ static int write_json(const char *path, const struct opts *o, const char *cmdlin
 		memset(&un, 0, sizeof(un));
 
 	fprintf(f, "{\n  \"tool\": \"gfec-bench-cpu\",\n  \"command_line\": ");
-	json_str(f, cmdline);
+	perf_json_str(f, cmdline);
 	fprintf(f, ",\n  \"argv\": [");
 	for (int i = 0; i < argc; i++) {
 		fprintf(f, "%s", i ? ", " : "");
-		json_str(f, argv[i]);
+		perf_json_str(f, argv[i]);
 	}
 	fprintf(f, "],\n  \"unit\": \"GB/s = 1e9 bytes of data (k * chunk per encode) per "
 		   "second\",\n  \"timestamp_utc\": ");
-	json_str(f, stamp);
+	perf_json_str(f, stamp);
 	fprintf(f, ",\n  \"machine\": {\"cpu_model\": ");
-	json_str(f, cpu);
+	perf_json_str(f, cpu);
 	fprintf(f, ", \"online_cpus\": %ld, \"l3_bytes\": %zu, \"kernel\": ", ncpu, l3);
-	json_str(f, un.release);
+	perf_json_str(f, un.release);
 	fprintf(f, ", \"arch\": ");
-	json_str(f, un.machine);
+	perf_json_str(f, un.machine);
 	fprintf(f, "},\n  \"gfec_version\": ");
-	json_str(f, gfec_version());
+	perf_json_str(f, gfec_version());
 	fprintf(f, ",\n  \"isal_version_built_against\": ");
-	json_str(f, GFEC_BENCH_ISAL_VERSION);
+	perf_json_str(f, GFEC_BENCH_ISAL_VERSION);
 	fprintf(f, ",\n  \"settings\": {\"chunk_bytes\": %zu, \"warmup\": %d, "
 		   "\"iters_given\": %ld, "
 		   "\"repeats\": %d, \"hot\": %s, \"rotate_min_bytes\": %llu, "
@@ -997,7 +773,7 @@ static int write_json(const char *path, const struct opts *o, const char *cmdlin
 			   "      \"data_bytes_per_repeat\": %.0f, \"gfec_backend\": ",
 			r->k, r->m, r->threads, r->chunk, r->nsets, r->rotated_bytes, r->iters,
 			gb * 1e9);
-		json_str(f, r->backend);
+		perf_json_str(f, r->backend);
 		fprintf(f, ", \"warmup_seconds_raw\": %.6g, \"warmup_seconds_gfec\": %.6g,\n",
 			r->warm_raw_s, r->warm_gfec_s);
 		json_impl(f, "raw_isal", r->raw_s, &r->raw, o->repeats, gb);
@@ -1025,8 +801,8 @@ int main(int argc, char **argv)
 	struct opts o;
 	char cmdline[4096], cpu[256], iters[64];
 	const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	const size_t l3 = l3_bytes();
-	const double t_start = now_s();
+	const size_t l3 = perf_l3_bytes();
+	const double t_start = perf_now();
 	struct row *rows;
 	int nrows = 0, status = 0;
 	gfec_codec *probe = NULL;
@@ -1034,8 +810,8 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
-	command_line(argc, argv, cmdline, sizeof(cmdline));
-	cpu_model(cpu, sizeof(cpu));
+	perf_command_line(argc, argv, cmdline, sizeof(cmdline));
+	perf_cpu_model(cpu, sizeof(cpu));
 	if (gfec_codec_create("k=4 m=2 technique=cauchy backend=cpu threads=1", &probe, NULL, 0) ==
 	    0) {
 		snprintf(probe_backend, sizeof(probe_backend), "%s", gfec_codec_backend(probe));
@@ -1097,9 +873,9 @@ int main(int argc, char **argv)
 	}
 	if (!status) {
 		print_scaling(&o, rows, nrows);
-		printf("# total run time %.1f s\n", now_s() - t_start);
+		printf("# total run time %.1f s\n", perf_now() - t_start);
 		if (o.json && write_json(o.json, &o, cmdline, argc, argv, cpu, ncpu, l3, rows,
-					 nrows, now_s() - t_start))
+					 nrows, perf_now() - t_start))
 			status = 2;
 	}
 	for (int i = 0; i < o.ncodes * o.nthreads; i++) {

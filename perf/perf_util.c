@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file perf_util.c  What every perf program needs: clocks, random data, summaries, machine facts,
+ *  command-line and JSON helpers. */
+#include "perf_util.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double perf_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t perf_xorshift(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+void perf_fill_random(uint8_t *p, size_t n, uint64_t seed)
+{
+	uint64_t s = seed ? seed : 1, v;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		v = perf_xorshift(&s);
+		memcpy(p + i, &v, 8);
+	}
+	v = perf_xorshift(&s);
+	for (; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+void perf_fmt_size(char *buf, size_t len, size_t bytes)
+{
+	if (bytes >= (1u << 30) && bytes % (1u << 30) == 0)
+		snprintf(buf, len, "%zuG", bytes >> 30);
+	else if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
+		snprintf(buf, len, "%zuM", bytes >> 20);
+	else if (bytes >= (1u << 10) && bytes % (1u << 10) == 0)
+		snprintf(buf, len, "%zuK", bytes >> 10);
+	else
+		snprintf(buf, len, "%zu", bytes);
+}
+
+int perf_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct perf_summary perf_summarise(const double *v, int n)
+{
+	struct perf_summary s = { 0 };
+	double *t = malloc((size_t)n * sizeof(*t));
+
+	if (!t || n < 1) {
+		free(t);
+		return s;
+	}
+	memcpy(t, v, (size_t)n * sizeof(*t));
+	qsort(t, (size_t)n, sizeof(*t), perf_cmp_double);
+	s.min = t[0];
+	s.max = t[n - 1];
+	s.median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	s.spread = s.median > 0 ? (s.max - s.min) / s.median : 0;
+	free(t);
+	return s;
+}
+
+void perf_cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) != 0 || !colon)
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+/* Size of cpu0's level-3 cache in bytes, 0 if sysfs does not say. */
+size_t perf_l3_bytes(void)
+{
+	char path[128], text[64];
+	size_t best = 0;
+
+	for (int i = 0; i < 8; i++) {
+		FILE *f;
+		int level = 0;
+		unsigned long long v = 0;
+		char unit = 0;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &level) != 1)
+			level = 0;
+		fclose(f);
+		if (level != 3)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(text, sizeof(text), f) && sscanf(text, "%llu%c", &v, &unit) >= 1) {
+			if (unit == 'K')
+				v <<= 10;
+			else if (unit == 'M')
+				v <<= 20;
+			if (v > best)
+				best = (size_t)v;
+		}
+		fclose(f);
+	}
+	return best;
+}
+
+int perf_parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int perf_parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	}
+	if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+		end += strlen(end);
+	/* ISA-L takes an int length. */
+	if (*end || v == 0 || v > 0x7fffffffull)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+/* Appends to buf (size len, NUL-terminated), silently truncating. */
+static void append(char *buf, size_t len, size_t *pos, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*pos + 1 >= len)
+		return;
+	if (n > len - 1 - *pos)
+		n = len - 1 - *pos;
+	memcpy(buf + *pos, s, n);
+	*pos += n;
+	buf[*pos] = '\0';
+}
+
+/* The command line, quoted for a POSIX shell where needed. */
+void perf_command_line(int argc, char **argv, char *buf, size_t len)
+{
+	static const char plain_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					  "0123456789_./,:=+-@%";
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = a[0] != '\0' && strspn(a, plain_chars) == strlen(a);
+
+		if (i)
+			append(buf, len, &pos, " ");
+		if (plain) {
+			append(buf, len, &pos, a);
+			continue;
+		}
+		append(buf, len, &pos, "'");
+		for (const char *p = a; *p; p++) {
+			char one[2] = { *p, '\0' };
+
+			append(buf, len, &pos, *p == '\'' ? "'\\''" : one);
+		}
+		append(buf, len, &pos, "'");
+	}
+}
+
+void perf_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}

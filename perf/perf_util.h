@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file perf_util.h  Helpers shared by the perf programs (gfec-bench-cpu, gfec-perf). */
+#ifndef GFEC_PERF_UTIL_H
+#define GFEC_PERF_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/** Median, extremes and spread ((max - min) / median) of a set of values. */
+struct perf_summary {
+	double median, min, max, spread;
+};
+
+/** CLOCK_MONOTONIC in seconds. */
+double perf_now(void);
+uint64_t perf_xorshift(uint64_t *state);
+/** Fills @p p with pseudo-random bytes from @p seed (never zeros: timing zeros flatters). */
+void perf_fill_random(uint8_t *p, size_t n, uint64_t seed);
+/** "1M", "64K", "4096": the shortest exact spelling of a size. */
+void perf_fmt_size(char *buf, size_t len, size_t bytes);
+int perf_cmp_double(const void *a, const void *b);
+struct perf_summary perf_summarise(const double *v, int n);
+/** /proc/cpuinfo's model name, or "unknown". */
+void perf_cpu_model(char *buf, size_t len);
+/** cpu0's level-3 cache in bytes, 0 if sysfs does not say. */
+size_t perf_l3_bytes(void);
+/** A whole-string decimal in [lo, hi]: 0, or -1. */
+int perf_parse_long(const char *s, long lo, long hi, long *out);
+/** A size with an optional K/M/G suffix, 1 .. 2^31-1: 0, or -1. */
+int perf_parse_size(const char *s, size_t *out);
+/** The command line, quoted for a POSIX shell where needed (the "reproduce" line). */
+void perf_command_line(int argc, char **argv, char *buf, size_t len);
+/** Writes @p s as a JSON string literal. */
+void perf_json_str(FILE *f, const char *s);
+
+#endif
