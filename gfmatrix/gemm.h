@@ -49,6 +49,19 @@ struct gfec_backend_stats {
 	uint64_t fallbacks;	/**< calls redone on another path after an error */
 };
 
+/**
+ * A tuning rule (gfec.conf's [tune] entries, written by `gfec tune`): use @p kernel for matrices
+ * with cols in [cols_min, cols_max] and rows in [rows_min, rows_max], on calls whose len is in
+ * [len_min, len_max]. The first matching rule wins; none matching means the built-in default.
+ */
+struct gfec_tune_rule {
+	char kernel[32];
+	int cols_min, cols_max, rows_min, rows_max;
+	size_t len_min, len_max;
+};
+
+#define GFEC_MAX_TUNE_RULES 32
+
 struct gfec_backend_conf {
 	/* CPU */
 	int threads;	       /**< worker threads, 0 = number of online CPUs */
@@ -59,6 +72,8 @@ struct gfec_backend_conf {
 	int device;	       /**< CUDA device ordinal */
 	int streams;	       /**< pipeline depth for host buffers, 0 = default */
 	size_t segment;	       /**< staging bytes per pipeline slot, 0 = default */
+	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
+	int nrules;
 };
 
 struct gfec_backend_ops {

@@ -213,6 +213,8 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.device = c->prof.gpu_device;
 	conf.streams = c->prof.gpu_streams;
 	conf.segment = (size_t)c->prof.gpu_segment;
+	conf.rules = c->prof.rules;
+	conf.nrules = c->prof.nrules;
 	ret = ops->init(&conf, &c->gpu.ctx);
 	if (ret == 0 && ops->can_implement(c->gpu.ctx, &gm) != 0) {
 		ops->fini(c->gpu.ctx);

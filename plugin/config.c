@@ -11,6 +11,9 @@
  *   streams = 3                  # host pipeline depth
  *   segment = 67108864           # staging bytes per pipeline slot
  *
+ *   [tune]                       # written by `gfec tune`, NCCL tuner-table style: first match wins
+ *   rule = nibble_rg1_t512 k=2-16 m=1-4 chunk=4096-1073741824   # 2570.1 GB/s, 2026-11-22
+ *
  * Found as $GFEC_CONF, then ~/.config/gfec/gfec.conf, then /etc/gfec/gfec.conf (NCCL's order).
  * Profile keys gpu_kernel, gpu_min_bytes, gpu_device, gpu_streams, gpu_segment override it.
  */
@@ -65,6 +68,50 @@ static int number(const char *v, long long lo, long long hi, long long *out)
 	return 0;
 }
 
+/* "A-B" or "A" as an inclusive range within [lo, hi]. */
+static int range(const char *v, long long lo, long long hi, long long *a, long long *b)
+{
+	char *end;
+
+	errno = 0;
+	*a = strtoll(v, &end, 10);
+	if (end == v || errno)
+		return -1;
+	if (*end == '-') {
+		const char *w = end + 1;
+
+		*b = strtoll(w, &end, 10);
+		if (end == w || errno)
+			return -1;
+	} else {
+		*b = *a;
+	}
+	return *end || *a < lo || *b > hi || *a > *b ? -1 : 0;
+}
+
+/* "KERNEL k=A-B m=C-D chunk=E-F" (every field required, in this order). */
+static int parse_rule(const char *v, struct gfec_tune_rule *r)
+{
+	char kernel[64], kr[64], mr[64], cr[64], extra[8];
+	long long a, b;
+
+	if (sscanf(v, "%63s k=%63s m=%63s chunk=%63s %7s", kernel, kr, mr, cr, extra) != 4 ||
+	    strlen(kernel) >= sizeof(r->kernel))
+		return -1;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->kernel, sizeof(r->kernel), "%s", kernel);
+	if (range(kr, 1, 255, &a, &b))
+		return -1;
+	r->cols_min = (int)a, r->cols_max = (int)b;
+	if (range(mr, 1, 255, &a, &b))
+		return -1;
+	r->rows_min = (int)a, r->rows_max = (int)b;
+	if (range(cr, 0, 1ll << 50, &a, &b))
+		return -1;
+	r->len_min = (size_t)a, r->len_max = (size_t)b;
+	return 0;
+}
+
 int gfec_config_parse(const char *text, const char *name, struct gfec_profile *p, char *err,
 		      size_t errlen)
 {
@@ -96,7 +143,7 @@ int gfec_config_parse(const char *text, const char *name, struct gfec_profile *p
 				return bad(err, errlen, name, line, "malformed section '%s'", s);
 			*close = '\0';
 			snprintf(section, sizeof(section), "%s", trim(s + 1));
-			if (strcmp(section, "gpu") != 0)
+			if (strcmp(section, "gpu") != 0 && strcmp(section, "tune") != 0)
 				return bad(err, errlen, name, line, "unknown section [%s]", section);
 			continue;
 		}
@@ -108,6 +155,19 @@ int gfec_config_parse(const char *text, const char *name, struct gfec_profile *p
 		val = trim(eq + 1);
 		if (!section[0])
 			return bad(err, errlen, name, line, "'%s' is outside a [section]", key);
+		if (strcmp(section, "tune") == 0) {
+			if (strcmp(key, "rule") != 0)
+				return bad(err, errlen, name, line, "unknown key '%s' in [tune]", key);
+			if (tmp.nrules == GFEC_MAX_TUNE_RULES)
+				return bad(err, errlen, name, line, "more than %d rules",
+					   GFEC_MAX_TUNE_RULES);
+			if (parse_rule(val, &tmp.rules[tmp.nrules]))
+				return bad(err, errlen, name, line,
+					   "rule: expected 'KERNEL k=A-B m=C-D chunk=E-F', got '%s'",
+					   val);
+			tmp.nrules++;
+			continue;
+		}
 		if (strcmp(key, "kernel") == 0) {
 			if (!*val || strlen(val) >= sizeof(tmp.gpu_kernel))
 				return bad(err, errlen, name, line, "kernel: bad name '%s'", val);

@@ -32,6 +32,8 @@ struct gfec_profile {
 	int gpu_device;
 	int gpu_streams;	/* 0 = backend default */
 	long long gpu_segment;	/* 0 = backend default */
+	struct gfec_tune_rule rules[GFEC_MAX_TUNE_RULES]; /* gfec.conf [tune] */
+	int nrules;
 };
 
 /**

@@ -18,6 +18,7 @@
 
 #include <mutex>
 #include <new>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
@@ -58,17 +59,24 @@ struct Ctx {
 	size_t in_cap = 0, out_cap = 0, ptr_cap = 0;
 	Slot slots[8];
 	uint8_t *d_logexp = nullptr;
+	std::vector<gfec_tune_rule> rules; // gfec.conf [tune], first match wins
 	int fault = 0;
 	std::mutex lock;
 	uint64_t calls = 0, bytes_in = 0, failures = 0;
 };
 
-struct Plan {
-	const KernelInfo *k;
-	Shape sh;
-	uint8_t *d_a = nullptr;
+// A kernel made ready for one matrix: its tables on the device and the calls it serves.
+struct Prepared {
+	const KernelInfo *k = nullptr;
 	uint32_t *d_tables = nullptr;
 	size_t smem = 0;
+	size_t len_min = 0, len_max = SIZE_MAX; // the tuning rule's range (default: all)
+};
+
+struct Plan {
+	Shape sh;
+	uint8_t *d_a = nullptr;
+	std::vector<Prepared> ks; // tuned kernels first, the default last
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -150,6 +158,8 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		c->nslots = conf->streams < 8 ? conf->streams : 8;
 	if (conf && conf->segment)
 		c->segment = conf->segment;
+	if (conf && conf->rules)
+		c->rules.assign(conf->rules, conf->rules + conf->nrules);
 	if (conf && conf->kernel && conf->kernel[0]) {
 		c->forced = kernel_find(conf->kernel);
 		if (!c->forced) {
@@ -212,8 +222,25 @@ void gpu_plan_free(void *ctx, void *plan)
 		return;
 	cudaSetDevice(static_cast<Ctx *>(ctx)->dev);
 	cudaFree(p->d_a);
-	cudaFree(p->d_tables);
+	for (Prepared &k : p->ks)
+		cudaFree(k.d_tables);
 	delete p;
+}
+
+cudaError_t prepare(const KernelInfo *k, const Shape &sh, const uint8_t *a, Prepared *out)
+{
+	std::vector<uint32_t> t(kernel_table_words(k, sh));
+
+	out->k = k;
+	out->smem = kernel_smem(k, sh);
+	if (t.empty())
+		return cudaSuccess;
+	kernel_build_tables(k, sh, a, t.data());
+	cudaError_t e = cudaMalloc(&out->d_tables, t.size() * 4);
+
+	return e != cudaSuccess ? e
+				: cudaMemcpy(out->d_tables, t.data(), t.size() * 4,
+					     cudaMemcpyHostToDevice);
 }
 
 int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
@@ -221,24 +248,32 @@ int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
 	Ctx *c = static_cast<Ctx *>(ctx);
 	const KernelInfo *k = pick(c, a);
 	Plan *p;
-	std::vector<uint32_t> t;
 	const size_t n = (size_t)a->rows * a->cols;
 
 	if (!k)
 		return GFEC_E_NOTSUP;
-	p = new (std::nothrow) Plan{ k, { a->rows, a->cols, a->packetsize } };
+	p = new (std::nothrow) Plan;
 	if (!p)
 		return GFEC_E_NOMEM;
-	p->smem = kernel_smem(k, p->sh);
+	p->sh = { a->rows, a->cols, a->packetsize };
 	CUDA_TRY(cudaSetDevice(c->dev));
 	CUDA_TRY(cudaMalloc(&p->d_a, n));
 	CUDA_TRY(cudaMemcpy(p->d_a, a->a, n, cudaMemcpyHostToDevice));
-	if (kernel_table_words(k, p->sh)) {
-		t.resize(kernel_table_words(k, p->sh));
-		kernel_build_tables(k, p->sh, a->a, t.data());
-		CUDA_TRY(cudaMalloc(&p->d_tables, t.size() * 4));
-		CUDA_TRY(cudaMemcpy(p->d_tables, t.data(), t.size() * 4, cudaMemcpyHostToDevice));
+	// Tuning rules that match this shape (unless a kernel is forced), then the default.
+	for (const gfec_tune_rule &r : c->forced ? std::vector<gfec_tune_rule>() : c->rules) {
+		const KernelInfo *rk = kernel_find(r.kernel);
+
+		if (!rk || a->cols < r.cols_min || a->cols > r.cols_max || a->rows < r.rows_min ||
+		    a->rows > r.rows_max ||
+		    kernel_can_implement(rk, p->sh, c->prop.sharedMemPerBlockOptin))
+			continue;
+		p->ks.emplace_back();
+		p->ks.back().len_min = r.len_min;
+		p->ks.back().len_max = r.len_max;
+		CUDA_TRY(prepare(rk, p->sh, a->a, &p->ks.back()));
 	}
+	p->ks.emplace_back();
+	CUDA_TRY(prepare(k, p->sh, a->a, &p->ks.back()));
 	*out = p;
 	return 0;
 fail:
@@ -271,16 +306,22 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 	GemmArgs args{};
 	int grid;
 	cudaError_t e;
+	const Prepared *k = &p->ks.back();
 
 	if (c->fault)
 		return cudaErrorLaunchFailure;
+	for (const Prepared &cand : p->ks)
+		if (len >= cand.len_min && len <= cand.len_max) {
+			k = &cand;
+			break;
+		}
 	args.src = d_src;
 	args.dst = d_dst;
 	args.rows = p->sh.rows;
 	args.cols = col < 0 ? p->sh.cols : 1;
 	args.a = col < 0 ? p->d_a : p->d_a + col;
 	args.lda = p->sh.cols;
-	args.tables = p->d_tables ? p->d_tables + (col < 0 ? 0 : kernel_column_tables(p->k, p->sh, col))
+	args.tables = k->d_tables ? k->d_tables + (col < 0 ? 0 : kernel_column_tables(k->k, p->sh, col))
 				  : nullptr;
 	args.packetsize = p->sh.packetsize;
 	args.nstripes = nstripes;
@@ -288,10 +329,10 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 	args.units = (len + 15) / 16;
 	args.vec = vec;
 	args.acc = col >= 0;
-	e = kernel_grid(p->k, args, p->smem, c->prop.multiProcessorCount, &grid);
+	e = kernel_grid(k->k, args, k->smem, c->prop.multiProcessorCount, &grid);
 	if (e != cudaSuccess)
 		return e;
-	e = kernel_launch(p->k, args, grid, p->smem, c->d_logexp, st);
+	e = kernel_launch(k->k, args, grid, k->smem, c->d_logexp, st);
 	return e != cudaSuccess ? e : cudaGetLastError();
 }
 

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <isa-l/erasure_code.h>
@@ -97,6 +98,30 @@ static void test_every_kernel_random(void **state)
 		}
 		one_encode(kernels[v], 223, 32, 4096 + 5);
 	}
+}
+
+/* gfec.conf [tune] rules pick kernels per call size; every choice gives ISA-L's bytes. */
+static void test_tune_rules(void **state)
+{
+	char path[] = "/tmp/gfec_tune_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("[tune]\nrule = seed_t8 k=10 m=1-4 chunk=0-8191\n"
+	      "rule = nibble_rg1_t256 k=10 m=1-4 chunk=8192-65536\n"
+	      "rule = bmma_w4_n4_p1 k=10 m=1-4 chunk=65537-1000000\n",
+	      f);
+	fclose(f);
+	setenv("GFEC_CONF", path, 1);
+	one_encode("", 10, 4, 5000);
+	one_encode("", 10, 4, 40000);
+	one_encode("", 10, 4, 300000);
+	one_encode("", 10, 4, 2000000); /* no rule: the default */
+	unsetenv("GFEC_CONF");
+	unlink(path);
 }
 
 static void test_batches(void **state)
@@ -497,6 +522,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_kernel_random),
+		cmocka_unit_test(test_tune_rules),
 		cmocka_unit_test(test_batches),
 		cmocka_unit_test(test_every_erasure_pattern),
 		cmocka_unit_test(test_update),

@@ -33,6 +33,21 @@ static void test_good(void **state)
 	assert_int_equal(p.gpu_streams, 4);
 	assert_int_equal(p.gpu_segment, 8388608);
 	assert_int_equal(gfec_config_parse("", "empty.conf", &p, err, sizeof(err)), 0);
+
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(gfec_config_parse("[tune]\nrule = nibble_rg1_t512 k=2-16 m=1-4 "
+					   "chunk=4096-1073741824 # 2570 GB/s\n"
+					   "rule = bmma_w8_n4_p2 k=17-255 m=5 chunk=0-4096\n",
+					   "t.conf", &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.nrules, 2);
+	assert_string_equal(p.rules[0].kernel, "nibble_rg1_t512");
+	assert_int_equal(p.rules[0].cols_min, 2);
+	assert_int_equal(p.rules[0].cols_max, 16);
+	assert_int_equal(p.rules[0].rows_max, 4);
+	assert_int_equal(p.rules[0].len_max, 1073741824);
+	assert_int_equal(p.rules[1].rows_min, 5);
+	assert_int_equal(p.rules[1].rows_max, 5);
 }
 
 static void test_bad_lines(void **state)
@@ -50,6 +65,10 @@ static void test_bad_lines(void **state)
 		{ "[gpu]\nsegment = 12\n", "x.conf:2: segment" },
 		{ "[gpu]\ndevice = -1\n", "x.conf:2: device" },
 		{ "[gpu]\nkernel = \n", "x.conf:2: kernel" },
+		{ "[tune]\nrule = nibble k=2-16\n", "x.conf:2: rule: expected" },
+		{ "[tune]\nrule = nibble k=9-2 m=1 chunk=1-2\n", "x.conf:2: rule" },
+		{ "[tune]\nrule = nibble k=2 m=1 chunk=1-2 extra\n", "x.conf:2: rule" },
+		{ "[tune]\nkernel = nibble\n", "x.conf:2: unknown key 'kernel' in [tune]" },
 	};
 	char err[256];
 
