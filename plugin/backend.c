@@ -23,3 +23,8 @@ const char *gfec_backend_gpu_kernels(void)
 	return "";
 #endif
 }
+
+const char *gfec_gpu_kernels(void)
+{
+	return gfec_backend_gpu_kernels();
+}

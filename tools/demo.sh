@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The README's main command: install what is missing, build, then show gfec working on this
-# machine: encode a generated file, lose m chunks, decode it back, and measure throughput.
+# machine: encode a generated file, lose m chunks, decode it back, and measure throughput against
+# the machine's own ceilings (gfec-perf --quick: a table here, JSON and SVG plots in build/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash .ci/deps.sh build
@@ -26,5 +27,5 @@ rm -f "$f.0" "$f.3" "$f.7" "$f.12"
 "$gfec" verify "$f"
 echo "== restored file is identical (sha256 $(cut -c1-16 <<<"$sha")...)"
 
-echo "== throughput on this machine: gfec CPU path vs raw ISA-L, 1 MiB chunks"
-"$dir/perf/gfec-bench-cpu" -r 3
+echo "== performance summary on this machine: gfec-perf --quick (ceilings measured now)"
+"$dir/perf/gfec-perf" --quick --json "$dir/perf-quick.json" --svg "$dir/perf-quick"

@@ -115,6 +115,7 @@ static const char help_main[] =
     "  decode   FILE [-o OUT]       rebuild FILE from its chunks (--repair: also the chunks)\n"
     "  verify   FILE                check every chunk's CRC32C and the parity\n"
     "  info     [FILE]              library, backend and CPUs; with FILE its metadata\n"
+    "  tune     [OPTIONS]           tune GPU kernels and the CPU/GPU crossover into gfec.conf\n"
     "  help     [COMMAND]           this text, or a command's\n"
     "\n"
     "'gfec COMMAND --help' describes each command.\n"
@@ -180,6 +181,13 @@ static const char help_info[] =
     "of online CPUs; with FILE, also what FILE.gfec records.\n"
     "\n"
     "  -h, --help             this text\n";
+
+static const char help_tune[] =
+    "usage: gfec tune [OPTIONS]\n"
+    "\n"
+    "Runs 'gfec-perf tune' (installed next to gfec): times every compiled GPU kernel per\n"
+    "(k,m) and chunk size, measures the CPU/GPU crossover, and writes the winners to\n"
+    "~/.config/gfec/gfec.conf (or --config FILE). 'gfec tune --help' shows its options.\n";
 
 static const char help_help[] = "usage: gfec help [COMMAND]\n"
 				"\n"
@@ -1100,12 +1108,42 @@ struct command {
 	const char *help;
 };
 
+/*
+ * gfec tune is gfec-perf's tune mode: the sweep needs GPU memory and timing code that belongs in
+ * perf/. Found next to this program (installed), or in the build tree's perf/ beside tools/.
+ */
+static int cmd_tune(int argc, char **argv)
+{
+	char self[4096], path[4200];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash, **args;
+
+	if (n <= 0)
+		return fail(GFEC_EXIT_INTERNAL, "tune: cannot find my own path");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	args = calloc((size_t)argc + 2, sizeof(*args));
+	if (!args)
+		return out_of_memory();
+	args[0] = (char *)"gfec-perf";
+	for (int i = 0; i < argc; i++)
+		args[i + 1] = argv[i]; /* argv[0] is "tune" */
+	snprintf(path, sizeof(path), "%s/gfec-perf", self);
+	execv(path, args);
+	snprintf(path, sizeof(path), "%s/../perf/gfec-perf", self);
+	execv(path, args);
+	execvp("gfec-perf", args);
+	free(args);
+	return fail(GFEC_EXIT_INTERNAL, "tune: gfec-perf not found next to %s or on PATH", self);
+}
+
 static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
     {"encode", cmd_encode, help_encode}, {"decode", cmd_decode, help_decode},
     {"verify", cmd_verify, help_verify}, {"info", cmd_info, help_info},
-    {"help", cmd_help, help_help},
+    {"tune", cmd_tune, help_tune}, {"help", cmd_help, help_help},
 };
 
 static const struct command *find_command(const char *name)

@@ -66,6 +66,12 @@ GFEC_API void gfec_set_log(gfec_log_fn fn, void *user, enum gfec_log_level max_l
 GFEC_API const char *gfec_version(void);
 
 /**
+ * The GPU kernels this build has, comma-separated ("" without a GPU backend); each name is a
+ * valid gpu_kernel= value. Static storage.
+ */
+GFEC_API const char *gfec_gpu_kernels(void);
+
+/**
  * Creates a codec from a profile (see the top of this file).
  * @param err     if not NULL, receives a one-line reason on failure, naming the bad key
  * @param errlen  size of err in bytes

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file gfec_perf.h  gfec-perf's pieces, shared by the tool, `gfec-perf tune` and the tests. */
+#ifndef GFEC_PERF_GFEC_PERF_H
+#define GFEC_PERF_GFEC_PERF_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "perf_util.h"
+
+#define PERF_MAX_CODES 16
+#define PERF_MAX_LIST 32
+
+enum perf_op { PERF_ENCODE, PERF_DECODE, PERF_UPDATE };
+enum perf_data { PERF_PAGEABLE, PERF_PINNED, PERF_GPU };
+
+struct perf_opts {
+	struct {
+		int k, m;
+	} codes[PERF_MAX_CODES];
+	int ncodes;
+	const char *technique;
+	unsigned ops;	   /* bit per enum perf_op */
+	int erasures;	   /* 0: m */
+	size_t minb, maxb; /* chunk-size sweep, nccl-tests' -b/-e/-f */
+	int factor;
+	int batches[PERF_MAX_LIST], nbatches;
+	unsigned backends; /* bit 0 cpu, 1 gpu, 2 auto; 0 = cpu (+ gpu when present) */
+	const char *kernel;
+	int data;	   /* enum perf_data, or -1 for the default */
+	int threads, warmup, repeats, check;
+	long iters;	   /* 0: about 0.2 s per repeat */
+	const char *json, *svg, *ceilings_cache;
+	int quick, help;
+};
+
+/** Parses gfec-perf's flags. 0, or -1 with a one-line reason in err. */
+int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen);
+
+struct perf_code_ceil {
+	int k, m;
+	double isal_1, isal_all; /* raw ISA-L data GB/s, 1 MiB chunks from DRAM */
+	double xor_gpu;		 /* GPU XOR-stream bound, data GB/s */
+};
+
+/** The machine's measured limits (GB/s = 10^9 bytes/s); 0 where not present or not measured. */
+struct perf_ceilings {
+	int from_cache;
+	int cpus;
+	double cpu_mem_1, cpu_mem_all; /* memcpy, bytes read + written */
+	int gpu, gpu_sms, gpu_sm_clock, gpu_mem_clock;
+	char gpu_name[128];
+	double d2d;		       /* bytes read + written */
+	double h2d, d2h, both;
+	struct perf_code_ceil codes[PERF_MAX_CODES];
+	int ncodes;
+};
+
+void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c);
+
+struct perf_row {
+	enum perf_op op;
+	int k, m, e, batch;
+	size_t chunk;
+	char technique[32], backend[8], engine[64];
+	enum perf_data data;
+	int on_gpu;
+	long n;
+	int repeats;
+	double data_bytes, traffic_bytes, gf_ops; /* per call */
+	double *rep_gbps;			  /* data GB/s of each repeat */
+	struct perf_summary gbps;
+	double traffic_gbps, gops, intensity;
+	const char *ceil_name;
+	double ceil_gbps, pct;
+	double *lat;				  /* microseconds per call, sorted */
+	int nlat;
+	double p50, p90, p99, p999;
+	double cpu_s_per_gb;
+	int checked;				  /* 1 ok, 0 differs, -1 n/a, -2 off */
+	int flagged;
+	char skip[256];				  /* why the row could not run */
+};
+
+int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum perf_op op, int k,
+		 int m, size_t chunk, int batch, const char *backend, enum perf_data data,
+		 struct perf_row *r);
+
+int perf_write_json(const char *path, const char *cmdline, const struct perf_ceilings *c,
+		    const struct perf_row *rows, int nrows);
+
+/** Writes PREFIX-roofline.svg and PREFIX-latency.svg. 0 or -errno. */
+int perf_write_svgs(const char *prefix, const struct perf_ceilings *c, const struct perf_row *rows,
+		    int nrows);
+
+void perf_usage(FILE *f);
+
+/** `gfec-perf ...`: ceilings, workloads, table, JSON, SVG. The process exit status. */
+int perf_main(int argc, char **argv);
+
+/**
+ * The config file `tune` writes: @p old without its [tune] section and its [gpu] min_bytes line,
+ * then @p min_line under [gpu] (added if missing) and @p tune at the end. malloc'ed.
+ */
+char *perf_tune_merge_config(const char *old, const char *min_line, const char *tune);
+
+/** `gfec-perf tune ...` (argv[0] is "tune"). */
+int perf_tune_main(int argc, char **argv);
+
+#endif

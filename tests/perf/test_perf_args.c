@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file test_perf_args.c  gfec-perf's flags: defaults, every flag, and every bad value. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gfec_perf.h"
+#include "internal.h"
+
+static int parse(struct perf_opts *o, char *err, const char *const *args)
+{
+	char *argv[64];
+	int argc = 0;
+
+	argv[argc++] = (char *)"gfec-perf";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return perf_parse_args(argc, argv, o, err, 256);
+}
+
+static void test_defaults(void **state)
+{
+	static const char *const none[] = { NULL };
+	struct perf_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, none), 0);
+	assert_int_equal(o.ncodes, 1);
+	assert_int_equal(o.codes[0].k, 10);
+	assert_int_equal(o.codes[0].m, 4);
+	assert_string_equal(o.technique, "cauchy");
+	assert_int_equal(o.ops, 1u << PERF_ENCODE | 1u << PERF_DECODE);
+	assert_int_equal(o.minb, 1 << 20);
+	assert_int_equal(o.maxb, 1 << 20);
+	assert_int_equal(o.factor, 4);
+	assert_int_equal(o.check, 1);
+	assert_int_equal(o.repeats, 5);
+	assert_int_equal(o.warmup, 2);
+	assert_int_equal(o.data, -1);
+	assert_int_equal(o.backends, 0);
+}
+
+static void test_every_flag(void **state)
+{
+	static const char *const args[] = {
+		"-k", "10,4 4,2", "-t", "cauchy_good", "-o", "encode,update", "-E", "2", "-b", "4K",
+		"-e", "64M", "-f", "2", "-B", "1,64", "-a", "cpu,auto", "-K", "nibble_rg1_t512",
+		"-d", "pinned", "-T", "3", "-w", "7", "-n", "100", "-r", "9", "-c", "0", "-j",
+		"out.json", "-s", "plot", "-C", "ceil.txt", NULL,
+	};
+	static const char *const quick[] = { "--quick", "--repeats=8", NULL };
+	struct perf_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, args), 0);
+	assert_int_equal(o.ncodes, 2);
+	assert_int_equal(o.codes[1].k, 4);
+	assert_string_equal(o.technique, "cauchy_good");
+	assert_int_equal(o.ops, 1u << PERF_ENCODE | 1u << PERF_UPDATE);
+	assert_int_equal(o.erasures, 2);
+	assert_int_equal(o.minb, 4096);
+	assert_int_equal(o.maxb, 64 << 20);
+	assert_int_equal(o.factor, 2);
+	assert_int_equal(o.nbatches, 2);
+	assert_int_equal(o.batches[1], 64);
+	assert_int_equal(o.backends, 1u << 0 | 1u << 2);
+	assert_string_equal(o.kernel, "nibble_rg1_t512");
+	assert_int_equal(o.data, PERF_PINNED);
+	assert_int_equal(o.threads, 3);
+	assert_int_equal(o.warmup, 7);
+	assert_int_equal(o.iters, 100);
+	assert_int_equal(o.repeats, 9);
+	assert_int_equal(o.check, 0);
+	assert_string_equal(o.json, "out.json");
+	assert_string_equal(o.svg, "plot");
+	assert_string_equal(o.ceilings_cache, "ceil.txt");
+	/* --quick caps the repeats and the warm-up */
+	assert_int_equal(parse(&o, err, quick), 0);
+	assert_true(o.quick);
+	assert_int_equal(o.repeats, 3);
+	assert_int_equal(o.warmup, 1);
+}
+
+static void test_bad_values(void **state)
+{
+	static const char *const cases[][4] = {
+		{ "-k", "10", NULL },	      { "-k", "4,5", NULL },	   { "-k", "200,57", NULL },
+		{ "-o", "encode,fly", NULL }, { "-E", "-1", NULL },	   { "-b", "0", NULL },
+		{ "-b", "1Q", NULL },	      { "-f", "1", NULL },	   { "-B", "0", NULL },
+		{ "-a", "fpga", NULL },	      { "-d", "gpu,pinned", NULL }, { "-d", "nvme", NULL },
+		{ "-r", "0", NULL },	      { "-c", "2", NULL },	   { "-n", "x", NULL },
+		{ "--bogus", NULL },	      { "-j", NULL },		   { "stray", NULL },
+		{ "-b", "2M", "-e", "1M" },
+	};
+	struct perf_opts o;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[5] = { cases[i][0], cases[i][1], cases[i][2], cases[i][3], NULL };
+
+		err[0] = '\0';
+		if (parse(&o, err, args) != -1 || !err[0])
+			fail_msg("case %zu (%s %s) was accepted", i, cases[i][0],
+				 cases[i][1] ? cases[i][1] : "");
+	}
+}
+
+/* What tune writes replaces its own earlier output, keeps the rest, and parses. */
+static void test_tune_config_merge(void **state)
+{
+	const char *old = "# mine\n[gpu]\nkernel = nibble_rg1_t512\nmin_bytes = 5\nstreams = 2\n"
+			  "[tune]\nrule = seed_t8 k=10 m=1-4 chunk=0-100\n";
+	const char *tune = "[tune]\nrule = nibble_rg1_t512 k=10 m=1-4 chunk=0-1125899906842624 "
+			   "# 2570.0 GB/s\n";
+	char *out = perf_tune_merge_config(old, "min_bytes = 4194304   # crossover\n", tune);
+	struct gfec_profile p;
+	char err[256];
+
+	(void)state;
+	assert_non_null(out);
+	assert_non_null(strstr(out, "# mine\n[gpu]\nmin_bytes = 4194304"));
+	assert_non_null(strstr(out, "kernel = nibble_rg1_t512\nstreams = 2\n"));
+	assert_null(strstr(out, "seed_t8"));
+	assert_null(strstr(out, "min_bytes = 5"));
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(gfec_config_parse(out, "merged", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.gpu_min_bytes, 4194304);
+	assert_int_equal(p.nrules, 1);
+	assert_int_equal(p.gpu_streams, 2);
+	free(out);
+	/* no [gpu] section yet: one is added */
+	out = perf_tune_merge_config("", "min_bytes = 7\n", tune);
+	assert_non_null(out);
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(gfec_config_parse(out, "fresh", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.gpu_min_bytes, 7);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_every_flag),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_tune_config_merge),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

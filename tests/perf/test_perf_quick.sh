@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# gfec-perf --quick as CI runs it: under 30 s, every row checked, a JSON file whose key set is the
+# golden one (tests/perf/perf_json_keys.txt: a change of schema must change that file too), and
+# SVGs that parse as XML with one point and one latency curve per result row.
+set -euo pipefail
+perf=$1 golden=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+start=$SECONDS
+"$perf" --quick --json "$dir/q.json" --svg "$dir/q" >"$dir/out" 2>"$dir/err" ||
+	{ cat "$dir/out" "$dir/err" >&2; fail "gfec-perf --quick exited $?"; }
+took=$((SECONDS - start))
+((took < 30)) || fail "--quick took ${took} s (limit 30)"
+grep -q '^# reproduce: ' "$dir/out" || fail "no reproduce line"
+grep -qE '^encode +RS\(10,4\).* ok ' "$dir/out" || fail "no checked encode row: $(cat "$dir/out")"
+
+python3 - "$dir/q.json" "$golden" <<'PY' || fail "JSON keys differ from the golden set"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+def keys(o, p=""):
+    out = set()
+    if isinstance(o, dict):
+        for k, v in o.items():
+            out.add(p + k)
+            out |= keys(v, p + k + ".")
+    elif isinstance(o, list) and o:
+        for e in o:
+            out |= keys(e, p + "[].")
+    return out
+got = keys(doc)
+want = {l.strip() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")}
+# the GPU object and per-result rows are present only where there is a GPU / there are rows
+optional = {k for k in want if k.startswith("machine.gpu.")}
+missing, extra = want - got - optional, got - want
+for k in sorted(missing): print("missing:", k)
+for k in sorted(extra): print("unexpected:", k)
+if not doc["results"]: print("no results"); sys.exit(1)
+sys.exit(1 if missing or extra else 0)
+PY
+
+rows=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$dir/q.json")
+for f in "$dir/q-roofline.svg" "$dir/q-latency.svg"; do
+	[[ -s $f ]] || fail "$f missing"
+	if command -v xmllint >/dev/null; then
+		xmllint --noout "$f" || fail "$f is not XML"
+	else
+		python3 -c 'import sys,xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$f" ||
+			fail "$f is not XML"
+	fi
+done
+points=$(grep -o 'class="point"' "$dir/q-roofline.svg" | wc -l)
+curves=$(grep -o 'class="cdf"' "$dir/q-latency.svg" | wc -l)
+((points == rows)) || fail "$points points for $rows results"
+((curves == rows)) || fail "$curves latency curves for $rows results"
+echo "gfec-perf --quick: $rows rows in ${took} s, JSON keys match, SVGs parse ($points points)"
