@@ -136,7 +136,9 @@ static Prepared prepare(const KernelInfo *k, const uint8_t *a, const Batch &b)
 		CK(cudaMemcpy(p.tables, t.data(), words * 4, cudaMemcpyHostToDevice));
 	}
 	p.smem = kernel_smem(k, sh);
-	CK(kernel_grid(k, b.args(p.da, p.tables), p.smem, g_sms, &p.grid));
+	int per_sm;
+	CK(kernel_occupancy(k, p.smem, &per_sm));
+	p.grid = kernel_grid(k, b.args(p.da, p.tables), per_sm, g_sms);
 	return p;
 }
 

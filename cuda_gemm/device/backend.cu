@@ -70,6 +70,7 @@ struct Prepared {
 	const KernelInfo *k = nullptr;
 	uint32_t *d_tables = nullptr;
 	size_t smem = 0;
+	int per_sm = 1; // blocks per multiprocessor, found once: launches need no queries
 	size_t len_min = 0, len_max = SIZE_MAX; // the tuning rule's range (default: all)
 };
 
@@ -233,11 +234,12 @@ cudaError_t prepare(const KernelInfo *k, const Shape &sh, const uint8_t *a, Prep
 
 	out->k = k;
 	out->smem = kernel_smem(k, sh);
-	if (t.empty())
-		return cudaSuccess;
-	kernel_build_tables(k, sh, a, t.data());
-	cudaError_t e = cudaMalloc(&out->d_tables, t.size() * 4);
+	cudaError_t e = kernel_occupancy(k, out->smem, &out->per_sm);
 
+	if (e != cudaSuccess || t.empty())
+		return e;
+	kernel_build_tables(k, sh, a, t.data());
+	e = cudaMalloc(&out->d_tables, t.size() * 4);
 	return e != cudaSuccess ? e
 				: cudaMemcpy(out->d_tables, t.data(), t.size() * 4,
 					     cudaMemcpyHostToDevice);
@@ -329,9 +331,7 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 	args.units = (len + 15) / 16;
 	args.vec = vec;
 	args.acc = col >= 0;
-	e = kernel_grid(k->k, args, k->smem, c->prop.multiProcessorCount, &grid);
-	if (e != cudaSuccess)
-		return e;
+	grid = kernel_grid(k->k, args, k->per_sm, c->prop.multiProcessorCount);
 	e = kernel_launch(k->k, args, grid, k->smem, c->d_logexp, st);
 	return e != cudaSuccess ? e : cudaGetLastError();
 }

@@ -207,10 +207,8 @@ void kernel_build_tables(const KernelInfo *k, const Shape &sh, const uint8_t *a,
 				}
 }
 
-cudaError_t kernel_grid(const KernelInfo *k, const GemmArgs &args, size_t smem, int sm_count,
-			int *grid)
+cudaError_t kernel_occupancy(const KernelInfo *k, size_t smem, int *per_sm)
 {
-	int per_sm = 0;
 	cudaError_t err;
 
 	if (smem > 48 * 1024) {
@@ -219,11 +217,14 @@ cudaError_t kernel_grid(const KernelInfo *k, const GemmArgs &args, size_t smem, 
 		if (err != cudaSuccess)
 			return err;
 	}
-	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->fn, k->threads, smem);
-	if (err != cudaSuccess)
-		return err;
-	if (per_sm < 1)
-		per_sm = 1;
+	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, k->fn, k->threads, smem);
+	if (err == cudaSuccess && *per_sm < 1)
+		*per_sm = 1;
+	return err;
+}
+
+int kernel_grid(const KernelInfo *k, const GemmArgs &args, int per_sm, int sm_count)
+{
 	// Work items: a seed block takes T words of one stripe, a nibble thread one 16-byte unit.
 	size_t need;
 
@@ -243,10 +244,9 @@ cudaError_t kernel_grid(const KernelInfo *k, const GemmArgs &args, size_t smem, 
 	} else {
 		need = ((size_t)args.nstripes * args.units + k->threads - 1) / k->threads;
 	}
-	size_t full = (size_t)per_sm * (size_t)sm_count;
+	const size_t full = (size_t)per_sm * (size_t)sm_count;
 
-	*grid = (int)(need < full ? (need ? need : 1) : full);
-	return cudaSuccess;
+	return (int)(need < full ? (need ? need : 1) : full);
 }
 
 cudaError_t kernel_launch(const KernelInfo *k, const GemmArgs &args, int grid, size_t smem,

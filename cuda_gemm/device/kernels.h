@@ -63,11 +63,13 @@ void kernel_build_tables(const KernelInfo *k, const Shape &sh, const uint8_t *a,
 size_t kernel_column_tables(const KernelInfo *k, const Shape &sh, int col);
 
 /**
- * Blocks for a persistent grid: as many as fit on the device at once, but no more than the work
- * of @p args needs. Sets the kernel's shared-memory limit as a side effect.
+ * Blocks of @p k that fit on one multiprocessor with @p smem bytes of dynamic shared memory. Also
+ * raises the kernel's shared-memory limit, so call it once per kernel and size, before launching.
  */
-cudaError_t kernel_grid(const KernelInfo *k, const GemmArgs &args, size_t smem, int sm_count,
-			int *grid);
+cudaError_t kernel_occupancy(const KernelInfo *k, size_t smem, int *per_sm);
+
+/** Blocks for a persistent grid: all that fit at once, but no more than @p args' work needs. */
+int kernel_grid(const KernelInfo *k, const GemmArgs &args, int per_sm, int sm_count);
 
 /** Launches. @p logexp is the seed kernel's 768-byte log/exp table in device memory. */
 cudaError_t kernel_launch(const KernelInfo *k, const GemmArgs &args, int grid, size_t smem,
