@@ -246,6 +246,22 @@ static long long crossover(int k, int m, long long *largest)
 	return cross;
 }
 
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return strdup("");
+	buf = malloc(256 * 1024 + 1);
+	n = buf ? fread(buf, 1, 256 * 1024, f) : 0;
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
 #endif /* GFEC_HAVE_CUDA */
 
 /* Drops [tune] and [gpu] min_bytes from @p old, then adds @p gpu_line and @p tune. */
@@ -284,22 +300,6 @@ char *perf_tune_merge_config(const char *old, const char *min_line, const char *
 		used += (size_t)snprintf(out + used, cap - used, "[gpu]\n%s", min_line);
 	snprintf(out + used, cap - used, "%s", tune);
 	return out;
-}
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
-
-	if (!f)
-		return strdup("");
-	buf = malloc(256 * 1024 + 1);
-	n = buf ? fread(buf, 1, 256 * 1024, f) : 0;
-	fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	return buf;
 }
 
 int perf_tune_main(int argc, char **argv)

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define WIDTH 900
@@ -42,7 +43,7 @@
 #define FONT "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 /* Mean advance of a character as a fraction of the font size, for mixed text in the sans-serif
  * fonts above. Only used to keep labels apart and inside the plot, so an estimate will do. */
-#define CHAR_W 0.6
+#define CHAR_W 0.62
 #define TITLE_SIZE 18
 #define TICK_SIZE 12
 #define LABEL_SIZE 11
@@ -65,9 +66,12 @@
 
 /* Okabe & Ito's colour-blind-safe palette without its yellow, which is too pale on white. Past
  * the colours, the dash pattern changes, so series stay apart in greyscale prints too. */
-static const char *const palette[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7",
-				       "#E69F00", "#56B4E9", "#000000" };
-static const char *const dashes[] = { NULL, "8 4", "2 3", "10 3 2 3" };
+static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+				      "#E69F00", "#56B4E9", "#000000"};
+/* The same hues darkened to a 4.5:1 contrast on white (WCAG AA), for text in a series' colour. */
+static const char *const palette_text[] = {"#0072B2", "#BF5400", "#008460", "#9F5E82",
+					   "#9C6C00", "#3A7A9E", "#000000"};
+static const char *const dashes[] = {NULL, "8 4", "2 3", "10 3 2 3"};
 #define NPALETTE ((int)(sizeof(palette) / sizeof(palette[0])))
 #define NDASHES ((int)(sizeof(dashes) / sizeof(dashes[0])))
 
@@ -297,7 +301,7 @@ static int wrap(const char *s, int width, struct span *lines, int max, bool *cut
 			q += char_bytes(q);
 			chars++;
 		}
-		if (*q && *q != '\n' && space && space > s) {
+		if (*q && *q != '\n' && *q != ' ' && space && space > s) {
 			/* Too long: break at the last space (a long word is split instead). */
 			q = space;
 		}
@@ -321,7 +325,7 @@ static bool usable(double v)
 /* 10^e as a tick label: "0.01", "1", "100", "1k", "10G", or "1e30" out of the SI prefixes. */
 static void fmt_decade(char *buf, size_t len, int e)
 {
-	static const char mant[3][4] = { "1", "10", "100" };
+	static const char mant[3][4] = {"1", "10", "100"};
 	static const char si[] = "kMGTPEZY";
 
 	if (e >= 0 && e < 3)
@@ -337,8 +341,8 @@ static void fmt_decade(char *buf, size_t len, int e)
 /* 10^e microseconds as a tick label: "100 ns", "1 µs", "10 ms", "1 s". */
 static void fmt_decade_us(char *buf, size_t len, int e)
 {
-	static const char mant[3][4] = { "1", "10", "100" };
-	static const char *const unit[4] = { "ns", "\xc2\xb5s", "ms", "s" };
+	static const char mant[3][4] = {"1", "10", "100"};
+	static const char *const unit[4] = {"ns", "\xc2\xb5s", "ms", "s"};
 
 	if (e >= -3 && e < 9)
 		snprintf(buf, len, "%s %s", mant[(e + 3) % 3], unit[(e + 3) / 3]);
@@ -346,14 +350,15 @@ static void fmt_decade_us(char *buf, size_t len, int e)
 		snprintf(buf, len, "1e%d \xc2\xb5s", e);
 }
 
-/* A latency for the legend, in the unit that keeps it between 1 and 1000 where possible. */
+/* A latency for the legend, in the unit that keeps it between 1 and 1000 where possible (the
+ * limits allow for "%.3g" rounding 999.7 up to 1e+03). */
 static void fmt_us(char *buf, size_t len, double us)
 {
-	if (us < 1)
+	if (us < 0.9995)
 		snprintf(buf, len, "%.3g ns", us * 1e3);
-	else if (us < 1e3)
+	else if (us < 999.5)
 		snprintf(buf, len, "%.3g \xc2\xb5s", us);
-	else if (us < 1e6)
+	else if (us < 999.5e3)
 		snprintf(buf, len, "%.3g ms", us / 1e3);
 	else
 		snprintf(buf, len, "%.3g s", us / 1e6);
@@ -459,14 +464,16 @@ static int obs_seg(struct obstacles *o, struct seg g)
  * for rotated labels, whose axis-aligned bounding boxes would be far too big. */
 static bool rects_overlap(const struct rect *a, const struct rect *b)
 {
-	const double axes[4][2] = { { a->c, a->s }, { -a->s, a->c }, { b->c, b->s }, { -b->s, b->c } };
+	const double axes[4][2] = {{a->c, a->s}, {-a->s, a->c}, {b->c, b->s}, {-b->s, b->c}};
 	double dx = b->cx - a->cx, dy = b->cy - a->cy;
 	int i;
 
 	for (i = 0; i < 4; i++) {
 		double lx = axes[i][0], ly = axes[i][1];
-		double ra = a->hw * fabs(a->c * lx + a->s * ly) + a->hh * fabs(a->c * ly - a->s * lx);
-		double rb = b->hw * fabs(b->c * lx + b->s * ly) + b->hh * fabs(b->c * ly - b->s * lx);
+		double ra =
+		    a->hw * fabs(a->c * lx + a->s * ly) + a->hh * fabs(a->c * ly - a->s * lx);
+		double rb =
+		    b->hw * fabs(b->c * lx + b->s * ly) + b->hh * fabs(b->c * ly - b->s * lx);
 
 		if (fabs(dx * lx + dy * ly) > ra + rb)
 			return false;
@@ -481,8 +488,8 @@ static bool seg_crosses(const struct seg *g, const struct rect *r)
 	double y0 = (g->y0 - r->cy) * r->c - (g->x0 - r->cx) * r->s;
 	double x1 = (g->x1 - r->cx) * r->c + (g->y1 - r->cy) * r->s;
 	double y1 = (g->y1 - r->cy) * r->c - (g->x1 - r->cx) * r->s;
-	const double p[4] = { x0 - x1, x1 - x0, y0 - y1, y1 - y0 };
-	const double q[4] = { x0 + r->hw, r->hw - x0, y0 + r->hh, r->hh - y0 };
+	const double p[4] = {x0 - x1, x1 - x0, y0 - y1, y1 - y0};
+	const double q[4] = {x0 + r->hw, r->hw - x0, y0 + r->hh, r->hh - y0};
 	double t0 = 0, t1 = 1;
 	int i;
 
@@ -535,8 +542,8 @@ static struct rect text_rect(double x, double y, double w, int anchor, double de
 	/* Centre in the text's own frame: glyphs rise 0.8 em above the baseline, sink 0.25 em. */
 	double lx = -anchor * w / 2, ly = -0.275 * LABEL_SIZE;
 
-	return (struct rect){ x + lx * c - ly * s, y + lx * s + ly * c, w / 2 + 1,
-			      0.525 * LABEL_SIZE + 0.5, c, s };
+	return (struct rect){
+	    x + lx * c - ly * s, y + lx * s + ly * c, w / 2 + 1, 0.525 * LABEL_SIZE + 0.5, c, s};
 }
 
 /* ---- common pieces ----------------------------------------------------------------------- */
@@ -570,7 +577,8 @@ static void doc_end(struct sbuf *b)
 }
 
 /* Attributes giving text a white outline, so that it stays legible where it crosses a line. */
-#define HALO "stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\""
+#define HALO                                                                                       \
+	"stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\""
 
 static void no_data(struct sbuf *b, const struct box *p, const char *what)
 {
@@ -596,23 +604,29 @@ static void frame(struct sbuf *b, const struct box *p)
 static void log_axis(struct sbuf *b, const struct axis *a, const struct box *p, bool horizontal,
 		     void (*fmt)(char *, size_t, int))
 {
-	int lo = (int)a->lo, hi = (int)a->hi, step = (hi - lo + MAX_MAJOR_TICKS - 1) / MAX_MAJOR_TICKS;
+	int lo = (int)a->lo, hi = (int)a->hi,
+	    step = (hi - lo + MAX_MAJOR_TICKS - 1) / MAX_MAJOR_TICKS;
 	int e, m;
 	char label[32];
 
 	if (step < 1)
 		step = 1;
 	if (hi - lo <= MINOR_MAX_DECADES) {
-		sb_puts(b, "<g class=\"grid-minor\" stroke=\"" GRID_MINOR "\" stroke-width=\"1\">\n");
+		sb_puts(b,
+			"<g class=\"grid-minor\" stroke=\"" GRID_MINOR "\" stroke-width=\"1\">\n");
 		for (e = lo; e < hi; e++) {
 			for (m = 2; m <= 9; m++) {
 				double v = ax_map(a, e + log10(m));
 
 				if (horizontal)
-					sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+					sb_printf(b,
+						  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+						  "y2=\"%.1f\"/>\n",
 						  v, p->t, v, p->b);
 				else
-					sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+					sb_printf(b,
+						  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+						  "y2=\"%.1f\"/>\n",
 						  p->l, v, p->r, v);
 			}
 		}
@@ -622,12 +636,14 @@ static void log_axis(struct sbuf *b, const struct axis *a, const struct box *p, 
 	for (e = lo; e <= hi; e++) {
 		double v = ax_map(a, e);
 
+		if ((e - lo) % step)
+			continue;
 		if (horizontal)
-			sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", v, p->t,
-				  v, p->b);
+			sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", v,
+				  p->t, v, p->b);
 		else
-			sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", p->l, v,
-				  p->r, v);
+			sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+				  p->l, v, p->r, v);
 	}
 	sb_puts(b, "</g>\n<g class=\"ticks\">\n");
 	for (e = lo; e <= hi; e++) {
@@ -637,15 +653,17 @@ static void log_axis(struct sbuf *b, const struct axis *a, const struct box *p, 
 			continue;
 		fmt(label, sizeof(label), e);
 		if (horizontal)
-			sb_printf(b,
-				  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" INK
-				  "\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-				  v, p->b, v, p->b + 5, v, p->b + 19, label);
+			sb_printf(
+			    b,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" INK
+			    "\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			    v, p->b, v, p->b + 5, v, p->b + 19, label);
 		else
-			sb_printf(b,
-				  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" INK
-				  "\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-				  p->l - 5, v, p->l, v, p->l - 8, v + 4, label);
+			sb_printf(
+			    b,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" INK
+			    "\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			    p->l - 5, v, p->l, v, p->l - 8, v + 4, label);
 	}
 	sb_puts(b, "</g>\n");
 }
@@ -656,10 +674,11 @@ static void axis_titles(struct sbuf *b, const struct box *p, const char *x, cons
 		  "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
 		  "font-size=\"13\">%s</text>\n",
 		  (p->l + p->r) / 2, p->b + 40, x);
-	sb_printf(b,
-		  "<text class=\"axis-title\" x=\"0\" y=\"0\" text-anchor=\"middle\" font-size=\"13\" "
-		  "transform=\"translate(18 %.1f) rotate(-90)\">%s</text>\n",
-		  (p->t + p->b) / 2, y);
+	sb_printf(
+	    b,
+	    "<text class=\"axis-title\" x=\"0\" y=\"0\" text-anchor=\"middle\" font-size=\"13\" "
+	    "transform=\"translate(18 %.1f) rotate(-90)\">%s</text>\n",
+	    (p->t + p->b) / 2, y);
 }
 
 static void stroke_style(struct sbuf *b, int i)
@@ -670,7 +689,8 @@ static void stroke_style(struct sbuf *b, int i)
 }
 
 /* Footnote lines from @p y down; "..." at the end of the last one when @p cut. */
-static void note_lines(struct sbuf *b, const struct span *lines, int n, bool cut, double x, double y)
+static void note_lines(struct sbuf *b, const struct span *lines, int n, bool cut, double x,
+		       double y)
 {
 	int i;
 
@@ -684,9 +704,12 @@ static void note_lines(struct sbuf *b, const struct span *lines, int n, bool cut
 	}
 }
 
-/* Writes the finished document; on an error, removes what was written. */
+/* Writes the finished document. On an error, a regular file is removed rather than left half
+ * written; anything else (/dev/full, a FIFO) is left alone. */
 static int write_doc(const char *path, struct sbuf *b)
 {
+	struct stat st;
+	bool regular;
 	FILE *f;
 	int ret = 0;
 
@@ -696,11 +719,13 @@ static int write_doc(const char *path, struct sbuf *b)
 	f = fopen(path, "w");
 	if (!f)
 		return errno ? -errno : -EIO;
+	regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 	if (fwrite(b->p, 1, b->len, f) != b->len)
 		ret = errno ? -errno : -EIO;
+	errno = 0;
 	if (fclose(f) != 0 && !ret)
 		ret = errno ? -errno : -EIO;
-	if (ret)
+	if (ret && regular)
 		unlink(path);
 	return ret;
 }
@@ -749,7 +774,7 @@ static bool roof_segment(const struct perf_roof *r, const struct axis *x, const 
 /* Chooses the axis ranges (whole decades) for the roofline; false if nothing can be drawn. */
 static bool roofline_ranges(const struct roofline *c, struct axis *x, struct axis *y)
 {
-	struct range xr = { 0 }, yr = { 0 };
+	struct range xr = {0}, yr = {0};
 	bool any_compute = false, any_bw = false;
 	int i, j;
 
@@ -764,10 +789,12 @@ static bool roofline_ranges(const struct roofline *c, struct axis *x, struct axi
 			continue;
 		if (c->roofs[i].kind == PERF_ROOF_COMPUTE) {
 			any_compute = true;
-			range_add(&yr, c->roofs[i].value, 0);
+			/* Padded like a point: a roof on the frame would hide its label. */
+			range_add(&yr, c->roofs[i].value, PAD_DECADES);
 			/* Every ridge point, where a bandwidth roof meets this compute roof. */
 			for (j = 0; j < c->nroofs; j++)
-				if (c->roofs[j].kind == PERF_ROOF_BANDWIDTH && usable(c->roofs[j].value))
+				if (c->roofs[j].kind == PERF_ROOF_BANDWIDTH &&
+				    usable(c->roofs[j].value))
 					range_add(&xr, c->roofs[i].value / c->roofs[j].value, 0);
 		} else {
 			any_bw = true;
@@ -812,7 +839,7 @@ static int draw_roof(struct sbuf *b, const struct roofline *c, int i, const stru
 		     const struct axis *y, struct obstacles *obs)
 {
 	const struct perf_roof *r = &c->roofs[i];
-	struct seg g = { .owner = i };
+	struct seg g = {.owner = i};
 	double seg[4];
 
 	if (!roof_segment(r, x, y, seg))
@@ -869,9 +896,10 @@ static int label_roof(struct sbuf *b, const struct roofline *c, const struct seg
 			}
 		}
 	}
-	sb_printf(b, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-		     "font-size=\"%d\" fill=\"%s\" " HALO,
-		  best_x, best_y, LABEL_SIZE, palette[g->owner % NPALETTE]);
+	sb_printf(b,
+		  "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+		  "font-size=\"%d\" fill=\"%s\" " HALO,
+		  best_x, best_y, LABEL_SIZE, palette_text[g->owner % NPALETTE]);
 	if (fabs(deg) > 0.05)
 		sb_printf(b, " transform=\"rotate(%.2f %.1f %.1f)\"", deg, best_x, best_y);
 	sb_puts(b, ">");
@@ -880,16 +908,35 @@ static int label_roof(struct sbuf *b, const struct roofline *c, const struct seg
 	return obs_rect(obs, text_rect(best_x, best_y, w, 1, deg));
 }
 
-/* Label offsets around a point, in order of preference: right, left, above, below, corners. */
-static const struct {
+/*
+ * Where a point's label may go, in order of preference. Spots 0..7 touch the point: right,
+ * left, above, below, then the corners. Spots 8.. step away from it, up and down on either side,
+ * for crowded clusters. From the corners on, a leader line ties the label to its point: in a
+ * cluster, a label beside two points is otherwise ambiguous.
+ */
+#define NEAR_SPOTS 8
+#define LEADER_SPOTS 4
+#define FAR_RINGS 8
+#define NSPOTS (NEAR_SPOTS + 4 * FAR_RINGS)
+
+struct spot {
 	double dx, dy;
-	int anchor; /* -1 start, 0 middle, 1 end */
-} label_spots[] = {
-	{ 8, 4, -1 },  { -8, 4, 1 },  { 0, -10, 0 }, { 0, 18, 0 },
-	{ 7, -8, -1 }, { 7, 16, -1 }, { -7, -8, 1 }, { -7, 16, 1 },
+	int anchor; /* -1 start, 0 middle, 1 end: the text-anchor */
 };
 
-#define NSPOTS ((int)(sizeof(label_spots) / sizeof(label_spots[0])))
+static struct spot label_spot(int k)
+{
+	static const struct spot near[NEAR_SPOTS] = {
+	    {8, 4, -1},	 {-8, 4, 1},  {0, -10, 0}, {0, 18, 0},
+	    {7, -8, -1}, {7, 16, -1}, {-7, -8, 1}, {-7, 16, 1},
+	};
+	int ring = (k - NEAR_SPOTS) / 4 + 1, side = (k - NEAR_SPOTS) % 4;
+
+	if (k < NEAR_SPOTS)
+		return near[k];
+	return (struct spot){side < 2 ? 10 + 6 * ring : -10 - 6 * ring,
+			     side % 2 ? 4 + 15 * ring : 4 - 15 * ring, side < 2 ? -1 : 1};
+}
 
 static bool point_usable(const struct perf_point *pt)
 {
@@ -907,29 +954,107 @@ static int point_markers(const struct roofline *c, const struct axis *x, const s
 	for (i = 0; i < c->npts; i++) {
 		if (!point_usable(&c->pts[i]))
 			continue;
-		ret = obs_rect(obs, (struct rect){ ax_map(x, log10(c->pts[i].intensity)),
-						   ax_map(y, log10(c->pts[i].ops_per_s)),
-						   POINT_R + 1, POINT_R + 1, 1, 0 });
+		ret = obs_rect(obs, (struct rect){ax_map(x, log10(c->pts[i].intensity)),
+						  ax_map(y, log10(c->pts[i].ops_per_s)),
+						  POINT_R + 1, POINT_R + 1, 1, 0});
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
+/* Chooses the cheapest spot for the label of point @p pt (marker rectangle @p marker), records
+ * it (and its leader line, if any) as an obstacle, and returns it. */
+/* The leader line from the edge of the marker at (@p cx, @p cy) to 2 px short of its label. */
+static struct seg leader(double cx, double cy, struct spot s)
+{
+	double ex = cx + s.dx + 2 * s.anchor, ey = cy + s.dy - 3, d = hypot(ex - cx, ey - cy);
+
+	return (struct seg){cx + (ex - cx) / d * POINT_R, cy + (ey - cy) / d * POINT_R, ex, ey, -1};
+}
+
+static int place_point_label(const struct perf_point *pt, double cx, double cy, int marker,
+			     const struct box *p, struct obstacles *obs, int *spot)
+{
+	double w = text_w(shown_chars(pt->label, POINT_LABEL_CHARS), LABEL_SIZE);
+	int k, best = 0, best_cost = INT32_MAX, ret;
+	struct spot s;
+
+	for (k = 0; k < NSPOTS && best_cost; k++) {
+		struct rect r;
+		int cost;
+
+		s = label_spot(k);
+		r = text_rect(cx + s.dx, cy + s.dy, w, s.anchor, 0);
+		cost = obs_cost(obs, &r, p, -1, marker);
+		if (k >= LEADER_SPOTS) {
+			/* A leader crossing a label or point misleads; a long one is hard to
+			 * follow: past a few rings, crossing a roof (10) near the point is better.
+			 */
+			struct seg g = leader(cx, cy, s);
+			int i;
+
+			for (i = 0; i < obs->nr; i++)
+				cost += i != marker && seg_crosses(&g, &obs->r[i]) ? 10 : 0;
+			cost += k < NEAR_SPOTS ? 1 : 2 * ((k - NEAR_SPOTS) / 4 + 1);
+		}
+		if (cost < best_cost) {
+			best_cost = cost;
+			best = k;
+		}
+	}
+	s = label_spot(best);
+	*spot = best;
+	ret = obs_rect(obs, text_rect(cx + s.dx, cy + s.dy, w, s.anchor, 0));
+	if (!ret && best >= LEADER_SPOTS)
+		ret = obs_seg(obs, leader(cx, cy, s));
+	return ret;
+}
+
 static int draw_points(struct sbuf *b, const struct roofline *c, const struct axis *x,
 		       const struct axis *y, const struct box *p, struct obstacles *obs, int marker,
 		       bool *any_flagged)
 {
-	int i, k, ret;
+	int *spots = malloc((size_t)c->npts * sizeof(*spots) + 1), i, m, ret = 0;
 
-	sb_puts(b, "<g class=\"points\">\n");
+	if (!spots)
+		return -ENOMEM;
+	for (i = 0, m = marker; i < c->npts && !ret; i++) {
+		const struct perf_point *pt = &c->pts[i];
+
+		spots[i] = -1;
+		if (!point_usable(pt))
+			continue;
+		if (pt->label && *pt->label)
+			ret = place_point_label(pt, ax_map(x, log10(pt->intensity)),
+						ax_map(y, log10(pt->ops_per_s)), m, p, obs,
+						&spots[i]);
+		m++;
+	}
+	if (ret)
+		goto out;
+
+	/* Leader lines under the markers, labels over everything. */
+	sb_puts(b, "<g class=\"leaders\" stroke=\"#888888\" stroke-width=\"0.8\">\n");
+	for (i = 0; i < c->npts; i++) {
+		struct seg g;
+
+		if (spots[i] < LEADER_SPOTS)
+			continue;
+		g = leader(ax_map(x, log10(c->pts[i].intensity)),
+			   ax_map(y, log10(c->pts[i].ops_per_s)), label_spot(spots[i]));
+		sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", g.x0,
+			  g.y0, g.x1, g.y1);
+	}
+	sb_puts(b, "</g>\n<g class=\"points\">\n");
 	for (i = 0; i < c->npts; i++) {
 		const struct perf_point *pt = &c->pts[i];
 
 		if (!point_usable(pt))
 			continue;
 		sb_printf(b, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"",
-			  ax_map(x, log10(pt->intensity)), ax_map(y, log10(pt->ops_per_s)), POINT_R);
+			  ax_map(x, log10(pt->intensity)), ax_map(y, log10(pt->ops_per_s)),
+			  POINT_R);
 		if (pt->flagged) {
 			*any_flagged = true;
 			sb_puts(b, " fill=\"#ffffff\" stroke=\"" INK "\" stroke-width=\"2\" "
@@ -943,51 +1068,32 @@ static int draw_points(struct sbuf *b, const struct roofline *c, const struct ax
 			  pt->ops_per_s, pt->flagged ? ", spread &gt; 10%" : "");
 	}
 	sb_puts(b, "</g>\n<g class=\"point-labels\" " HALO ">\n");
-	marker--; /* pre-incremented below */
 	for (i = 0; i < c->npts; i++) {
-		const struct perf_point *pt = &c->pts[i];
-		int best = 0, best_cost = INT32_MAX;
-		double cx, cy, w;
+		struct spot s;
 
-		if (!point_usable(pt))
+		if (spots[i] < 0)
 			continue;
-		marker++;
-		if (!pt->label || !*pt->label)
-			continue;
-		cx = ax_map(x, log10(pt->intensity));
-		cy = ax_map(y, log10(pt->ops_per_s));
-		w = text_w(shown_chars(pt->label, POINT_LABEL_CHARS), LABEL_SIZE);
-		for (k = 0; k < NSPOTS && best_cost; k++) {
-			struct rect r = text_rect(cx + label_spots[k].dx, cy + label_spots[k].dy, w,
-						  label_spots[k].anchor, 0);
-			int cost = obs_cost(obs, &r, p, -1, marker);
-
-			if (cost < best_cost) {
-				best_cost = cost;
-				best = k;
-			}
-		}
-		cx += label_spots[best].dx;
-		cy += label_spots[best].dy;
-		sb_printf(b, "<text class=\"point-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"%d\"%s>",
-			  cx, cy, LABEL_SIZE,
-			  label_spots[best].anchor < 0	  ? ""
-			  : label_spots[best].anchor == 0 ? " text-anchor=\"middle\""
-							  : " text-anchor=\"end\"");
-		sb_text(b, pt->label, POINT_LABEL_CHARS);
+		s = label_spot(spots[i]);
+		sb_printf(b,
+			  "<text class=\"point-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"%d\"%s>",
+			  ax_map(x, log10(c->pts[i].intensity)) + s.dx,
+			  ax_map(y, log10(c->pts[i].ops_per_s)) + s.dy, LABEL_SIZE,
+			  s.anchor < 0	  ? ""
+			  : s.anchor == 0 ? " text-anchor=\"middle\""
+					  : " text-anchor=\"end\"");
+		sb_text(b, c->pts[i].label, POINT_LABEL_CHARS);
 		sb_puts(b, "</text>\n");
-		ret = obs_rect(obs, text_rect(cx, cy, w, label_spots[best].anchor, 0));
-		if (ret)
-			return ret;
 	}
 	sb_puts(b, "</g>\n");
-	return 0;
+out:
+	free(spots);
+	return ret;
 }
 
 static int build_roofline(struct sbuf *b, const struct roofline *c)
 {
 	struct span lines[NOTE_LINES];
-	struct obstacles obs = { 0 };
+	struct obstacles obs = {0};
 	struct axis x, y;
 	struct box p;
 	bool cut, has_data, any_flagged = false;
@@ -1006,7 +1112,7 @@ static int build_roofline(struct sbuf *b, const struct roofline *c)
 
 	nlines = wrap(c->note, NOTE_CHARS, lines, NOTE_LINES, &cut);
 	nfoot = nlines + (drawn_pts > 0) + (skipped_pts + skipped_roofs > 0);
-	p = (struct box){ 84, 48, WIDTH - 20, HEIGHT - 58 - nfoot * FOOT_LINE };
+	p = (struct box){84, 48, WIDTH - 20, HEIGHT - 58 - nfoot * FOOT_LINE};
 
 	doc_begin(b, WIDTH, HEIGHT, c->title);
 	has_data = roofline_ranges(c, &x, &y);
@@ -1046,27 +1152,30 @@ static int build_roofline(struct sbuf *b, const struct roofline *c)
 	fy = p.b + 62;
 	if (drawn_pts) {
 		/* Legend glyphs deliberately use their own class: only data points are "point". */
-		sb_printf(b,
-			  "<circle class=\"legend-mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"" INK
-			  "\"/><text class=\"legend\" x=\"%.1f\" y=\"%.1f\" font-size=\"%d\">"
-			  "measurement</text>\n",
-			  FOOT_X + 5, fy - 4, POINT_R, FOOT_X + 14, fy, FOOT_SIZE);
+		sb_printf(
+		    b,
+		    "<circle class=\"legend-mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"" INK
+		    "\"/><text class=\"legend\" x=\"%.1f\" y=\"%.1f\" font-size=\"%d\">"
+		    "measurement</text>\n",
+		    FOOT_X + 5, fy - 4, POINT_R, FOOT_X + 14, fy, FOOT_SIZE);
 		if (any_flagged)
-			sb_printf(b,
-				  "<circle class=\"legend-mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" "
-				  "fill=\"#ffffff\" stroke=\"" INK "\" stroke-width=\"2\"/><text "
-				  "class=\"legend\" x=\"%.1f\" y=\"%.1f\" font-size=\"%d\">spread "
-				  "(max - min) / median &gt; 10%%</text>\n",
-				  FOOT_X + 125, fy - 4, POINT_R, FOOT_X + 134, fy, FOOT_SIZE);
+			sb_printf(
+			    b,
+			    "<circle class=\"legend-mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" "
+			    "fill=\"#ffffff\" stroke=\"" INK "\" stroke-width=\"2\"/><text "
+			    "class=\"legend\" x=\"%.1f\" y=\"%.1f\" font-size=\"%d\">spread "
+			    "(max - min) / median &gt; 10%%</text>\n",
+			    FOOT_X + 125, fy - 4, POINT_R, FOOT_X + 134, fy, FOOT_SIZE);
 		fy += FOOT_LINE;
 	}
 	if (skipped_pts + skipped_roofs) {
-		sb_printf(b,
-			  "<text class=\"skipped\" x=\"%.1f\" y=\"%.1f\" font-size=\"%d\">not drawn "
-			  "(zero, negative or not finite, so not on a log scale): %d point%s, %d "
-			  "roof%s</text>\n",
-			  FOOT_X, fy, FOOT_SIZE, skipped_pts, skipped_pts == 1 ? "" : "s", skipped_roofs,
-			  skipped_roofs == 1 ? "" : "s");
+		sb_printf(
+		    b,
+		    "<text class=\"skipped\" x=\"%.1f\" y=\"%.1f\" font-size=\"%d\">not drawn "
+		    "(zero, negative or not finite, so not on a log scale): %d point%s, %d "
+		    "roof%s</text>\n",
+		    FOOT_X, fy, FOOT_SIZE, skipped_pts, skipped_pts == 1 ? "" : "s", skipped_roofs,
+		    skipped_roofs == 1 ? "" : "s");
 		fy += FOOT_LINE;
 	}
 	note_lines(b, lines, nlines, cut, FOOT_X, fy);
@@ -1100,12 +1209,15 @@ int perf_svg_roofline(const char *path, const char *title, const char *note,
 		      const struct perf_roof *roofs, int nroofs, const struct perf_point *pts,
 		      int npts)
 {
-	struct roofline c = { title, note, roofs, nroofs, pts, npts };
-	struct sbuf b = { 0 };
-	int ret;
+	struct roofline c = {title, note, roofs, nroofs, pts, npts};
+	struct sbuf b = {0};
+	int i, ret;
 
 	if (!path || nroofs < 0 || npts < 0 || (nroofs && !roofs) || (npts && !pts))
 		return -EINVAL;
+	for (i = 0; i < nroofs; i++)
+		if (roofs[i].kind != PERF_ROOF_BANDWIDTH && roofs[i].kind != PERF_ROOF_COMPUTE)
+			return -EINVAL;
 	ret = build_in_c_locale(&b, roofline_cb, &c);
 	if (!ret)
 		ret = write_doc(path, &b);
@@ -1120,8 +1232,6 @@ struct cdf_chart {
 	const struct perf_cdf *series;
 	int n;
 };
-
-#define LEGEND_CHARS 56
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -1157,8 +1267,8 @@ static void cdf_polyline(struct sbuf *b, const double *v, int n, int idx, const 
 
 		for (j = i + 1; j < n && round(2 * ax_map(x, log10(v[j]))) / 2 == col; j++)
 			;
-		sb_printf(b, "%s%.1f,%.1f %.1f,%.1f", i ? " " : "", col,
-			  ax_map(y, (double)i / n), col, ax_map(y, (double)j / n));
+		sb_printf(b, "%s%.1f,%.1f %.1f,%.1f", i ? " " : "", col, ax_map(y, (double)i / n),
+			  col, ax_map(y, (double)j / n));
 		i = j;
 	}
 	sb_puts(b, "\"/>\n");
@@ -1167,8 +1277,9 @@ static void cdf_polyline(struct sbuf *b, const double *v, int n, int idx, const 
 static int build_cdf(struct sbuf *b, const struct cdf_chart *c)
 {
 	double **sorted = NULL;
-	int *nvalid = NULL, cols, rows, h, i, j, total = 0, ret = 0;
-	struct range xr = { 0 };
+	int *nvalid = NULL, cols, rows, h, font, i, j, total = 0, ret = 0;
+	double colw;
+	struct range xr = {0};
 	struct axis x, y;
 	struct box p;
 
@@ -1200,11 +1311,14 @@ static int build_cdf(struct sbuf *b, const struct cdf_chart *c)
 		total += nvalid[i] > 0;
 	}
 
-	/* The legend goes under the plot (a CDF fills the plot's corners); two columns past 3. */
-	cols = c->n > 3 ? 2 : 1;
+	/* The legend goes under the plot (a CDF fills the plot's corners). One column keeps whole
+	 * labels (which tell series apart) up to a dozen series, at the cost of a taller figure. */
+	cols = c->n > 12 ? 2 : 1;
+	colw = (WIDTH - 2 * FOOT_X) / cols;
+	font = cols > 1 ? LABEL_SIZE : FOOT_SIZE;
 	rows = (c->n + cols - 1) / cols;
-	h = HEIGHT + (rows > 4 ? (rows - 4) * FOOT_LINE : 0);
-	p = (struct box){ 84, 48, WIDTH - 56, h - 64 - rows * FOOT_LINE };
+	h = HEIGHT + (rows > 5 ? (rows - 5) * FOOT_LINE : 0);
+	p = (struct box){84, 48, WIDTH - 56, h - 64 - rows * FOOT_LINE};
 	doc_begin(b, WIDTH, h, c->title);
 	if (!total) {
 		frame(b, &p);
@@ -1214,33 +1328,37 @@ static int build_cdf(struct sbuf *b, const struct cdf_chart *c)
 		x.p0 = p.l;
 		x.p1 = p.r;
 		/* A little room above 1 and below 0, so the curves do not merge with the frame. */
-		y = (struct axis){ -0.02, 1.03, p.b, p.t };
+		y = (struct axis){-0.02, 1.03, p.b, p.t};
 		log_axis(b, &x, &p, true, fmt_decade_us);
 		sb_puts(b, "<g class=\"grid\" stroke=\"" GRID "\" stroke-width=\"1\">\n");
 		for (i = 0; i <= 5; i++)
-			sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", p.l,
-				  ax_map(&y, i / 5.0), p.r, ax_map(&y, i / 5.0));
+			sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+				  p.l, ax_map(&y, i / 5.0), p.r, ax_map(&y, i / 5.0));
 		sb_puts(b, "</g>\n<g class=\"ticks\">\n");
 		for (i = 0; i <= 5; i++)
-			sb_printf(b,
-				  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" INK
-				  "\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n",
-				  p.l - 5, ax_map(&y, i / 5.0), p.l, ax_map(&y, i / 5.0), p.l - 8,
-				  ax_map(&y, i / 5.0) + 4, i / 5.0);
+			sb_printf(
+			    b,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" INK
+			    "\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n",
+			    p.l - 5, ax_map(&y, i / 5.0), p.l, ax_map(&y, i / 5.0), p.l - 8,
+			    ax_map(&y, i / 5.0) + 4, i / 5.0);
 		sb_puts(b, "</g>\n");
 		/* Percentile lines are darker than the grid and named outside the plot, where no
 		 * curve can cover the name. */
 		for (i = 0; i < 2; i++) {
 			double q = i ? 0.99 : 0.5, py = ax_map(&y, q);
 
-			sb_printf(b,
-				  "<line class=\"pct\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				  "stroke=\"#888888\" stroke-dasharray=\"4 3\"/><text class=\"pct-label\" "
-				  "x=\"%.1f\" y=\"%.1f\">P%d</text>\n",
-				  p.l, py, p.r, py, p.r + 6, py + 4, i ? 99 : 50);
+			sb_printf(
+			    b,
+			    "<line class=\"pct\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			    "stroke=\"#888888\" stroke-dasharray=\"4 3\"/><text "
+			    "class=\"pct-label\" "
+			    "x=\"%.1f\" y=\"%.1f\">P%d</text>\n",
+			    p.l, py, p.r, py, p.r + 6, py + 4, i ? 99 : 50);
 		}
 		frame(b, &p);
-		axis_titles(b, &p, "latency (log scale)", "fraction of operations \xe2\x89\xa4 latency");
+		axis_titles(b, &p, "latency (log scale)",
+			    "fraction of operations \xe2\x89\xa4 latency");
 		sb_puts(b, "<g class=\"series\">\n");
 		for (i = 0; i < c->n; i++)
 			if (nvalid[i])
@@ -1251,27 +1369,43 @@ static int build_cdf(struct sbuf *b, const struct cdf_chart *c)
 	sb_puts(b, "<g class=\"legend\">\n");
 	for (i = 0; i < c->n; i++) {
 		const struct perf_cdf *s = &c->series[i];
-		double lx = FOOT_X + (i % cols) * (WIDTH - 2 * FOOT_X) / cols, ly = p.b + 62 + (i / cols) * FOOT_LINE;
-		char p50[32], p99[32];
-		int skipped = (s->n > 0 ? s->n : 0) - nvalid[i];
+		const char *label = s->label ? s->label : "";
+		double lx = FOOT_X + (i % cols) * colw, ly = p.b + 62 + (i / cols) * FOOT_LINE;
+		char p50[32], p99[32], stats[128];
+		const char *shown;
+		int skipped = (s->n > 0 ? s->n : 0) - nvalid[i], room, len;
 
-		sb_printf(b, "<line class=\"legend-swatch\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			     "y2=\"%.1f\" stroke-width=\"3\"",
-			  lx, ly - 4, lx + 28, ly - 4);
-		stroke_style(b, i);
-		sb_printf(b, "/><text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\">", lx + 34, ly,
-			  FOOT_SIZE);
-		sb_text(b, s->label ? s->label : "", cols == 1 ? 2 * LEGEND_CHARS : LEGEND_CHARS / 2);
 		if (nvalid[i]) {
 			fmt_us(p50, sizeof(p50), percentile(sorted[i], nvalid[i], 0.5));
 			fmt_us(p99, sizeof(p99), percentile(sorted[i], nvalid[i], 0.99));
-			sb_printf(b, "  (n=%d, P50 %s, P99 %s", nvalid[i], p50, p99);
+			len = snprintf(stats, sizeof(stats), "  (n=%d, P50 %s, P99 %s", nvalid[i],
+				       p50, p99);
 			if (skipped)
-				sb_printf(b, ", %d unusable skipped", skipped);
-			sb_puts(b, ")");
+				len += snprintf(stats + len, sizeof(stats) - (size_t)len,
+						", %d unusable skipped", skipped);
+			snprintf(stats + len, sizeof(stats) - (size_t)len, ")");
+			/* Two columns are narrow: the sample counts move to the tooltip. */
+			shown = cols > 1 ? stats + 2 + strcspn(stats, ",") : stats;
 		} else {
-			sb_puts(b, "  (no usable samples)");
+			snprintf(stats, sizeof(stats), "  (no usable samples)");
+			shown = stats;
 		}
+		/* The numbers always show; the label gets what is left of the column. */
+		room = (int)((colw - 44) / (CHAR_W * font)) - count_chars(shown, (size_t)-1) - 2;
+		sb_printf(b,
+			  "<line class=\"legend-swatch\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			  "y2=\"%.1f\" stroke-width=\"3\"",
+			  lx, ly - 4, lx + 28, ly - 4);
+		stroke_style(b, i);
+		sb_printf(b, "/><text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\">", lx + 34, ly, font);
+		if (shown != stats || count_chars(label, (size_t)-1) > room) {
+			sb_puts(b, "<title>");
+			sb_text(b, label, 400);
+			sb_puts(b, stats);
+			sb_puts(b, "</title>");
+		}
+		sb_text(b, label, room > 8 ? room : 8);
+		sb_printf(b, "%s%s", shown == stats ? "" : "  (", shown);
 		sb_puts(b, "</text>\n");
 	}
 	sb_puts(b, "</g>\n");
@@ -1289,11 +1423,10 @@ static int cdf_cb(struct sbuf *b, const void *arg)
 	return build_cdf(b, arg);
 }
 
-int perf_svg_latency_cdf(const char *path, const char *title, const struct perf_cdf *series,
-			 int n)
+int perf_svg_latency_cdf(const char *path, const char *title, const struct perf_cdf *series, int n)
 {
-	struct cdf_chart c = { title, series, n };
-	struct sbuf b = { 0 };
+	struct cdf_chart c = {title, series, n};
+	struct sbuf b = {0};
 	int i, ret;
 
 	if (!path || n < 0 || (n && !series))

@@ -7,8 +7,9 @@
  *
  * What every function here promises:
  *  - Returns 0, or a negative errno: -EINVAL for bad arguments (NULL path, negative count, NULL
- *    array with a positive count), -ENOMEM, or what fopen(), fwrite() or fclose() reported; then
- *    no partial file is left at the path. Nothing is printed, nothing aborts.
+ *    array with a positive count, an unknown roof kind), -ENOMEM, or what fopen(), fwrite() or
+ *    fclose() reported; a regular file left half written is then removed. Nothing is printed,
+ *    nothing aborts.
  *  - Values a log axis cannot show (zero, negative, NaN, infinite) are skipped, and the chart's
  *    footnote says how many were, so a figure never silently hides a measurement.
  *  - Strings (title, note, labels) may hold anything: they are XML-escaped (& < > " '), control
@@ -40,10 +41,10 @@ struct perf_roof {
 
 /** One measurement: a kernel or code path on one shape. */
 struct perf_point {
-	const char *label;  /**< short: drawn beside the point (NULL: none) */
-	double intensity;   /**< GF operations per byte of traffic (read + written) */
-	double ops_per_s;   /**< GF operations per second */
-	int flagged;        /**< nonzero: unreliable (spread > 10%), drawn hollow */
+	const char *label; /**< short: drawn beside the point (NULL: none) */
+	double intensity;  /**< GF operations per byte of traffic (read + written) */
+	double ops_per_s;  /**< GF operations per second */
+	int flagged;	   /**< nonzero: unreliable (spread > 10%), drawn hollow */
 };
 
 /**
@@ -52,10 +53,11 @@ struct perf_point {
  * Log-log: x = arithmetic intensity (GF ops per byte of traffic), y = GF ops per second. Both
  * ranges are whole decades chosen so that every point, every ridge (where a bandwidth roof meets
  * a compute roof) and a piece of every roof are visible; ticks carry SI prefixes (1G, 10T).
- * Each roof is drawn across the whole plot and labelled near its right (upper) end, on the side
- * away from the points; each point is a filled circle (hollow if flagged) with its label placed
- * where it overlaps the least. The footer holds a legend, the skipped-value count and @p note,
- * wrapped (e.g. "GB/s = 10^9 bytes per second; measured on ...").
+ * Each roof is drawn across the whole plot and labelled along it near its right (upper) end,
+ * preferably on the side away from the points. Each point is a filled circle (hollow if
+ * flagged) with its label beside it or, in a crowded cluster, a little away with a leader line,
+ * wherever it covers the least. The footer holds a legend, the skipped-value count and @p note
+ * (wrapped, 4 lines at most; e.g. "GB/s = 10^9 bytes per second; measured on ...").
  *
  * @param path   file to write; must not be NULL
  * @param title  heading (NULL: none)
@@ -81,15 +83,15 @@ struct perf_cdf {
  * x = latency (log scale, tick labels in ns/µs/ms/s), y = cumulative fraction 0..1; one
  * step polyline per series that has a usable sample (distinct colour, then dash pattern),
  * P50 and P99 gridlines, and a legend under the plot giving each series' n, P50 and P99
- * (nearest rank). Any number of samples: the polyline keeps at most a few vertices per pixel
- * column, so the file stays small.
+ * (nearest rank). The figure grows taller past 5 series; past 12 the legend has two columns.
+ * Any number of samples: the polyline keeps at most a few vertices per pixel column, so the
+ * file stays small (a million samples: some 20 KB).
  *
  * @param path    file to write; must not be NULL
  * @param title   heading (NULL: none)
  * @param series  @p n distributions; @c samples_us may be NULL only when its @c n is 0
  * @return 0 or a negative errno (see the file comment)
  */
-int perf_svg_latency_cdf(const char *path, const char *title, const struct perf_cdf *series,
-			 int n);
+int perf_svg_latency_cdf(const char *path, const char *title, const struct perf_cdf *series, int n);
 
 #endif
