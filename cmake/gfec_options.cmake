@@ -41,3 +41,17 @@ if(NOT GFEC_WITH_RDMA STREQUAL "OFF")
     message(FATAL_ERROR "GFEC_WITH_RDMA=ON but infiniband/verbs.h was not found: apt-get install libibverbs-dev librdmacm-dev")
   endif()
 endif()
+
+# Ceph: the plugin builds against libradospp-dev's rados/buffer.h (the rest of the ABI is declared
+# in plugin/ceph/ceph_ec_abi.h).
+set(GFEC_WITH_CEPH AUTO CACHE STRING "Build the Ceph plugin libec_gfec.so (ON, OFF, AUTO: when libradospp-dev is found)")
+set_property(CACHE GFEC_WITH_CEPH PROPERTY STRINGS AUTO ON OFF)
+set(GFEC_HAVE_CEPH OFF)
+if(NOT GFEC_WITH_CEPH STREQUAL "OFF")
+  find_path(GFEC_RADOS_INCLUDE rados/buffer.h)
+  if(GFEC_RADOS_INCLUDE)
+    set(GFEC_HAVE_CEPH ON)
+  elseif(GFEC_WITH_CEPH STREQUAL "ON")
+    message(FATAL_ERROR "GFEC_WITH_CEPH=ON but rados/buffer.h was not found: apt-get install libradospp-dev")
+  endif()
+endif()
