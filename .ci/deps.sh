@@ -5,7 +5,8 @@
 #   .ci/deps.sh test    the above plus the test references (CMocka, Jerasure)
 set -euo pipefail
 want=(build-essential cmake pkg-config binutils libisal-dev)
-[[ ${1:-build} == test ]] && want+=(libcmocka-dev libjerasure-dev libgf-complete-dev python3 libxml2-utils)
+[[ ${1:-build} == test ]] && want+=(libcmocka-dev libjerasure-dev libgf-complete-dev python3 libxml2-utils
+                                   python3-pyeclib valgrind) # the ISA-L drop-in's client and leak test
 
 missing=()
 for p in "${want[@]}"; do
