@@ -86,18 +86,26 @@ struct Plan {
 			goto fail;                                                                 \
 	} while (0)
 
-void slot_free(Slot &s)
+// The slot's staging buffers (not its stream and event), which grow by being replaced.
+void slot_free_buffers(Slot &s)
 {
-	if (s.stream)
-		cudaStreamDestroy(s.stream);
-	if (s.done)
-		cudaEventDestroy(s.done);
 	cudaFreeHost(s.h_in);
 	cudaFreeHost(s.h_out);
 	cudaFreeHost(s.h_ptrs);
 	cudaFree(s.d_in);
 	cudaFree(s.d_out);
 	cudaFree(s.d_ptrs);
+	s.h_in = s.h_out = s.d_in = s.d_out = nullptr;
+	s.h_ptrs = s.d_ptrs = nullptr;
+}
+
+void slot_free(Slot &s)
+{
+	if (s.stream)
+		cudaStreamDestroy(s.stream);
+	if (s.done)
+		cudaEventDestroy(s.done);
+	slot_free_buffers(s);
 	s = Slot();
 }
 
@@ -121,14 +129,7 @@ int slots_reserve(Ctx *c, size_t in, size_t out, size_t ptrs)
 	for (int i = 0; i < c->nslots; i++) {
 		Slot &s = c->slots[i];
 
-		cudaFreeHost(s.h_in);
-		cudaFreeHost(s.h_out);
-		cudaFreeHost(s.h_ptrs);
-		cudaFree(s.d_in);
-		cudaFree(s.d_out);
-		cudaFree(s.d_ptrs);
-		s.h_in = s.h_out = s.d_in = s.d_out = nullptr;
-		s.h_ptrs = s.d_ptrs = nullptr;
+		slot_free_buffers(s);
 		if (cudaMallocHost(&s.h_in, in) != cudaSuccess ||
 		    cudaMallocHost(&s.h_out, out) != cudaSuccess ||
 		    cudaMallocHost(&s.h_ptrs, ptrs * sizeof(void *)) != cudaSuccess ||
