@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file ec_api.c
+ * ISA-L's erasure-code entry points: ec_init_tables() writes the private table (isal_abi.h), and
+ * ec_encode_data() / ec_encode_data_update() send each call to the GPU, the real ISA-L or gfec's
+ * plain-C code. Every route gives the same bytes; a GPU error redoes the call on the CPU.
+ *
+ * A table without our magic was built by a real ISA-L (a "foreign" table). It goes to the real
+ * library as it is, since that library can read its own tables; with none loaded, it is read as
+ * ISA-L's own _base functions read tables: the coefficient is byte 1 of each 32-byte block.
+ *
+ * ISA-L reads coefficient l * k + j of the table for row l, column j, whatever shape the table
+ * was built for; a table here serves any call with k * rows no larger than its own, read the same
+ * way. A call larger than its table would make ISA-L read past the table: it does nothing here.
+ */
+#include <string.h>
+
+#include "cpu_backend.h"
+#include "isal_abi.h"
+
+const uint8_t *isal_tbl_coef(const unsigned char *t, int k, int rows)
+{
+	uint32_t tk, trows;
+
+	if (memcmp(t, ISAL_TBL_MAGIC, 8) != 0)
+		return NULL;
+	memcpy(&tk, t + 8, 4);
+	memcpy(&trows, t + 12, 4);
+	if ((uint64_t)k * (uint64_t)rows > (uint64_t)tk * trows)
+		return NULL;
+	return t + ISAL_TBL_HDR;
+}
+
+static int is_ours(const unsigned char *t)
+{
+	return memcmp(t, ISAL_TBL_MAGIC, 8) == 0;
+}
+
+ISAL_API void ec_init_tables(int k, int rows, unsigned char *a, unsigned char *g_tbls)
+{
+	uint32_t hk = (uint32_t)k, hrows = (uint32_t)rows;
+
+	if (k <= 0 || rows <= 0)
+		return;
+	memcpy(g_tbls, ISAL_TBL_MAGIC, 8);
+	memcpy(g_tbls + 8, &hk, 4);
+	memcpy(g_tbls + 12, &hrows, 4);
+	memcpy(g_tbls + ISAL_TBL_HDR, a, (size_t)k * rows);
+}
+
+/* Coefficient (row l, column j) of a table in ISA-L's 32-byte layout: its entry for c * 1. */
+static uint8_t isal_coef(const unsigned char *t, int k, int l, int j)
+{
+	return t[32 * ((size_t)l * k + j) + 1];
+}
+
+static void encode_base(int len, int k, int rows, const unsigned char *t, unsigned char **data,
+			unsigned char **coding)
+{
+	const uint8_t *coef = isal_tbl_coef(t, k, rows);
+
+	if (coef) {
+		gfec_cpu_gemm_base((size_t)len, k, rows, coef, (const uint8_t *const *)data,
+				   coding);
+		return;
+	}
+	if (is_ours(t))
+		return;
+	for (int l = 0; l < rows; l++) {
+		memset(coding[l], 0, (size_t)len);
+		for (int j = 0; j < k; j++) {
+			uint8_t c = isal_coef(t, k, l, j);
+
+			gfec_cpu_update_base((size_t)len, 1, 1, 0, &c, data[j], &coding[l]);
+		}
+	}
+}
+
+static void update_base(int len, int k, int rows, int vec_i, const unsigned char *t,
+			unsigned char *data, unsigned char **coding)
+{
+	const uint8_t *coef = isal_tbl_coef(t, k, rows);
+
+	if (coef) {
+		gfec_cpu_update_base((size_t)len, k, rows, vec_i, coef, data, coding);
+		return;
+	}
+	if (is_ours(t))
+		return;
+	for (int l = 0; l < rows; l++) {
+		uint8_t c = isal_coef(t, k, l, vec_i);
+
+		gfec_cpu_update_base((size_t)len, 1, 1, 0, &c, data, &coding[l]);
+	}
+}
+
+ISAL_API void ec_encode_data_base(int len, int srcs, int dests, unsigned char *v,
+				  unsigned char **src, unsigned char **dest)
+{
+	if (len > 0 && srcs > 0 && dests > 0)
+		encode_base(len, srcs, dests, v, src, dest);
+}
+
+ISAL_API void ec_encode_data_update_base(int len, int k, int rows, int vec_i, unsigned char *v,
+					 unsigned char *data, unsigned char **dest)
+{
+	if (len > 0 && k > 0 && rows > 0 && vec_i >= 0 && vec_i < k)
+		update_base(len, k, rows, vec_i, v, data, dest);
+}
+
+ISAL_API void ec_encode_data(int len, int k, int rows, unsigned char *g_tbls, unsigned char **data,
+			     unsigned char **coding)
+{
+	const struct isal_real *real = isal_real();
+	struct isal_matrix *m = NULL;
+	const uint8_t *coef;
+	int gpu;
+
+	if (len <= 0 || k <= 0 || rows <= 0)
+		return;
+	coef = isal_tbl_coef(g_tbls, k, rows);
+	if (!coef) {
+		if (real && !is_ours(g_tbls))
+			real->ec_encode_data(len, k, rows, g_tbls, data, coding);
+		else
+			encode_base(len, k, rows, g_tbls, data, coding);
+		return;
+	}
+	gpu = isal_gpu_wanted(len, k, rows);
+	if (gpu || real)
+		m = isal_matrix_get(k, rows, coef);
+	if (m && gpu && isal_gpu_encode(m, len, data, coding) == 0) {
+		isal_matrix_put(m);
+		return;
+	}
+	if (m && m->tbls)
+		real->ec_encode_data(len, k, rows, m->tbls, data, coding);
+	else
+		encode_base(len, k, rows, g_tbls, data, coding);
+	isal_matrix_put(m);
+}
+
+ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigned char *g_tbls,
+				    unsigned char *data, unsigned char **coding)
+{
+	const struct isal_real *real = isal_real();
+	unsigned char *rest[GFEC_MAX_CHUNKS_CPU];
+	struct isal_matrix *m = NULL;
+	const uint8_t *coef;
+	size_t done = 0;
+	int gpu;
+
+	if (len <= 0 || k <= 0 || rows <= 0)
+		return;
+	coef = isal_tbl_coef(g_tbls, k, rows);
+	if (!coef) {
+		if (real && !is_ours(g_tbls))
+			real->ec_encode_data_update(len, k, rows, vec_i, g_tbls, data, coding);
+		else if (vec_i >= 0 && vec_i < k)
+			update_base(len, k, rows, vec_i, g_tbls, data, coding);
+		return;
+	}
+	if (vec_i < 0 || vec_i >= k)
+		return;
+	gpu = isal_gpu_wanted(len, k, rows);
+	if (gpu || real)
+		m = isal_matrix_get(k, rows, coef);
+	if (m && gpu && isal_gpu_update(m, len, vec_i, data, coding, &done) == 0) {
+		isal_matrix_put(m);
+		return;
+	}
+	/*
+	 * The GPU may have finished a prefix of every parity buffer: do only the rest. It only runs
+	 * matrices of at most GFEC_MAX_CHUNKS rows (isal_gpu_wanted), so rest[] is large enough.
+	 */
+	if (done) {
+		for (int l = 0; l < rows; l++)
+			rest[l] = coding[l] + done;
+		coding = rest;
+		data += done;
+		len -= (int)done;
+	}
+	if (m && m->tbls)
+		real->ec_encode_data_update(len, k, rows, vec_i, m->tbls, data, coding);
+	else
+		update_base(len, k, rows, vec_i, g_tbls, data, coding);
+	isal_matrix_put(m);
+}
