@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file internal.h
+ * What the server core (server.c: protocol state, batcher, stats) and the transports share. A
+ * transport only moves bytes: it accepts connections, lands each message where the core says,
+ * and sends back what the core hands it. Every protocol decision is the core's, so a second
+ * transport speaks exactly the same protocol and rejects exactly the same input.
+ *
+ *   transport I/O thread          core                         batcher thread / codec workers
+ *   accept ------------------->   conn_open
+ *   header bytes ------------->   conn_header: checks, picks a stripe slot, says where the
+ *                                 payload goes
+ *   payload landed ----------->   conn_landed: queue on its (codec, chunk_len) class -->  batch
+ *                                                                           gfec_submit(ENCODE)
+ *   kick (eventfd) <-----------   completion list  <-------------------------  callback
+ *   take_done: send PARITY, then slot_sent
+ *   hang-up / bad input ------>   conn_close: slots in a batch come back later and are freed
+ */
+#ifndef GFEC_RDMA_INTERNAL_H
+#define GFEC_RDMA_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "gfec_rdma.h"
+#include "proto.h"
+
+struct rdma_conn;
+struct rdma_class;
+
+enum slot_state { SLOT_FREE = 0, SLOT_RECV, SLOT_QUEUED, SLOT_SEND };
+
+/* One stripe's buffer on a connection: k data chunks then m parity chunks, chunk_len each. */
+struct rdma_slot {
+	struct rdma_slot *next; /* in a class queue, the completion list or a send queue */
+	struct rdma_conn *conn;
+	enum slot_state state;
+	uint8_t *buf;
+	uint64_t id;
+	uint64_t landed_ns;
+	int status;
+	uint8_t reply[GFEC_RDMA_HDR_LEN];
+};
+
+/* Per-connection state: owned by the I/O thread, except `dead`, which the batcher reads. */
+struct rdma_conn {
+	void *tp_conn; /* the transport's own state for this connection */
+	int k, m, hello_done, have_last;
+	size_t chunk_len;
+	uint64_t last_id;
+	unsigned outstanding; /* slots not FREE */
+	unsigned queued;      /* slots in the batcher, a batch or the completion list */
+	int closed;	      /* the transport is done with it; freed when queued reaches 0 */
+	int dead;	      /* atomic: the batcher drops its stripes instead of encoding them */
+	struct rdma_class *cls;
+	struct rdma_slot *slots; /* credits of them; buffers allocated on first use */
+};
+
+/**
+ * A transport. Every server-side call runs on the I/O thread except kick. Client-side calls are
+ * blocking and used by one thread per connection.
+ */
+struct gfec_rdma_transport_ops {
+	const char *name;
+	/** Binds and listens on @p host : @p port; *tp gets the transport's state. */
+	int (*listen)(gfec_rdma_server *srv, const char *host, const char *port, void **tp);
+	/** The port bound. */
+	int (*port)(const void *tp);
+	/** The I/O loop; returns when gfec_rdma_server_stop() was called. */
+	int (*run)(void *tp);
+	/** Wakes run() (completions waiting, or stop): async-signal-safe, any thread. */
+	void (*kick)(void *tp);
+	/** Closes every connection (conn_close for each) and the listener. */
+	void (*destroy)(void *tp);
+
+	int (*connect)(const char *host, const char *port, void **cp);
+	/** Sends all of @p iov (a whole message). */
+	int (*send)(void *cp, const struct iovec *iov, int iovcnt);
+	/** Receives exactly the bytes @p iov describes; GFEC_RDMA_E_CLOSED at end of stream. */
+	int (*recv)(void *cp, const struct iovec *iov, int iovcnt);
+	void (*close)(void *cp);
+};
+
+extern const struct gfec_rdma_transport_ops gfec_rdma_tcp_ops;
+
+const struct gfec_rdma_transport_ops *rdma_transport_find(const char *name);
+/** Splits "HOST:PORT" (the last colon; "[v6]:port" too) into @p host and @p port. */
+int rdma_split_addr(const char *addr, char *host, size_t hostlen, char *port, size_t portlen);
+
+uint64_t rdma_now_ns(void);
+void rdma_log(enum gfec_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- the core, called by the transport on the I/O thread ---------------------------------- */
+
+/** The largest payload any message may carry on this server (the length check's limit). */
+uint64_t rdma_max_payload(const gfec_rdma_server *srv);
+/** A new connection; NULL when the server is full or out of memory (refuse it). */
+struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn);
+/**
+ * A checked header arrived (@p h from gfec_rdma_hdr_unpack). For HELLO, *reply is the
+ * HELLO_ACK to send. For STRIPE, *slot is where the payload goes (slot->buf, k * chunk_len
+ * bytes), to be passed to rdma_conn_landed once it is all there.
+ * @returns 0, or a GFEC_RDMA_E_* code: send ERROR with it and close the connection
+ */
+int rdma_conn_header(gfec_rdma_server *srv, struct rdma_conn *c, const struct gfec_rdma_hdr *h,
+		     uint8_t reply[GFEC_RDMA_HDR_LEN], struct rdma_slot **slot);
+void rdma_conn_landed(gfec_rdma_server *srv, struct rdma_slot *s);
+/**
+ * The connection is gone. @p why: 0 (clean, nothing outstanding), GFEC_RDMA_E_CLOSED (the peer
+ * left mid-message or with stripes outstanding) or the protocol error it was closed for.
+ * The transport must not touch @p c afterwards.
+ */
+void rdma_conn_close(gfec_rdma_server *srv, struct rdma_conn *c, int why);
+/**
+ * Takes every finished stripe. The transport sends each slot's reply header plus its parity
+ * (rdma_slot_parity) and calls rdma_slot_sent; slots of closed connections never get here.
+ */
+struct rdma_slot *rdma_take_done(gfec_rdma_server *srv);
+/** The parity payload of a finished slot: *len is 0 when its encode failed. */
+uint8_t *rdma_slot_parity(const struct rdma_slot *s, size_t *len);
+void rdma_slot_sent(gfec_rdma_server *srv, struct rdma_slot *s);
+/** Whether gfec_rdma_server_stop() was called. */
+int rdma_stopping(gfec_rdma_server *srv);
+
+#endif

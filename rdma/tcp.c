@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file tcp.c
+ * The TCP transport: the ingest protocol for hosts without RDMA, and what CI runs at speed. One
+ * thread serves every connection through epoll (level-triggered, non-blocking sockets); the
+ * batcher wakes it through an eventfd when parity is ready. Small messages are read through a
+ * per-connection buffer (one read() covers many stripes); a large payload's remainder is read
+ * straight into its stripe slot, so big chunks are copied once.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define RX_BUF (32u << 10)
+/* A payload remainder at least this big skips the receive buffer. */
+#define DIRECT_MIN (16u << 10)
+/* Bytes read from one connection per wakeup, so one fast sender cannot starve the others. */
+#define READ_BUDGET (1u << 20)
+/* Parity replies gathered into one sendmsg. */
+#define TX_BATCH 16
+/* conn_read's "the peer shut down": conn_drop works out whether it left mid-message. */
+#define PEER_EOF 1
+/* A blocking client gives up on a silent server after this long. */
+#define CLIENT_TIMEOUT_S 30
+
+struct tcp_conn {
+	struct tcp_conn *prev, *next;
+	struct tcp_conn *dirty_next;
+	struct rdma_conn *rc;
+	int fd, out_armed, dirty;
+	/* receive */
+	uint8_t hdr[GFEC_RDMA_HDR_LEN];
+	size_t hdr_have;
+	struct rdma_slot *rslot;
+	uint8_t *dst;
+	size_t left;
+	size_t rx_off, rx_have;
+	/* send: the HELLO_ACK first, then parity replies in order */
+	uint8_t ctl[GFEC_RDMA_HDR_LEN];
+	size_t ctl_len, ctl_off;
+	struct rdma_slot *sq_head, *sq_tail;
+	size_t sq_off; /* bytes of sq_head already sent */
+	uint8_t rx[RX_BUF];
+};
+
+struct tcp {
+	gfec_rdma_server *srv;
+	int lfd, efd, epfd, port;
+	int paused; /* the listener is out of epoll: no descriptor was left for accept */
+	struct tcp_conn *conns;
+};
+
+/* ---- server ---------------------------------------------------------------------------------- */
+
+static int tcp_listen(gfec_rdma_server *srv, const char *host, const char *port, void **out)
+{
+	struct addrinfo hints = {
+	    .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
+	struct addrinfo *ai = NULL;
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct tcp *t;
+	int one = 1, ret = GFEC_E_SYSTEM;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return GFEC_E_NOMEM;
+	t->srv = srv;
+	t->lfd = t->efd = t->epfd = -1;
+	if (getaddrinfo(host, port, &hints, &ai) != 0) {
+		ret = GFEC_RDMA_E_ADDRESS;
+		goto fail;
+	}
+	t->lfd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (t->lfd < 0)
+		goto fail;
+	setsockopt(t->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(t->lfd, ai->ai_addr, ai->ai_addrlen) || listen(t->lfd, 512) ||
+	    getsockname(t->lfd, (struct sockaddr *)&ss, &sl))
+		goto fail;
+	t->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+						 : ((struct sockaddr_in *)&ss)->sin_port);
+	t->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	t->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (t->efd < 0 || t->epfd < 0)
+		goto fail;
+	ev.data.ptr = NULL; /* the listener */
+	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &ev))
+		goto fail;
+	ev.data.ptr = t; /* the eventfd */
+	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->efd, &ev))
+		goto fail;
+	freeaddrinfo(ai);
+	*out = t;
+	return 0;
+fail:
+	if (ai)
+		freeaddrinfo(ai);
+	if (t->lfd >= 0)
+		close(t->lfd);
+	if (t->efd >= 0)
+		close(t->efd);
+	if (t->epfd >= 0)
+		close(t->epfd);
+	free(t);
+	return ret;
+}
+
+static int tcp_port(const void *tp)
+{
+	return ((const struct tcp *)tp)->port;
+}
+
+static void tcp_kick(void *tp)
+{
+	uint64_t one = 1;
+	ssize_t n = write(((struct tcp *)tp)->efd, &one, sizeof(one));
+
+	(void)n; /* a full counter already means "wake up" */
+}
+
+/* Closes @p c: ERROR first (best effort) when it broke the protocol, then the socket. */
+static void conn_drop(struct tcp *t, struct tcp_conn *c, int why)
+{
+	if (why && why != GFEC_RDMA_E_CLOSED) {
+		struct gfec_rdma_hdr h;
+		uint8_t raw[GFEC_RDMA_HDR_LEN];
+		ssize_t n;
+
+		gfec_rdma_hdr_init(&h, GFEC_RDMA_ERROR);
+		h.status = why;
+		gfec_rdma_hdr_pack(&h, raw);
+		n = send(c->fd, raw, sizeof(raw), MSG_DONTWAIT | MSG_NOSIGNAL);
+		(void)n;
+		rdma_log(GFEC_LOG_WARN, "gfec-rdma: closing a connection: %s",
+			 gfec_rdma_strerror(why));
+	}
+	epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		t->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	/* Half-received and unsent slots are released by the core; queued ones come back later. */
+	if (!why && (c->hdr_have || c->rslot))
+		why = GFEC_RDMA_E_CLOSED;
+	rdma_conn_close(t->srv, c->rc, why);
+	free(c);
+	if (t->paused) {
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+
+		t->paused = epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &ev) != 0;
+	}
+}
+
+static void accept_all(struct tcp *t)
+{
+	for (;;) {
+		int fd = accept4(t->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), one = 1;
+		struct epoll_event ev = {.events = EPOLLIN};
+		struct tcp_conn *c;
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			/*
+			 * Out of descriptors (or memory), the listener would stay readable and
+			 * epoll would spin: stop listening until a connection closes.
+			 */
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->lfd, NULL) == 0) {
+				t->paused = 1;
+				rdma_log(GFEC_LOG_WARN,
+					 "gfec-rdma: accept: %s; not accepting "
+					 "until a connection closes",
+					 strerror(errno));
+			}
+			return;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c = calloc(1, sizeof(*c));
+		if (c)
+			c->rc = rdma_conn_open(t->srv, c);
+		if (!c || !c->rc) {
+			struct gfec_rdma_hdr h;
+			uint8_t raw[GFEC_RDMA_HDR_LEN];
+			ssize_t n;
+
+			gfec_rdma_hdr_init(&h, GFEC_RDMA_ERROR);
+			h.status = GFEC_RDMA_E_BUSY;
+			gfec_rdma_hdr_pack(&h, raw);
+			n = send(fd, raw, sizeof(raw), MSG_DONTWAIT | MSG_NOSIGNAL);
+			(void)n;
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->fd = fd;
+		ev.data.ptr = c;
+		if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			close(fd);
+			rdma_conn_close(t->srv, c->rc, 0);
+			free(c);
+			continue;
+		}
+		c->next = t->conns;
+		if (t->conns)
+			t->conns->prev = c;
+		t->conns = c;
+	}
+}
+
+static void set_out(struct tcp *t, struct tcp_conn *c, int on)
+{
+	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.ptr = c};
+
+	if (c->out_armed != on && epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->out_armed = on;
+}
+
+/* Sends what is queued on @p c until done or the socket is full. @returns 0 or an error. */
+static int flush(struct tcp *t, struct tcp_conn *c)
+{
+	while (c->ctl_off < c->ctl_len || c->sq_head) {
+		struct iovec iov[1 + 2 * TX_BATCH];
+		struct msghdr msg = {.msg_iov = iov};
+		size_t skip = c->sq_off;
+		ssize_t n;
+		int i = 0;
+
+		if (c->ctl_off < c->ctl_len) {
+			iov[i].iov_base = c->ctl + c->ctl_off;
+			iov[i++].iov_len = c->ctl_len - c->ctl_off;
+		}
+		for (struct rdma_slot *s = c->sq_head; s && i < 2 * TX_BATCH; s = s->next) {
+			size_t plen;
+			uint8_t *p = rdma_slot_parity(s, &plen);
+
+			/* Only the head can be partly sent. */
+			if (skip < GFEC_RDMA_HDR_LEN) {
+				iov[i].iov_base = s->reply + skip;
+				iov[i++].iov_len = GFEC_RDMA_HDR_LEN - skip;
+				skip = 0;
+			} else {
+				skip -= GFEC_RDMA_HDR_LEN;
+			}
+			if (plen > skip) {
+				iov[i].iov_base = p + skip;
+				iov[i++].iov_len = plen - skip;
+			}
+			skip = 0;
+		}
+		msg.msg_iovlen = (size_t)i;
+		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				set_out(t, c, 1);
+				return 0;
+			}
+			return GFEC_RDMA_E_CLOSED;
+		}
+		if (c->ctl_off < c->ctl_len) {
+			size_t a = c->ctl_len - c->ctl_off;
+
+			a = (size_t)n < a ? (size_t)n : a;
+			c->ctl_off += a;
+			n -= (ssize_t)a;
+		}
+		while (n > 0 && c->sq_head) {
+			struct rdma_slot *s = c->sq_head;
+			size_t plen, whole;
+
+			rdma_slot_parity(s, &plen);
+			whole = GFEC_RDMA_HDR_LEN + plen - c->sq_off;
+			if ((size_t)n < whole) {
+				c->sq_off += (size_t)n;
+				break;
+			}
+			n -= (ssize_t)whole;
+			c->sq_off = 0;
+			c->sq_head = s->next;
+			if (!c->sq_head)
+				c->sq_tail = NULL;
+			rdma_slot_sent(t->srv, s);
+		}
+	}
+	set_out(t, c, 0);
+	return 0;
+}
+
+/* A header is complete in c->hdr: check it and learn where its payload goes. */
+static int on_header(struct tcp *t, struct tcp_conn *c)
+{
+	struct gfec_rdma_hdr h;
+	uint8_t reply[GFEC_RDMA_HDR_LEN];
+	int ret;
+
+	c->hdr_have = 0;
+	ret = gfec_rdma_hdr_unpack(c->hdr, rdma_max_payload(t->srv), &h);
+	if (!ret)
+		ret = rdma_conn_header(t->srv, c->rc, &h, reply, &c->rslot);
+	if (ret)
+		return ret;
+	if (h.type == GFEC_RDMA_HELLO) {
+		memcpy(c->ctl, reply, sizeof(reply));
+		c->ctl_len = sizeof(reply);
+		c->ctl_off = 0;
+		return flush(t, c);
+	}
+	c->dst = c->rslot->buf;
+	c->left = h.payload_len;
+	return 0;
+}
+
+static void payload_done(struct tcp *t, struct tcp_conn *c)
+{
+	rdma_conn_landed(t->srv, c->rslot);
+	c->rslot = NULL;
+}
+
+/* Parses what the receive buffer holds. */
+static int consume(struct tcp *t, struct tcp_conn *c)
+{
+	while (c->rx_off < c->rx_have) {
+		size_t avail = c->rx_have - c->rx_off, a;
+		int ret;
+
+		if (c->rslot) {
+			a = avail < c->left ? avail : c->left;
+			memcpy(c->dst, c->rx + c->rx_off, a);
+			c->dst += a;
+			c->left -= a;
+			c->rx_off += a;
+			if (!c->left)
+				payload_done(t, c);
+			continue;
+		}
+		a = GFEC_RDMA_HDR_LEN - c->hdr_have;
+		a = avail < a ? avail : a;
+		memcpy(c->hdr + c->hdr_have, c->rx + c->rx_off, a);
+		c->hdr_have += a;
+		c->rx_off += a;
+		if (c->hdr_have == GFEC_RDMA_HDR_LEN) {
+			ret = on_header(t, c);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Reads what @p c has sent, up to READ_BUDGET. @returns 0, or why to close it. */
+static int conn_read(struct tcp *t, struct tcp_conn *c)
+{
+	size_t budget = READ_BUDGET;
+	ssize_t n;
+
+	while (budget) {
+		int direct = c->rslot && c->left >= DIRECT_MIN;
+
+		if (direct)
+			n = read(c->fd, c->dst, c->left);
+		else
+			n = read(c->fd, c->rx, sizeof(c->rx));
+		if (n == 0)
+			return PEER_EOF;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return GFEC_RDMA_E_CLOSED;
+		}
+		budget -= (size_t)n < budget ? (size_t)n : budget;
+		if (direct) {
+			c->dst += n;
+			c->left -= (size_t)n;
+			if (!c->left)
+				payload_done(t, c);
+			continue;
+		}
+		c->rx_off = 0;
+		c->rx_have = (size_t)n;
+		int ret = consume(t, c);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Hands finished stripes to their connections' send queues and sends them. */
+static void deliver(struct tcp *t)
+{
+	struct tcp_conn *dirty = NULL;
+	struct rdma_slot *s, *next;
+	uint64_t v;
+	ssize_t n = read(t->efd, &v, sizeof(v));
+
+	(void)n;
+	for (s = rdma_take_done(t->srv); s; s = next) {
+		struct tcp_conn *c = s->conn->tp_conn;
+
+		next = s->next;
+		s->next = NULL;
+		if (c->sq_tail)
+			c->sq_tail->next = s;
+		else
+			c->sq_head = s;
+		c->sq_tail = s;
+		if (!c->dirty) {
+			c->dirty = 1;
+			c->dirty_next = dirty;
+			dirty = c;
+		}
+	}
+	while (dirty) {
+		struct tcp_conn *c = dirty;
+
+		dirty = c->dirty_next;
+		c->dirty = 0;
+		if (flush(t, c))
+			conn_drop(t, c, GFEC_RDMA_E_CLOSED);
+	}
+}
+
+static int tcp_run(void *tp)
+{
+	struct tcp *t = tp;
+	struct epoll_event ev[64];
+
+	while (!rdma_stopping(t->srv)) {
+		int n = epoll_wait(t->epfd, ev, 64, -1), kicked = 0;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return GFEC_E_SYSTEM;
+		}
+		for (int i = 0; i < n; i++) {
+			struct tcp_conn *c = ev[i].data.ptr;
+			int ret = 0;
+
+			if (!c) {
+				accept_all(t);
+				continue;
+			}
+			if ((void *)c == t) {
+				kicked = 1;
+				continue;
+			}
+			if (ev[i].events & EPOLLOUT)
+				ret = flush(t, c);
+			if (!ret && (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+				ret = conn_read(t, c);
+			if (ret)
+				conn_drop(t, c, ret == PEER_EOF ? 0 : ret);
+		}
+		/* Last: deliver() may drop connections that later entries of ev[] name. */
+		if (kicked)
+			deliver(t);
+	}
+	return 0;
+}
+
+static void tcp_destroy(void *tp)
+{
+	struct tcp *t = tp;
+
+	while (t->conns)
+		conn_drop(t, t->conns, 0);
+	close(t->lfd);
+	close(t->efd);
+	close(t->epfd);
+	free(t);
+}
+
+/* ---- client ---------------------------------------------------------------------------------- */
+
+struct tcp_client {
+	int fd;
+};
+
+static int tcp_connect(const char *host, const char *port, void **out)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *ai = NULL;
+	struct timeval tv = {.tv_sec = CLIENT_TIMEOUT_S};
+	struct tcp_client *c;
+	int one = 1;
+
+	if (getaddrinfo(host, port, &hints, &ai) != 0)
+		return GFEC_RDMA_E_ADDRESS;
+	c = malloc(sizeof(*c));
+	if (!c) {
+		freeaddrinfo(ai);
+		return GFEC_E_NOMEM;
+	}
+	c->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, ai->ai_addr, ai->ai_addrlen)) {
+		if (c->fd >= 0)
+			close(c->fd);
+		free(c);
+		freeaddrinfo(ai);
+		return GFEC_E_SYSTEM;
+	}
+	freeaddrinfo(ai);
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	*out = c;
+	return 0;
+}
+
+/* Sends or receives all of iov, resuming after partial transfers. */
+static int tcp_xfer(int fd, const struct iovec *iov_in, int iovcnt, int sending)
+{
+	struct iovec iov[1 + 256 + 1];
+	struct msghdr msg = {.msg_iov = iov};
+	int first = 0;
+
+	if (iovcnt > (int)(sizeof(iov) / sizeof(iov[0])))
+		return GFEC_E_INVAL;
+	memcpy(iov, iov_in, (size_t)iovcnt * sizeof(*iov));
+	while (first < iovcnt) {
+		ssize_t n;
+
+		msg.msg_iov = iov + first;
+		msg.msg_iovlen = (size_t)(iovcnt - first);
+		n = sending ? sendmsg(fd, &msg, MSG_NOSIGNAL) : recvmsg(fd, &msg, MSG_WAITALL);
+		if (n == 0 && !sending)
+			return GFEC_RDMA_E_CLOSED;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return GFEC_RDMA_E_TIMEOUT;
+			return errno == EPIPE || errno == ECONNRESET ? GFEC_RDMA_E_CLOSED
+								     : GFEC_E_SYSTEM;
+		}
+		while (first < iovcnt && (size_t)n >= iov[first].iov_len) {
+			n -= (ssize_t)iov[first].iov_len;
+			first++;
+		}
+		if (first < iovcnt) {
+			iov[first].iov_base = (uint8_t *)iov[first].iov_base + n;
+			iov[first].iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+static int tcp_send(void *cp, const struct iovec *iov, int iovcnt)
+{
+	return tcp_xfer(((struct tcp_client *)cp)->fd, iov, iovcnt, 1);
+}
+
+static int tcp_recv(void *cp, const struct iovec *iov, int iovcnt)
+{
+	return tcp_xfer(((struct tcp_client *)cp)->fd, iov, iovcnt, 0);
+}
+
+static void tcp_close(void *cp)
+{
+	struct tcp_client *c = cp;
+
+	close(c->fd);
+	free(c);
+}
+
+const struct gfec_rdma_transport_ops gfec_rdma_tcp_ops = {
+    .name = "tcp",
+    .listen = tcp_listen,
+    .port = tcp_port,
+    .run = tcp_run,
+    .kick = tcp_kick,
+    .destroy = tcp_destroy,
+    .connect = tcp_connect,
+    .send = tcp_send,
+    .recv = tcp_recv,
+    .close = tcp_close,
+};

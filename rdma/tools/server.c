@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file server.c
+ * gfec-rdma-server: the ingest server as a program, so storage clients (and gfec-rdma-bench)
+ * can push stripes at a gfec codec over the network. It prints one line when it listens (with
+ * the port, for scripts that bind port 0) and its counters when SIGINT or SIGTERM stops it.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gfec_rdma.h"
+
+static gfec_rdma_server *server;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (server)
+		gfec_rdma_server_stop(server);
+}
+
+static void on_log(enum gfec_log_level level, const char *msg, void *user)
+{
+	(void)user;
+	fprintf(stderr, "%s%s\n", level == GFEC_LOG_ERROR ? "error: " : "", msg);
+}
+
+static const char usage_text[] =
+    "usage: gfec-rdma-server [options]\n"
+    "  -t, --transport NAME   tcp (the verbs transport is not built yet)    [tcp]\n"
+    "  -b, --bind HOST:PORT   listen here; port 0 picks a free one  [127.0.0.1:7470]\n"
+    "  -c, --codes 'K,M ...'  (k,m) pairs served                            [4,2 10,4]\n"
+    "  -n, --batch N          launch a batch at N stripes ...               [64]\n"
+    "  -d, --deadline-us US   ... or when its oldest stripe waited US       [200]\n"
+    "  -B, --backend NAME     cpu, gpu or auto                              [auto]\n"
+    "  -T, --technique NAME   reed_sol_van, cauchy, ...                     [cauchy]\n"
+    "  -p, --profile 'K=V ..' more codec profile keys (threads=, gpu_kernel=, ...)\n"
+    "      --credits N        stripes a connection may have outstanding     [32]\n"
+    "      --max-chunk BYTES  largest chunk a client may ask for            [4194304]\n"
+    "      --max-conns N      connections at once                           [1024]\n"
+    "      --port-file FILE   write the bound port to FILE once listening\n"
+    "  -q, --quiet            no log lines for closed connections\n"
+    "  -h, --help             this text\n"
+    "GFEC_RDMA_FAULT_CORRUPT=N (tests): flip a parity bit of every Nth stripe.\n"
+    "On SIGINT or SIGTERM it prints its counters and latency and exits 0;\n"
+    "1 on failure, 2 on bad usage.\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	*out = strtoull(s, &end, 0);
+	return *end || *out > max ? -1 : 0;
+}
+
+static void print_hist(const char *name, const uint64_t *h)
+{
+	printf("%s latency: p50 <= %llu us, p99 <= %llu us, p99.9 <= %llu us\n", name,
+	       (unsigned long long)gfec_rdma_hist_quantile(h, 0.5),
+	       (unsigned long long)gfec_rdma_hist_quantile(h, 0.99),
+	       (unsigned long long)gfec_rdma_hist_quantile(h, 0.999));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"transport", required_argument, NULL, 't'},
+	    {"bind", required_argument, NULL, 'b'},
+	    {"codes", required_argument, NULL, 'c'},
+	    {"batch", required_argument, NULL, 'n'},
+	    {"deadline-us", required_argument, NULL, 'd'},
+	    {"backend", required_argument, NULL, 'B'},
+	    {"technique", required_argument, NULL, 'T'},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"credits", required_argument, NULL, 1},
+	    {"max-chunk", required_argument, NULL, 2},
+	    {"max-conns", required_argument, NULL, 3},
+	    {"port-file", required_argument, NULL, 4},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct gfec_rdma_server_config cfg;
+	const char *backend = "auto", *technique = "cauchy", *extra = "", *port_file = NULL;
+	char profile[512], err[512];
+	unsigned long long v;
+	struct gfec_rdma_stats st;
+	struct sigaction sa;
+	int opt, quiet = 0, ret;
+
+	gfec_rdma_server_config_default(&cfg);
+	while ((opt = getopt_long(argc, argv, "t:b:c:n:d:B:T:p:qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			cfg.transport = optarg;
+			break;
+		case 'b':
+			cfg.bind = optarg;
+			break;
+		case 'c':
+			cfg.codes = optarg;
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1 << 20, &v) || !v)
+				goto bad;
+			cfg.batch = (int)v;
+			break;
+		case 'd':
+			if (parse_uint(optarg, 60000000, &v))
+				goto bad;
+			cfg.deadline_us = (unsigned)v;
+			break;
+		case 'B':
+			backend = optarg;
+			break;
+		case 'T':
+			technique = optarg;
+			break;
+		case 'p':
+			extra = optarg;
+			break;
+		case 1:
+			if (parse_uint(optarg, 1 << 16, &v) || !v)
+				goto bad;
+			cfg.credits = (unsigned)v;
+			break;
+		case 2:
+			if (parse_uint(optarg, UINT32_MAX, &v) || !v)
+				goto bad;
+			cfg.max_chunk = (size_t)v;
+			break;
+		case 3:
+			if (parse_uint(optarg, 1 << 20, &v) || !v)
+				goto bad;
+			cfg.max_conns = (unsigned)v;
+			break;
+		case 4:
+			port_file = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (getenv("GFEC_RDMA_FAULT_CORRUPT") &&
+	    parse_uint(getenv("GFEC_RDMA_FAULT_CORRUPT"), UINT32_MAX, &v) == 0)
+		cfg.corrupt_every = (unsigned)v;
+	snprintf(profile, sizeof(profile), "technique=%s backend=%s %s", technique, backend, extra);
+	cfg.profile = profile;
+	gfec_rdma_set_log(on_log, NULL, quiet ? GFEC_LOG_ERROR : GFEC_LOG_WARN);
+
+	ret = gfec_rdma_server_create(&cfg, &server, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "gfec-rdma-server: %s\n", err);
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (port_file) {
+		FILE *f = fopen(port_file, "w");
+
+		if (!f || fprintf(f, "%d\n", gfec_rdma_server_port(server)) < 0 || fclose(f)) {
+			fprintf(stderr, "gfec-rdma-server: cannot write %s\n", port_file);
+			gfec_rdma_server_free(server);
+			return 1;
+		}
+	}
+	printf("gfec-rdma-server: %s on port %d, codes '%s', batch %d, deadline %u us, "
+	       "credits %u, backend %s\n",
+	       cfg.transport, gfec_rdma_server_port(server), cfg.codes, cfg.batch, cfg.deadline_us,
+	       cfg.credits, backend);
+	fflush(stdout);
+
+	ret = gfec_rdma_server_run(server);
+	gfec_rdma_server_stats(server, &st);
+	gfec_rdma_server_free(server);
+	printf("connections: %llu accepted, %llu closed for bad input, %llu lost mid-stream\n",
+	       (unsigned long long)st.conns_accepted, (unsigned long long)st.conns_bad,
+	       (unsigned long long)st.conns_lost);
+	printf("stripes: %llu sent (%.3f GB of data), %llu dropped, %llu encode errors\n",
+	       (unsigned long long)st.stripes, (double)st.bytes / 1e9,
+	       (unsigned long long)st.stripes_dropped, (unsigned long long)st.encode_errors);
+	printf("batches: %llu (%llu full, %llu by deadline), %.1f stripes per batch\n",
+	       (unsigned long long)st.batches, (unsigned long long)st.batches_full,
+	       (unsigned long long)st.batches_deadline,
+	       st.batches ? (double)st.batched / (double)st.batches : 0.0);
+	print_hist("batch", st.batch_us);
+	print_hist("stripe", st.stripe_us);
+	if (ret) {
+		fprintf(stderr, "gfec-rdma-server: %s\n", gfec_rdma_strerror(ret));
+		return 1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "gfec-rdma-server: bad value '%s'\n", optarg);
+	usage(stderr);
+	return 2;
+}

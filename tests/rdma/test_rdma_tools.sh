@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# @file test_rdma_tools.sh
+# gfec-rdma-server and gfec-rdma-bench end to end on loopback, as an operator runs them: many
+# clients with every parity checked over 100k stripes; a server that corrupts parity on purpose
+# (so the bench's check is shown to fail when it must); clients killed with SIGKILL mid-stream
+# while the server carries on; usage errors. Every server runs under `timeout`.
+#
+# usage: test_rdma_tools.sh PATH/TO/gfec-rdma-server PATH/TO/gfec-rdma-bench
+set -euo pipefail
+
+SERVER=${1:?usage: test_rdma_tools.sh SERVER BENCH}
+BENCH=${2:?usage: test_rdma_tools.sh SERVER BENCH}
+DIR=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+	rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "test_rdma_tools.sh: FAIL: $*" >&2
+	for f in "$DIR"/*.out; do [[ -f $f ]] && { echo "== $f"; cat "$f"; } >&2; done
+	exit 1
+}
+
+# start_server NAME ARGS...: a server on a free port; sets PORT and SPID.
+start_server() {
+	local name=$1
+	shift
+	rm -f "$DIR/$name.port"
+	timeout 100 "$SERVER" -b 127.0.0.1:0 --port-file "$DIR/$name.port" -q "$@" \
+		>"$DIR/$name.out" 2>&1 &
+	SPID=$!
+	pids+=("$SPID")
+	for _ in $(seq 100); do
+		[[ -s $DIR/$name.port ]] && break
+		sleep 0.05
+	done
+	[[ -s $DIR/$name.port ]] || fail "server $name did not start"
+	PORT=$(cat "$DIR/$name.port")
+}
+
+stop_server() {
+	kill -TERM "$SPID"
+	wait "$SPID" || fail "server exited with $? after SIGTERM"
+}
+
+echo "== usage"
+"$SERVER" --help | grep -q -- --deadline-us || fail "server --help"
+"$BENCH" --help | grep -q -- --stripes || fail "bench --help"
+set +e
+"$SERVER" --batch 0 >/dev/null 2>&1; [[ $? == 2 ]] || fail "server --batch 0 should exit 2"
+"$BENCH" -s 0 >/dev/null 2>&1; [[ $? == 2 ]] || fail "bench -s 0 should exit 2"
+"$SERVER" -t verbs -b 127.0.0.1:0 >"$DIR/verbs.out" 2>&1
+[[ $? == 1 ]] || fail "-t verbs should exit 1"
+set -e
+grep -q "not in this build" "$DIR/verbs.out" || fail "-t verbs: no reason given"
+
+echo "== 100k stripes, 16 clients, k=4 m=2, 1 KiB chunks, every parity checked"
+start_server main --batch 32 --deadline-us 200 -B cpu
+start=$SECONDS
+"$BENCH" -a "127.0.0.1:$PORT" -c 16 -k 4 -m 2 -s 1K -N 100000 >"$DIR/bench.out" 2>&1 ||
+	fail "bench failed"
+grep -q "checked 100000 stripes against the CPU encode: 0 mismatches" "$DIR/bench.out" ||
+	fail "bench did not check 100000 stripes"
+echo "   $((SECONDS - start)) s"
+grep "^| 16 " "$DIR/bench.out"
+
+echo "== clients killed with SIGKILL mid-stream"
+kp=()
+for i in 1 2 3 4; do
+	"$BENCH" -a "127.0.0.1:$PORT" -c 2 -k 10 -m 4 -s 64K -d 60 >"$DIR/victim$i.out" 2>&1 &
+	kp+=($!)
+	pids+=($!)
+done
+sleep 1.5
+for p in "${kp[@]}"; do kill -9 "$p"; done
+for p in "${kp[@]}"; do wait "$p" 2>/dev/null || true; done
+kill -0 "$SPID" || fail "server died with its clients"
+"$BENCH" -a "127.0.0.1:$PORT" -c 4 -k 10 -m 4 -s 16K -N 2000 >"$DIR/after.out" 2>&1 ||
+	fail "bench after the kills failed"
+grep -q "0 mismatches" "$DIR/after.out" || fail "bench after the kills: mismatches"
+stop_server
+# 16 + 8 victims + 4: all accepted, the 8 killed ones lost with stripes outstanding.
+grep -q "connections: 28 accepted, 0 closed for bad input, 8 lost mid-stream" "$DIR/main.out" ||
+	fail "server counters after the kills"
+grep -q "stripe latency: p50" "$DIR/main.out" || fail "no latency stats"
+
+echo "== out of file descriptors: the server pauses accepting instead of spinning"
+rm -f "$DIR/fds.port"
+(ulimit -n 10 && exec timeout 100 "$SERVER" -b 127.0.0.1:0 --port-file "$DIR/fds.port" -B cpu \
+	-p threads=1) >"$DIR/fds.out" 2>&1 &
+SPID=$!
+pids+=("$SPID")
+for _ in $(seq 100); do [[ -s $DIR/fds.port ]] && break; sleep 0.05; done
+# 12 clients, room for fewer: the rest are accepted as the first ones finish and close.
+PORT=$(cat "$DIR/fds.port")
+"$BENCH" -a "127.0.0.1:$PORT" -c 12 -k 4 -m 2 -s 1K -N 12000 >"$DIR/fds-bench.out" 2>&1 ||
+	fail "bench against a server out of descriptors"
+stop_server
+grep -q "connections: 12 accepted" "$DIR/fds.out" || fail "not every client was served"
+grep -q "not accepting until a connection closes" "$DIR/fds.out" ||
+	fail "the descriptor limit was not hit"
+
+echo "== a corrupted parity is caught"
+GFEC_RDMA_FAULT_CORRUPT=997 start_server corrupt -B cpu
+set +e
+"$BENCH" -a "127.0.0.1:$PORT" -c 2 -k 4 -m 2 -s 1K -N 5000 >"$DIR/corrupt-bench.out" 2>&1
+rc=$?
+set -e
+[[ $rc == 1 ]] || fail "bench exit $rc with corrupted parity (want 1)"
+grep -q "checked 5000 stripes against the CPU encode: 5 mismatches" "$DIR/corrupt-bench.out" ||
+	fail "bench did not count the 5 corrupted parities"
+stop_server
+echo "test_rdma_tools.sh: OK"
