@@ -9,7 +9,7 @@ bash .ci/deps.sh test
 dir=${GFEC_BUILD_DIR:-build}
 jobs=$(nproc)
 # shellcheck disable=SC2086
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=${GFEC_BUILD_TYPE:-Release} ${GFEC_CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=${GFEC_BUILD_TYPE:-Release} -DBUILD_TESTING=ON ${GFEC_CMAKE_ARGS:-} >/dev/null
 cmake --build "$dir" -j"$jobs"
 # shellcheck disable=SC2086
 ctest --test-dir "$dir" -j"$jobs" --output-on-failure --timeout 900 ${GFEC_CTEST_ARGS:-}
