@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
- * @file bench.c
+ * @file isal_abi_bench.c
  * ec_encode_data() through the drop-in against the real ISA-L, the way HDFS calls it: one
  * caller thread, pageable buffers, RS(10,4) from ISA-L's Cauchy matrix. Per chunk size, three
  * figures: the real library called directly, the drop-in with the GPU off (what forwarding
