@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct gfec_cpu_pool;
 
 typedef void (*gfec_cpu_task_fn)(void *arg, size_t index);
@@ -26,4 +30,7 @@ int gfec_cpu_pool_threads(const struct gfec_cpu_pool *pool);
 /** Runs fn(arg, i) for every i < ntasks and returns when all have finished. */
 void gfec_cpu_pool_run(struct gfec_cpu_pool *pool, size_t ntasks, gfec_cpu_task_fn fn, void *arg);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
