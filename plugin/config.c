@@ -55,19 +55,6 @@ static char *trim(char *s)
 	return s;
 }
 
-static int number(const char *v, long long lo, long long hi, long long *out)
-{
-	char *end;
-	long long x;
-
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (!*v || errno || *end || x < lo || x > hi)
-		return -1;
-	*out = x;
-	return 0;
-}
-
 /* "A-B" or "A" as an inclusive range within [lo, hi]. */
 static int range(const char *v, long long lo, long long hi, long long *a, long long *b)
 {
@@ -173,19 +160,19 @@ int gfec_config_parse(const char *text, const char *name, struct gfec_profile *p
 				return bad(err, errlen, name, line, "kernel: bad name '%s'", val);
 			snprintf(tmp.gpu_kernel, sizeof(tmp.gpu_kernel), "%s", val);
 		} else if (strcmp(key, "min_bytes") == 0) {
-			if (number(val, 0, 1ll << 50, &x))
+			if (gfec_parse_ll(val, 0, 1ll << 50, &x))
 				return bad(err, errlen, name, line, "min_bytes: not a size: '%s'", val);
 			tmp.gpu_min_bytes = x;
 		} else if (strcmp(key, "device") == 0) {
-			if (number(val, 0, 64, &x))
+			if (gfec_parse_ll(val, 0, 64, &x))
 				return bad(err, errlen, name, line, "device: not 0..64: '%s'", val);
 			tmp.gpu_device = (int)x;
 		} else if (strcmp(key, "streams") == 0) {
-			if (number(val, 1, 8, &x))
+			if (gfec_parse_ll(val, 1, 8, &x))
 				return bad(err, errlen, name, line, "streams: not 1..8: '%s'", val);
 			tmp.gpu_streams = (int)x;
 		} else if (strcmp(key, "segment") == 0) {
-			if (number(val, 4096, 1ll << 34, &x))
+			if (gfec_parse_ll(val, 4096, 1ll << 34, &x))
 				return bad(err, errlen, name, line, "segment: not 4096..2^34: '%s'",
 					   val);
 			tmp.gpu_segment = x;

@@ -50,6 +50,9 @@ int gfec_config_parse(const char *text, const char *name, struct gfec_profile *p
 /** Parses a profile; on error writes "key=value: reason" to err and returns GFEC_E_PROFILE. */
 int gfec_profile_parse(const char *text, struct gfec_profile *p, char *err, size_t errlen);
 
+/** A whole-string decimal in [lo, hi] (profile values and gfec.conf alike): 0, or -1. */
+int gfec_parse_ll(const char *v, long long lo, long long hi, long long *out);
+
 const char *gfec_technique_name(enum gfec_technique t);
 const char *gfec_backend_choice_name(enum gfec_backend_choice b);
 

@@ -59,23 +59,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return GFEC_E_PROFILE;
 }
 
-/* A whole-string decimal integer in [lo, hi]. */
-static int parse_int(const char *v, long lo, long hi, int *out)
-{
-	char *end;
-	long x;
-
-	if (!*v)
-		return -1;
-	errno = 0;
-	x = strtol(v, &end, 10);
-	if (errno || *end || x < lo || x > hi)
-		return -1;
-	*out = (int)x;
-	return 0;
-}
-
-static int parse_ll(const char *v, long long lo, long long hi, long long *out)
+int gfec_parse_ll(const char *v, long long lo, long long hi, long long *out)
 {
 	char *end;
 	long long x;
@@ -87,6 +71,17 @@ static int parse_ll(const char *v, long long lo, long long hi, long long *out)
 	if (errno || *end || x < lo || x > hi)
 		return -1;
 	*out = x;
+	return 0;
+}
+
+/* A whole-string decimal in [lo, hi], for int-sized keys. */
+static int parse_int(const char *v, long lo, long hi, int *out)
+{
+	long long x;
+
+	if (gfec_parse_ll(v, lo, hi, &x))
+		return -1;
+	*out = (int)x;
 	return 0;
 }
 
@@ -152,7 +147,7 @@ static int set_key(struct gfec_profile *p, const char *key, const char *val, int
 			return fail(err, errlen, "gpu_kernel=%s: not a kernel name", val);
 		snprintf(p->gpu_kernel, sizeof(p->gpu_kernel), "%s", val);
 	} else if (strcmp(key, "gpu_min_bytes") == 0) {
-		if (parse_ll(val, 0, 1ll << 50, &p->gpu_min_bytes))
+		if (gfec_parse_ll(val, 0, 1ll << 50, &p->gpu_min_bytes))
 			return fail(err, errlen, "gpu_min_bytes=%s: gpu_min_bytes must be a size",
 				    val);
 	} else if (strcmp(key, "gpu_device") == 0) {
@@ -162,7 +157,7 @@ static int set_key(struct gfec_profile *p, const char *key, const char *val, int
 		if (parse_int(val, 1, 8, &p->gpu_streams))
 			return fail(err, errlen, "gpu_streams=%s: gpu_streams must be 1..8", val);
 	} else if (strcmp(key, "gpu_segment") == 0) {
-		if (parse_ll(val, 4096, 1ll << 34, &p->gpu_segment))
+		if (gfec_parse_ll(val, 4096, 1ll << 34, &p->gpu_segment))
 			return fail(err, errlen, "gpu_segment=%s: gpu_segment must be 4096..2^34",
 				    val);
 	} else {
