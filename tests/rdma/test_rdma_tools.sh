@@ -88,21 +88,27 @@ grep -q "connections: 28 accepted, 0 closed for bad input, 8 lost mid-stream" "$
 	fail "server counters after the kills"
 grep -q "stripe latency: p50" "$DIR/main.out" || fail "no latency stats"
 
-echo "== out of file descriptors: the server pauses accepting instead of spinning"
-rm -f "$DIR/fds.port"
-(ulimit -n 10 && exec timeout 100 "$SERVER" -b 127.0.0.1:0 --port-file "$DIR/fds.port" -B cpu \
-	-p threads=1) >"$DIR/fds.out" 2>&1 &
-SPID=$!
-pids+=("$SPID")
-for _ in $(seq 100); do [[ -s $DIR/fds.port ]] && break; sleep 0.05; done
-# 12 clients, room for fewer: the rest are accepted as the first ones finish and close.
-PORT=$(cat "$DIR/fds.port")
-"$BENCH" -a "127.0.0.1:$PORT" -c 12 -k 4 -m 2 -s 1K -N 12000 >"$DIR/fds-bench.out" 2>&1 ||
-	fail "bench against a server out of descriptors"
-stop_server
-grep -q "connections: 12 accepted" "$DIR/fds.out" || fail "not every client was served"
-grep -q "not accepting until a connection closes" "$DIR/fds.out" ||
-	fail "the descriptor limit was not hit"
+# A sanitizer runtime holds descriptors of its own, so a 10-descriptor limit means nothing there
+# (it once hung a CI run): this case runs in the plain build only.
+if [[ -n ${GFEC_SANITIZED:-} ]]; then
+	echo "== out of file descriptors: skipped under sanitizers"
+else
+	echo "== out of file descriptors: the server pauses accepting instead of spinning"
+	rm -f "$DIR/fds.port"
+	(ulimit -n 10 && exec timeout 100 "$SERVER" -b 127.0.0.1:0 --port-file "$DIR/fds.port" -B cpu \
+		-p threads=1) >"$DIR/fds.out" 2>&1 &
+	SPID=$!
+	pids+=("$SPID")
+	for _ in $(seq 100); do [[ -s $DIR/fds.port ]] && break; sleep 0.05; done
+	# 12 clients, room for fewer: the rest are accepted as the first ones finish and close.
+	PORT=$(cat "$DIR/fds.port")
+	timeout 120 "$BENCH" -a "127.0.0.1:$PORT" -c 12 -k 4 -m 2 -s 1K -N 12000 >"$DIR/fds-bench.out" 2>&1 ||
+		fail "bench against a server out of descriptors"
+	stop_server
+	grep -q "connections: 12 accepted" "$DIR/fds.out" || fail "not every client was served"
+	grep -q "not accepting until a connection closes" "$DIR/fds.out" ||
+		fail "the descriptor limit was not hit"
+fi
 
 echo "== a corrupted parity is caught"
 GFEC_RDMA_FAULT_CORRUPT=997 start_server corrupt -B cpu
