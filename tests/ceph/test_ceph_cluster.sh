@@ -35,17 +35,31 @@ phase() {
 	printf '%-44s %5.1f s\n' "$1" "$(echo "$SECONDS - $phase_t" | bc)"
 	phase_t=$SECONDS
 }
-wait_for() { # seconds description command...
-	local n=$1 what=$2
+wait_for() { # seconds description command...: retry until it succeeds or the time is up
+	local end=$((SECONDS + $1)) what=$2
 	shift 2
-	for _ in $(seq $((n * 2))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.5; done
+	while ((SECONDS < end)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
 	fail "timed out waiting for $what"
 }
 
 mkdir -p "$D"/{run,crash,log,mon,mgr,osd,ec,objs,back}
 ln -s "$plugin" "$D/ec/"
 ln -s /usr/lib/x86_64-linux-gnu/ceph/erasure-code/libec_isa.so "$D/ec/"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# the mon listens on port and port + 1 (v2 and v1): find a pair that is free
+port=$(python3 -c '
+import socket
+for _ in range(100):
+    a = socket.socket(); a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]
+    b = socket.socket()
+    try:
+        b.bind(("127.0.0.1", p + 1)); print(p); break
+    except OSError:
+        pass
+    finally:
+        a.close(); b.close()')
 fsid=$(uuidgen)
 cat >"$D/ceph.conf" <<EOF
 [global]
