@@ -34,8 +34,10 @@ endif()
 
 set(GFEC_HAVE_RDMA OFF)
 if(NOT GFEC_WITH_RDMA STREQUAL "OFF")
+  # Headers only: libibverbs and librdmacm are loaded with dlopen at run time (rdma/verbs.c).
   find_path(GFEC_IBVERBS_INCLUDE infiniband/verbs.h)
-  if(GFEC_IBVERBS_INCLUDE)
+  find_path(GFEC_RDMACM_INCLUDE rdma/rdma_cma.h)
+  if(GFEC_IBVERBS_INCLUDE AND GFEC_RDMACM_INCLUDE)
     set(GFEC_HAVE_RDMA ON)
   elseif(GFEC_WITH_RDMA STREQUAL "ON")
     message(FATAL_ERROR "GFEC_WITH_RDMA=ON but infiniband/verbs.h was not found: apt-get install libibverbs-dev librdmacm-dev")

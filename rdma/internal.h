@@ -54,8 +54,16 @@ struct rdma_conn {
 	int closed;	      /* the transport is done with it; freed when queued reaches 0 */
 	int dead;	      /* atomic: the batcher drops its stripes instead of encoding them */
 	struct rdma_class *cls;
-	struct rdma_slot *slots; /* credits of them; buffers allocated on first use */
+	struct rdma_slot *slots; /* credits of them; buffers allocated on first use ... */
+	/* ... or given by the transport (rdma_conn_set_buffers), released when c is freed */
+	void (*bufs_release)(void *arg);
+	void *bufs_arg;
+	uint64_t bufs_bytes;
+	int bufs_on_device;
 };
+
+/* The most credits a server grants (bounds a verbs queue pair's depth). */
+#define RDMA_MAX_CREDITS 1024
 
 /**
  * A transport. Every server-side call runs on the I/O thread except kick. Client-side calls are
@@ -83,6 +91,12 @@ struct gfec_rdma_transport_ops {
 };
 
 extern const struct gfec_rdma_transport_ops gfec_rdma_tcp_ops;
+#ifdef GFEC_HAVE_VERBS
+extern const struct gfec_rdma_transport_ops gfec_rdma_verbs_ops;
+#define RDMA_TRANSPORTS "tcp, verbs"
+#else
+#define RDMA_TRANSPORTS "tcp"
+#endif
 
 const struct gfec_rdma_transport_ops *rdma_transport_find(const char *name);
 /** Splits "HOST:PORT" (the last colon; "[v6]:port" too) into @p host and @p port. */
@@ -102,10 +116,25 @@ struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn);
  * A checked header arrived (@p h from gfec_rdma_hdr_unpack). For HELLO, *reply is the
  * HELLO_ACK to send. For STRIPE, *slot is where the payload goes (slot->buf, k * chunk_len
  * bytes), to be passed to rdma_conn_landed once it is all there.
+ * @param index  -1: the core picks a free slot; else the slot the peer already wrote into
+ *               (it must be free, or the answer is GFEC_RDMA_E_CREDITS)
  * @returns 0, or a GFEC_RDMA_E_* code: send ERROR with it and close the connection
  */
 int rdma_conn_header(gfec_rdma_server *srv, struct rdma_conn *c, const struct gfec_rdma_hdr *h,
-		     uint8_t reply[GFEC_RDMA_HDR_LEN], struct rdma_slot **slot);
+		     uint8_t reply[GFEC_RDMA_HDR_LEN], int index, struct rdma_slot **slot);
+/**
+ * After HELLO: the transport's own stripe buffers (e.g. registered with a NIC), slot i at
+ * @p base + i * @p stride. @p release(@p arg) runs when the core frees the connection, which
+ * may be after rdma_conn_close (a batch may still be encoding into them).
+ * @param on_device  the buffers are GPU memory (the host never touches them)
+ */
+void rdma_conn_set_buffers(gfec_rdma_server *srv, struct rdma_conn *c, uint8_t *base,
+			   size_t stride, int on_device, void (*release)(void *), void *arg);
+unsigned rdma_credits(const gfec_rdma_server *srv);
+/** The configured memory wish: "auto", "host" or "gpu". */
+const char *rdma_memory_wanted(const gfec_rdma_server *srv);
+/** Says where stripe buffers live (gfec_rdma_server_memory). */
+void rdma_set_memory(gfec_rdma_server *srv, const char *what);
 void rdma_conn_landed(gfec_rdma_server *srv, struct rdma_slot *s);
 /**
  * The connection is gone. @p why: 0 (clean, nothing outstanding), GFEC_RDMA_E_CLOSED (the peer

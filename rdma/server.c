@@ -60,6 +60,7 @@ struct gfec_rdma_server {
 	int batcher_stop, batcher_running;
 	pthread_t batcher;
 	uint64_t corrupt_count;
+	char memory[200]; /* where stripe buffers live, set by the transport */
 
 	struct gfec_rdma_stats st; /* updated with atomics, read field by field */
 };
@@ -178,6 +179,10 @@ const struct gfec_rdma_transport_ops *rdma_transport_find(const char *name)
 {
 	if (name && strcmp(name, gfec_rdma_tcp_ops.name) == 0)
 		return &gfec_rdma_tcp_ops;
+#ifdef GFEC_HAVE_VERBS
+	if (name && strcmp(name, gfec_rdma_verbs_ops.name) == 0)
+		return &gfec_rdma_verbs_ops;
+#endif
 	return NULL;
 }
 
@@ -232,7 +237,7 @@ static void batch_done(struct gfec_request *req, void *user)
 		struct rdma_slot *s = b->slots[i];
 
 		s->status = req->status;
-		if (!s->status && srv->cfg.corrupt_every &&
+		if (!s->status && srv->cfg.corrupt_every && !s->conn->bufs_on_device &&
 		    ++srv->corrupt_count % srv->cfg.corrupt_every == 0)
 			s->buf[(size_t)s->conn->k * plen] ^= 1;
 		done_push(srv, s);
@@ -396,7 +401,11 @@ static size_t slot_bytes(const struct rdma_conn *c)
 
 static void conn_free(gfec_rdma_server *srv, struct rdma_conn *c)
 {
-	for (unsigned i = 0; c->slots && i < srv->cfg.credits; i++) {
+	if (c->bufs_release) {
+		stat_sub(&srv->st.buffer_bytes, c->bufs_bytes);
+		c->bufs_release(c->bufs_arg);
+	}
+	for (unsigned i = 0; !c->bufs_release && c->slots && i < srv->cfg.credits; i++) {
 		if (c->slots[i].buf)
 			stat_sub(&srv->st.buffer_bytes, slot_bytes(c));
 		gfec_free(c->slots[i].buf);
@@ -472,7 +481,7 @@ static int conn_hello(gfec_rdma_server *srv, struct rdma_conn *c, const struct g
 }
 
 int rdma_conn_header(gfec_rdma_server *srv, struct rdma_conn *c, const struct gfec_rdma_hdr *h,
-		     uint8_t reply[GFEC_RDMA_HDR_LEN], struct rdma_slot **slot)
+		     uint8_t reply[GFEC_RDMA_HDR_LEN], int index, struct rdma_slot **slot)
 {
 	struct rdma_slot *s = NULL;
 
@@ -489,6 +498,13 @@ int rdma_conn_header(gfec_rdma_server *srv, struct rdma_conn *c, const struct gf
 		return GFEC_RDMA_E_STRIPE_ID;
 	if (c->outstanding >= srv->cfg.credits)
 		return GFEC_RDMA_E_CREDITS;
+	if (index >= 0) {
+		/* The peer chose the slot (it wrote the payload there already). */
+		if ((unsigned)index >= srv->cfg.credits || c->slots[index].state != SLOT_FREE ||
+		    !c->slots[index].buf)
+			return GFEC_RDMA_E_CREDITS;
+		s = &c->slots[index];
+	}
 	for (unsigned i = 0; i < srv->cfg.credits && !s; i++)
 		if (c->slots[i].state == SLOT_FREE)
 			s = &c->slots[i];
@@ -507,6 +523,46 @@ int rdma_conn_header(gfec_rdma_server *srv, struct rdma_conn *c, const struct gf
 	c->have_last = 1;
 	*slot = s;
 	return 0;
+}
+
+void rdma_conn_set_buffers(gfec_rdma_server *srv, struct rdma_conn *c, uint8_t *base, size_t stride,
+			   int on_device, void (*release)(void *), void *arg)
+{
+	for (unsigned i = 0; i < srv->cfg.credits; i++)
+		c->slots[i].buf = base + (size_t)i * stride;
+	c->bufs_on_device = on_device;
+	c->bufs_release = release;
+	c->bufs_arg = arg;
+	c->bufs_bytes = (uint64_t)srv->cfg.credits * stride;
+	stat_add(&srv->st.buffer_bytes, c->bufs_bytes);
+}
+
+unsigned rdma_credits(const gfec_rdma_server *srv)
+{
+	return srv->cfg.credits;
+}
+
+const char *rdma_memory_wanted(const gfec_rdma_server *srv)
+{
+	return srv->cfg.memory;
+}
+
+void rdma_set_memory(gfec_rdma_server *srv, const char *what)
+{
+	snprintf(srv->memory, sizeof(srv->memory), "%s", what);
+}
+
+#ifndef GFEC_HAVE_VERBS
+int gfec_rdma_probe(char *out, size_t outlen)
+{
+	snprintf(out, outlen, "verbs transport: not in this build (rdma-core headers missing)");
+	return GFEC_RDMA_E_TRANSPORT;
+}
+#endif
+
+const char *gfec_rdma_server_memory(const gfec_rdma_server *srv)
+{
+	return srv->memory;
 }
 
 void rdma_conn_landed(gfec_rdma_server *srv, struct rdma_slot *s)
@@ -631,6 +687,7 @@ void gfec_rdma_server_config_default(struct gfec_rdma_server_config *cfg)
 	cfg->credits = 32;
 	cfg->max_chunk = 4u << 20;
 	cfg->max_conns = 1024;
+	cfg->memory = "auto";
 }
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -699,10 +756,19 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 		return fail(err, errlen, GFEC_E_INVAL,
 			    "batch, credits, max_chunk and max_conns must be positive "
 			    "(max_chunk < 4 GiB)");
+	if (cfg->credits > RDMA_MAX_CREDITS)
+		return fail(err, errlen, GFEC_E_INVAL, "credits must be at most %d",
+			    RDMA_MAX_CREDITS);
+	if (cfg->memory && strcmp(cfg->memory, "auto") && strcmp(cfg->memory, "host") &&
+	    strcmp(cfg->memory, "gpu"))
+		return fail(err, errlen, GFEC_E_INVAL, "memory must be auto, host or gpu, not '%s'",
+			    cfg->memory);
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)
 		return fail(err, errlen, GFEC_E_NOMEM, "out of memory");
 	srv->cfg = *cfg;
+	if (!srv->cfg.memory)
+		srv->cfg.memory = "auto";
 	pthread_mutex_init(&srv->lock, NULL);
 	/* Deadlines are monotonic-clock times (rdma_now_ns). */
 	pthread_condattr_init(&ca);
@@ -714,8 +780,8 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 	srv->ops = rdma_transport_find(cfg->transport);
 	if (!srv->ops) {
 		ret = fail(err, errlen, GFEC_RDMA_E_TRANSPORT,
-			   "transport '%s' is not in this build (have: tcp)",
-			   cfg->transport ? cfg->transport : "(null)");
+			   "transport '%s' is not in this build (have: %s)",
+			   cfg->transport ? cfg->transport : "(null)", RDMA_TRANSPORTS);
 		goto out;
 	}
 	ret = parse_codes(srv, cfg->codes ? cfg->codes : "", err, errlen);
@@ -744,8 +810,14 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 	}
 	ret = srv->ops->listen(srv, host, port, &srv->tp);
 	if (ret) {
-		fail(err, errlen, ret, "listen on %s: %s", cfg->bind,
-		     ret == GFEC_E_SYSTEM ? strerror(errno) : gfec_rdma_strerror(ret));
+		int e = errno;
+
+		fail(err, errlen, ret, "listen on %s: %s%s", cfg->bind,
+		     ret == GFEC_E_SYSTEM ? strerror(e) : gfec_rdma_strerror(ret),
+		     ret == GFEC_E_SYSTEM && (e == ENODEV || e == EADDRNOTAVAIL) &&
+			     strcmp(cfg->transport, "verbs") == 0
+			 ? " (no RDMA device serves this address)"
+			 : "");
 		goto out;
 	}
 	if (pthread_create(&srv->batcher, NULL, batcher_main, srv) != 0) {
@@ -792,6 +864,13 @@ void gfec_rdma_server_stats(gfec_rdma_server *srv, struct gfec_rdma_stats *out)
 	/* The struct is all uint64_t: copy it counter by counter, each one atomically. */
 	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	for (int i = 0; i < srv->ncodes; i++) {
+		struct gfec_stats cs;
+
+		gfec_codec_stats(srv->codes[i].codec, &cs);
+		out->gpu_calls += cs.gpu_calls;
+		out->cpu_fallbacks += cs.fallbacks;
+	}
 }
 
 void gfec_rdma_server_free(gfec_rdma_server *srv)

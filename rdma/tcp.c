@@ -103,6 +103,8 @@ static int tcp_listen(gfec_rdma_server *srv, const char *host, const char *port,
 	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->efd, &ev))
 		goto fail;
 	freeaddrinfo(ai);
+	rdma_set_memory(srv, "host memory (the tcp transport lands stripes in host buffers; a GPU "
+			     "codec copies them in)");
 	*out = t;
 	return 0;
 fail:
@@ -314,7 +316,7 @@ static int on_header(struct tcp *t, struct tcp_conn *c)
 	c->hdr_have = 0;
 	ret = gfec_rdma_hdr_unpack(c->hdr, rdma_max_payload(t->srv), &h);
 	if (!ret)
-		ret = rdma_conn_header(t->srv, c->rc, &h, reply, &c->rslot);
+		ret = rdma_conn_header(t->srv, c->rc, &h, reply, -1, &c->rslot);
 	if (ret)
 		return ret;
 	if (h.type == GFEC_RDMA_HELLO) {

@@ -45,7 +45,7 @@ const char *gfec_rdma_strerror(int code);
 void gfec_rdma_set_log(gfec_log_fn fn, void *user, enum gfec_log_level max_level);
 
 struct gfec_rdma_server_config {
-	const char *transport;	/**< "tcp" */
+	const char *transport;	/**< "tcp" or "verbs" (rdma-core, loaded at run time) */
 	const char *bind;	/**< "HOST:PORT"; port 0 picks a free one (gfec_rdma_server_port) */
 	const char *codes;	/**< (k,m) served: "4,2 10,4" */
 	const char *profile;	/**< added to each codec profile: "technique=cauchy" */
@@ -55,9 +55,14 @@ struct gfec_rdma_server_config {
 	size_t max_chunk;	/**< largest chunk length a client may ask for */
 	unsigned max_conns;	/**< connections at once; more are refused with GFEC_RDMA_E_BUSY */
 	unsigned corrupt_every; /**< fault injection for tests: flip a parity byte of every Nth */
+	/** Where stripes land (verbs): "gpu" registers GPU memory with the NIC (dma-buf) when the
+	 * codec runs on a GPU and the NIC and driver allow it, else falls back to host memory;
+	 * "host"; "auto" (default) = "gpu". gfec_rdma_server_memory() says what was chosen. */
+	const char *memory;
 };
 
-/** Defaults: tcp, 127.0.0.1:7470, "4,2 10,4", batch 64, 200 us, 32 credits, 4 MiB, 1024. */
+/** Defaults: tcp, 127.0.0.1:7470, "4,2 10,4", batch 64, 200 us, 32 credits, 4 MiB, 1024,
+ * memory auto. */
 void gfec_rdma_server_config_default(struct gfec_rdma_server_config *cfg);
 
 typedef struct gfec_rdma_server gfec_rdma_server;
@@ -78,6 +83,8 @@ struct gfec_rdma_stats {
 	uint64_t buffer_bytes;	/**< stripe buffers held now, over all connections */
 	uint64_t batch_us[GFEC_RDMA_HIST];  /**< batch: launch to parity ready */
 	uint64_t stripe_us[GFEC_RDMA_HIST]; /**< stripe: last byte in to last parity byte out */
+	uint64_t gpu_calls;	/**< codec calls (batches) the GPU ran, over all codecs */
+	uint64_t cpu_fallbacks; /**< codec calls redone on the CPU after a GPU error */
 };
 
 /**
@@ -94,6 +101,16 @@ int gfec_rdma_server_run(gfec_rdma_server *srv);
 void gfec_rdma_server_stop(gfec_rdma_server *srv);
 /** A snapshot of the counters; callable from any thread while the server lives. */
 void gfec_rdma_server_stats(gfec_rdma_server *srv, struct gfec_rdma_stats *out);
+/**
+ * What this host offers the verbs transport, as one paragraph of text: whether rdma-core
+ * loads, the RDMA devices, and whether GPU memory can be registered (dma-buf). Opens nothing
+ * that outlives the call except the loaded libraries.
+ * @returns 0, or GFEC_RDMA_E_TRANSPORT when the verbs transport is not built or rdma-core is
+ *          missing (@p out still says why)
+ */
+int gfec_rdma_probe(char *out, size_t outlen);
+/** Where stripe buffers live and why (e.g. the reason GPU memory registration fell back). */
+const char *gfec_rdma_server_memory(const gfec_rdma_server *srv);
 /** The codec backend serving (k,m), e.g. "cpu/isal"; NULL if (k,m) is not served. */
 const char *gfec_rdma_server_backend(const gfec_rdma_server *srv, int k, int m);
 /** Stops the batcher, waits for batches in flight, closes every connection. NULL is accepted. */

@@ -238,7 +238,7 @@ out:
 
 static const char usage_text[] =
     "usage: gfec-rdma-bench [options]\n"
-    "  -t, --transport NAME   tcp                                   [tcp]\n"
+    "  -t, --transport NAME   tcp or verbs                          [tcp]\n"
     "  -a, --addr HOST:PORT   the server                            [127.0.0.1:7470]\n"
     "  -c, --conns N          connections, one thread each          [4]\n"
     "  -k N, -m N             the code; the server must serve it    [4, 2]\n"

@@ -31,7 +31,7 @@ static void on_log(enum gfec_log_level level, const char *msg, void *user)
 
 static const char usage_text[] =
     "usage: gfec-rdma-server [options]\n"
-    "  -t, --transport NAME   tcp (the verbs transport is not built yet)    [tcp]\n"
+    "  -t, --transport NAME   tcp or verbs (rdma-core, RC queue pairs)      [tcp]\n"
     "  -b, --bind HOST:PORT   listen here; port 0 picks a free one  [127.0.0.1:7470]\n"
     "  -c, --codes 'K,M ...'  (k,m) pairs served                            [4,2 10,4]\n"
     "  -n, --batch N          launch a batch at N stripes ...               [64]\n"
@@ -43,6 +43,10 @@ static const char usage_text[] =
     "      --max-chunk BYTES  largest chunk a client may ask for            [4194304]\n"
     "      --max-conns N      connections at once                           [1024]\n"
     "      --port-file FILE   write the bound port to FILE once listening\n"
+    "      --memory WHERE     verbs: stripe buffers in gpu (dma-buf, when the codec\n"
+    "                         runs on a GPU and the NIC allows it, else host) or host [auto]\n"
+    "      --probe            print what this host offers (RDMA devices, GPU memory\n"
+    "                         registration) and exit\n"
     "  -q, --quiet            no log lines for closed connections\n"
     "  -h, --help             this text\n"
     "GFEC_RDMA_FAULT_CORRUPT=N (tests): flip a parity bit of every Nth stripe.\n"
@@ -87,6 +91,8 @@ int main(int argc, char **argv)
 	    {"max-chunk", required_argument, NULL, 2},
 	    {"max-conns", required_argument, NULL, 3},
 	    {"port-file", required_argument, NULL, 4},
+	    {"memory", required_argument, NULL, 5},
+	    {"probe", no_argument, NULL, 6},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -148,6 +154,16 @@ int main(int argc, char **argv)
 		case 4:
 			port_file = optarg;
 			break;
+		case 5:
+			cfg.memory = optarg;
+			break;
+		case 6: {
+			char what[512];
+
+			ret = gfec_rdma_probe(what, sizeof(what));
+			printf("%s\n", what);
+			return ret ? 1 : 0;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -193,6 +209,16 @@ int main(int argc, char **argv)
 	       "credits %u, backend %s\n",
 	       cfg.transport, gfec_rdma_server_port(server), cfg.codes, cfg.batch, cfg.deadline_us,
 	       cfg.credits, backend);
+	printf("gfec-rdma-server: stripe memory: %s\n", gfec_rdma_server_memory(server));
+	for (const char *p = cfg.codes; *p;) {
+		int k, m, n;
+
+		if (sscanf(p, " %d,%d%n", &k, &m, &n) != 2)
+			break;
+		printf("gfec-rdma-server: (%d,%d) encodes on %s\n", k, m,
+		       gfec_rdma_server_backend(server, k, m));
+		p += n;
+	}
 	fflush(stdout);
 
 	ret = gfec_rdma_server_run(server);
@@ -208,6 +234,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.batches, (unsigned long long)st.batches_full,
 	       (unsigned long long)st.batches_deadline,
 	       st.batches ? (double)st.batched / (double)st.batches : 0.0);
+	printf("codec calls on the GPU: %llu, redone on the CPU after a GPU error: %llu\n",
+	       (unsigned long long)st.gpu_calls, (unsigned long long)st.cpu_fallbacks);
 	print_hist("batch", st.batch_us);
 	print_hist("stripe", st.stripe_us);
 	if (ret) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "internal.h"
 #include "rdma_test.h"
 
 #define LEN 1024
@@ -394,9 +395,29 @@ static void test_config_errors(void **state)
 	(void)state;
 	gfec_rdma_server_config_default(&cfg);
 	cfg.bind = "127.0.0.1:0";
-	cfg.transport = "verbs";
+	cfg.transport = "pigeon";
 	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)),
 			 GFEC_RDMA_E_TRANSPORT);
+	assert_non_null(strstr(err, "not in this build"));
+	assert_null(srv);
+	cfg.transport = "tcp";
+	cfg.memory = "fpga";
+	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
+	assert_null(srv);
+	cfg.memory = "gpu"; /* tcp has no registered memory: host buffers, and it says so */
+	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), 0);
+	assert_non_null(strstr(gfec_rdma_server_memory(srv), "host"));
+	gfec_rdma_server_free(srv);
+	cfg.memory = NULL;
+	cfg.credits = RDMA_MAX_CREDITS + 1;
+	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
+	cfg.credits = 32;
+#ifdef GFEC_HAVE_VERBS
+	/* verbs where no RDMA device serves the address: a clear refusal */
+	cfg.transport = "verbs";
+	assert_int_not_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "RDMA"));
+#endif
 	assert_null(srv);
 	cfg.transport = "tcp";
 	cfg.codes = "4,2 3";

@@ -53,10 +53,14 @@ echo "== usage"
 set +e
 "$SERVER" --batch 0 >/dev/null 2>&1; [[ $? == 2 ]] || fail "server --batch 0 should exit 2"
 "$BENCH" -s 0 >/dev/null 2>&1; [[ $? == 2 ]] || fail "bench -s 0 should exit 2"
+"$SERVER" -t pigeon -b 127.0.0.1:0 >"$DIR/pigeon.out" 2>&1
+[[ $? == 1 ]] || fail "-t pigeon should exit 1"
+# verbs on an address no RDMA device serves (none here): refused with the reason
 "$SERVER" -t verbs -b 127.0.0.1:0 >"$DIR/verbs.out" 2>&1
-[[ $? == 1 ]] || fail "-t verbs should exit 1"
+[[ $? == 1 ]] || fail "-t verbs without an RDMA device should exit 1"
 set -e
-grep -q "not in this build" "$DIR/verbs.out" || fail "-t verbs: no reason given"
+grep -q "not in this build" "$DIR/pigeon.out" || fail "-t pigeon: no reason given"
+grep -Eq "not in this build|RDMA" "$DIR/verbs.out" || fail "-t verbs: no reason given"
 
 echo "== 100k stripes, 16 clients, k=4 m=2, 1 KiB chunks, every parity checked"
 start_server main --batch 32 --deadline-us 200 -B cpu
