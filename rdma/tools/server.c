@@ -6,6 +6,7 @@
  * the port, for scripts that bind port 0) and its counters when SIGINT or SIGTERM stops it.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
 	unsigned long long v;
 	struct gfec_rdma_stats st;
 	struct sigaction sa;
+	sigset_t stop_sigs;
 	int opt, quiet = 0, ret;
 
 	gfec_rdma_server_config_default(&cfg);
@@ -186,6 +188,13 @@ int main(int argc, char **argv)
 	cfg.profile = profile;
 	gfec_rdma_set_log(on_log, NULL, quiet ? GFEC_LOG_ERROR : GFEC_LOG_WARN);
 
+	/* SIGINT/SIGTERM reach the main thread only, and only while the server runs: the server's
+	 * threads inherit the blocked mask, and it is blocked again before the server is freed
+	 * (`timeout` sends its SIGTERM twice, to the child and to its process group). */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
 	ret = gfec_rdma_server_create(&cfg, &server, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "gfec-rdma-server: %s\n", err);
@@ -221,7 +230,9 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 
+	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL); /* a signal pending by now stops run */
 	ret = gfec_rdma_server_run(server);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
 	gfec_rdma_server_stats(server, &st);
 	gfec_rdma_server_free(server);
 	printf("connections: %llu accepted, %llu closed for bad input, %llu lost mid-stream\n",
