@@ -296,7 +296,7 @@ static void region_free(struct region *r)
 {
 	if (r->mr)
 		V.dereg_mr(r->mr);
-	if (r->on_gpu)
+	if (r->on_gpu && C.ctx_set(cuda_ctx) == 0) /* any thread may free it */
 		C.mem_free((unsigned long long)(uintptr_t)r->base);
 	else
 		gfec_free(r->base);
@@ -395,9 +395,22 @@ struct vconn {
 	struct region slots; /* after HELLO */
 	uint64_t *dst_addr;  /* per slot: where its parity goes on the client */
 	uint32_t *dst_rkey;
-	int refs, qp_ready, disconnecting;
+	int refs, qp_ready;
+	int error_sent, disconnected; /* ERROR posted; rdma_disconnect called */
+	uint64_t error_ns;	      /* when the ERROR was posted */
+	unsigned sq, sq_max;	      /* send work requests posted and not completed; the room */
+	int fail;		      /* send_done: a failure to report after its loop */
+	struct vconn *fail_next;
 	struct vconn *prev, *next; /* the server's open connections */
 };
+
+/* Send work-request ids: WR_SEND | (work requests in the post << 1) | (1 for the ERROR).
+ * Receives use the receive buffer's index. */
+#define WR_SEND (1ull << 63)
+#define WR_ERROR 1ull
+#define WR_COUNT(id) ((unsigned)((id) >> 1) & 3)
+/* An ERROR the peer does not take (it stopped posting receives) ends in a disconnect anyway. */
+#define ERROR_GRACE_NS 2000000000ull
 
 struct vsrv {
 	gfec_rdma_server *srv;
@@ -463,6 +476,31 @@ static void vconn_close(struct vconn *c, int why)
 	vconn_put(c);
 }
 
+/* Starts the CM disconnect once; DISCONNECTED (from the CM) then closes the connection. */
+static void vconn_disconnect(struct vconn *c)
+{
+	if (c->disconnected)
+		return;
+	c->disconnected = 1;
+	V.disconnect(c->id);
+}
+
+/* Posts a WRITE (when @p len) and a SEND of @p msg, within the send queue's room. */
+static int vconn_post(struct vconn *c, const void *src, size_t len, uint64_t raddr, uint32_t rkey,
+		      const uint8_t *msg, int is_error)
+{
+	unsigned n = len ? 2 : 1;
+
+	if (c->sq + n > c->sq_max) /* the peer is not taking what it was sent */
+		return GFEC_RDMA_E_CREDITS;
+	if (post_write_send(c->id->qp, src, len ? c->slots.mr->lkey : 0, len, raddr, rkey, msg,
+			    c->msgs.mr->lkey,
+			    WR_SEND | (uint64_t)n << 1 | (is_error ? WR_ERROR : 0)))
+		return GFEC_E_SYSTEM;
+	c->sq += n;
+	return 0;
+}
+
 /* Sends ERROR and disconnects once it is out (the peer's DISCONNECTED event does the rest). */
 static void vconn_fail(struct vconn *c, int why)
 {
@@ -474,16 +512,17 @@ static void vconn_fail(struct vconn *c, int why)
 	if (c->rc)
 		rdma_conn_close(c->t->srv, c->rc, why);
 	c->rc = NULL;
-	if (c->disconnecting)
+	if (c->error_sent || c->disconnected)
 		return;
-	c->disconnecting = 1;
+	c->error_sent = 1;
+	c->error_ns = rdma_now_ns();
 	gfec_rdma_hdr_init(&h, GFEC_RDMA_ERROR);
 	h.status = why;
 	memset(msg, 0, MSG_LEN);
 	gfec_rdma_hdr_pack(&h, msg);
-	/* wr_id 1: the ERROR; its completion (or failure) triggers the disconnect */
-	if (!c->qp_ready || post_write_send(c->id->qp, NULL, 0, 0, 0, 0, msg, c->msgs.mr->lkey, 1))
-		V.disconnect(c->id);
+	/* its completion (or failure, or ERROR_GRACE_NS) triggers the disconnect */
+	if (!c->qp_ready || vconn_post(c, NULL, 0, 0, 0, msg, 1))
+		vconn_disconnect(c);
 }
 
 static int set_nonblock(int fd)
@@ -525,7 +564,7 @@ static void vconn_accept(struct vsrv *t, struct rdma_cm_id *id)
 		goto fail;
 	qa.send_cq = qa.recv_cq = c->cq;
 	/* 2 per slot (WRITE + SEND), twice over: a slot is released when its SEND is posted */
-	qa.cap.max_send_wr = 4 * credits + 4;
+	qa.cap.max_send_wr = c->sq_max = 4 * credits + 4;
 	qa.cap.max_recv_wr = credits + 2;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	if (V.create_qp(id, c->pd, &qa))
@@ -582,9 +621,7 @@ static int vconn_hello(struct vconn *c, const struct gfec_rdma_hdr *h, const uin
 	put_u64(msg + EXT_OFF, (uintptr_t)c->slots.base);
 	put_u32(msg + EXT_OFF + 8, c->slots.mr->rkey);
 	put_u32(msg + EXT_OFF + 12, (uint32_t)stride);
-	return post_write_send(c->id->qp, NULL, 0, 0, 0, 0, msg, c->msgs.mr->lkey, 0)
-		   ? GFEC_E_SYSTEM
-		   : 0;
+	return vconn_post(c, NULL, 0, 0, 0, msg, 0);
 }
 
 /* One received message (receive buffer @p i): checked by the core, whatever the peer sent. */
@@ -633,8 +670,10 @@ static void vconn_poll(struct vconn *c)
 		goto broken;
 	while ((n = ibv_poll_cq(cq, 16, wc)) > 0) {
 		for (int j = 0; j < n; j++) {
-			int ret;
+			uint64_t id = wc[j].wr_id; /* the only field valid in a failed completion */
 
+			if (id & WR_SEND)
+				c->sq -= WR_COUNT(id);
 			if (wc[j].status != IBV_WC_SUCCESS) {
 				/* flushed after a disconnect, or a transport error (a bad rkey
 				 * given by the client lands here) */
@@ -643,16 +682,19 @@ static void vconn_poll(struct vconn *c)
 						 V.wc_status_str(wc[j].status));
 				goto broken;
 			}
-			if (!(wc[j].opcode & IBV_WC_RECV)) {
-				if (wc[j].wr_id == 1) /* the ERROR is out */
-					V.disconnect(c->id);
-				continue;
+			if (id & WR_SEND) {
+				if (id & WR_ERROR) /* the ERROR is out */
+					vconn_disconnect(c);
+			} else if (!c->rc) {
+				/* closed by us: ignore what is still arriving */
+			} else if (wc[j].opcode != IBV_WC_RECV) { /* e.g. a WRITE with immediate */
+				vconn_fail(c, GFEC_RDMA_E_TYPE);
+			} else {
+				int ret = vconn_message(c, (unsigned)id, wc[j].byte_len);
+
+				if (ret)
+					vconn_fail(c, ret);
 			}
-			if (!c->rc) /* closed by us: ignore what is still arriving */
-				continue;
-			ret = vconn_message(c, (unsigned)wc[j].wr_id, wc[j].byte_len);
-			if (ret)
-				vconn_fail(c, ret);
 		}
 	}
 	if (n >= 0)
@@ -661,16 +703,14 @@ broken:
 	if (c->rc)
 		rdma_conn_close(c->t->srv, c->rc, 0);
 	c->rc = NULL;
-	if (!c->disconnecting) {
-		c->disconnecting = 1;
-		V.disconnect(c->id);
-	}
+	vconn_disconnect(c);
 }
 
 /* Finished stripes: WRITE the parity to the client, then SEND the PARITY header. */
 static void send_done(struct vsrv *t)
 {
 	struct rdma_slot *s = rdma_take_done(t->srv), *next;
+	struct vconn *failed = NULL;
 
 	for (; s; s = next) {
 		struct vconn *c = s->conn->tp_conn;
@@ -686,10 +726,20 @@ static void send_done(struct vsrv *t)
 		/* Released at once: the client writes this slot again only after this SEND
 		 * has arrived, and RC completes the WRITE before it. */
 		rdma_slot_sent(t->srv, s);
-		if (post_write_send(c->id->qp, parity, c->slots.mr->lkey, len, c->dst_addr[i],
-				    c->dst_rkey[i], msg, c->msgs.mr->lkey, 0)) {
-			vconn_fail(c, GFEC_E_SYSTEM);
+		if (!c->fail) {
+			c->fail =
+			    vconn_post(c, parity, len, c->dst_addr[i], c->dst_rkey[i], msg, 0);
+			if (c->fail) { /* closed after the loop: closing frees what later s name */
+				c->fail_next = failed;
+				failed = c;
+			}
 		}
+	}
+	while (failed) {
+		struct vconn *c = failed;
+
+		failed = c->fail_next;
+		vconn_fail(c, c->fail);
 	}
 }
 
@@ -700,29 +750,43 @@ static void cm_event(struct vsrv *t)
 	while (V.get_cm_event(t->ech, &ev) == 0) {
 		struct rdma_cm_id *id = ev->id;
 		enum rdma_cm_event_type type = ev->event;
+		struct vconn *c = id != t->lid ? id->context : NULL;
 
 		V.ack_cm_event(ev);
 		switch (type) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			vconn_accept(t, id);
 			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			/* a disconnect asked for before this point did not take effect */
+			if (c && c->disconnected)
+				V.disconnect(id);
+			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_CONNECT_ERROR:
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_REJECTED:
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
-			if (id != t->lid && id->context) {
-				struct vconn *c = id->context;
-
-				if (type == RDMA_CM_EVENT_DISCONNECTED && !c->disconnecting)
-					V.disconnect(id);
-				vconn_close(c, 0); /* lost if stripes were outstanding */
+			if (c) {
+				if (type == RDMA_CM_EVENT_DISCONNECTED)
+					vconn_disconnect(c); /* our half of it */
+				vconn_close(c, 0);	     /* lost if stripes were outstanding */
 			}
 			break;
-		default: /* ESTABLISHED, TIMEWAIT_EXIT, ...: nothing to do */
+		default: /* TIMEWAIT_EXIT, ...: nothing to do */
 			break;
 		}
 	}
+}
+
+/* A peer that does not take its ERROR (no receive posted, retried forever) is cut off. */
+static void expire_errors(struct vsrv *t)
+{
+	uint64_t now = rdma_now_ns();
+
+	for (struct vconn *c = t->conns; c; c = c->next)
+		if (c->error_sent && !c->disconnected && now - c->error_ns > ERROR_GRACE_NS)
+			vconn_disconnect(c);
 }
 
 static int verbs_run(void *tp)
@@ -751,6 +815,7 @@ static int verbs_run(void *tp)
 		/* Last: CM events free connections, which later entries of ev may name. */
 		if (cm)
 			cm_event(t);
+		expire_errors(t);
 	}
 	return 0;
 }
@@ -844,12 +909,15 @@ static int verbs_listen(gfec_rdma_server *srv, const char *host, const char *por
 	if (!t)
 		return GFEC_E_NOMEM;
 	t->srv = srv;
+	t->epfd = t->efd = -1;
+	ret = GFEC_E_SYSTEM;
+	/* non-blocking before anything can fail: verbs_destroy drains it */
+	t->ech = V.create_event_channel();
+	if (!t->ech || set_nonblock(t->ech->fd))
+		goto fail;
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
 	t->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	t->ech = V.create_event_channel();
-	ret = GFEC_E_SYSTEM;
-	if (t->epfd < 0 || t->efd < 0 || !t->ech || set_nonblock(t->ech->fd) ||
-	    V.create_id(t->ech, &t->lid, NULL, RDMA_PS_TCP))
+	if (t->epfd < 0 || t->efd < 0 || V.create_id(t->ech, &t->lid, NULL, RDMA_PS_TCP))
 		goto fail;
 	/* Fails (EADDRNOTAVAIL, ENODEV) when no RDMA device serves the address. */
 	if (V.bind_addr(t->lid, (struct sockaddr *)&ss) || V.listen(t->lid, 128))
