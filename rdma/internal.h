@@ -53,6 +53,7 @@ struct rdma_conn {
 	unsigned queued;      /* slots in the batcher, a batch or the completion list */
 	int closed;	      /* the transport is done with it; freed when queued reaches 0 */
 	int dead;	      /* atomic: the batcher drops its stripes instead of encoding them */
+	unsigned shard;	      /* the transport's I/O thread that owns it */
 	struct rdma_class *cls;
 	struct rdma_slot *slots; /* credits of them; buffers allocated on first use ... */
 	/* ... or given by the transport (rdma_conn_set_buffers), released when c is freed */
@@ -64,9 +65,12 @@ struct rdma_conn {
 
 /* The most credits a server grants (bounds a verbs queue pair's depth). */
 #define RDMA_MAX_CREDITS 1024
+/* The most I/O threads a transport may run (each owns its connections). */
+#define RDMA_MAX_SHARDS 64
 
 /**
- * A transport. Every server-side call runs on the I/O thread except kick. Client-side calls are
+ * A transport. It may run several I/O threads ("shards"), each owning the connections it
+ * opened: every core call about a connection runs on its shard's thread. Client-side calls are
  * blocking and used by one thread per connection.
  */
 struct gfec_rdma_transport_ops {
@@ -77,8 +81,9 @@ struct gfec_rdma_transport_ops {
 	int (*port)(const void *tp);
 	/** The I/O loop; returns when gfec_rdma_server_stop() was called. */
 	int (*run)(void *tp);
-	/** Wakes run() (completions waiting, or stop): async-signal-safe, any thread. */
-	void (*kick)(void *tp);
+	/** Wakes I/O thread @p shard (-1: all) for completions or stop: async-signal-safe, any
+	 * thread. */
+	void (*kick)(void *tp, int shard);
 	/** Closes every connection (conn_close for each) and the listener. */
 	void (*destroy)(void *tp);
 
@@ -110,8 +115,9 @@ void rdma_log(enum gfec_log_level level, const char *fmt, ...)
 
 /** The largest payload any message may carry on this server (the length check's limit). */
 uint64_t rdma_max_payload(const gfec_rdma_server *srv);
-/** A new connection; NULL when the server is full or out of memory (refuse it). */
-struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn);
+/** A new connection, owned by I/O thread @p shard; NULL when the server is full or out of
+ * memory (refuse it). */
+struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn, unsigned shard);
 /**
  * A checked header arrived (@p h from gfec_rdma_hdr_unpack). For HELLO, *reply is the
  * HELLO_ACK to send. For STRIPE, *slot is where the payload goes (slot->buf, k * chunk_len
@@ -131,6 +137,8 @@ int rdma_conn_header(gfec_rdma_server *srv, struct rdma_conn *c, const struct gf
 void rdma_conn_set_buffers(gfec_rdma_server *srv, struct rdma_conn *c, uint8_t *base,
 			   size_t stride, int on_device, void (*release)(void *), void *arg);
 unsigned rdma_credits(const gfec_rdma_server *srv);
+/** The I/O threads a transport should run (the configured number, 1..RDMA_MAX_SHARDS). */
+unsigned rdma_io_threads(const gfec_rdma_server *srv);
 /** The configured memory wish: "auto", "host" or "gpu". */
 const char *rdma_memory_wanted(const gfec_rdma_server *srv);
 /** Says where stripe buffers live (gfec_rdma_server_memory). */
@@ -143,10 +151,10 @@ void rdma_conn_landed(gfec_rdma_server *srv, struct rdma_slot *s);
  */
 void rdma_conn_close(gfec_rdma_server *srv, struct rdma_conn *c, int why);
 /**
- * Takes every finished stripe. The transport sends each slot's reply header plus its parity
+ * Takes every finished stripe of I/O thread @p shard. The transport sends each slot's reply header plus its parity
  * (rdma_slot_parity) and calls rdma_slot_sent; slots of closed connections never get here.
  */
-struct rdma_slot *rdma_take_done(gfec_rdma_server *srv);
+struct rdma_slot *rdma_take_done(gfec_rdma_server *srv, unsigned shard);
 /** The parity payload of a finished slot: *len is 0 when its encode failed. */
 uint8_t *rdma_slot_parity(const struct rdma_slot *s, size_t *len);
 void rdma_slot_sent(gfec_rdma_server *srv, struct rdma_slot *s);

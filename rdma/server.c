@@ -48,7 +48,7 @@ struct gfec_rdma_server {
 	struct rdma_code codes[RDMA_MAX_CODES];
 	int ncodes;
 	uint64_t max_payload;
-	unsigned nconns; /* I/O thread only */
+	unsigned nconns; /* atomic: the I/O threads open and close connections */
 	int stop;	 /* atomic */
 
 	pthread_mutex_t lock; /* everything below */
@@ -56,7 +56,9 @@ struct gfec_rdma_server {
 	pthread_cond_t idle;  /* inflight reached 0 */
 	struct rdma_class *classes;
 	unsigned nclasses, inflight;
-	struct rdma_slot *done_head, *done_tail;
+	/* finished stripes, one list per I/O thread (shard); kick_mask: shards to wake */
+	struct rdma_slot *done_head[RDMA_MAX_SHARDS], *done_tail[RDMA_MAX_SHARDS];
+	uint64_t kick_mask;
 	int batcher_stop, batcher_running;
 	pthread_t batcher;
 	uint64_t corrupt_count;
@@ -209,15 +211,26 @@ int rdma_split_addr(const char *addr, char *host, size_t hostlen, char *port, si
 
 /* ---- the batcher ----------------------------------------------------------------------------- */
 
-/* Appends to the completion list (lock held). */
+/* Appends to the completion list of the slot's I/O thread (lock held). */
 static void done_push(gfec_rdma_server *srv, struct rdma_slot *s)
 {
+	unsigned sh = s->conn->shard;
+
 	s->next = NULL;
-	if (srv->done_tail)
-		srv->done_tail->next = s;
+	if (srv->done_tail[sh])
+		srv->done_tail[sh]->next = s;
 	else
-		srv->done_head = s;
-	srv->done_tail = s;
+		srv->done_head[sh] = s;
+	srv->done_tail[sh] = s;
+	srv->kick_mask |= 1ull << sh;
+}
+
+/* Wakes the I/O threads that have new completions (lock held). */
+static void kick_pending(gfec_rdma_server *srv)
+{
+	for (uint64_t m = srv->kick_mask; m; m &= m - 1)
+		srv->ops->kick(srv->tp, __builtin_ctzll(m));
+	srv->kick_mask = 0;
 }
 
 static void batch_done(struct gfec_request *req, void *user)
@@ -244,7 +257,7 @@ static void batch_done(struct gfec_request *req, void *user)
 	}
 	/* Kick before inflight drops: gfec_rdma_server_free() destroys the transport as soon as
 	 * it sees inflight reach 0, and srv is not touched after the unlock. */
-	srv->ops->kick(srv->tp);
+	kick_pending(srv);
 	srv->inflight--;
 	pthread_cond_signal(&srv->wake);
 	if (!srv->inflight)
@@ -290,9 +303,9 @@ static void launch(gfec_rdma_server *srv, struct rdma_class *cls, int full)
 	}
 	if (!cls->head)
 		cls->tail = NULL;
+	kick_pending(srv); /* the stripes of connections that had gone */
 	if (!n) {
 		free(b);
-		srv->ops->kick(srv->tp);
 		return;
 	}
 	stat_add(&srv->st.batches, 1);
@@ -378,17 +391,21 @@ int rdma_stopping(gfec_rdma_server *srv)
 	return __atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE);
 }
 
-struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn)
+struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn, unsigned shard)
 {
 	struct rdma_conn *c;
 
-	if (srv->nconns >= srv->cfg.max_conns)
+	if (__atomic_fetch_add(&srv->nconns, 1, __ATOMIC_RELAXED) >= srv->cfg.max_conns) {
+		__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
 		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
-	if (!c)
+	if (!c) {
+		__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
 		return NULL;
+	}
 	c->tp_conn = tp_conn;
-	srv->nconns++;
+	c->shard = shard;
 	stat_add(&srv->st.conns_accepted, 1);
 	stat_add(&srv->st.conns_active, 1);
 	return c;
@@ -542,6 +559,11 @@ unsigned rdma_credits(const gfec_rdma_server *srv)
 	return srv->cfg.credits;
 }
 
+unsigned rdma_io_threads(const gfec_rdma_server *srv)
+{
+	return srv->cfg.io_threads;
+}
+
 const char *rdma_memory_wanted(const gfec_rdma_server *srv)
 {
 	return srv->cfg.memory;
@@ -596,7 +618,7 @@ void rdma_conn_close(gfec_rdma_server *srv, struct rdma_conn *c, int why)
 	else if (why)
 		stat_add(&srv->st.conns_bad, 1);
 	stat_sub(&srv->st.conns_active, 1);
-	srv->nconns--;
+	__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
 	c->closed = 1;
 	for (unsigned i = 0; c->slots && i < srv->cfg.credits; i++)
@@ -607,13 +629,20 @@ void rdma_conn_close(gfec_rdma_server *srv, struct rdma_conn *c, int why)
 }
 
 /* Moves the completion list to the I/O thread; frees what belongs to closed connections. */
-static struct rdma_slot *take_done(gfec_rdma_server *srv, int all)
+static struct rdma_slot *take_done(gfec_rdma_server *srv, int shard, int all)
 {
-	struct rdma_slot *s, *next, *head = NULL, **tail = &head;
+	struct rdma_slot *s = NULL, *next, *head = NULL, **tail = &head;
 
 	pthread_mutex_lock(&srv->lock);
-	s = srv->done_head;
-	srv->done_head = srv->done_tail = NULL;
+	for (int i = 0; i < RDMA_MAX_SHARDS; i++) { /* shard < 0: every list */
+		if (shard >= 0 && i != shard)
+			continue;
+		if (srv->done_tail[i]) { /* prepend list i */
+			srv->done_tail[i]->next = s;
+			s = srv->done_head[i];
+		}
+		srv->done_head[i] = srv->done_tail[i] = NULL;
+	}
 	pthread_mutex_unlock(&srv->lock);
 	for (; s; s = next) {
 		struct rdma_conn *c = s->conn;
@@ -635,9 +664,9 @@ static struct rdma_slot *take_done(gfec_rdma_server *srv, int all)
 	return head;
 }
 
-struct rdma_slot *rdma_take_done(gfec_rdma_server *srv)
+struct rdma_slot *rdma_take_done(gfec_rdma_server *srv, unsigned shard)
 {
-	struct rdma_slot *head = take_done(srv, 0);
+	struct rdma_slot *head = take_done(srv, (int)shard, 0);
 
 	for (struct rdma_slot *s = head; s; s = s->next) {
 		struct gfec_rdma_hdr h;
@@ -688,6 +717,7 @@ void gfec_rdma_server_config_default(struct gfec_rdma_server_config *cfg)
 	cfg->max_chunk = 4u << 20;
 	cfg->max_conns = 1024;
 	cfg->memory = "auto";
+	cfg->io_threads = 1;
 }
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -756,6 +786,8 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 		return fail(err, errlen, GFEC_E_INVAL,
 			    "batch, credits, max_chunk and max_conns must be positive "
 			    "(max_chunk < 4 GiB)");
+	if (cfg->io_threads < 1 || cfg->io_threads > RDMA_MAX_SHARDS)
+		return fail(err, errlen, GFEC_E_INVAL, "io_threads must be 1..%d", RDMA_MAX_SHARDS);
 	if (cfg->credits > RDMA_MAX_CREDITS)
 		return fail(err, errlen, GFEC_E_INVAL, "credits must be at most %d",
 			    RDMA_MAX_CREDITS);
@@ -845,7 +877,7 @@ int gfec_rdma_server_run(gfec_rdma_server *srv)
 void gfec_rdma_server_stop(gfec_rdma_server *srv)
 {
 	__atomic_store_n(&srv->stop, 1, __ATOMIC_RELEASE);
-	srv->ops->kick(srv->tp);
+	srv->ops->kick(srv->tp, -1);
 }
 
 const char *gfec_rdma_server_backend(const gfec_rdma_server *srv, int k, int m)
@@ -893,7 +925,7 @@ void gfec_rdma_server_free(gfec_rdma_server *srv)
 	if (srv->tp)
 		srv->ops->destroy(srv->tp);
 	/* Every connection is closed now; what is still queued is freed with its connection. */
-	take_done(srv, 1);
+	take_done(srv, -1, 1);
 	while (srv->classes) {
 		struct rdma_class *c = srv->classes;
 
@@ -909,7 +941,7 @@ void gfec_rdma_server_free(gfec_rdma_server *srv)
 		}
 		free(c);
 	}
-	take_done(srv, 1);
+	take_done(srv, -1, 1);
 	for (int i = 0; i < srv->ncodes; i++)
 		gfec_codec_free(srv->codes[i].codec);
 	pthread_cond_destroy(&srv->idle);

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file tcp.c
- * The TCP transport: the ingest protocol for hosts without RDMA, and what CI runs at speed. One
- * thread serves every connection through epoll (level-triggered, non-blocking sockets); the
- * batcher wakes it through an eventfd when parity is ready. Small messages are read through a
- * per-connection buffer (one read() covers many stripes); a large payload's remainder is read
- * straight into its stripe slot, so big chunks are copied once.
+ * The TCP transport: the ingest protocol for hosts without RDMA, and what CI runs at speed.
+ * io_threads shards each serve their own connections through epoll (level-triggered,
+ * non-blocking sockets); shard 0 also accepts, and hands each new socket to the shards in turn.
+ * The batcher wakes a shard through its eventfd when parity is ready. Small messages are read
+ * through a per-connection buffer (one read() covers many stripes); a large payload's remainder is
+ * read straight into its stripe slot, so big chunks are copied once.
  */
 #define _GNU_SOURCE /* accept4 */
 #include <errno.h>
+#include <pthread.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -54,14 +56,35 @@ struct tcp_conn {
 	uint8_t rx[RX_BUF];
 };
 
+struct tcp;
+
+/* One I/O thread and the connections it owns. */
+struct tcp_shard {
+	struct tcp *t;
+	unsigned id;
+	int efd, epfd;
+	struct tcp_conn *conns;
+	pthread_t thread;
+	pthread_mutex_t lock;	  /* incoming */
+	struct tcp_new *incoming; /* accepted sockets handed over by shard 0 */
+};
+
+struct tcp_new {
+	struct tcp_new *next;
+	int fd;
+};
+
 struct tcp {
 	gfec_rdma_server *srv;
-	int lfd, efd, epfd, port;
-	int paused; /* the listener is out of epoll: no descriptor was left for accept */
-	struct tcp_conn *conns;
+	int lfd, port;
+	int paused; /* atomic: the listener is out of epoll, no descriptor was left for accept */
+	unsigned nshards, running, next;
+	struct tcp_shard sh[];
 };
 
 /* ---- server ---------------------------------------------------------------------------------- */
+
+static void tcp_destroy(void *tp);
 
 static int tcp_listen(gfec_rdma_server *srv, const char *host, const char *port, void **out)
 {
@@ -71,14 +94,31 @@ static int tcp_listen(gfec_rdma_server *srv, const char *host, const char *port,
 	struct epoll_event ev = {.events = EPOLLIN};
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
+	unsigned n = rdma_io_threads(srv);
 	struct tcp *t;
 	int one = 1, ret = GFEC_E_SYSTEM;
 
-	t = calloc(1, sizeof(*t));
+	t = calloc(1, sizeof(*t) + n * sizeof(t->sh[0]));
 	if (!t)
 		return GFEC_E_NOMEM;
 	t->srv = srv;
-	t->lfd = t->efd = t->epfd = -1;
+	t->lfd = -1;
+	t->nshards = n;
+	for (unsigned i = 0; i < n; i++) {
+		t->sh[i].t = t;
+		t->sh[i].id = i;
+		t->sh[i].efd = t->sh[i].epfd = -1;
+		pthread_mutex_init(&t->sh[i].lock, NULL);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct tcp_shard *sh = &t->sh[i];
+
+		sh->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		sh->epfd = epoll_create1(EPOLL_CLOEXEC);
+		ev.data.ptr = sh; /* the eventfd */
+		if (sh->efd < 0 || sh->epfd < 0 || epoll_ctl(sh->epfd, EPOLL_CTL_ADD, sh->efd, &ev))
+			goto fail;
+	}
 	if (getaddrinfo(host, port, &hints, &ai) != 0) {
 		ret = GFEC_RDMA_E_ADDRESS;
 		goto fail;
@@ -92,15 +132,8 @@ static int tcp_listen(gfec_rdma_server *srv, const char *host, const char *port,
 		goto fail;
 	t->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
 						 : ((struct sockaddr_in *)&ss)->sin_port);
-	t->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	t->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (t->efd < 0 || t->epfd < 0)
-		goto fail;
-	ev.data.ptr = NULL; /* the listener */
-	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &ev))
-		goto fail;
-	ev.data.ptr = t; /* the eventfd */
-	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->efd, &ev))
+	ev.data.ptr = NULL; /* the listener, in shard 0 */
+	if (epoll_ctl(t->sh[0].epfd, EPOLL_CTL_ADD, t->lfd, &ev))
 		goto fail;
 	freeaddrinfo(ai);
 	rdma_set_memory(srv, "host memory (the tcp transport lands stripes in host buffers; a GPU "
@@ -110,13 +143,7 @@ static int tcp_listen(gfec_rdma_server *srv, const char *host, const char *port,
 fail:
 	if (ai)
 		freeaddrinfo(ai);
-	if (t->lfd >= 0)
-		close(t->lfd);
-	if (t->efd >= 0)
-		close(t->efd);
-	if (t->epfd >= 0)
-		close(t->epfd);
-	free(t);
+	tcp_destroy(t);
 	return ret;
 }
 
@@ -125,17 +152,28 @@ static int tcp_port(const void *tp)
 	return ((const struct tcp *)tp)->port;
 }
 
-static void tcp_kick(void *tp)
+static void kick_shard(struct tcp_shard *sh)
 {
 	uint64_t one = 1;
-	ssize_t n = write(((struct tcp *)tp)->efd, &one, sizeof(one));
+	ssize_t n = write(sh->efd, &one, sizeof(one));
 
 	(void)n; /* a full counter already means "wake up" */
 }
 
-/* Closes @p c: ERROR first (best effort) when it broke the protocol, then the socket. */
-static void conn_drop(struct tcp *t, struct tcp_conn *c, int why)
+static void tcp_kick(void *tp, int shard)
 {
+	struct tcp *t = tp;
+
+	for (unsigned i = 0; i < t->nshards; i++)
+		if (shard < 0 || (unsigned)shard == i)
+			kick_shard(&t->sh[i]);
+}
+
+/* Closes @p c: ERROR first (best effort) when it broke the protocol, then the socket. */
+static void conn_drop(struct tcp_shard *sh, struct tcp_conn *c, int why)
+{
+	struct tcp *t = sh->t;
+
 	if (why && why != GFEC_RDMA_E_CLOSED) {
 		struct gfec_rdma_hdr h;
 		uint8_t raw[GFEC_RDMA_HDR_LEN];
@@ -149,12 +187,12 @@ static void conn_drop(struct tcp *t, struct tcp_conn *c, int why)
 		rdma_log(GFEC_LOG_WARN, "gfec-rdma: closing a connection: %s",
 			 gfec_rdma_strerror(why));
 	}
-	epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	epoll_ctl(sh->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		t->conns = c->next;
+		sh->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
 	/* Half-received and unsent slots are released by the core; queued ones come back later. */
@@ -162,19 +200,68 @@ static void conn_drop(struct tcp *t, struct tcp_conn *c, int why)
 		why = GFEC_RDMA_E_CLOSED;
 	rdma_conn_close(t->srv, c->rc, why);
 	free(c);
-	if (t->paused) {
+	/* A descriptor is free again: the listener (shard 0's) comes back if it was paused. */
+	if (__atomic_exchange_n(&t->paused, 0, __ATOMIC_ACQ_REL)) {
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
 
-		t->paused = epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &ev) != 0;
+		if (epoll_ctl(t->sh[0].epfd, EPOLL_CTL_ADD, t->lfd, &ev))
+			__atomic_store_n(&t->paused, 1, __ATOMIC_RELEASE);
 	}
 }
 
-static void accept_all(struct tcp *t)
+/* Refuses a socket the server has no room for. */
+static void refuse(int fd)
 {
+	struct gfec_rdma_hdr h;
+	uint8_t raw[GFEC_RDMA_HDR_LEN];
+	ssize_t n;
+
+	gfec_rdma_hdr_init(&h, GFEC_RDMA_ERROR);
+	h.status = GFEC_RDMA_E_BUSY;
+	gfec_rdma_hdr_pack(&h, raw);
+	n = send(fd, raw, sizeof(raw), MSG_DONTWAIT | MSG_NOSIGNAL);
+	(void)n;
+	close(fd);
+}
+
+/* A new connection on @p sh's thread. */
+static void conn_add(struct tcp_shard *sh, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct tcp_conn *c = calloc(1, sizeof(*c));
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (c)
+		c->rc = rdma_conn_open(sh->t->srv, c, sh->id);
+	if (!c || !c->rc) {
+		refuse(fd);
+		free(c);
+		return;
+	}
+	c->fd = fd;
+	ev.data.ptr = c;
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		rdma_conn_close(sh->t->srv, c->rc, 0);
+		free(c);
+		return;
+	}
+	c->next = sh->conns;
+	if (sh->conns)
+		sh->conns->prev = c;
+	sh->conns = c;
+}
+
+/* Shard 0: accepts, and gives each socket to the next running shard. */
+static void accept_all(struct tcp_shard *sh0)
+{
+	struct tcp *t = sh0->t;
+
 	for (;;) {
-		int fd = accept4(t->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), one = 1;
-		struct epoll_event ev = {.events = EPOLLIN};
-		struct tcp_conn *c;
+		int fd = accept4(t->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct tcp_shard *to;
+		struct tcp_new *nw;
 
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -184,8 +271,8 @@ static void accept_all(struct tcp *t)
 			 * epoll would spin: stop listening until a connection closes.
 			 */
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->lfd, NULL) == 0) {
-				t->paused = 1;
+			    epoll_ctl(sh0->epfd, EPOLL_CTL_DEL, t->lfd, NULL) == 0) {
+				__atomic_store_n(&t->paused, 1, __ATOMIC_RELEASE);
 				rdma_log(GFEC_LOG_WARN,
 					 "gfec-rdma: accept: %s; not accepting "
 					 "until a connection closes",
@@ -193,49 +280,35 @@ static void accept_all(struct tcp *t)
 			}
 			return;
 		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		c = calloc(1, sizeof(*c));
-		if (c)
-			c->rc = rdma_conn_open(t->srv, c);
-		if (!c || !c->rc) {
-			struct gfec_rdma_hdr h;
-			uint8_t raw[GFEC_RDMA_HDR_LEN];
-			ssize_t n;
-
-			gfec_rdma_hdr_init(&h, GFEC_RDMA_ERROR);
-			h.status = GFEC_RDMA_E_BUSY;
-			gfec_rdma_hdr_pack(&h, raw);
-			n = send(fd, raw, sizeof(raw), MSG_DONTWAIT | MSG_NOSIGNAL);
-			(void)n;
-			close(fd);
-			free(c);
+		to = &t->sh[t->next++ % t->running];
+		if (to == sh0) {
+			conn_add(sh0, fd);
 			continue;
 		}
-		c->fd = fd;
-		ev.data.ptr = c;
-		if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-			close(fd);
-			rdma_conn_close(t->srv, c->rc, 0);
-			free(c);
+		nw = malloc(sizeof(*nw));
+		if (!nw) {
+			refuse(fd);
 			continue;
 		}
-		c->next = t->conns;
-		if (t->conns)
-			t->conns->prev = c;
-		t->conns = c;
+		nw->fd = fd;
+		pthread_mutex_lock(&to->lock);
+		nw->next = to->incoming;
+		to->incoming = nw;
+		pthread_mutex_unlock(&to->lock);
+		kick_shard(to);
 	}
 }
 
-static void set_out(struct tcp *t, struct tcp_conn *c, int on)
+static void set_out(struct tcp_shard *sh, struct tcp_conn *c, int on)
 {
 	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.ptr = c};
 
-	if (c->out_armed != on && epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+	if (c->out_armed != on && epoll_ctl(sh->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
 		c->out_armed = on;
 }
 
 /* Sends what is queued on @p c until done or the socket is full. @returns 0 or an error. */
-static int flush(struct tcp *t, struct tcp_conn *c)
+static int flush(struct tcp_shard *sh, struct tcp_conn *c)
 {
 	while (c->ctl_off < c->ctl_len || c->sq_head) {
 		struct iovec iov[1 + 2 * TX_BATCH];
@@ -272,7 +345,7 @@ static int flush(struct tcp *t, struct tcp_conn *c)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				set_out(t, c, 1);
+				set_out(sh, c, 1);
 				return 0;
 			}
 			return GFEC_RDMA_E_CLOSED;
@@ -299,45 +372,45 @@ static int flush(struct tcp *t, struct tcp_conn *c)
 			c->sq_head = s->next;
 			if (!c->sq_head)
 				c->sq_tail = NULL;
-			rdma_slot_sent(t->srv, s);
+			rdma_slot_sent(sh->t->srv, s);
 		}
 	}
-	set_out(t, c, 0);
+	set_out(sh, c, 0);
 	return 0;
 }
 
 /* A header is complete in c->hdr: check it and learn where its payload goes. */
-static int on_header(struct tcp *t, struct tcp_conn *c)
+static int on_header(struct tcp_shard *sh, struct tcp_conn *c)
 {
 	struct gfec_rdma_hdr h;
 	uint8_t reply[GFEC_RDMA_HDR_LEN];
 	int ret;
 
 	c->hdr_have = 0;
-	ret = gfec_rdma_hdr_unpack(c->hdr, rdma_max_payload(t->srv), &h);
+	ret = gfec_rdma_hdr_unpack(c->hdr, rdma_max_payload(sh->t->srv), &h);
 	if (!ret)
-		ret = rdma_conn_header(t->srv, c->rc, &h, reply, -1, &c->rslot);
+		ret = rdma_conn_header(sh->t->srv, c->rc, &h, reply, -1, &c->rslot);
 	if (ret)
 		return ret;
 	if (h.type == GFEC_RDMA_HELLO) {
 		memcpy(c->ctl, reply, sizeof(reply));
 		c->ctl_len = sizeof(reply);
 		c->ctl_off = 0;
-		return flush(t, c);
+		return flush(sh, c);
 	}
 	c->dst = c->rslot->buf;
 	c->left = h.payload_len;
 	return 0;
 }
 
-static void payload_done(struct tcp *t, struct tcp_conn *c)
+static void payload_done(struct tcp_shard *sh, struct tcp_conn *c)
 {
-	rdma_conn_landed(t->srv, c->rslot);
+	rdma_conn_landed(sh->t->srv, c->rslot);
 	c->rslot = NULL;
 }
 
 /* Parses what the receive buffer holds. */
-static int consume(struct tcp *t, struct tcp_conn *c)
+static int consume(struct tcp_shard *sh, struct tcp_conn *c)
 {
 	while (c->rx_off < c->rx_have) {
 		size_t avail = c->rx_have - c->rx_off, a;
@@ -350,7 +423,7 @@ static int consume(struct tcp *t, struct tcp_conn *c)
 			c->left -= a;
 			c->rx_off += a;
 			if (!c->left)
-				payload_done(t, c);
+				payload_done(sh, c);
 			continue;
 		}
 		a = GFEC_RDMA_HDR_LEN - c->hdr_have;
@@ -359,7 +432,7 @@ static int consume(struct tcp *t, struct tcp_conn *c)
 		c->hdr_have += a;
 		c->rx_off += a;
 		if (c->hdr_have == GFEC_RDMA_HDR_LEN) {
-			ret = on_header(t, c);
+			ret = on_header(sh, c);
 			if (ret)
 				return ret;
 		}
@@ -368,7 +441,7 @@ static int consume(struct tcp *t, struct tcp_conn *c)
 }
 
 /* Reads what @p c has sent, up to READ_BUDGET. @returns 0, or why to close it. */
-static int conn_read(struct tcp *t, struct tcp_conn *c)
+static int conn_read(struct tcp_shard *sh, struct tcp_conn *c)
 {
 	size_t budget = READ_BUDGET;
 	ssize_t n;
@@ -394,12 +467,12 @@ static int conn_read(struct tcp *t, struct tcp_conn *c)
 			c->dst += n;
 			c->left -= (size_t)n;
 			if (!c->left)
-				payload_done(t, c);
+				payload_done(sh, c);
 			continue;
 		}
 		c->rx_off = 0;
 		c->rx_have = (size_t)n;
-		int ret = consume(t, c);
+		int ret = consume(sh, c);
 
 		if (ret)
 			return ret;
@@ -407,16 +480,28 @@ static int conn_read(struct tcp *t, struct tcp_conn *c)
 	return 0;
 }
 
-/* Hands finished stripes to their connections' send queues and sends them. */
-static void deliver(struct tcp *t)
+/* Sockets shard 0 handed over, then finished stripes to their connections' send queues. */
+static void deliver(struct tcp_shard *sh)
 {
 	struct tcp_conn *dirty = NULL;
 	struct rdma_slot *s, *next;
+	struct tcp_new *nw;
 	uint64_t v;
-	ssize_t n = read(t->efd, &v, sizeof(v));
+	ssize_t n = read(sh->efd, &v, sizeof(v));
 
 	(void)n;
-	for (s = rdma_take_done(t->srv); s; s = next) {
+	pthread_mutex_lock(&sh->lock);
+	nw = sh->incoming;
+	sh->incoming = NULL;
+	pthread_mutex_unlock(&sh->lock);
+	while (nw) {
+		struct tcp_new *x = nw;
+
+		nw = x->next;
+		conn_add(sh, x->fd);
+		free(x);
+	}
+	for (s = rdma_take_done(sh->t->srv, sh->id); s; s = next) {
 		struct tcp_conn *c = s->conn->tp_conn;
 
 		next = s->next;
@@ -437,18 +522,17 @@ static void deliver(struct tcp *t)
 
 		dirty = c->dirty_next;
 		c->dirty = 0;
-		if (flush(t, c))
-			conn_drop(t, c, GFEC_RDMA_E_CLOSED);
+		if (flush(sh, c))
+			conn_drop(sh, c, GFEC_RDMA_E_CLOSED);
 	}
 }
 
-static int tcp_run(void *tp)
+static int shard_run(struct tcp_shard *sh)
 {
-	struct tcp *t = tp;
 	struct epoll_event ev[64];
 
-	while (!rdma_stopping(t->srv)) {
-		int n = epoll_wait(t->epfd, ev, 64, -1), kicked = 0;
+	while (!rdma_stopping(sh->t->srv)) {
+		int n = epoll_wait(sh->epfd, ev, 64, -1), kicked = 0;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -460,36 +544,85 @@ static int tcp_run(void *tp)
 			int ret = 0;
 
 			if (!c) {
-				accept_all(t);
+				accept_all(sh);
 				continue;
 			}
-			if ((void *)c == t) {
+			if ((void *)c == sh) {
 				kicked = 1;
 				continue;
 			}
 			if (ev[i].events & EPOLLOUT)
-				ret = flush(t, c);
+				ret = flush(sh, c);
 			if (!ret && (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-				ret = conn_read(t, c);
+				ret = conn_read(sh, c);
 			if (ret)
-				conn_drop(t, c, ret == PEER_EOF ? 0 : ret);
+				conn_drop(sh, c, ret == PEER_EOF ? 0 : ret);
 		}
 		/* Last: deliver() may drop connections that later entries of ev[] name. */
 		if (kicked)
-			deliver(t);
+			deliver(sh);
 	}
 	return 0;
+}
+
+static void *shard_main(void *arg)
+{
+	struct tcp_shard *sh = arg;
+
+	if (shard_run(sh)) /* epoll failed: this shard's connections are stuck, say so */
+		rdma_log(GFEC_LOG_ERROR, "gfec-rdma: tcp I/O thread %u: %s", sh->id,
+			 strerror(errno));
+	return NULL;
+}
+
+/* Shard 0 runs on the caller; the others on their own threads, joined when stop is seen. */
+static int tcp_run(void *tp)
+{
+	struct tcp *t = tp;
+	int ret;
+
+	t->running = 1;
+	for (unsigned i = 1; i < t->nshards; i++) {
+		if (pthread_create(&t->sh[i].thread, NULL, shard_main, &t->sh[i])) {
+			rdma_log(GFEC_LOG_WARN, "gfec-rdma: tcp: running %u I/O threads, not %u",
+				 t->running, t->nshards);
+			break;
+		}
+		t->running++;
+	}
+	ret = shard_run(&t->sh[0]);
+	if (ret) /* the others must not outlive run() */
+		gfec_rdma_server_stop(t->srv);
+	for (unsigned i = 1; i < t->running; i++)
+		pthread_join(t->sh[i].thread, NULL);
+	t->running = 0;
+	return ret;
 }
 
 static void tcp_destroy(void *tp)
 {
 	struct tcp *t = tp;
 
-	while (t->conns)
-		conn_drop(t, t->conns, 0);
-	close(t->lfd);
-	close(t->efd);
-	close(t->epfd);
+	for (unsigned i = 0; i < t->nshards; i++) {
+		struct tcp_shard *sh = &t->sh[i];
+
+		while (sh->conns)
+			conn_drop(sh, sh->conns, 0);
+		while (sh->incoming) {
+			struct tcp_new *x = sh->incoming;
+
+			sh->incoming = x->next;
+			close(x->fd);
+			free(x);
+		}
+		if (sh->efd >= 0)
+			close(sh->efd);
+		if (sh->epfd >= 0)
+			close(sh->epfd);
+		pthread_mutex_destroy(&sh->lock);
+	}
+	if (t->lfd >= 0)
+		close(t->lfd);
 	free(t);
 }
 

@@ -576,7 +576,7 @@ static void vconn_accept(struct vsrv *t, struct rdma_cm_id *id)
 	ev.data.ptr = c;
 	if (set_nonblock(c->ch->fd) || epoll_ctl(t->epfd, EPOLL_CTL_ADD, c->ch->fd, &ev))
 		goto fail;
-	c->rc = rdma_conn_open(t->srv, c);
+	c->rc = rdma_conn_open(t->srv, c, 0);
 	if (!c->rc) { /* the server is full */
 		V.reject(id, NULL, 0);
 		vconn_close(c, 0);
@@ -709,7 +709,7 @@ broken:
 /* Finished stripes: WRITE the parity to the client, then SEND the PARITY header. */
 static void send_done(struct vsrv *t)
 {
-	struct rdma_slot *s = rdma_take_done(t->srv), *next;
+	struct rdma_slot *s = rdma_take_done(t->srv, 0), *next;
 	struct vconn *failed = NULL;
 
 	for (; s; s = next) {
@@ -820,11 +820,12 @@ static int verbs_run(void *tp)
 	return 0;
 }
 
-static void verbs_kick(void *tp)
+static void verbs_kick(void *tp, int shard)
 {
-	struct vsrv *t = tp;
+	struct vsrv *t = tp; /* one I/O thread: every shard is 0 */
 	uint64_t one = 1;
 
+	(void)shard;
 	if (write(t->efd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: the counter is already non-zero, run() will wake */
 	}

@@ -6,8 +6,9 @@
  * sends the parity back on the connection each stripe came from. This header is what the tools
  * and tests use; it is built on the public gfec API only.
  *
- * Threads: gfec_rdma_server_run() is the I/O loop (all sockets, one thread); the server adds one
- * batcher thread, and the codec its async workers. Clients are blocking: one per thread.
+ * Threads: gfec_rdma_server_run() is the I/O loop; with tcp and io_threads > 1 it runs
+ * io_threads - 1 more I/O threads, each serving its share of the connections. The server adds
+ * one batcher thread, and the codec its async workers. Clients are blocking: one per thread.
  * Errors: 0 or a negative code, GFEC_E_* (gfec_errors.h) or GFEC_RDMA_E_* below; nothing aborts
  * or prints (messages go to gfec_set_log()'s callback).
  */
@@ -59,10 +60,12 @@ struct gfec_rdma_server_config {
 	 * codec runs on a GPU and the NIC and driver allow it, else falls back to host memory;
 	 * "host"; "auto" (default) = "gpu". gfec_rdma_server_memory() says what was chosen. */
 	const char *memory;
+	/** tcp: threads that serve connections (each owns the ones it is given at accept) */
+	unsigned io_threads;
 };
 
 /** Defaults: tcp, 127.0.0.1:7470, "4,2 10,4", batch 64, 200 us, 32 credits, 4 MiB, 1024,
- * memory auto. */
+ * memory auto, 1 I/O thread. */
 void gfec_rdma_server_config_default(struct gfec_rdma_server_config *cfg);
 
 typedef struct gfec_rdma_server gfec_rdma_server;

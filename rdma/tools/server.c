@@ -43,6 +43,7 @@ static const char usage_text[] =
     "      --credits N        stripes a connection may have outstanding     [32]\n"
     "      --max-chunk BYTES  largest chunk a client may ask for            [4194304]\n"
     "      --max-conns N      connections at once                           [1024]\n"
+    "      --io-threads N     tcp: threads serving connections              [1]\n"
     "      --port-file FILE   write the bound port to FILE once listening\n"
     "      --memory WHERE     verbs: stripe buffers in gpu (dma-buf, when the codec\n"
     "                         runs on a GPU and the NIC allows it, else host) or host [auto]\n"
@@ -94,6 +95,7 @@ int main(int argc, char **argv)
 	    {"port-file", required_argument, NULL, 4},
 	    {"memory", required_argument, NULL, 5},
 	    {"probe", no_argument, NULL, 6},
+	    {"io-threads", required_argument, NULL, 7},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -166,6 +168,11 @@ int main(int argc, char **argv)
 			printf("%s\n", what);
 			return ret ? 1 : 0;
 		}
+		case 7:
+			if (parse_uint(optarg, 64, &v) || !v)
+				goto bad;
+			cfg.io_threads = (unsigned)v;
+			break;
 		case 'q':
 			quiet = 1;
 			break;

@@ -40,6 +40,7 @@ static int setup(void **state)
 	cfg.deadline_us = 500;
 	cfg.credits = 4;
 	cfg.max_chunk = 64 << 10;
+	cfg.io_threads = 3; /* every case below also crosses the hand-over between I/O threads */
 	if (!f || test_server_start(&f->ts, &cfg))
 		return -1;
 	f->seed = 7;
@@ -412,6 +413,11 @@ static void test_config_errors(void **state)
 	cfg.credits = RDMA_MAX_CREDITS + 1;
 	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
 	cfg.credits = 32;
+	cfg.io_threads = 0;
+	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
+	cfg.io_threads = RDMA_MAX_SHARDS + 1;
+	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
+	cfg.io_threads = 1;
 #ifdef GFEC_HAVE_VERBS
 	/* verbs where no RDMA device serves the address: a clear refusal */
 	cfg.transport = "verbs";
@@ -434,6 +440,45 @@ static void test_config_errors(void **state)
 	assert_non_null(strstr(err, "technique"));
 }
 
+struct client_job {
+	const char *addr;
+	unsigned seed;
+	int ret;
+};
+
+static void *client_job(void *arg)
+{
+	struct client_job *j = arg;
+	gfec_rdma_client *c;
+	unsigned credits;
+	uint64_t id = 1;
+
+	j->ret = gfec_rdma_client_connect("tcp", j->addr, 4, 2, LEN, &c, &credits);
+	if (!j->ret)
+		j->ret = test_roundtrip(c, 4, 2, LEN, 200, &id, &j->seed);
+	gfec_rdma_client_close(c);
+	return NULL;
+}
+
+/* 12 clients at once on 3 I/O threads: each gets its own parity, checked. */
+static void test_many_clients(void **state)
+{
+	struct fixture *f = *state;
+	struct client_job jobs[12];
+	pthread_t th[12];
+
+	for (int i = 0; i < 12; i++) {
+		jobs[i] = (struct client_job){f->ts.addr, (unsigned)i + 100, -1};
+		assert_int_equal(pthread_create(&th[i], NULL, client_job, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 12; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(jobs[i].ret, 0);
+	}
+	assert_true(TEST_WAIT_STATS(&f->ts, st.conns_active == 1));
+	assert_int_equal(test_roundtrip(f->good, 4, 2, LEN, 3, &f->good_id, &f->seed), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +487,7 @@ int main(void)
 	    cmocka_unit_test(test_reused_id),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_disconnect_mid_batch),
+	    cmocka_unit_test(test_many_clients),
 	};
 	const struct CMUnitTest alone[] = {
 	    cmocka_unit_test(test_dead_before_launch),

@@ -63,7 +63,7 @@ grep -q "not in this build" "$DIR/pigeon.out" || fail "-t pigeon: no reason give
 grep -Eq "not in this build|RDMA" "$DIR/verbs.out" || fail "-t verbs: no reason given"
 
 echo "== 100k stripes, 16 clients, k=4 m=2, 1 KiB chunks, every parity checked"
-start_server main --batch 32 --deadline-us 200 -B cpu
+start_server main --batch 32 --deadline-us 200 -B cpu --io-threads 3
 start=$SECONDS
 "$BENCH" -a "127.0.0.1:$PORT" -c 16 -k 4 -m 2 -s 1K -N 100000 >"$DIR/bench.out" 2>&1 ||
 	fail "bench failed"
