@@ -169,21 +169,27 @@ static void tcp_kick(void *tp, int shard)
 			kick_shard(&t->sh[i]);
 }
 
+/* An ERROR message, best effort: the socket is closed right after. */
+static void send_error(int fd, int why)
+{
+	struct gfec_rdma_hdr h;
+	uint8_t raw[GFEC_RDMA_HDR_LEN];
+	ssize_t n;
+
+	gfec_rdma_hdr_init(&h, GFEC_RDMA_ERROR);
+	h.status = why;
+	gfec_rdma_hdr_pack(&h, raw);
+	n = send(fd, raw, sizeof(raw), MSG_DONTWAIT | MSG_NOSIGNAL);
+	(void)n;
+}
+
 /* Closes @p c: ERROR first (best effort) when it broke the protocol, then the socket. */
 static void conn_drop(struct tcp_shard *sh, struct tcp_conn *c, int why)
 {
 	struct tcp *t = sh->t;
 
 	if (why && why != GFEC_RDMA_E_CLOSED) {
-		struct gfec_rdma_hdr h;
-		uint8_t raw[GFEC_RDMA_HDR_LEN];
-		ssize_t n;
-
-		gfec_rdma_hdr_init(&h, GFEC_RDMA_ERROR);
-		h.status = why;
-		gfec_rdma_hdr_pack(&h, raw);
-		n = send(c->fd, raw, sizeof(raw), MSG_DONTWAIT | MSG_NOSIGNAL);
-		(void)n;
+		send_error(c->fd, why);
 		rdma_log(GFEC_LOG_WARN, "gfec-rdma: closing a connection: %s",
 			 gfec_rdma_strerror(why));
 	}
@@ -212,15 +218,7 @@ static void conn_drop(struct tcp_shard *sh, struct tcp_conn *c, int why)
 /* Refuses a socket the server has no room for. */
 static void refuse(int fd)
 {
-	struct gfec_rdma_hdr h;
-	uint8_t raw[GFEC_RDMA_HDR_LEN];
-	ssize_t n;
-
-	gfec_rdma_hdr_init(&h, GFEC_RDMA_ERROR);
-	h.status = GFEC_RDMA_E_BUSY;
-	gfec_rdma_hdr_pack(&h, raw);
-	n = send(fd, raw, sizeof(raw), MSG_DONTWAIT | MSG_NOSIGNAL);
-	(void)n;
+	send_error(fd, GFEC_RDMA_E_BUSY);
 	close(fd);
 }
 
