@@ -61,6 +61,7 @@ struct rdma_conn {
 	void *bufs_arg;
 	uint64_t bufs_bytes;
 	int bufs_on_device;
+	uint64_t reserved; /* its share of the server's max_buffer_bytes */
 };
 
 /* The most credits a server grants (bounds a verbs queue pair's depth). */

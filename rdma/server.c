@@ -48,8 +48,9 @@ struct gfec_rdma_server {
 	struct rdma_code codes[RDMA_MAX_CODES];
 	int ncodes;
 	uint64_t max_payload;
-	unsigned nconns; /* atomic: the I/O threads open and close connections */
-	int stop;	 /* atomic */
+	unsigned nconns;   /* atomic: the I/O threads open and close connections */
+	uint64_t reserved; /* atomic: stripe-buffer bytes reserved by connections (HELLO) */
+	int stop;	   /* atomic */
 
 	pthread_mutex_t lock; /* everything below */
 	pthread_cond_t wake;  /* the batcher: a stripe arrived, a batch finished, or stop */
@@ -418,6 +419,7 @@ static size_t slot_bytes(const struct rdma_conn *c)
 
 static void conn_free(gfec_rdma_server *srv, struct rdma_conn *c)
 {
+	__atomic_sub_fetch(&srv->reserved, c->reserved, __ATOMIC_RELAXED);
 	if (c->bufs_release) {
 		stat_sub(&srv->st.buffer_bytes, c->bufs_bytes);
 		c->bufs_release(c->bufs_arg);
@@ -468,6 +470,7 @@ static int conn_hello(gfec_rdma_server *srv, struct rdma_conn *c, const struct g
 {
 	const struct rdma_code *code = NULL;
 	struct gfec_rdma_hdr ack;
+	uint64_t need;
 
 	if (c->hello_done)
 		return GFEC_RDMA_E_TYPE;
@@ -481,6 +484,18 @@ static int conn_hello(gfec_rdma_server *srv, struct rdma_conn *c, const struct g
 	c->cls = class_get(srv, code, h->chunk_len);
 	if (!c->cls)
 		return GFEC_RDMA_E_BUSY;
+	/* Every slot the connection may fill is reserved now, against the server's cap. */
+	need = (uint64_t)srv->cfg.credits * (uint64_t)(h->k + h->m) * h->chunk_len;
+	if (__atomic_add_fetch(&srv->reserved, need, __ATOMIC_RELAXED) >
+	    srv->cfg.max_buffer_bytes) {
+		__atomic_sub_fetch(&srv->reserved, need, __ATOMIC_RELAXED);
+		rdma_log(GFEC_LOG_WARN,
+			 "gfec-rdma: refusing (%d,%d) x %u B: stripe buffers would pass "
+			 "max_buffer_bytes",
+			 h->k, h->m, h->chunk_len);
+		return GFEC_RDMA_E_BUSY;
+	}
+	c->reserved = need;
 	c->slots = calloc(srv->cfg.credits, sizeof(*c->slots));
 	if (!c->slots)
 		return GFEC_E_NOMEM;
@@ -718,6 +733,7 @@ void gfec_rdma_server_config_default(struct gfec_rdma_server_config *cfg)
 	cfg->max_conns = 1024;
 	cfg->memory = "auto";
 	cfg->io_threads = 1;
+	cfg->max_buffer_bytes = 8ull << 30;
 }
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -786,6 +802,8 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 		return fail(err, errlen, GFEC_E_INVAL,
 			    "batch, credits, max_chunk and max_conns must be positive "
 			    "(max_chunk < 4 GiB)");
+	if (!cfg->max_buffer_bytes)
+		return fail(err, errlen, GFEC_E_INVAL, "max_buffer_bytes must be positive");
 	if (cfg->io_threads < 1 || cfg->io_threads > RDMA_MAX_SHARDS)
 		return fail(err, errlen, GFEC_E_INVAL, "io_threads must be 1..%d", RDMA_MAX_SHARDS);
 	if (cfg->credits > RDMA_MAX_CREDITS)

@@ -62,10 +62,14 @@ struct gfec_rdma_server_config {
 	const char *memory;
 	/** tcp: threads that serve connections (each owns the ones it is given at accept) */
 	unsigned io_threads;
+	/** Stripe buffers all connections together may hold (host or GPU memory, registered
+	 * with the NIC for verbs). A HELLO reserves credits x (k+m) x chunk_len bytes and is
+	 * refused with GFEC_RDMA_E_BUSY when that would pass this. */
+	uint64_t max_buffer_bytes;
 };
 
 /** Defaults: tcp, 127.0.0.1:7470, "4,2 10,4", batch 64, 200 us, 32 credits, 4 MiB, 1024,
- * memory auto, 1 I/O thread. */
+ * memory auto, 1 I/O thread, 8 GiB of stripe buffers. */
 void gfec_rdma_server_config_default(struct gfec_rdma_server_config *cfg);
 
 typedef struct gfec_rdma_server gfec_rdma_server;

@@ -44,6 +44,8 @@ static const char usage_text[] =
     "      --max-chunk BYTES  largest chunk a client may ask for            [4194304]\n"
     "      --max-conns N      connections at once                           [1024]\n"
     "      --io-threads N     tcp: threads serving connections              [1]\n"
+    "      --max-buffers BYTES stripe buffers of all connections; a HELLO that\n"
+    "                         would pass it is refused (busy)               [8589934592]\n"
     "      --port-file FILE   write the bound port to FILE once listening\n"
     "      --memory WHERE     verbs: stripe buffers in gpu (dma-buf, when the codec\n"
     "                         runs on a GPU and the NIC allows it, else host) or host [auto]\n"
@@ -96,6 +98,7 @@ int main(int argc, char **argv)
 	    {"memory", required_argument, NULL, 5},
 	    {"probe", no_argument, NULL, 6},
 	    {"io-threads", required_argument, NULL, 7},
+	    {"max-buffers", required_argument, NULL, 8},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -172,6 +175,11 @@ int main(int argc, char **argv)
 			if (parse_uint(optarg, 64, &v) || !v)
 				goto bad;
 			cfg.io_threads = (unsigned)v;
+			break;
+		case 8:
+			if (parse_uint(optarg, UINT64_MAX, &v) || !v)
+				goto bad;
+			cfg.max_buffer_bytes = v;
 			break;
 		case 'q':
 			quiet = 1;

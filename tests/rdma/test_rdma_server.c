@@ -387,6 +387,39 @@ static void test_busy(void **state)
 	test_server_stop(&ts);
 }
 
+/* The stripe-buffer cap: room for one (4,2) connection of 4 credits x 6 KiB, not two; a
+ * connection of smaller chunks still fits beside it, and the room comes back on close. */
+static void test_buffer_cap(void **state)
+{
+	struct test_server ts;
+	struct gfec_rdma_server_config cfg;
+	gfec_rdma_client *a, *b, *small;
+	unsigned credits, seed = 5;
+	uint64_t id = 1;
+
+	(void)state;
+	gfec_rdma_server_config_default(&cfg);
+	cfg.bind = "127.0.0.1:0";
+	cfg.profile = "technique=cauchy backend=cpu threads=1";
+	cfg.codes = "4,2";
+	cfg.credits = 4;
+	cfg.max_buffer_bytes = 4 * 6 * LEN + 4 * 6 * 64;
+	assert_int_equal(test_server_start(&ts, &cfg), 0);
+	assert_int_equal(gfec_rdma_client_connect("tcp", ts.addr, 4, 2, LEN, &a, &credits), 0);
+	assert_int_equal(gfec_rdma_client_connect("tcp", ts.addr, 4, 2, LEN, &b, &credits),
+			 GFEC_RDMA_E_BUSY);
+	assert_int_equal(gfec_rdma_client_connect("tcp", ts.addr, 4, 2, 64, &small, &credits), 0);
+	assert_int_equal(test_roundtrip(a, 4, 2, LEN, 20, &id, &seed), 0);
+	gfec_rdma_client_close(a);
+	gfec_rdma_client_close(small);
+	assert_true(TEST_WAIT_STATS(&ts, st.conns_active == 0));
+	assert_int_equal(gfec_rdma_client_connect("tcp", ts.addr, 4, 2, LEN, &b, &credits), 0);
+	id = 1;
+	assert_int_equal(test_roundtrip(b, 4, 2, LEN, 20, &id, &seed), 0);
+	gfec_rdma_client_close(b);
+	test_server_stop(&ts);
+}
+
 static void test_config_errors(void **state)
 {
 	struct gfec_rdma_server_config cfg;
@@ -418,6 +451,9 @@ static void test_config_errors(void **state)
 	cfg.io_threads = RDMA_MAX_SHARDS + 1;
 	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
 	cfg.io_threads = 1;
+	cfg.max_buffer_bytes = 0;
+	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
+	cfg.max_buffer_bytes = 1 << 20;
 #ifdef GFEC_HAVE_VERBS
 	/* verbs where no RDMA device serves the address: a clear refusal */
 	cfg.transport = "verbs";
@@ -493,6 +529,7 @@ int main(void)
 	    cmocka_unit_test(test_dead_before_launch),
 	    cmocka_unit_test(test_credit_overrun),
 	    cmocka_unit_test(test_busy),
+	    cmocka_unit_test(test_buffer_cap),
 	    cmocka_unit_test(test_config_errors),
 	};
 
