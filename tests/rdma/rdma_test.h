@@ -190,6 +190,39 @@ static inline void test_stripe(struct gfec_rdma_hdr *h, int k, int m, uint32_t l
 	h->stripe_id = id;
 }
 
+/* A raw connection that said HELLO for (4,2) with @p len-byte chunks; *ack gets the answer
+ * (unpacked, unchecked). @returns the socket, or -1 */
+static inline int test_raw_hello(int port, uint32_t len, struct gfec_rdma_hdr *ack)
+{
+	int fd = test_raw_connect(port);
+
+	if (fd < 0)
+		return -1;
+	test_hello(ack, 4, 2, len);
+	if (test_send_hdr(fd, ack) || test_recv_hdr(fd, ack)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Sends stripe @p id of (4,2) raw: its header, then 4 zero chunks of @p len <= 4096 bytes. */
+static inline int test_send_stripe(int fd, uint32_t len, uint64_t id)
+{
+	static const uint8_t zeros[4096];
+	struct gfec_rdma_hdr h;
+
+	if (len > sizeof(zeros))
+		return -1;
+	test_stripe(&h, 4, 2, len, id);
+	if (test_send_hdr(fd, &h))
+		return -1;
+	for (int j = 0; j < 4; j++)
+		if (test_send_all(fd, zeros, len))
+			return -1;
+	return 0;
+}
+
 /*
  * Sends @p n stripes of random data through @p c one at a time and compares each parity with
  * a local CPU encode. @returns 0 if every one matched.

@@ -21,7 +21,7 @@
 
 static void test_cycles(void **state)
 {
-	static uint8_t payload[4 * LEN];
+	static uint8_t payload[LEN];
 	struct gfec_rdma_server_config cfg;
 	struct test_server ts;
 	unsigned seed = 3;
@@ -65,15 +65,10 @@ static void test_cycles(void **state)
 			gfec_rdma_client_close(c);
 			break;
 		case 3: /* stripes outstanding */
-			fd = test_raw_connect(ts.port);
-			test_hello(&h, 4, 2, LEN);
-			assert_int_equal(test_send_hdr(fd, &h), 0);
-			assert_int_equal(test_recv_hdr(fd, &h), 0);
-			for (uint64_t s = 1; s <= 3; s++) {
-				test_stripe(&h, 4, 2, LEN, s);
-				assert_int_equal(test_send_hdr(fd, &h), 0);
-				assert_int_equal(test_send_all(fd, payload, sizeof(payload)), 0);
-			}
+			fd = test_raw_hello(ts.port, LEN, &h);
+			assert_true(fd >= 0);
+			for (uint64_t s = 1; s <= 3; s++)
+				assert_int_equal(test_send_stripe(fd, LEN, s), 0);
 			close(fd);
 			break;
 		case 4: /* mid-header */
@@ -82,23 +77,18 @@ static void test_cycles(void **state)
 			close(fd);
 			break;
 		case 5: /* mid-payload */
-			fd = test_raw_connect(ts.port);
-			test_hello(&h, 4, 2, LEN);
-			assert_int_equal(test_send_hdr(fd, &h), 0);
-			assert_int_equal(test_recv_hdr(fd, &h), 0);
+			fd = test_raw_hello(ts.port, LEN, &h);
+			assert_true(fd >= 0);
 			test_stripe(&h, 4, 2, LEN, 1);
 			assert_int_equal(test_send_hdr(fd, &h), 0);
 			assert_int_equal(test_send_all(fd, payload, LEN), 0);
 			close(fd);
 			break;
 		case 6: /* bad input after a stripe */
-			fd = test_raw_connect(ts.port);
-			test_hello(&h, 4, 2, LEN);
-			assert_int_equal(test_send_hdr(fd, &h), 0);
-			assert_int_equal(test_recv_hdr(fd, &h), 0);
+			fd = test_raw_hello(ts.port, LEN, &h);
+			assert_true(fd >= 0);
+			assert_int_equal(test_send_stripe(fd, LEN, 1), 0);
 			test_stripe(&h, 4, 2, LEN, 1);
-			assert_int_equal(test_send_hdr(fd, &h), 0);
-			assert_int_equal(test_send_all(fd, payload, sizeof(payload)), 0);
 			h.magic = 0;
 			assert_int_equal(test_send_hdr(fd, &h), 0);
 			close(fd);

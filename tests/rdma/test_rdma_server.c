@@ -88,12 +88,9 @@ static void after_case(struct fixture *f, uint64_t bad, uint64_t lost)
 static int hello_conn(struct fixture *f)
 {
 	struct gfec_rdma_hdr h;
-	int fd = test_raw_connect(f->ts.port);
+	int fd = test_raw_hello(f->ts.port, LEN, &h);
 
 	assert_true(fd >= 0);
-	test_hello(&h, 4, 2, LEN);
-	assert_int_equal(test_send_hdr(fd, &h), 0);
-	assert_int_equal(test_recv_hdr(fd, &h), 0);
 	assert_int_equal(h.type, GFEC_RDMA_HELLO_ACK);
 	assert_int_equal(h.credits, f->credits);
 	return fd;
@@ -101,12 +98,7 @@ static int hello_conn(struct fixture *f)
 
 static void send_stripe(int fd, uint64_t id)
 {
-	static uint8_t payload[4 * LEN];
-	struct gfec_rdma_hdr h;
-
-	test_stripe(&h, 4, 2, LEN, id);
-	assert_int_equal(test_send_hdr(fd, &h), 0);
-	assert_int_equal(test_send_all(fd, payload, sizeof(payload)), 0);
+	assert_int_equal(test_send_stripe(fd, LEN, id), 0);
 }
 
 /* One header built by @p mutate, sent raw: the server answers ERROR @p code and closes. */
@@ -302,7 +294,6 @@ static void test_dead_before_launch(void **state)
 	struct test_server ts;
 	struct gfec_rdma_server_config cfg;
 	struct gfec_rdma_hdr h;
-	static uint8_t payload[4 * LEN];
 	int fd;
 
 	(void)state;
@@ -311,15 +302,10 @@ static void test_dead_before_launch(void **state)
 	cfg.profile = "backend=cpu threads=1";
 	cfg.deadline_us = 1000000;
 	assert_int_equal(test_server_start(&ts, &cfg), 0);
-	fd = test_raw_connect(ts.port);
-	test_hello(&h, 4, 2, LEN);
-	assert_int_equal(test_send_hdr(fd, &h), 0);
-	assert_int_equal(test_recv_hdr(fd, &h), 0);
-	for (int i = 1; i <= 3; i++) {
-		test_stripe(&h, 4, 2, LEN, (uint64_t)i);
-		assert_int_equal(test_send_hdr(fd, &h), 0);
-		assert_int_equal(test_send_all(fd, payload, sizeof(payload)), 0);
-	}
+	fd = test_raw_hello(ts.port, LEN, &h);
+	assert_true(fd >= 0);
+	for (int i = 1; i <= 3; i++)
+		send_stripe(fd, (uint64_t)i);
 	close(fd);
 	assert_true(TEST_WAIT_STATS(&ts, st.conns_lost == 1 && st.stripes_dropped == 3 &&
 					     st.buffer_bytes == 0 && st.conns_active == 0));
@@ -336,7 +322,6 @@ static void test_credit_overrun(void **state)
 	struct test_server ts;
 	struct gfec_rdma_server_config cfg;
 	struct gfec_rdma_hdr h;
-	static uint8_t payload[4 * LEN];
 	int fd;
 
 	(void)state;
@@ -346,16 +331,11 @@ static void test_credit_overrun(void **state)
 	cfg.deadline_us = 1000000;
 	cfg.credits = 4;
 	assert_int_equal(test_server_start(&ts, &cfg), 0);
-	fd = test_raw_connect(ts.port);
-	test_hello(&h, 4, 2, LEN);
-	assert_int_equal(test_send_hdr(fd, &h), 0);
-	assert_int_equal(test_recv_hdr(fd, &h), 0);
+	fd = test_raw_hello(ts.port, LEN, &h);
+	assert_true(fd >= 0);
 	assert_int_equal(h.credits, 4);
-	for (int i = 1; i <= 5; i++) {
-		test_stripe(&h, 4, 2, LEN, (uint64_t)i);
-		assert_int_equal(test_send_hdr(fd, &h), 0);
-		assert_int_equal(test_send_all(fd, payload, sizeof(payload)), 0);
-	}
+	for (int i = 1; i <= 5; i++)
+		send_stripe(fd, (uint64_t)i);
 	assert_int_equal(test_expect_error(fd, GFEC_RDMA_E_CREDITS), 0);
 	close(fd);
 	assert_true(TEST_WAIT_STATS(&ts, st.conns_bad == 1 && st.stripes_dropped == 4 &&
