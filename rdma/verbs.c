@@ -334,9 +334,9 @@ static int post_recv(struct ibv_qp *qp, struct ibv_mr *mr, uint8_t *buf, uint64_
 }
 
 /* A WRITE of @p len bytes (skipped when 0), then a signalled SEND of @p msg_len bytes. */
-static int post_write_send_len(struct ibv_qp *qp, const void *src, uint32_t lkey, size_t len,
-			       uint64_t raddr, uint32_t rkey, const uint8_t *msg, uint32_t msg_len,
-			       uint32_t msg_lkey, uint64_t wr_id)
+static int post_write_send(struct ibv_qp *qp, const void *src, uint32_t lkey, size_t len,
+			   uint64_t raddr, uint32_t rkey, const uint8_t *msg, uint32_t msg_len,
+			   uint32_t msg_lkey, uint64_t wr_id)
 {
 	struct ibv_sge wsge = {(uintptr_t)src, (uint32_t)len, lkey};
 	struct ibv_sge ssge = {(uintptr_t)msg, msg_len, msg_lkey};
@@ -352,14 +352,6 @@ static int post_write_send_len(struct ibv_qp *qp, const void *src, uint32_t lkey
 	write.wr.rdma.remote_addr = raddr;
 	write.wr.rdma.rkey = rkey;
 	return ibv_post_send(qp, len ? &write : &send, &bad);
-}
-
-/* A WRITE of @p len bytes (skipped when 0), then a signalled SEND of one message. */
-static int post_write_send(struct ibv_qp *qp, const void *src, uint32_t lkey, size_t len,
-			   uint64_t raddr, uint32_t rkey, const uint8_t *msg, uint32_t msg_lkey,
-			   uint64_t wr_id)
-{
-	return post_write_send_len(qp, src, lkey, len, raddr, rkey, msg, MSG_LEN, msg_lkey, wr_id);
 }
 
 /* Resolves HOST:PORT (numeric or by name) for rdma_bind_addr / rdma_resolve_addr. */
@@ -395,7 +387,7 @@ struct vconn {
 	struct region slots; /* after HELLO */
 	uint64_t *dst_addr;  /* per slot: where its parity goes on the client */
 	uint32_t *dst_rkey;
-	int refs, qp_ready;
+	int refs;
 	int error_sent, disconnected; /* ERROR posted; rdma_disconnect called */
 	uint64_t error_ns;	      /* when the ERROR was posted */
 	unsigned sq, sq_max;	      /* send work requests posted and not completed; the room */
@@ -494,7 +486,7 @@ static int vconn_post(struct vconn *c, const void *src, size_t len, uint64_t rad
 	if (c->sq + n > c->sq_max) /* the peer is not taking what it was sent */
 		return GFEC_RDMA_E_CREDITS;
 	if (post_write_send(c->id->qp, src, len ? c->slots.mr->lkey : 0, len, raddr, rkey, msg,
-			    c->msgs.mr->lkey,
+			    MSG_LEN, c->msgs.mr->lkey,
 			    WR_SEND | (uint64_t)n << 1 | (is_error ? WR_ERROR : 0)))
 		return GFEC_E_SYSTEM;
 	c->sq += n;
@@ -521,7 +513,7 @@ static void vconn_fail(struct vconn *c, int why)
 	memset(msg, 0, MSG_LEN);
 	gfec_rdma_hdr_pack(&h, msg);
 	/* its completion (or failure, or ERROR_GRACE_NS) triggers the disconnect */
-	if (!c->qp_ready || vconn_post(c, NULL, 0, 0, 0, msg, 1))
+	if (!c->id->qp || vconn_post(c, NULL, 0, 0, 0, msg, 1))
 		vconn_disconnect(c);
 }
 
@@ -569,7 +561,6 @@ static void vconn_accept(struct vsrv *t, struct rdma_cm_id *id)
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	if (V.create_qp(id, c->pd, &qa))
 		goto fail;
-	c->qp_ready = 1;
 	for (unsigned i = 0; i < credits + 2; i++)
 		if (post_recv(id->qp, c->msgs.mr, rmsg(c, i), i))
 			goto fail;
@@ -1206,9 +1197,9 @@ static int verbs_send(void *cp, const struct iovec *iov, int iovcnt)
 		memset(msg, 0, MSG_LEN);
 		iov_copy_out(msg, iov, iovcnt, 0, total);
 		/* padded to a whole message, unless shorter than a header (a truncated one) */
-		return post_write_send_len(c->id->qp, NULL, 0, 0, 0, 0, msg,
-					   total < GFEC_RDMA_HDR_LEN ? (uint32_t)total : MSG_LEN,
-					   c->msgs.mr->lkey, 0)
+		return post_write_send(c->id->qp, NULL, 0, 0, 0, 0, msg,
+				       total < GFEC_RDMA_HDR_LEN ? (uint32_t)total : MSG_LEN,
+				       c->msgs.mr->lkey, 0)
 			   ? GFEC_E_SYSTEM
 			   : 0;
 	}
@@ -1229,7 +1220,7 @@ static int verbs_send(void *cp, const struct iovec *iov, int iovcnt)
 		put_u64(msg + EXT_OFF + 8, (uintptr_t)(base + dlen));
 		c->busy[slot] = 1;
 		return post_write_send(c->id->qp, base, c->data.mr->lkey, dlen,
-				       c->raddr + (uint64_t)slot * c->stride, c->rkey, msg,
+				       c->raddr + (uint64_t)slot * c->stride, c->rkey, msg, MSG_LEN,
 				       c->msgs.mr->lkey, 0)
 			   ? GFEC_E_SYSTEM
 			   : 0;
