@@ -94,10 +94,24 @@ static void update_base(int len, int k, int rows, int vec_i, const unsigned char
 	}
 }
 
+/*
+ * k <= 0: parity is the empty sum, zero. ISA-L's _base writes zeros at every len, and so does its
+ * dispatched ec_encode_data (measured on libisal2 2.30: its short-len _base route and its SIMD
+ * route alike, though the SIMD one reads src[0]); here nothing is read.
+ */
+static int encode_no_sources(int len, int k, int rows, unsigned char **coding)
+{
+	if (k > 0)
+		return 0;
+	for (int l = 0; l < rows; l++)
+		memset(coding[l], 0, (size_t)len);
+	return 1;
+}
+
 ISAL_API void ec_encode_data_base(int len, int srcs, int dests, unsigned char *v,
 				  unsigned char **src, unsigned char **dest)
 {
-	if (len > 0 && srcs > 0 && dests > 0)
+	if (len > 0 && dests > 0 && !encode_no_sources(len, srcs, dests, dest))
 		encode_base(len, srcs, dests, v, src, dest);
 }
 
@@ -116,7 +130,7 @@ ISAL_API void ec_encode_data(int len, int k, int rows, unsigned char *g_tbls, un
 	const uint8_t *coef;
 	int gpu;
 
-	if (len <= 0 || k <= 0 || rows <= 0)
+	if (len <= 0 || rows <= 0 || encode_no_sources(len, k, rows, coding))
 		return;
 	coef = isal_tbl_coef(g_tbls, k, rows);
 	if (!coef) {

@@ -409,6 +409,55 @@ static void test_update(void **state)
 }
 
 /*
+ * k = 0: parity is the empty sum. Debian's libisal2 2.30 zero-fills it in ec_encode_data_base at
+ * every len, and in ec_encode_data below its SIMD cut-over (16 to 64 bytes by CPU: 32 on AVX2),
+ * where it calls _base. From the cut-over up its SIMD code runs one source anyway: it reads
+ * src[0] and table bytes that ec_init_tables(0, ...) never writes, so there is nothing defined
+ * to match. Ours zero-fills at every len and reads nothing (its src[0] is NULL here).
+ */
+static void test_no_sources(void **state)
+{
+	static const int lens[] = { 1, 15, 16, 31, 32, 33, 63, 64, 65, 100, 255, 4096, 65536 + 7 };
+	struct call *c = call_new();
+	struct test_buf bsrc;
+	uint8_t *none[1] = { NULL }, *src[1];
+
+	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		const int len = lens[l], rows = (int)l % 2 ? MAXROWS : test_range(1, 6);
+
+		call_init(c, 0, rows, len);
+		src[0] = tbuf_alloc(&bsrc, (size_t)len, 0);
+		test_fill(src[0], (size_t)len);
+		/* ec_init_tables(0, ...) writes nothing: both read the same bytes */
+		test_fill(c->t1, sizeof(c->t1));
+		memcpy(c->t2, c->t1, sizeof(c->t2));
+		ours.ec_init_tables(0, rows, c->a, c->t1);
+		ref.ec_init_tables(0, rows, c->a, c->t2);
+		assert_memory_equal(c->t1, c->t2, sizeof(c->t1));
+
+		call_poison(c);
+		ours.ec_encode_data_base(len, 0, rows, c->t1, none, c->d1);
+		ref.ec_encode_data_base(len, 0, rows, c->t2, src, c->d2);
+		call_check(c, "ec_encode_data_base, k=0");
+
+		call_poison(c);
+		ours.ec_encode_data(len, 0, rows, c->t1, none, c->d1);
+		if (len < 16) {
+			ref.ec_encode_data(len, 0, rows, c->t2, src, c->d2);
+			call_check(c, "ec_encode_data, k=0");
+		}
+		for (int i = 0; i < rows; i++)
+			for (int b = 0; b < len; b++)
+				if (c->d1[i][b] != 0)
+					fail_msg("ec_encode_data, k=0, len=%d: output %d byte %d", len,
+						 i, b);
+		tbuf_free(&bsrc);
+		call_free(c);
+	}
+	free(c);
+}
+
+/*
  * Tables built by the real ISA-L, handed to ours (both _base functions included: the real
  * library calls them through its PLT when ours is in the global scope). And a table built for
  * more rows than a call uses, which ISA-L reads as a prefix.
@@ -572,6 +621,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_vect_mul),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_no_sources),
 		cmocka_unit_test(test_foreign_and_partial_tables),
 		cmocka_unit_test(test_threads),
 	};
