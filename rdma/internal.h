@@ -28,6 +28,8 @@
 
 struct rdma_conn;
 struct rdma_class;
+struct rdma_peer;
+struct sockaddr;
 
 enum slot_state { SLOT_FREE = 0, SLOT_RECV, SLOT_QUEUED, SLOT_SEND };
 
@@ -62,6 +64,9 @@ struct rdma_conn {
 	uint64_t bufs_bytes;
 	int bufs_on_device;
 	uint64_t reserved; /* its share of the server's max_buffer_bytes */
+	unsigned receiving; /* slots in SLOT_RECV: the peer still owes their payload */
+	uint64_t since_ns;  /* accepted, or last progress (a message taken, a parity sent) */
+	struct rdma_peer *peer; /* its address's count (max_conns_per_addr), or NULL */
 };
 
 /* The most credits a server grants (bounds a verbs queue pair's depth). */
@@ -116,9 +121,20 @@ void rdma_log(enum gfec_log_level level, const char *fmt, ...)
 
 /** The largest payload any message may carry on this server (the length check's limit). */
 uint64_t rdma_max_payload(const gfec_rdma_server *srv);
-/** A new connection, owned by I/O thread @p shard; NULL when the server is full or out of
- * memory (refuse it). */
-struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn, unsigned shard);
+/** A new connection from @p peer (NULL: unknown, no per-address limit), owned by I/O thread
+ * @p shard; NULL when the server or the peer's address is at its limit, or out of memory
+ * (refuse it with GFEC_RDMA_E_BUSY; the core counted it). */
+struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn, unsigned shard,
+				 const struct sockaddr *peer);
+/**
+ * Whether @p c has outstayed its welcome at @p now (rdma_now_ns): no HELLO within
+ * header_timeout_ms of being accepted, or, after HELLO, idle_timeout_ms without progress while
+ * the server holds none of its stripes (a HELLO's buffer reservation expires this way).
+ * @returns 0, or GFEC_RDMA_E_TIMEOUT: close it with that (an ERROR first)
+ */
+int rdma_conn_expired(const gfec_rdma_server *srv, const struct rdma_conn *c, uint64_t now);
+/** How often (ms) a transport should call rdma_conn_expired for each connection; -1: never. */
+int rdma_sweep_ms(const gfec_rdma_server *srv);
 /**
  * A checked header arrived (@p h from gfec_rdma_hdr_unpack). For HELLO, *reply is the
  * HELLO_ACK to send. For STRIPE, *slot is where the payload goes (slot->buf, k * chunk_len

@@ -12,6 +12,7 @@
  * oldest stripe has waited `deadline_us`, whichever comes first.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,11 @@
 /* Batches submitted and not yet complete: enough to keep the codec's async workers busy while
  * the next batch fills, few enough that a slow backend pushes back on the clients (credits). */
 #define RDMA_MAX_INFLIGHT 4
-/* Distinct (codec, chunk_len) classes: each is a queue that lives as long as the server. */
+/* Distinct (codec, chunk_len) classes at once: a class lives while connections use it. */
 #define RDMA_MAX_CLASSES 64
 #define RDMA_MAX_CODES 16
+/* Hash buckets of the per-address connection counts. */
+#define RDMA_PEER_BUCKETS 256
 
 struct rdma_class {
 	struct rdma_class *next;
@@ -33,6 +36,14 @@ struct rdma_class {
 	int k, m;
 	size_t len;
 	struct rdma_slot *head, *tail;
+	unsigned n;
+	unsigned users; /* connections that said HELLO for it; freed at 0 */
+};
+
+/* Connections open from one IP address (IPv4 as v4-mapped IPv6). */
+struct rdma_peer {
+	struct rdma_peer *next;
+	uint8_t ip[16];
 	unsigned n;
 };
 
@@ -51,6 +62,9 @@ struct gfec_rdma_server {
 	unsigned nconns;   /* atomic: the I/O threads open and close connections */
 	uint64_t reserved; /* atomic: stripe-buffer bytes reserved by connections (HELLO) */
 	int stop;	   /* atomic */
+
+	pthread_mutex_t peer_lock; /* peers: the I/O threads open and close connections */
+	struct rdma_peer *peers[RDMA_PEER_BUCKETS];
 
 	pthread_mutex_t lock; /* everything below */
 	pthread_cond_t wake;  /* the batcher: a stripe arrived, a batch finished, or stop */
@@ -81,15 +95,21 @@ struct rdma_batch {
 
 /* ---- small things ---------------------------------------------------------------------------- */
 
+/* The sink: every line of this module goes through rdma_log, one line at a time under
+ * log_lock, so lines of different threads never interleave and the sink can be swapped while
+ * servers run. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static gfec_log_fn log_fn;
 static void *log_user;
 static enum gfec_log_level log_max;
 
 void gfec_rdma_set_log(gfec_log_fn fn, void *user, enum gfec_log_level max_level)
 {
+	pthread_mutex_lock(&log_lock);
 	log_fn = fn;
 	log_user = user;
 	log_max = max_level;
+	pthread_mutex_unlock(&log_lock);
 }
 
 void rdma_log(enum gfec_log_level level, const char *fmt, ...)
@@ -97,12 +117,13 @@ void rdma_log(enum gfec_log_level level, const char *fmt, ...)
 	char msg[256];
 	va_list ap;
 
-	if (!log_fn || level > log_max)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_fn(level, msg, log_user);
+	pthread_mutex_lock(&log_lock);
+	if (log_fn && level <= log_max)
+		log_fn(level, msg, log_user);
+	pthread_mutex_unlock(&log_lock);
 }
 
 const char *gfec_rdma_strerror(int code)
@@ -392,24 +413,130 @@ int rdma_stopping(gfec_rdma_server *srv)
 	return __atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE);
 }
 
-struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn, unsigned shard)
+/* @p ip (16 bytes) of @p sa; 0 if it has no IP address. */
+static int peer_ip(const struct sockaddr *sa, uint8_t ip[16])
 {
-	struct rdma_conn *c;
+	if (sa && sa->sa_family == AF_INET) {
+		memset(ip, 0, 10);
+		ip[10] = ip[11] = 0xff;
+		memcpy(ip + 12, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+		return 1;
+	}
+	if (sa && sa->sa_family == AF_INET6) {
+		memcpy(ip, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+		return 1;
+	}
+	return 0;
+}
 
-	if (__atomic_fetch_add(&srv->nconns, 1, __ATOMIC_RELAXED) >= srv->cfg.max_conns) {
-		__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
+static unsigned peer_hash(const uint8_t ip[16])
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ ip[i]) * 16777619u;
+	return h % RDMA_PEER_BUCKETS;
+}
+
+/* One more connection from @p sa's address: its count, or NULL (no address, no limit, at the
+ * limit or out of memory: *refused says which). */
+static struct rdma_peer *peer_get(gfec_rdma_server *srv, const struct sockaddr *sa, int *refused)
+{
+	struct rdma_peer *p = NULL;
+	uint8_t ip[16];
+	unsigned b;
+
+	*refused = 0;
+	if (!srv->cfg.max_conns_per_addr || !peer_ip(sa, ip))
 		return NULL;
+	b = peer_hash(ip);
+	pthread_mutex_lock(&srv->peer_lock);
+	for (p = srv->peers[b]; p && memcmp(p->ip, ip, 16); p = p->next)
+		;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (p) {
+			memcpy(p->ip, ip, 16);
+			p->next = srv->peers[b];
+			srv->peers[b] = p;
+		}
 	}
+	if (!p || p->n >= srv->cfg.max_conns_per_addr) {
+		*refused = 1;
+		p = NULL;
+	} else {
+		p->n++;
+	}
+	pthread_mutex_unlock(&srv->peer_lock);
+	return p;
+}
+
+static void peer_put(gfec_rdma_server *srv, struct rdma_peer *p)
+{
+	struct rdma_peer **pp;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&srv->peer_lock);
+	if (--p->n == 0) {
+		for (pp = &srv->peers[peer_hash(p->ip)]; *pp != p; pp = &(*pp)->next)
+			;
+		*pp = p->next;
+		free(p);
+	}
+	pthread_mutex_unlock(&srv->peer_lock);
+}
+
+struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn, unsigned shard,
+				 const struct sockaddr *peer)
+{
+	struct rdma_conn *c = NULL;
+	struct rdma_peer *p;
+	int refused;
+
+	p = peer_get(srv, peer, &refused);
+	if (refused)
+		goto busy;
+	if (__atomic_fetch_add(&srv->nconns, 1, __ATOMIC_RELAXED) >= srv->cfg.max_conns)
+		goto full;
 	c = calloc(1, sizeof(*c));
-	if (!c) {
-		__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
-		return NULL;
-	}
+	if (!c)
+		goto full;
 	c->tp_conn = tp_conn;
 	c->shard = shard;
+	c->peer = p;
+	c->since_ns = rdma_now_ns();
 	stat_add(&srv->st.conns_accepted, 1);
 	stat_add(&srv->st.conns_active, 1);
 	return c;
+full:
+	__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
+	peer_put(srv, p);
+busy:
+	stat_add(&srv->st.conns_busy, 1);
+	return NULL;
+}
+
+int rdma_conn_expired(const gfec_rdma_server *srv, const struct rdma_conn *c, uint64_t now)
+{
+	unsigned ms = c->hello_done ? srv->cfg.idle_timeout_ms : srv->cfg.header_timeout_ms;
+
+	/* A connection waiting for its parity is the server's to answer, not idle. */
+	if (!ms || c->outstanding > c->receiving)
+		return 0;
+	return now - c->since_ns >= (uint64_t)ms * 1000000u ? GFEC_RDMA_E_TIMEOUT : 0;
+}
+
+int rdma_sweep_ms(const gfec_rdma_server *srv)
+{
+	unsigned h = srv->cfg.header_timeout_ms, i = srv->cfg.idle_timeout_ms;
+	unsigned least = !h ? i : !i ? h : h < i ? h : i;
+
+	if (!least)
+		return -1;
+	/* an eighth of the shortest timeout: a connection outlives it by at most that much */
+	least /= 8;
+	return least < 5 ? 5 : least > 1000 ? 1000 : (int)least;
 }
 
 static size_t slot_bytes(const struct rdma_conn *c)
@@ -417,8 +544,13 @@ static size_t slot_bytes(const struct rdma_conn *c)
 	return (size_t)(c->k + c->m) * c->chunk_len;
 }
 
+static void class_put(gfec_rdma_server *srv, struct rdma_class *cls);
+
 static void conn_free(gfec_rdma_server *srv, struct rdma_conn *c)
 {
+	if (c->cls)
+		class_put(srv, c->cls);
+	peer_put(srv, c->peer);
 	__atomic_sub_fetch(&srv->reserved, c->reserved, __ATOMIC_RELAXED);
 	if (c->bufs_release) {
 		stat_sub(&srv->st.buffer_bytes, c->bufs_bytes);
@@ -439,7 +571,7 @@ static void slot_release(struct rdma_conn *c, struct rdma_slot *s)
 	c->outstanding--;
 }
 
-/* The class for (codec, len), created on first use. */
+/* The class for (codec, len), created on first use; one more user of it. */
 static struct rdma_class *class_get(gfec_rdma_server *srv, const struct rdma_code *code, size_t len)
 {
 	struct rdma_class *c;
@@ -461,8 +593,29 @@ static struct rdma_class *class_get(gfec_rdma_server *srv, const struct rdma_cod
 	srv->classes = c;
 	srv->nclasses++;
 out:
+	if (c)
+		c->users++;
 	pthread_mutex_unlock(&srv->lock);
 	return c;
+}
+
+/*
+ * One user fewer; the last one frees the class. Its queue is empty by then: a connection is
+ * freed only once none of its stripes is queued, in a batch or on a completion list.
+ */
+static void class_put(gfec_rdma_server *srv, struct rdma_class *cls)
+{
+	struct rdma_class **pp;
+
+	pthread_mutex_lock(&srv->lock);
+	if (--cls->users == 0) {
+		for (pp = &srv->classes; *pp != cls; pp = &(*pp)->next)
+			;
+		*pp = cls->next;
+		srv->nclasses--;
+		free(cls);
+	}
+	pthread_mutex_unlock(&srv->lock);
 }
 
 static int conn_hello(gfec_rdma_server *srv, struct rdma_conn *c, const struct gfec_rdma_hdr *h,
@@ -503,6 +656,7 @@ static int conn_hello(gfec_rdma_server *srv, struct rdma_conn *c, const struct g
 	c->m = h->m;
 	c->chunk_len = h->chunk_len;
 	c->hello_done = 1;
+	c->since_ns = rdma_now_ns();
 	gfec_rdma_hdr_init(&ack, GFEC_RDMA_HELLO_ACK);
 	ack.k = h->k;
 	ack.m = h->m;
@@ -551,6 +705,8 @@ int rdma_conn_header(gfec_rdma_server *srv, struct rdma_conn *c, const struct gf
 	s->state = SLOT_RECV;
 	s->id = h->stripe_id;
 	c->outstanding++;
+	c->receiving++;
+	c->since_ns = rdma_now_ns();
 	c->last_id = h->stripe_id;
 	c->have_last = 1;
 	*slot = s;
@@ -611,6 +767,7 @@ void rdma_conn_landed(gfec_rdma_server *srv, struct rdma_slot *s)
 	s->state = SLOT_QUEUED;
 	s->next = NULL;
 	c->queued++;
+	c->receiving--;
 	pthread_mutex_lock(&srv->lock);
 	if (cls->tail)
 		cls->tail->next = s;
@@ -630,12 +787,17 @@ void rdma_conn_close(gfec_rdma_server *srv, struct rdma_conn *c, int why)
 		why = GFEC_RDMA_E_CLOSED;
 	if (why == GFEC_RDMA_E_CLOSED)
 		stat_add(&srv->st.conns_lost, 1);
+	else if (why == GFEC_RDMA_E_BUSY)
+		stat_add(&srv->st.conns_busy, 1);
+	else if (why == GFEC_RDMA_E_TIMEOUT)
+		stat_add(&srv->st.conns_timed_out, 1);
 	else if (why)
 		stat_add(&srv->st.conns_bad, 1);
 	stat_sub(&srv->st.conns_active, 1);
 	__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
 	c->closed = 1;
+	c->receiving = 0;
 	for (unsigned i = 0; c->slots && i < srv->cfg.credits; i++)
 		if (c->slots[i].state == SLOT_RECV || c->slots[i].state == SLOT_SEND)
 			slot_release(c, &c->slots[i]);
@@ -711,7 +873,8 @@ void rdma_slot_sent(gfec_rdma_server *srv, struct rdma_slot *s)
 {
 	struct rdma_conn *c = s->conn;
 
-	hist_add(srv->st.stripe_us, rdma_now_ns() - s->landed_ns);
+	c->since_ns = rdma_now_ns();
+	hist_add(srv->st.stripe_us, c->since_ns - s->landed_ns);
 	stat_add(&srv->st.stripes, 1);
 	stat_add(&srv->st.bytes, (uint64_t)c->k * c->chunk_len);
 	slot_release(c, s);
@@ -734,6 +897,9 @@ void gfec_rdma_server_config_default(struct gfec_rdma_server_config *cfg)
 	cfg->memory = "auto";
 	cfg->io_threads = 1;
 	cfg->max_buffer_bytes = 8ull << 30;
+	cfg->header_timeout_ms = 5000;
+	cfg->idle_timeout_ms = 60000;
+	cfg->max_conns_per_addr = 64;
 }
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -820,6 +986,7 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 	if (!srv->cfg.memory)
 		srv->cfg.memory = "auto";
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_mutex_init(&srv->peer_lock, NULL);
 	/* Deadlines are monotonic-clock times (rdma_now_ns). */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -942,28 +1109,27 @@ void gfec_rdma_server_free(gfec_rdma_server *srv)
 	pthread_mutex_unlock(&srv->lock);
 	if (srv->tp)
 		srv->ops->destroy(srv->tp);
-	/* Every connection is closed now; what is still queued is freed with its connection. */
+	/* Every connection is closed now; what is still queued is freed with its connection, and
+	 * the last connection of each class frees the class. */
 	take_done(srv, -1, 1);
-	while (srv->classes) {
-		struct rdma_class *c = srv->classes;
-
-		srv->classes = c->next;
+	pthread_mutex_lock(&srv->lock);
+	for (struct rdma_class *c = srv->classes; c; c = c->next) {
 		while (c->head) {
 			struct rdma_slot *s = c->head;
 
 			c->head = s->next;
-			s->next = NULL;
-			pthread_mutex_lock(&srv->lock);
 			done_push(srv, s);
-			pthread_mutex_unlock(&srv->lock);
 		}
-		free(c);
+		c->tail = NULL;
+		c->n = 0;
 	}
+	pthread_mutex_unlock(&srv->lock);
 	take_done(srv, -1, 1);
 	for (int i = 0; i < srv->ncodes; i++)
 		gfec_codec_free(srv->codes[i].codec);
 	pthread_cond_destroy(&srv->idle);
 	pthread_cond_destroy(&srv->wake);
 	pthread_mutex_destroy(&srv->lock);
+	pthread_mutex_destroy(&srv->peer_lock);
 	free(srv);
 }

@@ -64,6 +64,7 @@ struct tcp_shard {
 	unsigned id;
 	int efd, epfd;
 	struct tcp_conn *conns;
+	uint64_t next_sweep; /* when to look for connections that timed out */
 	pthread_t thread;
 	pthread_mutex_t lock;	  /* incoming */
 	struct tcp_new *incoming; /* accepted sockets handed over by shard 0 */
@@ -227,11 +228,15 @@ static void conn_add(struct tcp_shard *sh, int fd)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
 	struct tcp_conn *c = calloc(1, sizeof(*c));
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
 	int one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen))
+		peer.ss_family = AF_UNSPEC;
 	if (c)
-		c->rc = rdma_conn_open(sh->t->srv, c, sh->id);
+		c->rc = rdma_conn_open(sh->t->srv, c, sh->id, (struct sockaddr *)&peer);
 	if (!c || !c->rc) {
 		refuse(fd);
 		free(c);
@@ -525,12 +530,31 @@ static void deliver(struct tcp_shard *sh)
 	}
 }
 
+/* Closes the connections that timed out (rdma_conn_expired), every sweep interval. */
+static void sweep(struct tcp_shard *sh, int every_ms)
+{
+	uint64_t now = rdma_now_ns();
+	struct tcp_conn *c, *next;
+
+	if (every_ms < 0 || now < sh->next_sweep)
+		return;
+	sh->next_sweep = now + (uint64_t)every_ms * 1000000u;
+	for (c = sh->conns; c; c = next) {
+		int ret = rdma_conn_expired(sh->t->srv, c->rc, now);
+
+		next = c->next;
+		if (ret)
+			conn_drop(sh, c, ret);
+	}
+}
+
 static int shard_run(struct tcp_shard *sh)
 {
 	struct epoll_event ev[64];
+	int every_ms = rdma_sweep_ms(sh->t->srv);
 
 	while (!rdma_stopping(sh->t->srv)) {
-		int n = epoll_wait(sh->epfd, ev, 64, -1), kicked = 0;
+		int n = epoll_wait(sh->epfd, ev, 64, every_ms), kicked = 0;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -559,6 +583,7 @@ static int shard_run(struct tcp_shard *sh)
 		/* Last: deliver() may drop connections that later entries of ev[] name. */
 		if (kicked)
 			deliver(sh);
+		sweep(sh, every_ms);
 	}
 	return 0;
 }

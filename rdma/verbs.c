@@ -567,7 +567,7 @@ static void vconn_accept(struct vsrv *t, struct rdma_cm_id *id)
 	ev.data.ptr = c;
 	if (set_nonblock(c->ch->fd) || epoll_ctl(t->epfd, EPOLL_CTL_ADD, c->ch->fd, &ev))
 		goto fail;
-	c->rc = rdma_conn_open(t->srv, c, 0);
+	c->rc = rdma_conn_open(t->srv, c, 0, &id->route.addr.dst_addr);
 	if (!c->rc) { /* the server is full */
 		V.reject(id, NULL, 0);
 		vconn_close(c, 0);
@@ -770,23 +770,32 @@ static void cm_event(struct vsrv *t)
 	}
 }
 
-/* A peer that does not take its ERROR (no receive posted, retried forever) is cut off. */
-static void expire_errors(struct vsrv *t)
+/* Connections that timed out get an ERROR (rdma_conn_expired); a peer that does not take its
+ * ERROR (no receive posted, retried forever) is cut off. */
+static void expire(struct vsrv *t)
 {
 	uint64_t now = rdma_now_ns();
 
-	for (struct vconn *c = t->conns; c; c = c->next)
+	for (struct vconn *c = t->conns; c; c = c->next) {
+		int ret = c->rc ? rdma_conn_expired(t->srv, c->rc, now) : 0;
+
+		if (ret)
+			vconn_fail(c, ret); /* keeps c until its DISCONNECTED event */
 		if (c->error_sent && !c->disconnected && now - c->error_ns > ERROR_GRACE_NS)
 			vconn_disconnect(c);
+	}
 }
 
 static int verbs_run(void *tp)
 {
 	struct vsrv *t = tp;
 	struct epoll_event ev[64];
+	int every_ms = rdma_sweep_ms(t->srv);
 
+	if (every_ms < 0 || every_ms > 1000) /* the ERROR grace is checked every second */
+		every_ms = 1000;
 	while (!rdma_stopping(t->srv)) {
-		int n = epoll_wait(t->epfd, ev, 64, 1000), cm = 0;
+		int n = epoll_wait(t->epfd, ev, 64, every_ms), cm = 0;
 
 		if (n < 0 && errno != EINTR)
 			return GFEC_E_SYSTEM;
@@ -806,7 +815,7 @@ static int verbs_run(void *tp)
 		/* Last: CM events free connections, which later entries of ev may name. */
 		if (cm)
 			cm_event(t);
-		expire_errors(t);
+		expire(t);
 	}
 	return 0;
 }

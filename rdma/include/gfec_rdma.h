@@ -66,10 +66,22 @@ struct gfec_rdma_server_config {
 	 * with the NIC for verbs). A HELLO reserves credits x (k+m) x chunk_len bytes and is
 	 * refused with GFEC_RDMA_E_BUSY when that would pass this. */
 	uint64_t max_buffer_bytes;
+	/** A connection must have its HELLO accepted this long after it was accepted, or it is
+	 * closed with GFEC_RDMA_E_TIMEOUT (so half-sent HELLOs cannot hold connection slots).
+	 * 0: no limit. */
+	unsigned header_timeout_ms;
+	/** After HELLO: a connection the server holds no stripe of, that sent no complete
+	 * message and was sent no parity for this long, is closed with GFEC_RDMA_E_TIMEOUT; its
+	 * stripe-buffer reservation goes with it. 0: no limit. */
+	unsigned idle_timeout_ms;
+	/** Connections at once from one IP address; more are refused with GFEC_RDMA_E_BUSY.
+	 * 0: only max_conns applies. */
+	unsigned max_conns_per_addr;
 };
 
 /** Defaults: tcp, 127.0.0.1:7470, "4,2 10,4", batch 64, 200 us, 32 credits, 4 MiB, 1024,
- * memory auto, 1 I/O thread, 8 GiB of stripe buffers. */
+ * memory auto, 1 I/O thread, 8 GiB of stripe buffers, a 5 s header timeout, a 60 s idle
+ * timeout, 64 connections per address. */
 void gfec_rdma_server_config_default(struct gfec_rdma_server_config *cfg);
 
 typedef struct gfec_rdma_server gfec_rdma_server;
@@ -92,6 +104,10 @@ struct gfec_rdma_stats {
 	uint64_t stripe_us[GFEC_RDMA_HIST]; /**< stripe: last byte in to last parity byte out */
 	uint64_t gpu_calls;	/**< codec calls (batches) the GPU ran, over all codecs */
 	uint64_t cpu_fallbacks; /**< codec calls redone on the CPU after a GPU error */
+	/** refused with GFEC_RDMA_E_BUSY (server or address at its connection limit, stripe
+	 * buffers or batching classes full); not counted in conns_bad */
+	uint64_t conns_busy;
+	uint64_t conns_timed_out; /**< closed by header_timeout_ms or idle_timeout_ms */
 };
 
 /**

@@ -43,6 +43,12 @@ static const char usage_text[] =
     "      --credits N        stripes a connection may have outstanding     [32]\n"
     "      --max-chunk BYTES  largest chunk a client may ask for            [4194304]\n"
     "      --max-conns N      connections at once                           [1024]\n"
+    "      --max-conns-per-addr N  connections at once from one IP address;\n"
+    "                         0: no limit                                   [64]\n"
+    "      --header-timeout-ms MS  close a connection that has not said HELLO\n"
+    "                         this long after connecting; 0: never           [5000]\n"
+    "      --idle-timeout-ms MS  close a connection idle this long after HELLO\n"
+    "                         (no stripe in the server, none arriving); 0: never [60000]\n"
     "      --io-threads N     tcp: threads serving connections              [1]\n"
     "      --max-buffers BYTES stripe buffers of all connections; a HELLO that\n"
     "                         would pass it is refused (busy)               [8589934592]\n"
@@ -99,6 +105,9 @@ int main(int argc, char **argv)
 	    {"probe", no_argument, NULL, 6},
 	    {"io-threads", required_argument, NULL, 7},
 	    {"max-buffers", required_argument, NULL, 8},
+	    {"max-conns-per-addr", required_argument, NULL, 9},
+	    {"header-timeout-ms", required_argument, NULL, 10},
+	    {"idle-timeout-ms", required_argument, NULL, 11},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -181,6 +190,17 @@ int main(int argc, char **argv)
 				goto bad;
 			cfg.max_buffer_bytes = v;
 			break;
+		case 9:
+			if (parse_uint(optarg, 1 << 20, &v))
+				goto bad;
+			cfg.max_conns_per_addr = (unsigned)v;
+			break;
+		case 10:
+		case 11:
+			if (parse_uint(optarg, 86400000, &v))
+				goto bad;
+			*(opt == 10 ? &cfg.header_timeout_ms : &cfg.idle_timeout_ms) = (unsigned)v;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -250,9 +270,11 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
 	gfec_rdma_server_stats(server, &st);
 	gfec_rdma_server_free(server);
-	printf("connections: %llu accepted, %llu closed for bad input, %llu lost mid-stream\n",
+	printf("connections: %llu accepted, %llu closed for bad input, %llu lost mid-stream, "
+	       "%llu refused busy, %llu timed out\n",
 	       (unsigned long long)st.conns_accepted, (unsigned long long)st.conns_bad,
-	       (unsigned long long)st.conns_lost);
+	       (unsigned long long)st.conns_lost, (unsigned long long)st.conns_busy,
+	       (unsigned long long)st.conns_timed_out);
 	printf("stripes: %llu sent (%.3f GB of data), %llu dropped, %llu encode errors\n",
 	       (unsigned long long)st.stripes, (double)st.bytes / 1e9,
 	       (unsigned long long)st.stripes_dropped, (unsigned long long)st.encode_errors);

@@ -49,9 +49,14 @@ stop_server() {
 
 echo "== usage"
 "$SERVER" --help | grep -q -- --deadline-us || fail "server --help"
+for flag in --header-timeout-ms --idle-timeout-ms --max-conns-per-addr; do
+	"$SERVER" --help | grep -q -- "$flag" || fail "server --help lacks $flag"
+done
 "$BENCH" --help | grep -q -- --stripes || fail "bench --help"
 set +e
 "$SERVER" --batch 0 >/dev/null 2>&1; [[ $? == 2 ]] || fail "server --batch 0 should exit 2"
+"$SERVER" --idle-timeout-ms soon >/dev/null 2>&1; [[ $? == 2 ]] ||
+	fail "server --idle-timeout-ms soon should exit 2"
 "$BENCH" -s 0 >/dev/null 2>&1; [[ $? == 2 ]] || fail "bench -s 0 should exit 2"
 "$SERVER" -t pigeon -b 127.0.0.1:0 >"$DIR/pigeon.out" 2>&1
 [[ $? == 1 ]] || fail "-t pigeon should exit 1"
@@ -88,7 +93,8 @@ kill -0 "$SPID" || fail "server died with its clients"
 grep -q "0 mismatches" "$DIR/after.out" || fail "bench after the kills: mismatches"
 stop_server
 # 16 + 8 victims + 4: all accepted, the 8 killed ones lost with stripes outstanding.
-grep -q "connections: 28 accepted, 0 closed for bad input, 8 lost mid-stream" "$DIR/main.out" ||
+grep -q "connections: 28 accepted, 0 closed for bad input, 8 lost mid-stream, 0 refused busy" \
+	"$DIR/main.out" ||
 	fail "server counters after the kills"
 grep -q "stripe latency: p50" "$DIR/main.out" || fail "no latency stats"
 
@@ -124,4 +130,14 @@ set -e
 grep -q "checked 5000 stripes against the CPU encode: 5 mismatches" "$DIR/corrupt-bench.out" ||
 	fail "bench did not count the 5 corrupted parities"
 stop_server
+echo "== refusals and timeouts are counted apart from bad input"
+start_server limits -B cpu --max-conns-per-addr 2 --header-timeout-ms 300
+# Three silent connections from one address: the third is refused (busy), the other two time
+# out for want of a HELLO.
+exec 3<>"/dev/tcp/127.0.0.1/$PORT" 4<>"/dev/tcp/127.0.0.1/$PORT" 5<>"/dev/tcp/127.0.0.1/$PORT"
+sleep 1.5
+exec 3>&- 4>&- 5>&-
+stop_server
+grep -q "connections: 2 accepted, 0 closed for bad input, 0 lost mid-stream, 1 refused busy, 2 timed out" \
+	"$DIR/limits.out" || fail "server counters after a refusal and two timeouts"
 echo "test_rdma_tools.sh: OK"
