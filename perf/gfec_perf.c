@@ -36,6 +36,7 @@
 #include <gfec/gfec.h>
 
 #include "gfec_perf.h"
+#include "perf_isal.h"
 #include "perf_util.h"
 #include "svg.h"
 #ifdef GFEC_HAVE_CUDA
@@ -63,6 +64,7 @@ void perf_usage(FILE *f)
 	fprintf(f,
 		"usage: gfec-perf [OPTIONS]\n"
 		"       gfec-perf tune [OPTIONS]     (see gfec-perf tune --help)\n"
+		"       gfec-perf isal [OPTIONS]     (see gfec-perf isal --help)\n"
 		"\n"
 		"Measures this machine's ceilings, then gfec's encode/decode/update throughput and\n"
 		"latency against them. GB/s = 10^9 data bytes per second.\n"
@@ -90,6 +92,31 @@ void perf_usage(FILE *f)
 		"  -C, --ceilings-cache FILE  reuse ceilings measured on this machine (else measure\n"
 		"                        and write them there)\n"
 		"  -q, --quick           a ~10 s summary: RS(10,4), 1 MiB, encode+decode\n"
+		"  -h, --help            this text\n");
+}
+
+void perf_isal_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gfec-perf isal [OPTIONS]\n"
+		"\n"
+		"gfec_encode on the CPU backend (technique=cauchy) against raw ISA-L ec_encode_data on\n"
+		"the same data and matrix, on 1 thread and on T, parity checked equal first.\n"
+		"GB/s = 10^9 data bytes per second.\n"
+		"\n"
+		"  -k, --codes LIST      (k,m) pairs, e.g. \"10,4 4,2\"           [10,4]\n"
+		"  -b, --minbytes SIZE   smallest chunk size (K/M/G suffixes)   [1M]\n"
+		"  -e, --maxbytes SIZE   largest chunk size                     [1M]\n"
+		"  -f, --stepfactor F    chunk size multiplier per step         [4]\n"
+		"  -T, --threads T       the second thread count (0: all CPUs)  [0]\n"
+		"  -w, --warmup N        untimed encodes per implementation     [2]\n"
+		"  -n, --iters N         timed encodes per repeat (0: ~0.2 s)   [0]\n"
+		"  -r, --repeats N       repeats per row (spread, '!' > 10%%)    [5]\n"
+		"      --hot             one stripe set: in-cache numbers       [DRAM: >= max(256 MiB,\n"
+		"                                                               4 x L3) rotated]\n"
+		"      --isal-lib PATH   also time this libisal.so.2's raw ec_encode_data (dlopened,\n"
+		"                        RTLD_DEEPBIND), e.g. an upstream ISA-L build\n"
+		"  -j, --json FILE       every number, the machine and the command line\n"
 		"  -h, --help            this text\n");
 }
 
@@ -155,6 +182,9 @@ static const char *const backend_names[] = { "cpu", "gpu", "auto" };
 
 int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen)
 {
+	enum { OPT_ISAL_LIB = 256, OPT_HOT };
+	/* the short flags gfec-perf isal does not take */
+	static const char main_only[] = "toEBaKdcsCq";
 	static const struct option lopts[] = {
 		{ "codes", required_argument, NULL, 'k' },
 		{ "technique", required_argument, NULL, 't' },
@@ -177,6 +207,8 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 		{ "ceilings-cache", required_argument, NULL, 'C' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "isal-lib", required_argument, NULL, OPT_ISAL_LIB },
+		{ "hot", no_argument, NULL, OPT_HOT },
 		{ NULL, 0, NULL, 0 },
 	};
 	long v;
@@ -197,6 +229,10 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":k:t:o:E:b:e:f:B:a:K:d:T:w:n:r:c:j:s:C:qh", lopts,
 				NULL)) != -1) {
+		if (c > 0 && c < 256 && strchr(main_only, c) && !o->main_only)
+			o->main_only = c;
+		if ((c == OPT_ISAL_LIB || c == OPT_HOT) && !o->isal_only)
+			o->isal_only = c == OPT_HOT ? "--hot" : "--isal-lib";
 		switch (c) {
 		case 'k':
 			if (parse_codes(optarg, o))
@@ -283,6 +319,12 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 		case 'q':
 			o->quick = 1;
 			break;
+		case OPT_ISAL_LIB:
+			o->isal_lib = optarg;
+			break;
+		case OPT_HOT:
+			o->hot = 1;
+			break;
 		case 'h':
 			o->help = 1;
 			return 0;
@@ -310,6 +352,20 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 bad:
 	snprintf(err, errlen, "%s: bad value '%s' (see --help)", argv[optind - 1], optarg);
 	return -1;
+}
+
+int perf_check_mode(const struct perf_opts *o, enum perf_mode mode, char *err, size_t errlen)
+{
+	if (mode == PERF_MODE_ISAL && o->main_only) {
+		snprintf(err, errlen, "-%c is not a flag of gfec-perf isal (see --help)", o->main_only);
+		return -1;
+	}
+	if (mode == PERF_MODE_MAIN && o->isal_only) {
+		snprintf(err, errlen, "%s goes with gfec-perf isal (see gfec-perf isal --help)",
+			 o->isal_only);
+		return -1;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ machine and ceilings */
@@ -393,96 +449,6 @@ static double cpu_mem_bw(size_t bytes, int threads)
 	free(src);
 	free(dst);
 	return best / 1e9;
-}
-
-struct isal_job {
-	int k, m;
-	size_t chunk;
-	uint8_t *tbls, *mem;
-	int nsets, iters;
-	pthread_barrier_t *start;
-};
-
-static void *isal_worker(void *arg)
-{
-	struct isal_job *j = arg;
-	uint8_t *d[256], *p[256];
-	const size_t set = (size_t)(j->k + j->m) * j->chunk;
-
-	pthread_barrier_wait(j->start);
-	for (int it = 0; it < j->iters; it++) {
-		uint8_t *base = j->mem + set * (size_t)(it % j->nsets);
-
-		for (int i = 0; i < j->k; i++)
-			d[i] = base + (size_t)i * j->chunk;
-		for (int i = 0; i < j->m; i++)
-			p[i] = base + (size_t)(j->k + i) * j->chunk;
-		ec_encode_data((int)j->chunk, j->k, j->m, j->tbls, d, p);
-	}
-	return NULL;
-}
-
-/* Raw ISA-L ec_encode_data (Cauchy1), 1 MiB chunks from DRAM, data GB/s on @p threads threads. */
-static double isal_raw(int k, int m, int threads, size_t rotate)
-{
-	const size_t chunk = 1 << 20, set = (size_t)(k + m) * chunk;
-	const int nsets = (int)((rotate + set - 1) / set) < 2 ? 2 : (int)((rotate + set - 1) / set);
-	uint8_t *a = malloc((size_t)(k + m) * k), *tbls = malloc(32u * k * m);
-	struct isal_job jobs[1024];
-	pthread_t tid[1024];
-	pthread_barrier_t start;
-	double t0, t;
-	int iters = 0;
-
-	if (!a || !tbls || threads < 1 || threads > 1024) {
-		free(a);
-		free(tbls);
-		return 0;
-	}
-	gf_gen_cauchy1_matrix(a, k + m, k);
-	ec_init_tables(k, m, a + k * k, tbls);
-	for (int i = 0; i < threads; i++) {
-		jobs[i] = (struct isal_job){ k, m, chunk, tbls, malloc(set * (size_t)nsets), nsets,
-					     0, &start };
-		if (!jobs[i].mem) {
-			threads = i;
-			break;
-		}
-		perf_fill_random(jobs[i].mem, set * (size_t)nsets, SEED + (uint64_t)i);
-	}
-	/* calibrate on one thread: about 0.1 s of work per thread */
-	t0 = perf_now();
-	pthread_barrier_init(&start, NULL, 1);
-	jobs[0].iters = 3;
-	isal_worker(&jobs[0]);
-	pthread_barrier_destroy(&start);
-	t = (perf_now() - t0) / 3;
-	iters = (int)(0.1 / (t > 1e-6 ? t : 1e-6));
-	iters = iters < 5 ? 5 : iters;
-
-	/* a ceiling is the best the machine did: the fastest of three runs */
-	double best = 0;
-
-	for (int trial = 0; trial < 3 && threads; trial++) {
-		pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
-		for (int i = 0; i < threads; i++) {
-			jobs[i].iters = iters;
-			pthread_create(&tid[i], NULL, isal_worker, &jobs[i]);
-		}
-		pthread_barrier_wait(&start);
-		t0 = perf_now();
-		for (int i = 0; i < threads; i++)
-			pthread_join(tid[i], NULL);
-		t = perf_now() - t0;
-		pthread_barrier_destroy(&start);
-		if ((double)k * chunk * iters * threads / t / 1e9 > best)
-			best = (double)k * chunk * iters * threads / t / 1e9;
-	}
-	for (int i = 0; i < threads; i++)
-		free(jobs[i].mem);
-	free(a);
-	free(tbls);
-	return best;
 }
 
 static int load_ceilings(const char *path, struct perf_ceilings *c, const char *id)
@@ -604,8 +570,8 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 
 		pc->k = o->codes[i].k;
 		pc->m = o->codes[i].m;
-		pc->isal_1 = isal_raw(pc->k, pc->m, 1, bytes);
-		pc->isal_all = isal_raw(pc->k, pc->m, c->cpus, bytes);
+		pc->isal_1 = perf_isal_raw_gbps(pc->k, pc->m, 1, copy_bytes);
+		pc->isal_all = perf_isal_raw_gbps(pc->k, pc->m, c->cpus, copy_bytes);
 #ifdef GFEC_HAVE_CUDA
 		if (c->gpu) {
 			/* 256 MiB of data per launch, whatever the (k,m) */
@@ -1213,7 +1179,8 @@ int perf_main(int argc, char **argv)
 	size_t sizes[64];
 	int nsizes = 0;
 
-	if (perf_parse_args(argc, argv, &o, err, sizeof(err))) {
+	if (perf_parse_args(argc, argv, &o, err, sizeof(err)) ||
+	    perf_check_mode(&o, PERF_MODE_MAIN, err, sizeof(err))) {
 		fprintf(stderr, "gfec-perf: %s\n", err);
 		return 2;
 	}

@@ -32,7 +32,15 @@ struct perf_opts {
 	long iters;	   /* 0: about 0.2 s per repeat */
 	const char *json, *svg, *ceilings_cache;
 	int quick, help;
+	const char *isal_lib; /* gfec-perf isal: another libisal.so.2 to run beside the linked one */
+	int hot;	      /* gfec-perf isal: one stripe set (in cache) */
+	/* the first flag seen that only one mode takes (for perf_check_mode): a short flag of
+	 * the main mode, a long one of gfec-perf isal; 0 / NULL if none */
+	int main_only;
+	const char *isal_only;
 };
+
+enum perf_mode { PERF_MODE_MAIN, PERF_MODE_ISAL };
 
 /** Parses gfec-perf's flags. 0, or -1 with a one-line reason in err. */
 int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_t errlen);
@@ -93,10 +101,20 @@ int perf_write_json(const char *path, const char *cmdline, const struct perf_cei
 int perf_write_svgs(const char *prefix, const struct perf_ceilings *c, const struct perf_row *rows,
 		    int nrows);
 
+/** A flag of the other mode is an error: 0, or -1 with a one-line reason in err. */
+int perf_check_mode(const struct perf_opts *o, enum perf_mode mode, char *err, size_t errlen);
+
 void perf_usage(FILE *f);
+void perf_isal_usage(FILE *f);
 
 /** `gfec-perf ...`: ceilings, workloads, table, JSON, SVG. The process exit status. */
 int perf_main(int argc, char **argv);
+
+/**
+ * The config file `tune` writes: @p old without its [tune] section and its [gpu] min_bytes line,
+ * then @p min_line under [gpu] (added if missing) and @p tune at the end. malloc'ed.
+ */
+char *perf_tune_merge_config(const char *old, const char *min_line, const char *tune);
 
 /**
  * The config file `tune` writes: @p old without its [tune] section and its [gpu] min_bytes line,

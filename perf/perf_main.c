@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file perf_main.c  gfec-perf's entry point: the roofline run, or `gfec-perf tune`. */
+/** @file perf_main.c  gfec-perf's entry point: the roofline run, `gfec-perf tune` or `gfec-perf isal`. */
 #include <string.h>
 
 #include "gfec_perf.h"
+#include "perf_isal.h"
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "tune") == 0)
 		return perf_tune_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "isal") == 0)
+		return perf_isal_main(argc - 1, argv + 1);
 	return perf_main(argc, argv);
 }

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 double perf_now(void)
 {
@@ -242,4 +244,37 @@ void perf_json_str(FILE *f, const char *s)
 			fputc(ch, f);
 	}
 	fputc('"', f);
+}
+
+json_t *perf_json_machine(void)
+{
+	json_t *m = json_object();
+	struct utsname u;
+	char cpu[128];
+
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	perf_cpu_model(cpu, sizeof(cpu));
+	json_object_set_new(m, "cpu_model", json_string(cpu));
+	json_object_set_new(m, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(m, "l3_bytes", json_integer((json_int_t)perf_l3_bytes()));
+	json_object_set_new(m, "kernel", json_string(u.release));
+	json_object_set_new(m, "arch", json_string(u.machine));
+	return m;
+}
+
+int perf_json_write(const char *path, const json_t *doc)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	errno = 0;
+	if (json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(7)) != 0 ||
+	    fputc('\n', f) == EOF || ferror(f))
+		ret = errno ? -errno : -EIO;
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	return ret;
 }

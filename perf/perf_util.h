@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file perf_util.h  Helpers shared by the perf programs (gfec-bench-cpu, gfec-perf). */
+/** @file perf_util.h  Helpers shared by the perf programs (gfec-perf, gfec-gpu-bench). */
 #ifndef GFEC_PERF_UTIL_H
 #define GFEC_PERF_UTIL_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,5 +34,9 @@ int perf_parse_size(const char *s, size_t *out);
 void perf_command_line(int argc, char **argv, char *buf, size_t len);
 /** Writes @p s as a JSON string literal. */
 void perf_json_str(FILE *f, const char *s);
+/** {cpu_model, cpus, l3_bytes, kernel, arch}: the machine facts every perf JSON carries. */
+json_t *perf_json_machine(void);
+/** Writes @p doc to @p path (jansson, one file per run): 0, or -errno where open/write failed. */
+int perf_json_write(const char *path, const json_t *doc);
 
 #endif

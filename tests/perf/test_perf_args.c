@@ -144,12 +144,38 @@ static void test_tune_config_merge(void **state)
 	free(out);
 }
 
+/* gfec-perf isal takes --isal-lib and --hot and refuses the main mode's own flags; the main mode
+ * refuses those two. */
+static void test_modes(void **state)
+{
+	static const char *const isal[] = { "--isal-lib", "/x/libisal.so.2", "--hot", "-k", "4,2",
+					    "-T", "2", NULL };
+	static const char *const isal_bad[] = { "--hot", "-a", "cpu", NULL };
+	static const char *const main_bad[] = { "-k", "4,2", "--isal-lib", "/x", NULL };
+	struct perf_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, isal), 0);
+	assert_string_equal(o.isal_lib, "/x/libisal.so.2");
+	assert_true(o.hot);
+	assert_int_equal(perf_check_mode(&o, PERF_MODE_ISAL, err, sizeof(err)), 0);
+	assert_int_equal(perf_check_mode(&o, PERF_MODE_MAIN, err, sizeof(err)), -1);
+	assert_string_equal(err, "--isal-lib goes with gfec-perf isal (see gfec-perf isal --help)");
+	assert_int_equal(parse(&o, err, isal_bad), 0);
+	assert_int_equal(perf_check_mode(&o, PERF_MODE_ISAL, err, sizeof(err)), -1);
+	assert_string_equal(err, "-a is not a flag of gfec-perf isal (see --help)");
+	assert_int_equal(parse(&o, err, main_bad), 0);
+	assert_int_equal(perf_check_mode(&o, PERF_MODE_MAIN, err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_flag),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_tune_config_merge),
 	};
 
