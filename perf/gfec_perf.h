@@ -13,6 +13,8 @@
 
 enum perf_op { PERF_ENCODE, PERF_DECODE, PERF_UPDATE };
 enum perf_data { PERF_PAGEABLE, PERF_PINNED, PERF_GPU };
+/* names by enum perf_op, enum perf_data, and backend bit (cpu, gpu, auto) */
+extern const char *const perf_op_names[3], *const perf_data_names[3], *const perf_backend_names[3];
 
 struct perf_opts {
 	struct {
@@ -65,6 +67,8 @@ struct perf_ceilings {
 };
 
 void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c);
+/** The ceilings of RS(k,m), or NULL. */
+const struct perf_code_ceil *perf_code_ceil(const struct perf_ceilings *c, int k, int m);
 
 struct perf_row {
 	enum perf_op op;
@@ -94,6 +98,11 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 		 int m, size_t chunk, int batch, const char *backend, enum perf_data data,
 		 struct perf_row *r);
 
+void perf_print_header(void);
+void perf_print_row(const struct perf_row *r);
+/** A progress bar on stderr when it is a terminal. */
+void perf_progress(int done, int total, const char *what);
+
 int perf_write_json(const char *path, const char *cmdline, const struct perf_ceilings *c,
 		    const struct perf_row *rows, int nrows);
 
@@ -109,12 +118,6 @@ void perf_isal_usage(FILE *f);
 
 /** `gfec-perf ...`: ceilings, workloads, table, JSON, SVG. The process exit status. */
 int perf_main(int argc, char **argv);
-
-/**
- * The config file `tune` writes: @p old without its [tune] section and its [gpu] min_bytes line,
- * then @p min_line under [gpu] (added if missing) and @p tune at the end. malloc'ed.
- */
-char *perf_tune_merge_config(const char *old, const char *min_line, const char *tune);
 
 /**
  * The config file `tune` writes: @p old without its [tune] section and its [gpu] min_bytes line,
