@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file internal.h
- * What the server core (server.c: protocol state, batcher, stats) and the transports share. A
- * transport only moves bytes: it accepts connections, lands each message where the core says,
- * and sends back what the core hands it. Every protocol decision is the core's, so a second
+ * What the server core (server.c: life and stats; conn.c: protocol state; batcher.c: batches;
+ * core.h is theirs alone) and the transports share. A transport only moves bytes: it accepts
+ * connections, lands each message where the core says, and sends back what the core hands it. Every protocol decision is the core's, so a second
  * transport speaks exactly the same protocol and rejects exactly the same input.
  *
  *   transport I/O thread          core                         batcher thread / codec workers
@@ -63,9 +63,9 @@ struct rdma_conn {
 	void *bufs_arg;
 	uint64_t bufs_bytes;
 	int bufs_on_device;
-	uint64_t reserved; /* its share of the server's max_buffer_bytes */
-	unsigned receiving; /* slots in SLOT_RECV: the peer still owes their payload */
-	uint64_t since_ns;  /* accepted, or last progress (a message taken, a parity sent) */
+	uint64_t reserved;	/* its share of the server's max_buffer_bytes */
+	unsigned receiving;	/* slots in SLOT_RECV: the peer still owes their payload */
+	uint64_t since_ns;	/* accepted, or last progress (a message taken, a parity sent) */
 	struct rdma_peer *peer; /* its address's count (max_conns_per_addr), or NULL */
 };
 
@@ -114,6 +114,7 @@ const struct gfec_rdma_transport_ops *rdma_transport_find(const char *name);
 int rdma_split_addr(const char *addr, char *host, size_t hostlen, char *port, size_t portlen);
 
 uint64_t rdma_now_ns(void);
+/** The one way rdma/ logs (log.c): one line, from any thread. */
 void rdma_log(enum gfec_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
