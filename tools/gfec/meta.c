@@ -173,7 +173,9 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 	crc_line = text + len - 1;
 	while (crc_line > text && crc_line[-1] != '\n')
 		crc_line--;
-	if (strncmp(crc_line, "meta_crc32c ", 12) != 0 || (size_t)(text + len - crc_line) > 40)
+	/* text has no NUL: look only at bytes that are there (strncmp may read all 12) */
+	if ((size_t)(text + len - crc_line) < 13 || (size_t)(text + len - crc_line) > 40 ||
+	    memcmp(crc_line, "meta_crc32c ", 12) != 0)
 		return corrupt(why, whylen, "last line is not 'meta_crc32c 0x...'");
 	memcpy(line, crc_line + 12, (size_t)(text + len - crc_line) - 13);
 	line[text + len - crc_line - 13] = '\0';
