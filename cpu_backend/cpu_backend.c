@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file cpu_backend.c
- * ISA-L behind the backend table. Long buffers are cut into slices (64 KiB per stream by
- * default, so one slice of a (10,4) stripe stays in L2) that the pool's threads claim in turn.
+ * The CPU paths behind the backend table: gfec's GFNI kernels, ISA-L, or the plain-C reference,
+ * chosen once per context (auto: the best this CPU has). Long buffers are cut into slices (64 KiB
+ * per stream by default, so one slice of a (10,4) stripe stays in L2) that the pool's threads
+ * claim in turn.
  */
 #include "cpu_backend.h"
 
 #include <isa-l/erasure_code.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,10 +26,8 @@
 /* ISA-L takes an int length; serial calls are cut at this size. */
 #define SERIAL_SLICE (1u << 30)
 
-enum cpu_path { PATH_ISAL, PATH_BASE };
-
 struct cpu_ctx {
-	enum cpu_path path;
+	enum gfec_cpu_path path; /* never GFEC_CPU_AUTO */
 	size_t slice;
 	struct gfec_cpu_pool *pool; /* NULL when running on one thread */
 	uint64_t calls, bytes_in;
@@ -36,6 +37,7 @@ struct cpu_plan {
 	int rows, cols;
 	uint8_t *a;	/* rows x cols */
 	uint8_t *tbls;	/* ISA-L's 32 * rows * cols expanded tables (byte layout) */
+	uint64_t *mats;	/* GFNI paths: rows x cols affine matrices, one per coefficient */
 	size_t packetsize; /* > 0: CRS packet layout, through bits */
 	uint8_t *bits;	/* 8rows x 8cols bitmatrix (CRS layout) */
 };
@@ -48,6 +50,26 @@ struct slice_job {
 	const uint8_t *const *src;
 	uint8_t *const *dst;
 };
+
+static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct cpu_plan *p,
+		       const uint8_t *const *src, uint8_t *const *dst)
+{
+	uint64_t column[GFEC_MAX_CHUNKS_CPU];
+	const uint64_t *mat = p->mats;
+	int cols = p->cols;
+
+	/* An update applies one column: its matrices, gathered, as a rows x 1 product into dst. */
+	if (col >= 0) {
+		for (int i = 0; i < p->rows; i++)
+			column[i] = p->mats[(size_t)i * p->cols + col];
+		mat = column;
+		cols = 1;
+	}
+	if (path == GFEC_CPU_GFNI512)
+		gfec_cpu_gemm_gfni512(n, cols, p->rows, mat, src, dst, col >= 0);
+	else
+		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, col >= 0);
+}
 
 static void run_slice(void *arg, size_t index)
 {
@@ -67,7 +89,9 @@ static void run_slice(void *arg, size_t index)
 	if (p->packetsize) {
 		gfec_cpu_bitmatrix_base(n, p->cols, p->rows, j->col, p->bits, p->packetsize,
 					(const uint8_t *const *)src, dst);
-	} else if (j->ctx->path == PATH_BASE) {
+	} else if (p->mats) {
+		gfni_slice(j->ctx->path, n, j->col, p, (const uint8_t *const *)src, dst);
+	} else if (j->ctx->path == GFEC_CPU_BASE) {
 		if (j->col < 0)
 			gfec_cpu_gemm_base(n, p->cols, p->rows, p->a, (const uint8_t *const *)src,
 					   dst);
@@ -117,15 +141,15 @@ static int cpu_init(const struct gfec_backend_conf *conf, void **out)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return GFEC_E_NOMEM;
-	c->path = PATH_ISAL;
-	if (conf && conf->path && conf->path[0]) {
-		if (strcmp(conf->path, "base") == 0) {
-			c->path = PATH_BASE;
-		} else if (strcmp(conf->path, "isal") != 0) {
-			free(c);
-			return GFEC_E_INVAL;
-		}
+	ret = gfec_cpu_path_parse(conf ? conf->path : NULL, &c->path);
+	if (!ret && !gfec_cpu_path_supported(c->path))
+		ret = GFEC_E_NOTSUP;
+	if (ret) {
+		free(c);
+		return ret;
 	}
+	if (c->path == GFEC_CPU_AUTO)
+		c->path = gfec_cpu_path_best();
 	c->slice = conf && conf->slice ? conf->slice : DEFAULT_SLICE;
 	if (threads <= 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -171,12 +195,15 @@ static void cpu_plan_free(void *ctx, void *plan)
 		return;
 	free(p->a);
 	free(p->tbls);
+	free(p->mats);
 	free(p->bits);
 	free(p);
 }
 
 static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
 {
+	const struct cpu_ctx *c = ctx;
+	const int gfni = c->path == GFEC_CPU_GFNI512 || c->path == GFEC_CPU_GFNI256;
 	struct cpu_plan *p;
 	size_t n;
 
@@ -192,15 +219,19 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 	p->a = malloc(n);
 	if (p->packetsize)
 		p->bits = malloc(64 * n);
+	else if (gfni)
+		p->mats = malloc(sizeof(*p->mats) * n);
 	else
 		p->tbls = malloc(32 * n);
-	if (!p->a || (!p->bits && !p->tbls)) {
+	if (!p->a || (!p->bits && !p->tbls && !p->mats)) {
 		cpu_plan_free(ctx, p);
 		return GFEC_E_NOMEM;
 	}
 	memcpy(p->a, a->a, n);
 	if (p->packetsize)
 		gfec_matrix_to_bitmatrix(p->a, p->rows, p->cols, p->bits);
+	else if (gfni)
+		gfec_cpu_gfni_matrices(p->a, n, p->mats);
 	else
 		ec_init_tables(p->cols, p->rows, p->a, p->tbls);
 	*out = p;
@@ -250,7 +281,56 @@ static void cpu_stats(void *ctx, struct gfec_backend_stats *out)
 
 static const char *cpu_path_name(void *ctx)
 {
-	return ((struct cpu_ctx *)ctx)->path == PATH_BASE ? "base" : "isal";
+	return gfec_cpu_path_name(((struct cpu_ctx *)ctx)->path);
+}
+
+static const char *const path_names[] = {
+	[GFEC_CPU_AUTO] = "auto",	[GFEC_CPU_GFNI512] = "gfni512", [GFEC_CPU_GFNI256] = "gfni256",
+	[GFEC_CPU_ISAL] = "isal",	[GFEC_CPU_BASE] = "base",
+};
+
+int gfec_cpu_path_parse(const char *name, enum gfec_cpu_path *out)
+{
+	if (!name || !name[0]) {
+		*out = GFEC_CPU_AUTO;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(path_names) / sizeof(path_names[0]); i++)
+		if (strcmp(name, path_names[i]) == 0) {
+			*out = (enum gfec_cpu_path)i;
+			return 0;
+		}
+	return GFEC_E_INVAL;
+}
+
+const char *gfec_cpu_path_name(enum gfec_cpu_path path)
+{
+	return path_names[path];
+}
+
+int gfec_cpu_path_supported(enum gfec_cpu_path path)
+{
+	if (path == GFEC_CPU_GFNI512)
+		return gfec_cpu_gfni_supported(512);
+	if (path == GFEC_CPU_GFNI256)
+		return gfec_cpu_gfni_supported(256);
+	return 1;
+}
+
+static enum gfec_cpu_path best_path;
+static pthread_once_t best_once = PTHREAD_ONCE_INIT;
+
+static void pick_best(void)
+{
+	best_path = gfec_cpu_path_supported(GFEC_CPU_GFNI512)	? GFEC_CPU_GFNI512
+		    : gfec_cpu_path_supported(GFEC_CPU_GFNI256) ? GFEC_CPU_GFNI256
+								: GFEC_CPU_ISAL;
+}
+
+enum gfec_cpu_path gfec_cpu_path_best(void)
+{
+	pthread_once(&best_once, pick_best);
+	return best_path;
 }
 
 static const struct gfec_backend_ops cpu_ops = {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file cpu_backend.h
- * The CPU backend: ISA-L's ec_init_tables/ec_encode_data/ec_encode_data_update, threaded over
- * slices of the buffers, with a portable plain-C twin (the "_base" path) that the tests use as
- * the reference and that GFEC_CPU_PATH=base (or the backend conf) can force.
+ * The CPU backend: GF(2^8) products threaded over slices of the buffers, through gfec's GFNI
+ * kernels (gfni.c) where the CPU has GFNI, else ISA-L's ec_encode_data/ec_encode_data_update,
+ * with a portable plain-C twin (the "_base" path) that the tests use as the reference.
+ * GFEC_CPU_PATH (or the backend conf) can force any of them.
  */
 #ifndef GFEC_CPU_BACKEND_H
 #define GFEC_CPU_BACKEND_H
@@ -42,6 +43,54 @@ void gfec_cpu_bitmatrix_base(size_t len, int cols, int rows, int col, const uint
 /** Reference update: dst[i][b] ^= a[i*cols+col] * src[b] for every row i. */
 void gfec_cpu_update_base(size_t len, int cols, int rows, int col, const uint8_t *a,
 			  const uint8_t *src, uint8_t *const *dst);
+
+/**
+ * The CPU paths (gfec_backend_conf.path names them). Auto picks, once per process, the first the
+ * CPU has of gfni512 (AVX-512BW/VL + GFNI), gfni256 (AVX2 + GFNI) and isal (ISA-L's own
+ * dispatch); base is the plain-C reference. A forced path the CPU lacks is GFEC_E_NOTSUP.
+ */
+enum gfec_cpu_path {
+	GFEC_CPU_AUTO,
+	GFEC_CPU_GFNI512,
+	GFEC_CPU_GFNI256,
+	GFEC_CPU_ISAL,
+	GFEC_CPU_BASE,
+};
+
+/** The accepted names, for error messages. */
+#define GFEC_CPU_PATH_NAMES "auto, gfni512, gfni256, isal, base"
+
+/** @p name (NULL and "" mean auto) to a path: 0, or GFEC_E_INVAL for an unknown name. */
+int gfec_cpu_path_parse(const char *name, enum gfec_cpu_path *out);
+
+/** 1 when this CPU can run @p path (auto: always). */
+int gfec_cpu_path_supported(enum gfec_cpu_path path);
+
+/** What auto resolves to on this CPU (decided on the first call, thread-safe). */
+enum gfec_cpu_path gfec_cpu_path_best(void);
+
+/** The path's name as gfec_cpu_path_parse() takes it. */
+const char *gfec_cpu_path_name(enum gfec_cpu_path path);
+
+/** The 8x8 bit-matrix GF2P8AFFINEQB takes to multiply each byte by @p c (gfni.c). */
+uint64_t gfec_cpu_gfni_matrix(uint8_t c);
+
+/** out[i] = gfec_cpu_gfni_matrix(a[i]) for i < n. */
+void gfec_cpu_gfni_matrices(const uint8_t *a, size_t n, uint64_t *out);
+
+/** 1 when the CPU (and OS) can run the 512- or 256-bit GFNI kernels, by CPUID. */
+int gfec_cpu_gfni_supported(int bits);
+
+/**
+ * dst[i] = sum_j mat[i*cols+j] (x) src[j] for i < rows, where mat holds gfec_cpu_gfni_matrix()
+ * of each coefficient; with @p update the products are XORed into dst instead (dst[i] ^= ...).
+ * Any len, no alignment requirement; sources and outputs must not overlap. Call only when
+ * gfec_cpu_gfni_supported(512) (resp. 256) says so.
+ */
+void gfec_cpu_gemm_gfni512(size_t len, int cols, int rows, const uint64_t *mat,
+			   const uint8_t *const *src, uint8_t *const *dst, int update);
+void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows, const uint64_t *mat,
+			   const uint8_t *const *src, uint8_t *const *dst, int update);
 
 #ifdef __cplusplus
 }

@@ -286,7 +286,8 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	c->cpu.ops = gfec_cpu_backend();
 	ret = c->cpu.ops->init(&conf, &c->cpu.ctx);
 	if (ret) {
-		snprintf(err, errlen, "backend=cpu: %s", gfec_strerror(ret));
+		snprintf(err, errlen, "backend=cpu cpu_path=%s: %s",
+			 c->prof.cpu_path[0] ? c->prof.cpu_path : "auto", gfec_strerror(ret));
 		goto out;
 	}
 	if (c->prof.backend != GFEC_BACKEND_CPU) {

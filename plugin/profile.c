@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_backend.h"
 #include "internal.h"
 #include "matrix.h"
 
@@ -125,8 +126,11 @@ static int set_key(struct gfec_profile *p, const char *key, const char *val, int
 			return fail(err, errlen, "threads=%s: threads must be a number in 0..1024",
 				    val);
 	} else if (strcmp(key, "cpu_path") == 0) {
-		if (strcmp(val, "isal") != 0 && strcmp(val, "base") != 0)
-			return fail(err, errlen, "cpu_path=%s: unknown CPU path (isal, base)", val);
+		enum gfec_cpu_path path;
+
+		if (gfec_cpu_path_parse(val, &path))
+			return fail(err, errlen, "cpu_path=%s: unknown CPU path (" GFEC_CPU_PATH_NAMES
+				    ")", val);
 		snprintf(p->cpu_path, sizeof(p->cpu_path), "%s", val);
 	} else if (strcmp(key, "decode_cache") == 0) {
 		if (parse_int(val, 1, 65536, &p->decode_cache))
@@ -172,9 +176,11 @@ static int env_defaults(struct gfec_profile *p, char *err, size_t errlen)
 	const char *v = getenv("GFEC_CPU_PATH");
 
 	if (v && *v) {
-		if (strcmp(v, "isal") != 0 && strcmp(v, "base") != 0)
-			return fail(err, errlen, "GFEC_CPU_PATH=%s: unknown CPU path (isal, base)",
-				    v);
+		enum gfec_cpu_path path;
+
+		if (gfec_cpu_path_parse(v, &path))
+			return fail(err, errlen,
+				    "GFEC_CPU_PATH=%s: unknown CPU path (" GFEC_CPU_PATH_NAMES ")", v);
 		snprintf(p->cpu_path, sizeof(p->cpu_path), "%s", v);
 	}
 	v = getenv("GFEC_THREADS");

@@ -20,7 +20,8 @@
  * | cauchy_good (Jerasure's Cauchy RS over packets: packetsize = P bytes, default 2048; every len
  * must then be a multiple of 8 * P, which gfec_codec_chunk_size() returns);
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
- * cpu_path = isal | base (force the plain-C path; GFEC_CPU_PATH does the same);
+ * cpu_path = auto | gfni512 | gfni256 | isal | base (auto, the default: the best this CPU has;
+ * GFEC_CPU_PATH does the same);
  * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2);
  * gpu_kernel = NAME, gpu_min_bytes = N (auto: GPU for calls with >= N data bytes), gpu_device,
  * gpu_streams, gpu_segment (these override gfec.conf's [gpu] section; see plugin/config.c).
