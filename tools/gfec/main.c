@@ -774,6 +774,7 @@ static int cmd_decode(int argc, char **argv)
 	char *out_path = NULL;
 	struct io_progress prog;
 	struct job j;
+	uint32_t src_crc[META_MAX_CHUNKS];
 	uint64_t done = 0;
 	int usable = 0, wrong_size = 0, nsrc = 0, nrebuild = 0, nfix = 0, ret;
 	double t0 = io_now();
@@ -811,6 +812,7 @@ static int cmd_decode(int argc, char **argv)
 	for (int i = 0; i < j.n; i++) {
 		if (j.ck[i].state == CK_OK && nsrc < j.k) {
 			src[i] = 1;
+			src_crc[i] = IO_CRC_INIT;
 			nsrc++;
 		} else if (i < j.k || (o.repair && chunk_bad(&j.ck[i]))) {
 			rebuild[i] = 1;
@@ -857,6 +859,8 @@ static int cmd_decode(int argc, char **argv)
 					   j.ck[i].path, i, what);
 				goto out;
 			}
+			if (src[i])
+				src_crc[i] = io_crc_update(src_crc[i], j.p[i], len);
 		}
 		if (nrebuild) {
 			ret = gfec_decode(j.codec, have, want, len);
@@ -892,6 +896,18 @@ static int cmd_decode(int argc, char **argv)
 		io_progress_update(&prog, (uint64_t)j.k * (off + len));
 	}
 	io_progress_end(&prog);
+
+	/* The check above read each chunk once and this pass read it again: only if the bytes
+	 * decoded are the bytes checked does the check cover the output. */
+	for (int i = 0; i < j.n; i++)
+		if (src[i] && io_crc_finish(src_crc[i]) != j.meta.crc[i]) {
+			ret = fail(GFEC_EXIT_IO,
+				   "decode: %s: chunk %d changed while being decoded (crc32c "
+				   "0x%08" PRIx32 ", was 0x%08" PRIx32 "); %s not written",
+				   j.ck[i].path, i, io_crc_finish(src_crc[i]), j.meta.crc[i],
+				   out_path);
+			goto out;
+		}
 
 	/* A rebuilt chunk that disagrees with the metadata means a bug, not bad luck: keep the
 	 * damaged file rather than replace it with another wrong one. */
