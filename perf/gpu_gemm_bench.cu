@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <errno.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "kernel/gemm_nibble.cuh"
 #include "gf8.h"
 #include "matrix.h"
+#include "perf_util.h"
 
 using namespace gfec;
 
@@ -38,8 +40,7 @@ using namespace gfec;
 	} while (0)
 
 static int g_warm = 2, g_iters = 10;
-static FILE *g_json;
-static int g_json_rows;
+static json_t *g_rows; /* --json: one object per measured case */
 static int g_sms;
 static size_t g_smem_optin;
 static uint8_t *g_logexp;
@@ -272,19 +273,25 @@ static int sweep(int rounds)
 
 /* ---- benchmarks ----------------------------------------------------------------------------- */
 
+/* One measured case into the --json rows (a no-op without --json). */
+static void json_row(json_t *o)
+{
+	if (g_rows && o)
+		json_array_append_new(g_rows, o);
+	else
+		json_decref(o);
+}
+
 static void row(const char *what, const char *kernel, int k, int m, size_t len, int ns, double ms,
 		double bound_ms, const char *bound_name)
 {
 	double data = (double)k * len * ns, traffic = (double)(k + m) * len * ns;
 	printf("%-22s %-18s %4d %3d %10zu %7d %9.3f %9.1f %9.1f %7.3f (%s)\n", what, kernel, k, m,
 	       len, ns, ms, data / ms / 1e6, traffic / ms / 1e6, bound_ms / ms, bound_name);
-	if (g_json)
-		fprintf(g_json,
-			"%s{\"case\":\"%s\",\"kernel\":\"%s\",\"k\":%d,\"m\":%d,\"chunk\":%zu,"
-			"\"stripes\":%d,\"ms\":%.6f,\"data_GBps\":%.3f,\"traffic_GBps\":%.3f,"
-			"\"of_bound\":%.4f,\"bound\":\"%s\"}\n",
-			g_json_rows++ ? "," : "", what, kernel, k, m, len, ns, ms, data / ms / 1e6,
-			traffic / ms / 1e6, bound_ms / ms, bound_name);
+	json_row(json_pack("{s:s,s:s?,s:i,s:i,s:I,s:i,s:f,s:f,s:f,s:f,s:s?}", "case", what, "kernel",
+			   kernel, "k", k, "m", m, "chunk", (json_int_t)len, "stripes", ns, "ms", ms,
+			   "data_GBps", data / ms / 1e6, "traffic_GBps", traffic / ms / 1e6,
+			   "of_bound", bound_ms / ms, "bound", bound_name));
 }
 
 static double xor_bound_ms(Batch &b)
@@ -406,9 +413,8 @@ static void pipeline_and_crossover(int quick)
 	double h2d = time_ms([&] { CK(cudaMemcpyAsync(dp, hp, nb, cudaMemcpyHostToDevice)); });
 	double d2h = time_ms([&] { CK(cudaMemcpyAsync(hq, dq, nb, cudaMemcpyDeviceToHost)); });
 	printf("# ceiling: pinned H2D %.1f GB/s, D2H %.1f GB/s (1 GiB)\n", nb / h2d / 1e6, nb / d2h / 1e6);
-	if (g_json)
-		fprintf(g_json, ",{\"case\":\"pinned_h2d\",\"GBps\":%.3f},{\"case\":\"pinned_d2h\",\"GBps\":%.3f}\n",
-			nb / h2d / 1e6, nb / d2h / 1e6);
+	json_row(json_pack("{s:s,s:f}", "case", "pinned_h2d", "GBps", nb / h2d / 1e6));
+	json_row(json_pack("{s:s,s:f}", "case", "pinned_d2h", "GBps", nb / d2h / 1e6));
 	cudaFreeHost(hp);
 	cudaFreeHost(hq);
 	cudaFree(dp);
@@ -428,9 +434,8 @@ static void pipeline_and_crossover(int quick)
 				gfec_codec *g = codec(prof);
 				double gbs = 10.0 * chunk / encode_s(g, h, 5) / 1e9;
 				printf("  %4d %2d %7.1f %6.3f\n", seg, st, gbs, gbs / (nb / h2d / 1e6));
-				if (g_json)
-					fprintf(g_json, ",{\"case\":\"pinned_sweep\",\"segment_MiB\":%d,\"streams\":%d,\"data_GBps\":%.3f}\n",
-						seg, st, gbs);
+				json_row(json_pack("{s:s,s:i,s:i,s:f}", "case", "pinned_sweep",
+						   "segment_MiB", seg, "streams", st, "data_GBps", gbs));
 				gfec_codec_free(g);
 			}
 	}
@@ -442,9 +447,9 @@ static void pipeline_and_crossover(int quick)
 		double gbs = 10.0 * chunk / s / 1e9;
 		printf("host %-8s RS(10,4) %zu MiB chunks: %.1f GB/s of data = %.3f x pinned H2D\n",
 		       pinned ? "pinned" : "pageable", chunk >> 20, gbs, gbs / (nb / h2d / 1e6));
-		if (g_json)
-			fprintf(g_json, ",{\"case\":\"host_pipeline\",\"memory\":\"%s\",\"chunk\":%zu,\"data_GBps\":%.3f,\"of_h2d\":%.4f}\n",
-				pinned ? "pinned" : "pageable", chunk, gbs, gbs / (nb / h2d / 1e6));
+		json_row(json_pack("{s:s,s:s,s:I,s:f,s:f}", "case", "host_pipeline", "memory",
+				   pinned ? "pinned" : "pageable", "chunk", (json_int_t)chunk,
+				   "data_GBps", gbs, "of_h2d", gbs / (nb / h2d / 1e6)));
 		gfec_codec_free(g);
 	}
 
@@ -456,9 +461,8 @@ static void pipeline_and_crossover(int quick)
 		encode_s(g, h, quick ? 200 : 1000, &t);
 		printf("latency RS(10,4) 1 MiB chunks, pinned, alone: P50 %.1f us  P99 %.1f us\n",
 		       t[t.size() / 2] * 1e6, t[t.size() * 99 / 100] * 1e6);
-		if (g_json)
-			fprintf(g_json, ",{\"case\":\"latency_1MiB\",\"p50_us\":%.2f,\"p99_us\":%.2f}\n",
-				t[t.size() / 2] * 1e6, t[t.size() * 99 / 100] * 1e6);
+		json_row(json_pack("{s:s,s:f,s:f}", "case", "latency_1MiB", "p50_us",
+				   t[t.size() / 2] * 1e6, "p99_us", t[t.size() * 99 / 100] * 1e6));
 		gfec_codec_free(g);
 	}
 
@@ -471,9 +475,8 @@ static void pipeline_and_crossover(int quick)
 		HostStripe h(10, 4, cs, 0);
 		double tc = encode_s(cpu, h, 15), tg = encode_s(gpu, h, 15);
 		printf("  %10zu %10.1f %10.1f %s\n", 10 * cs, tc * 1e6, tg * 1e6, tg < tc ? "gpu" : "cpu");
-		if (g_json)
-			fprintf(g_json, ",{\"case\":\"crossover\",\"data_bytes\":%zu,\"cpu_us\":%.2f,\"gpu_us\":%.2f}\n",
-				10 * cs, tc * 1e6, tg * 1e6);
+		json_row(json_pack("{s:s,s:I,s:f,s:f}", "case", "crossover", "data_bytes",
+				   (json_int_t)(10 * cs), "cpu_us", tc * 1e6, "gpu_us", tg * 1e6));
 		if (tg < tc && !cross)
 			cross = 10 * cs;
 		if (tg >= tc)
@@ -515,8 +518,16 @@ int main(int argc, char **argv)
 	printf("\n# device: %s, %d SMs, L2 %d MiB, smem/block %zu KiB\n", prop.name, g_sms,
 	       prop.l2CacheSize >> 20, g_smem_optin >> 10);
 	if (json) {
-		g_json = fopen(json, "w");
-		fprintf(g_json, "{\"device\":\"%s\",\"rows\":[\n", prop.name);
+		/* find out now, not after the run, that the file cannot be written */
+		json_t *empty = json_object();
+		int ret = perf_json_write(json, empty);
+
+		json_decref(empty);
+		if (ret) {
+			fprintf(stderr, "gfec-gpu-bench: %s: %s\n", json, strerror(-ret));
+			return 2;
+		}
+		g_rows = json_array();
 	}
 
 	int fails = sweep(quick ? 10 : 40);
@@ -529,9 +540,7 @@ int main(int argc, char **argv)
 	CK(cudaMemset(c0, 1, cb));
 	double cms = time_ms([&] { CK(cudaMemcpyAsync(c1, c0, cb, cudaMemcpyDeviceToDevice)); });
 	printf("# ceiling: device-to-device copy %.1f GB/s (read + written, 4 GiB)\n", 2.0 * cb / cms / 1e6);
-	if (g_json)
-		fprintf(g_json, "%s{\"case\":\"d2d_copy\",\"GBps\":%.3f}\n", g_json_rows++ ? "," : "",
-			2.0 * cb / cms / 1e6);
+	json_row(json_pack("{s:s,s:f}", "case", "d2d_copy", "GBps", 2.0 * cb / cms / 1e6));
 	cudaFree(c0);
 	cudaFree(c1);
 
@@ -560,9 +569,15 @@ int main(int argc, char **argv)
 		bench_case("CRS cauchy_good(8,3) 4K", 8, 3, 16384, 32768, nullptr, g.data(), 2048);
 	}
 	pipeline_and_crossover(quick);
-	if (g_json) {
-		fprintf(g_json, "]}\n");
-		fclose(g_json);
+	if (g_rows) {
+		json_t *doc = json_pack("{s:s,s:o}", "device", prop.name, "rows", g_rows);
+		int ret = doc ? perf_json_write(json, doc) : -EINVAL;
+
+		json_decref(doc);
+		if (ret) {
+			fprintf(stderr, "gfec-gpu-bench: %s: %s\n", json, strerror(-ret));
+			return 2;
+		}
 	}
 	return fails ? 1 : 0;
 }

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <gfec/gfec.h>
@@ -60,88 +59,115 @@ void perf_progress(int done, int total, const char *what)
 		fprintf(stderr, "\r%*s\r", width + 50, "");
 }
 
-static void json_machine(FILE *f, const struct perf_ceilings *c)
+static json_t *json_machine(const struct perf_ceilings *c)
 {
-	char cpu[128];
-	struct utsname u;
+	json_t *m = perf_json_machine(), *gpu = json_null();
 
-	perf_cpu_model(cpu, sizeof(cpu));
-	if (uname(&u) != 0)
-		memset(&u, 0, sizeof(u));
-	fprintf(f, "\"machine\":{\"cpu_model\":");
-	perf_json_str(f, cpu);
-	fprintf(f, ",\"cpus\":%d,\"l3_bytes\":%zu,\"kernel\":", c->cpus, perf_l3_bytes());
-	perf_json_str(f, u.release);
-	fprintf(f, ",\"gpu\":");
 	if (c->gpu) {
-		fprintf(f, "{\"name\":");
-		perf_json_str(f, c->gpu_name);
-		fprintf(f, ",\"sms\":%d,\"sm_clock_mhz\":%d,\"mem_clock_mhz\":%d}", c->gpu_sms,
-			c->gpu_sm_clock, c->gpu_mem_clock);
-	} else {
-		fprintf(f, "null");
+		gpu = json_object();
+		json_object_set_new(gpu, "name", json_string(c->gpu_name));
+		json_object_set_new(gpu, "sms", json_integer(c->gpu_sms));
+		json_object_set_new(gpu, "sm_clock_mhz", json_integer(c->gpu_sm_clock));
+		json_object_set_new(gpu, "mem_clock_mhz", json_integer(c->gpu_mem_clock));
 	}
-	fprintf(f, ",\"gfec_version\":");
-	perf_json_str(f, gfec_version());
-	fprintf(f, ",\"isal_version\":");
-	perf_json_str(f, GFEC_PERF_ISAL_VERSION);
-	fprintf(f, ",\"git_revision\":");
-	perf_json_str(f, GFEC_PERF_GIT_REV);
-	fprintf(f, "}");
+	json_object_set_new(m, "gpu", gpu);
+	json_object_set_new(m, "gfec_version", json_string(gfec_version()));
+	json_object_set_new(m, "isal_version", json_string(GFEC_PERF_ISAL_VERSION));
+	json_object_set_new(m, "git_revision", json_string(GFEC_PERF_GIT_REV));
+	return m;
+}
+
+static json_t *json_ceilings(const struct perf_ceilings *c)
+{
+	json_t *o = json_object(), *codes = json_array();
+
+	json_object_set_new(o, "from_cache", json_boolean(c->from_cache));
+	json_object_set_new(o, "cpu_mem_1core_GBps", json_real(c->cpu_mem_1));
+	json_object_set_new(o, "cpu_mem_all_GBps", json_real(c->cpu_mem_all));
+	json_object_set_new(o, "gpu_d2d_GBps", json_real(c->d2d));
+	json_object_set_new(o, "pinned_h2d_GBps", json_real(c->h2d));
+	json_object_set_new(o, "pinned_d2h_GBps", json_real(c->d2h));
+	json_object_set_new(o, "pinned_both_GBps", json_real(c->both));
+	for (int i = 0; i < c->ncodes; i++) {
+		json_t *pc = json_object();
+
+		json_object_set_new(pc, "k", json_integer(c->codes[i].k));
+		json_object_set_new(pc, "m", json_integer(c->codes[i].m));
+		json_object_set_new(pc, "isal_1thread_GBps", json_real(c->codes[i].isal_1));
+		json_object_set_new(pc, "isal_all_GBps", json_real(c->codes[i].isal_all));
+		json_object_set_new(pc, "gpu_xor_bound_GBps", json_real(c->codes[i].xor_gpu));
+		json_array_append_new(codes, pc);
+	}
+	json_object_set_new(o, "codes", codes);
+	return o;
+}
+
+static json_t *json_row(const struct perf_row *r)
+{
+	json_t *o = json_object(), *lat = json_object();
+
+	json_object_set_new(o, "op", json_string(perf_op_names[r->op]));
+	json_object_set_new(o, "k", json_integer(r->k));
+	json_object_set_new(o, "m", json_integer(r->m));
+	json_object_set_new(o, "erasures", json_integer(r->e));
+	json_object_set_new(o, "technique", json_string(r->technique));
+	json_object_set_new(o, "chunk", json_integer((json_int_t)r->chunk));
+	json_object_set_new(o, "batch", json_integer(r->batch));
+	json_object_set_new(o, "backend", json_string(r->backend));
+	json_object_set_new(o, "engine", json_string(r->engine));
+	json_object_set_new(o, "on_gpu", json_boolean(r->on_gpu));
+	json_object_set_new(o, "data", json_string(perf_data_names[r->data]));
+	json_object_set_new(o, "calls", json_integer(r->n));
+	json_object_set_new(o, "repeats", json_integer(r->repeats));
+	json_object_set_new(o, "data_bytes_per_call", json_integer((json_int_t)r->data_bytes));
+	json_object_set_new(o, "traffic_bytes_per_call",
+			    json_integer((json_int_t)r->traffic_bytes));
+	json_object_set_new(o, "seconds_per_call_median", json_real(r->p50 * 1e-6));
+	json_object_set_new(o, "GBps", json_real(r->gbps.median));
+	json_object_set_new(o, "GBps_min", json_real(r->gbps.min));
+	json_object_set_new(o, "GBps_max", json_real(r->gbps.max));
+	json_object_set_new(o, "spread", json_real(r->gbps.spread));
+	json_object_set_new(o, "flagged", json_boolean(r->flagged));
+	json_object_set_new(o, "traffic_GBps", json_real(r->traffic_gbps));
+	json_object_set_new(o, "gf_ops_per_s", json_real(r->gops * 1e9));
+	json_object_set_new(o, "intensity", json_real(r->intensity));
+	json_object_set_new(o, "ceiling", json_string(r->ceil_name ? r->ceil_name : ""));
+	json_object_set_new(o, "ceiling_GBps", json_real(r->ceil_gbps));
+	json_object_set_new(o, "pct_of_ceiling", json_real(r->pct));
+	json_object_set_new(lat, "p50", json_real(r->p50));
+	json_object_set_new(lat, "p90", json_real(r->p90));
+	json_object_set_new(lat, "p99", json_real(r->p99));
+	json_object_set_new(lat, "p999", json_real(r->p999));
+	json_object_set_new(o, "latency_us", lat);
+	json_object_set_new(o, "cpu_seconds_per_GB", json_real(r->cpu_s_per_gb));
+	json_object_set_new(o, "checked", r->checked == 1   ? json_true()
+					  : r->checked == 0 ? json_false()
+							    : json_null());
+	return o;
 }
 
 int perf_write_json(const char *path, const char *cmdline, const struct perf_ceilings *c,
 		    const struct perf_row *rows, int nrows)
 {
-	FILE *f = fopen(path, "w");
+	json_t *doc = json_object(), *units = json_object(), *results = json_array();
+	int ret;
 
-	if (!f)
-		return -errno;
-	fprintf(f, "{\"schema\":\"gfec-perf/1\",\"units\":{\"GBps\":\"1e9 data bytes per second\","
-		   "\"traffic_GBps\":\"1e9 bytes read or written per second\",\"gf_op\":\"one "
-		   "GF(2^8) multiply-add of one byte\",\"latency\":\"microseconds per call\"},\n"
-		   "\"command\":");
-	perf_json_str(f, cmdline);
-	fprintf(f, ",\n");
-	json_machine(f, c);
-	fprintf(f, ",\n\"ceilings\":{\"from_cache\":%s,\"cpu_mem_1core_GBps\":%.4f,"
-		   "\"cpu_mem_all_GBps\":%.4f,\"gpu_d2d_GBps\":%.4f,\"pinned_h2d_GBps\":%.4f,"
-		   "\"pinned_d2h_GBps\":%.4f,\"pinned_both_GBps\":%.4f,\"codes\":[",
-		c->from_cache ? "true" : "false", c->cpu_mem_1, c->cpu_mem_all, c->d2d, c->h2d,
-		c->d2h, c->both);
-	for (int i = 0; i < c->ncodes; i++)
-		fprintf(f, "%s{\"k\":%d,\"m\":%d,\"isal_1thread_GBps\":%.4f,\"isal_all_GBps\":%.4f,"
-			   "\"gpu_xor_bound_GBps\":%.4f}",
-			i ? "," : "", c->codes[i].k, c->codes[i].m, c->codes[i].isal_1,
-			c->codes[i].isal_all, c->codes[i].xor_gpu);
-	fprintf(f, "]},\n\"results\":[");
-	for (int i = 0; i < nrows; i++) {
-		const struct perf_row *r = &rows[i];
-
-		fprintf(f, "%s\n{\"op\":\"%s\",\"k\":%d,\"m\":%d,\"erasures\":%d,\"technique\":",
-			i ? "," : "", perf_op_names[r->op], r->k, r->m, r->e);
-		perf_json_str(f, r->technique);
-		fprintf(f, ",\"chunk\":%zu,\"batch\":%d,\"backend\":\"%s\",\"engine\":", r->chunk,
-			r->batch, r->backend);
-		perf_json_str(f, r->engine);
-		fprintf(f, ",\"on_gpu\":%s,\"data\":\"%s\",\"calls\":%ld,\"repeats\":%d,"
-			   "\"data_bytes_per_call\":%.0f,\"traffic_bytes_per_call\":%.0f,"
-			   "\"seconds_per_call_median\":%.9f,\"GBps\":%.4f,\"GBps_min\":%.4f,"
-			   "\"GBps_max\":%.4f,\"spread\":%.4f,\"flagged\":%s,\"traffic_GBps\":%.4f,"
-			   "\"gf_ops_per_s\":%.6g,\"intensity\":%.4f,\"ceiling\":",
-			r->on_gpu ? "true" : "false", perf_data_names[r->data], r->n, r->repeats,
-			r->data_bytes, r->traffic_bytes, r->p50 * 1e-6, r->gbps.median, r->gbps.min,
-			r->gbps.max, r->gbps.spread, r->flagged ? "true" : "false", r->traffic_gbps,
-			r->gops * 1e9, r->intensity);
-		perf_json_str(f, r->ceil_name ? r->ceil_name : "");
-		fprintf(f, ",\"ceiling_GBps\":%.4f,\"pct_of_ceiling\":%.3f,\"latency_us\":{\"p50\":"
-			   "%.3f,\"p90\":%.3f,\"p99\":%.3f,\"p999\":%.3f},\"cpu_seconds_per_GB\":%.6f,"
-			   "\"checked\":%s}",
-			r->ceil_gbps, r->pct, r->p50, r->p90, r->p99, r->p999, r->cpu_s_per_gb,
-			r->checked == 1 ? "true" : r->checked == 0 ? "false" : "null");
-	}
-	fprintf(f, "\n]}\n");
-	return fclose(f) ? -errno : 0;
+	json_object_set_new(doc, "schema", json_string("gfec-perf/1"));
+	json_object_set_new(units, "GBps", json_string("1e9 data bytes per second"));
+	json_object_set_new(units, "traffic_GBps",
+			    json_string("1e9 bytes read or written per second"));
+	json_object_set_new(units, "gf_op", json_string("one GF(2^8) multiply-add of one byte"));
+	json_object_set_new(units, "latency", json_string("microseconds per call"));
+	json_object_set_new(doc, "units", units);
+	json_object_set_new(doc, "command", json_string(cmdline));
+	json_object_set_new(doc, "machine", json_machine(c));
+	json_object_set_new(doc, "ceilings", json_ceilings(c));
+	for (int i = 0; i < nrows; i++)
+		json_array_append_new(results, json_row(&rows[i]));
+	json_object_set_new(doc, "results", results);
+	ret = perf_json_write(path, doc);
+	json_decref(doc);
+	return ret;
 }
 
 int perf_write_svgs(const char *prefix, const struct perf_ceilings *c, const struct perf_row *rows,

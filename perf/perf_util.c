@@ -230,22 +230,6 @@ void perf_command_line(int argc, char **argv, char *buf, size_t len)
 	}
 }
 
-void perf_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 json_t *perf_json_machine(void)
 {
 	json_t *m = json_object();
@@ -259,7 +243,6 @@ json_t *perf_json_machine(void)
 	json_object_set_new(m, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(m, "l3_bytes", json_integer((json_int_t)perf_l3_bytes()));
 	json_object_set_new(m, "kernel", json_string(u.release));
-	json_object_set_new(m, "arch", json_string(u.machine));
 	return m;
 }
 

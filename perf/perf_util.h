@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Median, extremes and spread ((max - min) / median) of a set of values. */
 struct perf_summary {
 	double median, min, max, spread;
@@ -32,11 +36,13 @@ int perf_parse_long(const char *s, long lo, long hi, long *out);
 int perf_parse_size(const char *s, size_t *out);
 /** The command line, quoted for a POSIX shell where needed (the "reproduce" line). */
 void perf_command_line(int argc, char **argv, char *buf, size_t len);
-/** Writes @p s as a JSON string literal. */
-void perf_json_str(FILE *f, const char *s);
-/** {cpu_model, cpus, l3_bytes, kernel, arch}: the machine facts every perf JSON carries. */
+/** {cpu_model, cpus, l3_bytes, kernel}: the machine facts every perf JSON carries. */
 json_t *perf_json_machine(void);
 /** Writes @p doc to @p path (jansson, one file per run): 0, or -errno where open/write failed. */
 int perf_json_write(const char *path, const json_t *doc);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

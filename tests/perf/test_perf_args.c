@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_perf_args.c  gfec-perf's flags: defaults, every flag, and every bad value. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,6 +170,17 @@ static void test_modes(void **state)
 	assert_int_equal(perf_check_mode(&o, PERF_MODE_MAIN, err, sizeof(err)), -1);
 }
 
+/* A JSON file that cannot be created is an error, not a silent nothing. */
+static void test_json_unwritable(void **state)
+{
+	struct perf_ceilings c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(perf_write_json("/nonexistent-dir/q.json", "gfec-perf", &c, NULL, 0),
+			 -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_every_flag),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_json_unwritable),
 		cmocka_unit_test(test_tune_config_merge),
 	};
 
