@@ -6,13 +6,15 @@
 #                       packages' headers are used)
 #   .ci/deps.sh test    the above plus the test references (CMocka, Jerasure), the ISA-L drop-in's
 #                       client (pyeclib) and leak test (valgrind), a Ceph 16.2 cluster for the
-#                       plugin, and qemu + busybox + rdma-core for the soft-RoCE VM of the verbs test
+#                       plugin, qemu + busybox + rdma-core for the soft-RoCE VM of the verbs test,
+#                       and clang with libFuzzer for tests/fuzz
 set -euo pipefail
 want=(build-essential cmake pkg-config binutils libisal-dev libjansson-dev libibverbs-dev librdmacm-dev)
 [[ ${1:-build} == test ]] && want+=(libcmocka-dev libjerasure-dev libgf-complete-dev python3 libxml2-utils
                                    python3-pyeclib valgrind
                                    ceph-mon ceph-osd ceph-mgr ceph-common libradospp-dev uuid-runtime bc
-                                   qemu-system-x86 busybox-static rdma-core ibverbs-providers iproute2 cpio)
+                                   qemu-system-x86 busybox-static rdma-core ibverbs-providers iproute2 cpio
+                                   clang libclang-rt-14-dev)
 
 missing=()
 for p in "${want[@]}"; do

@@ -11,6 +11,16 @@ if(GFEC_SANITIZE)
   add_link_options(-fsanitize=${GFEC_SANITIZE})
 endif()
 
+# tests/fuzz as libFuzzer binaries (clang): every C/C++ file gets the fuzzer's coverage
+# instrumentation, so the parsers in the libraries are what guides it. tests/fuzz/run_fuzz.sh.
+option(GFEC_FUZZ "Build tests/fuzz for libFuzzer (clang) instead of its corpus-replay driver" OFF)
+if(GFEC_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "GFEC_FUZZ=ON needs clang: CC=clang CXX=clang++ cmake ...")
+  endif()
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link>")
+endif()
+
 # CUDA: nvcc is looked for on PATH, in CUDACXX and in /usr/local/cuda. Hopper first: sm_90 code
 # plus compute_90 PTX for newer GPUs (CMAKE_CUDA_ARCHITECTURES overrides).
 set(GFEC_HAVE_CUDA OFF)
