@@ -4,7 +4,7 @@
  * FILE.gfec text through meta_parse() (tools/gfec/meta.c, compiled from the tree). Each input
  * is parsed twice: as it is, and with its last line replaced by the right meta_crc32c line, so
  * the fuzzer also reaches everything behind the checksum. Invariants: the answer is 0 or
- * META_CORRUPT with a one-line reason; metadata that parses has 1 <= k, k+m <= GFEC_MAX_CHUNKS,
+ * META_CORRUPT with a one-line reason; metadata that parses has 1 <= k, k+m <= 256,
  * a non-zero chunk size and a size that fits k chunks; and meta_format() writes it as text that
  * parses back to the same metadata.
  */
@@ -14,6 +14,9 @@
 
 #include "cli.h"
 #include "fuzz.h"
+
+/* gfec.h: k+m <= 256 */
+#define MAX_CHUNKS 256
 
 static void check(const char *text, size_t len)
 {
@@ -29,7 +32,7 @@ static void check(const char *text, size_t len)
 		FUZZ_CHECK(memchr(why, '\0', sizeof(why)) && why[0] && !strchr(why, '\n'));
 		return;
 	}
-	FUZZ_CHECK(meta.k >= 1 && meta.m >= 0 && meta.k + meta.m <= GFEC_MAX_CHUNKS);
+	FUZZ_CHECK(meta.k >= 1 && meta.m >= 0 && meta.k + meta.m <= MAX_CHUNKS);
 	FUZZ_CHECK(meta.chunk_size > 0 && meta.chunk_size <= UINT64_MAX / (uint64_t)meta.k);
 	FUZZ_CHECK(meta.size <= meta.chunk_size * (uint64_t)meta.k);
 	FUZZ_CHECK(memchr(meta.technique, '\0', sizeof(meta.technique)) && meta.technique[0]);
