@@ -5,8 +5,8 @@
  * is parsed twice: as it is, and with its last line replaced by the right meta_crc32c line, so
  * the fuzzer also reaches everything behind the checksum. Invariants: the answer is 0 or
  * META_CORRUPT with a one-line reason; metadata that parses has 1 <= k, k+m <= 256,
- * a non-zero chunk size and a size that fits k chunks; and meta_format() writes it as text that
- * parses back to the same metadata.
+ * a non-zero chunk size and a size that fits k chunks; meta_format() writes it as text that
+ * parses back to the same code, sizes and CRCs; and writing that again gives the same bytes.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,11 +18,28 @@
 /* gfec.h: k+m <= 256 */
 #define MAX_CHUNKS 256
 
+/* meta_format()'s text for @p meta (malloc'ed), which must parse into *again. */
+static char *write_back(const struct gfec_meta *meta, struct gfec_meta *again, size_t *len)
+{
+	size_t n = meta_format(meta, NULL, 0);
+	char *out = malloc(n + 1), why[256];
+	int ret;
+
+	FUZZ_CHECK(n > 0 && n <= META_MAX_BYTES && out != NULL);
+	FUZZ_CHECK(meta_format(meta, out, n + 1) == n && strlen(out) == n);
+	ret = meta_parse(out, n, again, why, sizeof(why));
+	if (ret)
+		fprintf(stderr, "written back as:\n%s\nrefused: %s\n", out, why);
+	FUZZ_CHECK(ret == 0);
+	*len = n;
+	return out;
+}
+
 static void check(const char *text, size_t len)
 {
-	struct gfec_meta meta, again;
-	char why[256], *out;
-	size_t n;
+	struct gfec_meta meta, again, third;
+	char why[256], *out, *out2;
+	size_t n, n2;
 	int ret;
 
 	memset(why, 'x', sizeof(why));
@@ -37,15 +54,17 @@ static void check(const char *text, size_t len)
 	FUZZ_CHECK(meta.size <= meta.chunk_size * (uint64_t)meta.k);
 	FUZZ_CHECK(memchr(meta.technique, '\0', sizeof(meta.technique)) && meta.technique[0]);
 
-	n = meta_format(&meta, NULL, 0);
-	FUZZ_CHECK(n > 0 && n <= META_MAX_BYTES);
-	out = malloc(n + 1);
-	FUZZ_CHECK(out != NULL);
-	FUZZ_CHECK(meta_format(&meta, out, n + 1) == n && strlen(out) == n);
-	ret = meta_parse(out, n, &again, why, sizeof(why));
-	if (ret)
-		fprintf(stderr, "written back as:\n%s\nrefused: %s\n", out, why);
-	FUZZ_CHECK(ret == 0 && memcmp(&meta, &again, sizeof(meta)) == 0);
+	/* Written back (in the current version, which may be newer than the input's), it says
+	 * the same; and writing that again changes nothing. */
+	out = write_back(&meta, &again, &n);
+	FUZZ_CHECK(again.k == meta.k && again.m == meta.m && again.size == meta.size);
+	FUZZ_CHECK(again.chunk_size == meta.chunk_size);
+	FUZZ_CHECK(strcmp(again.technique, meta.technique) == 0);
+	FUZZ_CHECK(memcmp(again.crc, meta.crc, sizeof(meta.crc[0]) * (size_t)(meta.k + meta.m)) ==
+		   0);
+	out2 = write_back(&again, &third, &n2);
+	FUZZ_CHECK(n2 == n && memcmp(out, out2, n) == 0);
+	free(out2);
 	free(out);
 }
 

@@ -77,9 +77,11 @@ def configs():
         write("config", "nearly_%02d" % i, c)
 
 
-def meta_text(k, m, technique, chunk, size, crcs=None, version=1, extra=""):
+def meta_text(k, m, technique, chunk, size, crcs=None, version=1, extra="", sha256=None):
     body = "gfec-meta %d\nk %d\nm %d\ntechnique %s\nchunk_size %d\nsize %d\n" % (
         version, k, m, technique, chunk, size)
+    if sha256 is not None:
+        body += "sha256 %s\n" % sha256
     for i in range(k + m):
         body += "crc32c %d 0x%08x\n" % (i, (crcs or {}).get(i, (i * 0x9E3779B1) & 0xFFFFFFFF))
     body += extra
@@ -92,6 +94,8 @@ def metas():
         meta_text(10, 4, "jerasure_reed_sol_van", 4096, 40960),
         meta_text(6, 3, "cauchy_good", 65536, 0), meta_text(128, 128, "cauchy", 64, 8192),
         meta_text(255, 1, "cauchy", 1, 255), meta_text(1, 0, "cauchy", 18446744073709551615, 7),
+        meta_text(4, 2, "cauchy", 64, 200, version=2, sha256="9f86d081884c7d65" * 4),
+        meta_text(10, 4, "cauchy_good", 4096, 1, version=2, sha256="0" * 64),
     ]
     good = meta_text(4, 2, "cauchy", 1048576, 4000000)
     nearly = [
@@ -108,6 +112,9 @@ def metas():
         "meta_crc32c 0x00000000\n", "\n", "gfec-meta 1\n",
         meta_text(4, 2, "cauchy", 18446744073709551616, 0),
         meta_text(4, 2, "cauchy", 64, 0).replace("technique cauchy", "technique " + "t" * 40),
+        meta_text(4, 2, "cauchy", 64, 0, version=2, sha256="9F86D081884C7D65" * 4),
+        meta_text(4, 2, "cauchy", 64, 0, version=2, sha256="ab" * 31),
+        meta_text(4, 2, "cauchy", 64, 0, version=3, sha256="ab" * 32),
     ]
     for i, t in enumerate(valid):
         write("meta", "valid_%02d" % i, t)
