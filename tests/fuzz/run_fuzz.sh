@@ -11,10 +11,18 @@
 # GFEC_FUZZ_BUILD_DIR: the build directory (default build-fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+usage="usage: tests/fuzz/run_fuzz.sh SECONDS [RUNS [TARGET...]]  (fuzz each target SECONDS)"
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  echo "$usage"
+  exit 0
+fi
 if [[ $# -lt 1 || ! $1 =~ ^[0-9]+$ || ( $# -ge 2 && ! $2 =~ ^[0-9]+$ ) ]]; then
-  echo "usage: tests/fuzz/run_fuzz.sh SECONDS [RUNS [TARGET...]]" >&2
+  echo "$usage" >&2
   exit 2
 fi
+for t in "${@:3}"; do
+  [[ -d tests/fuzz/corpus/$t ]] || { echo "run_fuzz.sh: no target '$t' (no tests/fuzz/corpus/$t)" >&2; exit 2; }
+done
 secs=$1
 runs=${2:-0}
 shift $(($# >= 2 ? 2 : 1))
