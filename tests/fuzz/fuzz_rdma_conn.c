@@ -3,9 +3,9 @@
  * @file fuzz_rdma_conn.c
  * What the ingest server does with a peer's messages once a transport has framed them:
  * gfec_rdma_hdr_unpack() then the core's per-connection protocol state (rdma_conn_header in
- * rdma/server.c: HELLO, credits, stripe ids, buffer reservations, per-address limits), driven
- * the way rdma/tcp.c and rdma/verbs.c drive it, on a server that is created once and never runs
- * its I/O loop. The input is a list of records, one byte of what the transport does, then (for
+ * rdma/conn.c: HELLO, credits, stripe ids, buffer reservations, per-address limits), driven
+ * the way rdma/tcp.c and rdma/verbs_server.c drive it, on a server that is created once and never
+ * runs its I/O loop. The input is a list of records, one byte of what the transport does, then (for
  * a message) the 40 header bytes as they came off the wire:
  *
  *   op bits 0-1  connection 0..3 (opened on first use; 0 and 3 share an address)
