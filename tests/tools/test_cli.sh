@@ -71,6 +71,18 @@ pick() {
 
 meta() { awk -v key="$2" '$1 == key { print $2 }' "$1.gfec"; }
 
+# reseal FILE.gfec: recomputes its last line (the CRC32C of the lines above), as someone who
+# edits the metadata and knows its format would.
+reseal() {
+	perl -e 'local $/; my $t = <STDIN>; $t =~ s/meta_crc32c [^\n]*\n\z//; my $c = 0xffffffff;
+		 for my $b (unpack "C*", $t) {
+			 $c ^= $b;
+			 $c = ($c >> 1) ^ (0x82f63b78 & -($c & 1)) for 1 .. 8;
+		 }
+		 printf "%smeta_crc32c 0x%08x\n", $t, $c ^ 0xffffffff' <"$1" >"$1.new"
+	mv "$1.new" "$1"
+}
+
 # flip FILE OFFSET: changes the byte at OFFSET, in place.
 flip() {
 	local b
@@ -284,6 +296,55 @@ gfec 2 encode -k 4 -m 2 -t nonsense small
 has err technique
 echo "ok: metadata, file and argument errors"
 
+# --- metadata that passes its own CRC but is wrong ------------------------------------------------
+
+head -c 500000 /dev/urandom >chk
+gfec 0 encode -k 4 -m 2 chk
+cp chk.gfec chk.[0-5] keep/
+reseal chk.gfec
+same chk.gfec keep/chk.gfec
+[[ $(meta chk sha256) == "$(sha256sum <chk | cut -c1-64)" ]] || fail "chk.gfec lacks chk's sha256"
+gfec 0 info chk
+has out "^sha256: $(sha256sum <chk | cut -c1-64)\$"
+# Another technique: the rebuilt data chunk fails the CRC32C the metadata holds for it.
+rm chk.0
+sed -i 's/^technique cauchy$/technique reed_sol_van/' chk.gfec
+reseal chk.gfec
+gfec 1 decode chk -o chk.out
+has err "^gfec: decode: chk.0: rebuilt chunk 0 has crc32c"
+[[ ! -e chk.out ]] || fail "'$LAST' left chk.out behind"
+cp keep/chk.0 keep/chk.gfec .
+# Two data chunks swapped, with their CRC lines: every CRC holds; verify sees the parity
+# disagree, and decode, which reads only the data, has the SHA-256.
+mv chk.0 chk.swap && mv chk.1 chk.0 && mv chk.swap chk.1
+sed -i -e 's/^crc32c 0 /crc32c X /' -e 's/^crc32c 1 /crc32c 0 /' -e 's/^crc32c X /crc32c 1 /' \
+	-e '/^crc32c 1 /{h;d}' -e '/^crc32c 2 /{H;x}' chk.gfec
+reseal chk.gfec
+gfec 7 verify chk
+gfec 1 decode chk -o chk.out
+one_error_line
+has err "sha256"
+[[ ! -e chk.out ]] || fail "'$LAST' left chk.out behind"
+cp keep/chk.0 keep/chk.1 keep/chk.gfec .
+# One byte shorter: the same chunk size, the same chunks, a file one byte short.
+sed -i "s/^size .*/size 499999/" chk.gfec
+reseal chk.gfec
+gfec 1 decode chk -o chk.out
+has err "sha256"
+# Version 1 metadata (no sha256 line) is still read; version 2 without it is not.
+grep -v '^sha256 ' keep/chk.gfec | sed 's/^gfec-meta 2$/gfec-meta 1/' >chk.gfec
+reseal chk.gfec
+gfec 0 decode chk -o chk.out
+same chk.out chk
+gfec 0 verify chk
+grep -v '^sha256 ' keep/chk.gfec >chk.gfec
+reseal chk.gfec
+gfec 4 decode chk -o chk.out2
+has err "corrupt metadata"
+cp keep/chk.gfec .
+rm -f chk.out
+echo "ok: metadata whose CRC holds but whose contents are wrong"
+
 # --- info, progress, leftovers --------------------------------------------------------------------
 
 gfec 0 info
@@ -293,6 +354,20 @@ has out "online CPUs: $(getconf _NPROCESSORS_ONLN)"
 gfec 0 info small
 has out '^k: 4$'
 has out '^technique: jerasure_reed_sol_van$'
+
+# Every knob, with where its value came from: profile > env > gfec.conf > default.
+printf '[cpu]\n# mine\nthreads = 3\n' >knobs.conf
+LAST="gfec info (GFEC_CONF)"
+run 0 env GFEC_CONF="$PWD/knobs.conf" GFEC_THREADS= "$GFEC" info
+has out "^threads +3 +$PWD/knobs.conf:3 "
+has out '^decode_cache +64 +default '
+run 0 env GFEC_CONF="$PWD/knobs.conf" GFEC_THREADS=5 "$GFEC" info
+has out '^threads +5 +env GFEC_THREADS '
+run 0 env GFEC_CONF="$PWD/knobs.conf" GFEC_THREADS=5 "$GFEC" info --threads 7
+has out '^threads +7 +profile '
+run 2 env GFEC_THREADS=many "$GFEC" info
+one_error_line
+has err 'GFEC_THREADS=many'
 
 # Above the progress threshold, but stderr is a file: no progress line, no carriage return.
 truncate -s 70M sparse

@@ -8,8 +8,11 @@
 #ifndef GFEC_CLI_H
 #define GFEC_CLI_H
 
+#include <nettle/sha2.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gfec/gfec_limits.h" /* GFEC_MAX_CHUNKS bounds the chunks a metadata file lists */
 
 /* --- io.c ------------------------------------------------------------------------------------- */
 
@@ -60,6 +63,12 @@ void io_tmp_abort(struct io_tmp *t);
 /** fsync()s the directory holding @p path, so that renames into it are durable. */
 void io_sync_dir(const char *path);
 
+/**
+ * Feeds bytes [0, @p len) of @p fd to @p sha, read through @p buf (@p buflen bytes).
+ * @returns 0, -errno, or -EIO if the file ends before @p len.
+ */
+int io_sha256_fd(struct sha256_ctx *sha, int fd, uint64_t len, void *buf, size_t buflen);
+
 /** Monotonic seconds. */
 double io_now(void);
 
@@ -78,24 +87,27 @@ void io_progress_end(struct io_progress *p);
 
 /* --- meta.c ----------------------------------------------------------------------------------- */
 
-/* gfec allows k+m <= 256 (gfec.h). */
-#define META_MAX_CHUNKS 256
 /* meta_load() refuses anything larger: even 256 chunks need under 8 KiB. */
 #define META_MAX_BYTES 65536
 /* meta_load()'s answer when the file was read but is not valid metadata. */
 #define META_CORRUPT 1
 
+/* The version meta_format() writes; meta_parse() reads it and every older one. */
+#define META_VERSION 2
+
 /** FILE.gfec: how FILE was cut into FILE.0 ... FILE.<k+m-1>. */
 struct gfec_meta {
+	int version; /* 1: no sha256; 2: sha256 */
 	int k, m;
 	char technique[32];
 	uint64_t chunk_size;	       /* bytes in every chunk file */
 	uint64_t size;		       /* bytes in the original file */
-	uint32_t crc[META_MAX_CHUNKS]; /* CRC32C of each whole chunk file */
+	uint8_t sha256[SHA256_DIGEST_SIZE]; /* of the original file (version >= 2) */
+	uint32_t crc[GFEC_MAX_CHUNKS]; /* CRC32C of each whole chunk file */
 };
 
 /**
- * Writes @p meta as text into @p buf (NUL-terminated, at most @p buflen bytes).
+ * Writes @p meta as text into @p buf, as version META_VERSION whatever meta->version says (NUL-terminated, at most @p buflen bytes).
  * @returns the length it needs, excluding the NUL.
  */
 size_t meta_format(const struct gfec_meta *meta, char *buf, size_t buflen);

@@ -121,7 +121,7 @@ uint32_t io_crc_update(uint32_t state, const void *buf, size_t len)
  * before they become visible and cleared before the string is freed, so the handler only ever
  * sees whole names. k+m chunks, the metadata and an output file fit.
  */
-#define TMP_SLOTS (META_MAX_CHUNKS + 8)
+#define TMP_SLOTS (GFEC_MAX_CHUNKS + 8)
 static char *volatile tmp_pending[TMP_SLOTS];
 
 static void tmp_on_signal(int sig)
@@ -175,7 +175,8 @@ int io_tmp_open(struct io_tmp *t, const char *final)
 			err = -ENOMEM;
 			break;
 		}
-		t->fd = open(t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		/* Readable too: the commands read back what they wrote for its SHA-256. */
+		t->fd = open(t->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (t->fd < 0 && errno != EEXIST) {
 			err = -errno;
 			break;
@@ -236,6 +237,22 @@ void io_sync_dir(const char *path)
 		close(fd);
 	}
 	free(dir);
+}
+
+int io_sha256_fd(struct sha256_ctx *sha, int fd, uint64_t len, void *buf, size_t buflen)
+{
+	for (uint64_t off = 0; off < len;) {
+		size_t want = len - off < buflen ? (size_t)(len - off) : buflen, got = 0;
+		int ret = io_pread_full(fd, buf, want, off, &got);
+
+		if (ret)
+			return ret;
+		if (got < want)
+			return -EIO;
+		sha256_update(sha, got, buf);
+		off += got;
+	}
+	return 0;
 }
 
 /* --- time and progress ------------------------------------------------------------------------ */

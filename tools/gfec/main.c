@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <gfec/gfec.h>
+#include <gfec/gfec_config.h>
 
 #include "cli.h"
 
@@ -122,7 +123,8 @@ static const char help_main[] =
     "\n"
     "exit codes:\n"
     "  0  success\n"
-    "  1  internal or library error (also: out of memory, a rebuilt chunk failed its CRC)\n"
+    "  1  internal or library error (also: out of memory; a rebuilt chunk or the decoded\n"
+    "     file failed its checksum, so the metadata does not describe the chunks)\n"
     "  2  usage error (unknown option, bad k/m/technique/backend)\n"
     "  3  a file could not be read or written\n"
     "  4  corrupt metadata (FILE.gfec)\n"
@@ -136,7 +138,8 @@ static const char help_encode[] =
     "Writes FILE.0 .. FILE.<K+M-1> and FILE.gfec. Every chunk has the same size S (FILE's size\n"
     "divided by K, rounded up to 64 bytes); data chunk i holds bytes [i*S, (i+1)*S) of FILE,\n"
     "zero-padded at the end, and chunks K .. K+M-1 hold the parity. FILE.gfec records K, M,\n"
-    "the technique, S, FILE's size and a CRC32C of every chunk. Existing files are replaced.\n"
+    "the technique, S, FILE's size and SHA-256, and a CRC32C of every chunk. Existing files\n"
+    "are replaced.\n"
     "\n"
     "  -k, --k K              data chunks (2 <= K, 1 <= M <= K, K+M <= 256)\n"
     "  -m, --m M              parity chunks: any M chunks may be lost\n"
@@ -153,6 +156,8 @@ static const char help_decode[] =
     "the right size and its CRC32C matches the metadata; each one that does not is reported on\n"
     "stderr. Any K good chunks are enough. Chunks are checked in order (data first) until K are\n"
     "found, so a damaged chunk beyond those may go unreported: 'gfec verify' checks them all.\n"
+    "OUT is written only if every chunk used (read again to decode) or rebuilt matches its\n"
+    "CRC32C and OUT matches FILE's SHA-256 (metadata written by gfec 0.1 has no SHA-256).\n"
     "\n"
     "  -o, --output OUT       where to write FILE's bytes; default FILE.decoded if FILE\n"
     "                         exists, else FILE itself\n"
@@ -175,11 +180,15 @@ static const char help_verify[] =
     "  -h, --help             this text\n";
 
 static const char help_info[] =
-    "usage: gfec info [FILE]\n"
+    "usage: gfec info [--backend B] [--threads N] [FILE]\n"
     "\n"
-    "Prints the library version, the backend a default codec (k=4 m=2) runs on and the number\n"
-    "of online CPUs; with FILE, also what FILE.gfec records.\n"
+    "Prints the library version, the backend a default codec (k=4 m=2) runs on, the number\n"
+    "of online CPUs, and every knob: its value and where it came from (profile, env VAR,\n"
+    "FILE:LINE of gfec.conf, or default; the profile wins over the environment, the\n"
+    "environment over gfec.conf). With FILE, also what FILE.gfec records.\n"
     "\n"
+    "  --backend B            the default codec's backend: cpu, gpu or auto  [auto]\n"
+    "  --threads N            its threads= profile key\n"
     "  -h, --help             this text\n";
 
 static const char help_tune[] =
@@ -380,11 +389,12 @@ static const char *amount(uint64_t bytes, char *buf, size_t len)
 static int cmd_encode(int argc, char **argv)
 {
 	struct opts o = {.technique = "cauchy", .backend = "auto"};
-	struct io_tmp tmp[META_MAX_CHUNKS + 1] = {0}; /* the chunks, then the metadata */
-	uint8_t *buf = NULL, *p[META_MAX_CHUNKS];
+	struct io_tmp tmp[GFEC_MAX_CHUNKS + 1] = {0}; /* the chunks, then the metadata */
+	uint8_t *buf = NULL, *p[GFEC_MAX_CHUNKS];
 	gfec_codec *codec = NULL;
 	struct gfec_meta *meta = NULL;
 	struct io_progress prog;
+	struct sha256_ctx sha;
 	char *path = NULL, *text = NULL, num[32];
 	uint64_t size, S, off;
 	size_t seg, tlen;
@@ -484,6 +494,19 @@ static int cmd_encode(int argc, char **argv)
 	meta->size = size;
 	for (int i = 0; i < n; i++)
 		meta->crc[i] = io_crc_finish(meta->crc[i]);
+	/* FILE's SHA-256, from the data chunks as written (FILE in order): decode checks its
+	 * output against it, so that metadata whose every CRC holds still cannot steer it wrong. */
+	sha256_init(&sha);
+	for (int i = 0; i < k && (uint64_t)i * S < size; i++) {
+		uint64_t at = (uint64_t)i * S;
+
+		ret = io_sha256_fd(&sha, tmp[i].fd, size - at < S ? size - at : S, buf, seg * (size_t)n);
+		if (ret) {
+			ret = fail_errno(ret, "cannot read back", tmp[i].tmp);
+			goto out;
+		}
+	}
+	sha256_digest(&sha, sizeof(meta->sha256), meta->sha256);
 	tlen = meta_format(meta, NULL, 0);
 	text = malloc(tlen + 1);
 	free(path);
@@ -516,7 +539,7 @@ static int cmd_encode(int argc, char **argv)
 	       amount(size, num, sizeof(num)), io_now() - t0, mb_per_s(size, io_now() - t0));
 	ret = GFEC_EXIT_OK;
 out:
-	for (int i = 0; i <= n && i <= META_MAX_CHUNKS; i++)
+	for (int i = 0; i <= n && i <= GFEC_MAX_CHUNKS; i++)
 		io_tmp_abort(&tmp[i]);
 	if (fd >= 0)
 		close(fd);
@@ -555,8 +578,8 @@ struct job {
 	int k, m, n;
 	uint64_t S;
 	size_t seg;
-	uint8_t *buf, *p[META_MAX_CHUNKS];
-	struct chunk ck[META_MAX_CHUNKS];
+	uint8_t *buf, *p[GFEC_MAX_CHUNKS];
+	struct chunk ck[GFEC_MAX_CHUNKS];
 };
 
 /* Users may name the metadata file instead of FILE; take them at their word when that is so. */
@@ -690,7 +713,7 @@ static int job_open(struct job *j, const char *cmd, const struct opts *o)
 	int ret;
 
 	memset(j, 0, sizeof(*j));
-	for (int i = 0; i < META_MAX_CHUNKS; i++)
+	for (int i = 0; i < GFEC_MAX_CHUNKS; i++)
 		j->ck[i].fd = -1;
 	j->base = base_name(o->file);
 	if (!j->base)
@@ -766,15 +789,16 @@ static void chunk_check(struct job *j, int i, struct io_progress *prog, uint64_t
 static int cmd_decode(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	struct io_tmp out = {0}, fix[META_MAX_CHUNKS] = {{0}};
-	const uint8_t *have[META_MAX_CHUNKS];
-	uint8_t *want[META_MAX_CHUNKS];
-	uint32_t fix_crc[META_MAX_CHUNKS];
-	char src[META_MAX_CHUNKS] = {0}, rebuild[META_MAX_CHUNKS] = {0}, what[128];
+	struct io_tmp out = {0}, fix[GFEC_MAX_CHUNKS] = {{0}};
+	const uint8_t *have[GFEC_MAX_CHUNKS];
+	uint8_t *want[GFEC_MAX_CHUNKS];
+	char src[GFEC_MAX_CHUNKS] = {0}, rebuild[GFEC_MAX_CHUNKS] = {0}, what[128];
 	char *out_path = NULL;
 	struct io_progress prog;
 	struct job j;
-	uint32_t src_crc[META_MAX_CHUNKS];
+	uint32_t used_crc[GFEC_MAX_CHUNKS]; /* CRC32C of each chunk as this pass read or rebuilt it */
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	struct sha256_ctx sha;
 	uint64_t done = 0;
 	int usable = 0, wrong_size = 0, nsrc = 0, nrebuild = 0, nfix = 0, ret;
 	double t0 = io_now();
@@ -810,9 +834,9 @@ static int cmd_decode(int argc, char **argv)
 	}
 
 	for (int i = 0; i < j.n; i++) {
+		used_crc[i] = IO_CRC_INIT;
 		if (j.ck[i].state == CK_OK && nsrc < j.k) {
 			src[i] = 1;
-			src_crc[i] = IO_CRC_INIT;
 			nsrc++;
 		} else if (i < j.k || (o.repair && chunk_bad(&j.ck[i]))) {
 			rebuild[i] = 1;
@@ -824,7 +848,6 @@ static int cmd_decode(int argc, char **argv)
 				ret = fail_errno(ret, "cannot create", j.ck[i].path);
 				goto out;
 			}
-			fix_crc[i] = IO_CRC_INIT;
 			nfix++;
 		}
 	}
@@ -859,8 +882,6 @@ static int cmd_decode(int argc, char **argv)
 					   j.ck[i].path, i, what);
 				goto out;
 			}
-			if (src[i])
-				src_crc[i] = io_crc_update(src_crc[i], j.p[i], len);
 		}
 		if (nrebuild) {
 			ret = gfec_decode(j.codec, have, want, len);
@@ -870,6 +891,9 @@ static int cmd_decode(int argc, char **argv)
 				goto out;
 			}
 		}
+		for (int i = 0; i < j.n; i++)
+			if (src[i] || rebuild[i])
+				used_crc[i] = io_crc_update(used_crc[i], j.p[i], len);
 		for (int i = 0; i < j.k; i++) {
 			uint64_t at = (uint64_t)i * j.S + off;
 
@@ -886,7 +910,6 @@ static int cmd_decode(int argc, char **argv)
 		for (int i = 0; i < j.n; i++) {
 			if (!fix[i].final)
 				continue;
-			fix_crc[i] = io_crc_update(fix_crc[i], j.p[i], len);
 			ret = io_write_full(fix[i].fd, j.p[i], len);
 			if (ret) {
 				ret = fail_errno(ret, "cannot write", fix[i].tmp);
@@ -900,25 +923,43 @@ static int cmd_decode(int argc, char **argv)
 	/* The check above read each chunk once and this pass read it again: only if the bytes
 	 * decoded are the bytes checked does the check cover the output. */
 	for (int i = 0; i < j.n; i++)
-		if (src[i] && io_crc_finish(src_crc[i]) != j.meta.crc[i]) {
+		if (src[i] && io_crc_finish(used_crc[i]) != j.meta.crc[i]) {
 			ret = fail(GFEC_EXIT_IO,
 				   "decode: %s: chunk %d changed while being decoded (crc32c "
 				   "0x%08" PRIx32 ", was 0x%08" PRIx32 "); %s not written",
-				   j.ck[i].path, i, io_crc_finish(src_crc[i]), j.meta.crc[i],
+				   j.ck[i].path, i, io_crc_finish(used_crc[i]), j.meta.crc[i],
 				   out_path);
 			goto out;
 		}
 
-	/* A rebuilt chunk that disagrees with the metadata means a bug, not bad luck: keep the
-	 * damaged file rather than replace it with another wrong one. */
+	/* A rebuilt chunk that disagrees with the metadata means wrong metadata or a bug, not bad
+	 * luck: write nothing, neither the output nor another wrong chunk file. */
 	for (int i = 0; i < j.n; i++)
-		if (fix[i].final && io_crc_finish(fix_crc[i]) != j.meta.crc[i]) {
+		if (rebuild[i] && io_crc_finish(used_crc[i]) != j.meta.crc[i]) {
 			ret = fail(GFEC_EXIT_INTERNAL,
 				   "decode: %s: rebuilt chunk %d has crc32c "
-				   "0x%08" PRIx32 ", metadata says 0x%08" PRIx32 "; not written",
-				   j.ck[i].path, i, io_crc_finish(fix_crc[i]), j.meta.crc[i]);
+				   "0x%08" PRIx32 ", metadata says 0x%08" PRIx32 "; %s not written",
+				   j.ck[i].path, i, io_crc_finish(used_crc[i]), j.meta.crc[i],
+				   out_path);
 			goto out;
 		}
+	/* Every CRC held; the file as written must also be the one encode saw. */
+	if (j.meta.version >= 2) {
+		sha256_init(&sha);
+		ret = io_sha256_fd(&sha, out.fd, j.meta.size, j.buf, j.seg * (size_t)j.n);
+		if (ret) {
+			ret = fail_errno(ret, "cannot read back", out.tmp);
+			goto out;
+		}
+		sha256_digest(&sha, sizeof(digest), digest);
+		if (memcmp(digest, j.meta.sha256, sizeof(digest)) != 0) {
+			ret = fail(GFEC_EXIT_INTERNAL,
+				   "decode: %s: the decoded file's sha256 differs from the "
+				   "metadata's; %s not written",
+				   j.base, out_path);
+			goto out;
+		}
+	}
 	ret = io_tmp_commit(&out);
 	if (ret) {
 		ret = fail_errno(ret, "cannot write", out_path);
@@ -944,7 +985,7 @@ static int cmd_decode(int argc, char **argv)
 	ret = GFEC_EXIT_OK;
 out:
 	io_tmp_abort(&out);
-	for (int i = 0; i < META_MAX_CHUNKS; i++)
+	for (int i = 0; i < GFEC_MAX_CHUNKS; i++)
 		io_tmp_abort(&fix[i]);
 	free(out_path);
 	job_close(&j);
@@ -972,7 +1013,7 @@ static void list_add(char *list, size_t len, int i, int *count)
 static int cmd_verify(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	uint8_t parity_ok[META_MAX_CHUNKS], seg_ok[META_MAX_CHUNKS];
+	uint8_t parity_ok[GFEC_MAX_CHUNKS], seg_ok[GFEC_MAX_CHUNKS];
 	char what[128];
 	struct io_progress prog;
 	struct job j;
@@ -1082,11 +1123,21 @@ static int cmd_info(int argc, char **argv)
 	char err[256], *base;
 	int ret, status = GFEC_EXIT_OK;
 
-	ret = parse_opts("info", help_info, argc, argv, "h", 0, 0, 1, &o);
+	char profile[256], knobs[8192];
+
+	ret = parse_opts("info", help_info, argc, argv, "h", 1, 0, 1, &o);
 	if (ret >= 0)
 		return ret;
+	if ((ret = one_word("info", "--backend", "backend", o.backend)) ||
+	    (o.threads && (ret = one_word("info", "--threads", "threads", o.threads))))
+		return ret;
+	snprintf(profile, sizeof(profile), "k=4 m=2 backend=%s%s%s", o.backend,
+		 o.threads ? " threads=" : "", o.threads ? o.threads : "");
 	printf("gfec tool %s, library %s\n", GFEC_TOOL_VERSION, gfec_version());
-	ret = gfec_codec_create("k=4 m=2", &codec, err, sizeof(err));
+	ret = gfec_config_describe(profile, knobs, sizeof(knobs));
+	if (ret)
+		return fail(lib_exit(ret), "info: %s", knobs);
+	ret = gfec_codec_create(profile, &codec, err, sizeof(err));
 	if (ret) {
 		printf("default backend: none (%s)\n", err);
 		status = fail(GFEC_EXIT_INTERNAL, "info: a default codec cannot be made: %s", err);
@@ -1095,6 +1146,7 @@ static int cmd_info(int argc, char **argv)
 		gfec_codec_free(codec);
 	}
 	printf("online CPUs: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("knobs (profile > env > gfec.conf > default):\n%s", knobs);
 	if (!o.file)
 		return status;
 
@@ -1108,6 +1160,12 @@ static int cmd_info(int argc, char **argv)
 		printf("k: %d\nm: %d\ntechnique: %s\n", meta.k, meta.m, meta.technique);
 		printf("size: %" PRIu64 " B\nchunk size: %" PRIu64 " B\n", meta.size,
 		       meta.chunk_size);
+		if (meta.version >= 2) {
+			printf("sha256: ");
+			for (size_t i = 0; i < sizeof(meta.sha256); i++)
+				printf("%02x", meta.sha256[i]);
+			printf("\n");
+		}
 		for (int i = 0; i < meta.k + meta.m; i++)
 			printf("chunk %d (%s) %s.%d: crc32c 0x%08" PRIx32 "\n", i,
 			       i < meta.k ? "data" : "parity", base, i, meta.crc[i]);

@@ -5,18 +5,20 @@
  * read it and a script can grep it, and it carries its own CRC so that a damaged copy is
  * refused instead of steering a decode wrong:
  *
- *     gfec-meta 1
+ *     gfec-meta 2
  *     k 4
  *     m 2
  *     technique cauchy
  *     chunk_size 1048576
  *     size 4000000
+ *     sha256 9f86d0...             SHA-256 of the original file, 64 lowercase hex digits
  *     crc32c 0 0x1c291ca3          one line per chunk, 0 .. k+m-1, in order
  *     ...
  *     meta_crc32c 0x5d0f2a61       CRC32C of every byte above this line
  *
  * The parser is strict (fixed order, single spaces, lowercase hex, no extra lines): the writer
- * is this file, so anything else is damage.
+ * is this file, so anything else is damage. Version 1 had no sha256 line; it is still read, and
+ * meta->version tells the commands which checks they can make.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,8 +30,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-#define META_VERSION 1
 
 size_t meta_format(const struct gfec_meta *meta, char *buf, size_t buflen)
 {
@@ -52,6 +52,10 @@ size_t meta_format(const struct gfec_meta *meta, char *buf, size_t buflen)
 	PUT("technique %s\n", meta->technique);
 	PUT("chunk_size %" PRIu64 "\n", meta->chunk_size);
 	PUT("size %" PRIu64 "\n", meta->size);
+	PUT("sha256 ");
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+		PUT("%02x", meta->sha256[i]);
+	PUT("\n");
 	for (int i = 0; i < meta->k + meta->m; i++)
 		PUT("crc32c %d 0x%08" PRIx32 "\n", i, meta->crc[i]);
 	if (n < buflen)
@@ -136,6 +140,23 @@ static int parse_crc(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* Exactly 2 x @p len lowercase hex digits, as meta_format() writes them. */
+static int parse_hex(const char *s, uint8_t *out, size_t len)
+{
+	if (strlen(s) != 2 * len)
+		return -1;
+	for (size_t i = 0; i < 2 * len; i++) {
+		int d = s[i] >= '0' && s[i] <= '9'   ? s[i] - '0'
+			: s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
+						     : -1;
+
+		if (d < 0)
+			return -1;
+		out[i / 2] = (uint8_t)(out[i / 2] << 4 | d);
+	}
+	return 0;
+}
+
 /* A line "key value": @returns value, or NULL when the key differs. */
 static const char *value_of(const char *line, const char *key)
 {
@@ -192,17 +213,18 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 	ret = field_u64(&l, "gfec-meta", &x, why, whylen);
 	if (ret)
 		return ret;
-	if (x != META_VERSION)
+	if (x < 1 || x > META_VERSION)
 		return corrupt(why, whylen,
 			       "unsupported format version %" PRIu64 " (this gfec "
-			       "reads version %d)",
+			       "reads versions 1 to %d)",
 			       x, META_VERSION);
+	meta->version = (int)x;
 	ret = field_u64(&l, "k", &k, why, whylen);
 	if (!ret)
 		ret = field_u64(&l, "m", &m, why, whylen);
 	if (ret)
 		return ret;
-	if (k < 1 || k + m > META_MAX_CHUNKS)
+	if (k < 1 || k + m > GFEC_MAX_CHUNKS)
 		return corrupt(why, whylen, "k=%" PRIu64 " m=%" PRIu64 " out of range", k, m);
 	meta->k = (int)k;
 	meta->m = (int)m;
@@ -223,6 +245,10 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 		return corrupt(why, whylen,
 			       "size %" PRIu64 " does not fit k=%d chunks of %" PRIu64 " bytes",
 			       meta->size, meta->k, meta->chunk_size);
+	if (meta->version >= 2 &&
+	    (next_line(&l, line, sizeof(line)) || !(v = value_of(line, "sha256")) ||
+	     parse_hex(v, meta->sha256, sizeof(meta->sha256))))
+		return corrupt(why, whylen, "line %d: expected 'sha256 HEX'", l.no);
 
 	for (int i = 0; i < meta->k + meta->m; i++) {
 		char *sp;
