@@ -3,9 +3,10 @@
  * The verbs transport against a real RDMA device. These machines have none, so this runs in a
  * soft-RoCE VM (tests/rdma/vm/): the server binds $RDMA_IP (an address on the rxe device), and
  * without one the test reports skipped. Checked parity, a malformed message, a stripe before
- * HELLO, an unserved code, the client's own credit limit, and a client that leaves with
- * stripes outstanding; after each fault a fresh client still gets correct parity. The server
- * asks for GPU stripe memory, which cannot work here, and must say it fell back to host memory.
+ * HELLO, an unserved code, the client's own credit limit, a client that leaves with stripes
+ * outstanding, the header and idle timeouts and the per-address limit; after each fault a fresh
+ * client still gets correct parity. The server asks for GPU stripe memory, which cannot work
+ * here, and must say it fell back to host memory.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,7 +34,8 @@ static void *run_main(void *arg)
 	return NULL;
 }
 
-static int start_server(struct test_server *t, int batch, unsigned deadline_us)
+/* @p limits: short header and idle timeouts, one connection per address */
+static int start_server(struct test_server *t, int batch, unsigned deadline_us, int limits)
 {
 	struct gfec_rdma_server_config cfg;
 	const char *ip = getenv("RDMA_IP");
@@ -49,6 +51,11 @@ static int start_server(struct test_server *t, int batch, unsigned deadline_us)
 	cfg.batch = batch;
 	cfg.deadline_us = deadline_us;
 	cfg.memory = "gpu";
+	if (limits) {
+		cfg.header_timeout_ms = 1500;
+		cfg.idle_timeout_ms = 1500;
+		cfg.max_conns_per_addr = 1;
+	}
 	if (gfec_rdma_server_create(&cfg, &t->srv, err, sizeof(err))) {
 		fprintf(stderr, "server: %s\n", err);
 		return -1;
@@ -61,7 +68,7 @@ static int start_server(struct test_server *t, int batch, unsigned deadline_us)
 static int setup(void **state)
 {
 	(void)state;
-	return start_server(&ts, 4, 100);
+	return start_server(&ts, 4, 100, 0);
 }
 
 static int teardown(void **state)
@@ -214,7 +221,7 @@ static void disconnect_midstream(void **state)
 	struct gfec_rdma_stats now;
 
 	(void)state;
-	assert_int_equal(start_server(&slow, 1024, 2000000), 0);
+	assert_int_equal(start_server(&slow, 1024, 2000000, 0), 0);
 	for (int round = 0; round < 2; round++) {
 		gfec_rdma_client *c;
 		unsigned credits;
@@ -238,6 +245,59 @@ static void disconnect_midstream(void **state)
 	fresh_roundtrip(50);
 }
 
+/* A raw transport connection to @p t that sends @p hello (HELLO_ACK expected) or nothing, and
+ * is then told ERROR TIMEOUT and disconnected; meanwhile a second one from the same address is
+ * refused (busy). */
+static void silent_client(struct test_server *t, int hello)
+{
+	const struct gfec_rdma_transport_ops *ops = rdma_transport_find("verbs");
+	uint8_t raw[GFEC_RDMA_HDR_LEN];
+	struct iovec iov = {raw, sizeof(raw)};
+	struct gfec_rdma_hdr h;
+	char host[64], port[16];
+	void *cp, *cp2;
+
+	assert_int_equal(rdma_split_addr(t->addr, host, sizeof(host), port, sizeof(port)), 0);
+	assert_int_equal(ops->connect(host, port, &cp), 0);
+	assert_int_equal(ops->connect(host, port, &cp2), GFEC_RDMA_E_BUSY);
+	if (hello) {
+		test_hello(&h, K, M, LEN);
+		gfec_rdma_hdr_pack(&h, raw);
+		assert_int_equal(ops->send(cp, &iov, 1), 0);
+		assert_int_equal(ops->recv(cp, &iov, 1), 0);
+		assert_int_equal(gfec_rdma_hdr_unpack(raw, 0, &h), 0);
+		assert_int_equal(h.type, GFEC_RDMA_HELLO_ACK);
+	}
+	assert_int_equal(ops->recv(cp, &iov, 1), 0);
+	assert_int_equal(gfec_rdma_hdr_unpack(raw, 0, &h), 0);
+	assert_int_equal(h.type, GFEC_RDMA_ERROR);
+	assert_int_equal(h.status, GFEC_RDMA_E_TIMEOUT);
+	assert_int_equal(ops->recv(cp, &iov, 1), GFEC_RDMA_E_CLOSED);
+	ops->close(cp);
+	assert_true(TEST_WAIT_STATS(t, st.conns_active == 0));
+}
+
+/* The core's limits hold on verbs too: no HELLO within the header timeout, no stripe after
+ * HELLO within the idle timeout (its buffer reservation goes), one connection per address. */
+static void limits(void **state)
+{
+	struct test_server lim;
+	gfec_rdma_client *c;
+	unsigned credits;
+	uint64_t id = 1;
+
+	(void)state;
+	assert_int_equal(start_server(&lim, 4, 100, 1), 0);
+	silent_client(&lim, 0);
+	silent_client(&lim, 1);
+	assert_true(TEST_WAIT_STATS(&lim, st.conns_timed_out == 2 && st.conns_busy == 2 &&
+					      st.conns_bad == 0 && st.buffer_bytes == 0));
+	assert_int_equal(gfec_rdma_client_connect("verbs", lim.addr, K, M, LEN, &c, &credits), 0);
+	assert_int_equal(test_roundtrip(c, K, M, LEN, 20, &id, &seed), 0);
+	gfec_rdma_client_close(c);
+	test_server_stop(&lim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +307,7 @@ int main(void)
 	    cmocka_unit_test(malformed_messages),
 	    cmocka_unit_test(unserved_code),
 	    cmocka_unit_test(disconnect_midstream),
+	    cmocka_unit_test(limits),
 	};
 
 	if (!getenv("RDMA_IP")) {
