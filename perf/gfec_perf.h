@@ -51,12 +51,16 @@ struct perf_code_ceil {
 	int k, m;
 	double isal_1, isal_all; /* raw ISA-L data GB/s, 1 MiB chunks from DRAM */
 	double xor_gpu;		 /* GPU XOR-stream bound, data GB/s */
+	/* the CPU memory-traffic bound: k chunks read and m written per stripe with one XOR per
+	 * input byte, through raw ISA-L's pool and rotation; data GB/s on 1 and on `threads`
+	 * threads, and the spread of the three runs each is the best of */
+	double stream_1, stream_1_spread, stream_t, stream_t_spread;
 };
 
 /** The machine's measured limits (GB/s = 10^9 bytes/s); 0 where not present or not measured. */
 struct perf_ceilings {
 	int from_cache;
-	int cpus;
+	int cpus, threads; /* threads: what the CPU rows run on (-T, 0 = cpus) */
 	double cpu_mem_1, cpu_mem_all; /* memcpy, bytes read + written */
 	int gpu, gpu_sms, gpu_sm_clock, gpu_mem_clock;
 	char gpu_name[128];
@@ -65,6 +69,9 @@ struct perf_ceilings {
 	struct perf_code_ceil codes[PERF_MAX_CODES];
 	int ncodes;
 };
+
+/** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
+size_t perf_rotate_bytes(const struct perf_opts *o);
 
 void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c);
 /** The ceilings of RS(k,m), or NULL. */
@@ -83,8 +90,8 @@ struct perf_row {
 	double *rep_gbps;			  /* data GB/s of each repeat */
 	struct perf_summary gbps;
 	double traffic_gbps, gops, intensity;
-	const char *ceil_name;
-	double ceil_gbps, pct;
+	char ceil_name[48];			  /* "" where no ceiling bounds the row */
+	double ceil_gbps, ceil_spread, pct;
 	double *lat;				  /* microseconds per call, sorted */
 	int nlat;
 	double p50, p90, p99, p999;
@@ -97,6 +104,12 @@ struct perf_row {
 int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum perf_op op, int k,
 		 int m, size_t chunk, int batch, const char *backend, enum perf_data data,
 		 struct perf_row *r);
+
+/**
+ * gfec-perf's own honesty check: every row at most its ceiling plus the spread measured on both
+ * (the row's repeats, the ceiling's runs). 0, or the number of rows above, each named on @p f.
+ */
+int perf_self_check(const struct perf_row *rows, int nrows, FILE *f);
 
 void perf_print_header(void);
 void perf_print_row(const struct perf_row *r);

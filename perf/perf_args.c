@@ -44,7 +44,11 @@ void perf_usage(FILE *f)
 		"  -C, --ceilings-cache FILE  reuse ceilings measured on this machine (else measure\n"
 		"                        and write them there)\n"
 		"  -q, --quick           a ~10 s summary: RS(10,4), 1 MiB, encode+decode\n"
-		"  -h, --help            this text\n");
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: 0 ok; 1 a row differs from the CPU reference (or no row ran); 2 bad\n"
+		"arguments; 3 the JSON or SVG could not be written; 4 a row ran above its ceiling by\n"
+		"more than the measured spread (the self-check: that ceiling is not a bound).\n");
 }
 
 void perf_isal_usage(FILE *f)
@@ -69,7 +73,10 @@ void perf_isal_usage(FILE *f)
 		"      --isal-lib PATH   also time this libisal.so.2's raw ec_encode_data (dlopened,\n"
 		"                        RTLD_DEEPBIND), e.g. an upstream ISA-L build\n"
 		"  -j, --json FILE       every number, the machine and the command line\n"
-		"  -h, --help            this text\n");
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: 0 ok; 1 parity differs from raw ISA-L's (or the run failed); 2 bad\n"
+		"arguments or --isal-lib; 3 the JSON could not be written.\n");
 }
 
 static int parse_list(const char *s, int *out, int max, int *n)

@@ -121,13 +121,15 @@ static int load_ceilings(const char *path, struct perf_ceilings *c, const char *
 			line[strcspn(line, "\n")] = '\0';
 			ok = strcmp(line + 8, id) == 0;
 		} else if (strcmp(key, "cpu") == 0) {
-			sscanf(line, "cpu %d %lf %lf", &c->cpus, &c->cpu_mem_1, &c->cpu_mem_all);
+			sscanf(line, "cpu %d %d %lf %lf", &c->cpus, &c->threads, &c->cpu_mem_1,
+			       &c->cpu_mem_all);
 		} else if (strcmp(key, "gpu") == 0) {
 			sscanf(line, "gpu %lf %lf %lf %lf", &c->d2d, &c->h2d, &c->d2h, &c->both);
 		} else if (strcmp(key, "code") == 0 && c->ncodes < PERF_MAX_CODES) {
 			pc = &c->codes[c->ncodes];
-			if (sscanf(line, "code %d %d %lf %lf %lf", &pc->k, &pc->m, &pc->isal_1,
-				   &pc->isal_all, &pc->xor_gpu) == 5)
+			if (sscanf(line, "code %d %d %lf %lf %lf %lf %lf %lf %lf", &pc->k, &pc->m,
+				   &pc->isal_1, &pc->isal_all, &pc->xor_gpu, &pc->stream_1,
+				   &pc->stream_1_spread, &pc->stream_t, &pc->stream_t_spread) == 9)
 				c->ncodes++;
 		}
 	}
@@ -145,12 +147,21 @@ static void save_ceilings(const char *path, const struct perf_ceilings *c, const
 		return;
 	}
 	fprintf(f, "machine %s\n", id);
-	fprintf(f, "cpu %d %.6f %.6f\n", c->cpus, c->cpu_mem_1, c->cpu_mem_all);
+	fprintf(f, "cpu %d %d %.6f %.6f\n", c->cpus, c->threads, c->cpu_mem_1, c->cpu_mem_all);
 	fprintf(f, "gpu %.6f %.6f %.6f %.6f\n", c->d2d, c->h2d, c->d2h, c->both);
 	for (int i = 0; i < c->ncodes; i++)
-		fprintf(f, "code %d %d %.6f %.6f %.6f\n", c->codes[i].k, c->codes[i].m,
-			c->codes[i].isal_1, c->codes[i].isal_all, c->codes[i].xor_gpu);
+		fprintf(f, "code %d %d %.6f %.6f %.6f %.6f %.6f %.6f %.6f\n", c->codes[i].k,
+			c->codes[i].m, c->codes[i].isal_1, c->codes[i].isal_all, c->codes[i].xor_gpu,
+			c->codes[i].stream_1, c->codes[i].stream_1_spread, c->codes[i].stream_t,
+			c->codes[i].stream_t_spread);
 	fclose(f);
+}
+
+size_t perf_rotate_bytes(const struct perf_opts *o)
+{
+	const size_t floor = o->quick ? (size_t)64 << 20 : (size_t)256 << 20;
+
+	return 4 * perf_l3_bytes() > floor ? 4 * perf_l3_bytes() : floor;
 }
 
 const struct perf_code_ceil *perf_code_ceil(const struct perf_ceilings *c, int k, int m)
@@ -163,9 +174,10 @@ const struct perf_code_ceil *perf_code_ceil(const struct perf_ceilings *c, int k
 
 void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 {
-	const size_t bytes = o->quick ? (size_t)64 << 20 : (size_t)256 << 20;
-	/* memory, not cache: the copy covers at least 4 x L3 (a 16-core host's L3 holds ~100 MB) */
-	const size_t copy_bytes = 4 * perf_l3_bytes() > bytes ? 4 * perf_l3_bytes() : bytes;
+	/* memory, not cache: every CPU figure rotates over at least 4 x L3 */
+	const size_t copy_bytes = perf_rotate_bytes(o);
+	const int threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct perf_isal_api isal, stream = { perf_stream_init, perf_stream_encode, NULL };
 	char id[512];
 
 	memset(c, 0, sizeof(*c));
@@ -188,6 +200,7 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 
 		for (int i = 0; i < o->ncodes; i++)
 			all &= perf_code_ceil(c, o->codes[i].k, o->codes[i].m) != NULL;
+		all &= c->threads == threads;
 		if (all) {
 			c->from_cache = 1;
 			fprintf(stderr, "gfec-perf: ceilings from the cache %s (measured earlier on "
@@ -207,6 +220,8 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 		snprintf(c->gpu_name, sizeof(c->gpu_name), "%s", name);
 	}
 	c->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	c->threads = threads;
+	perf_isal_linked(&isal);
 	fprintf(stderr, "gfec-perf: measuring ceilings (CPU memory, raw ISA-L%s)...\n",
 		c->gpu ? ", GPU copy, XOR bound, PCIe" : "");
 	c->cpu_mem_1 = cpu_mem_bw(copy_bytes, 1);
@@ -220,11 +235,19 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 #endif
 	for (int i = 0; i < o->ncodes; i++) {
 		struct perf_code_ceil *pc = &c->codes[c->ncodes++];
+		struct perf_stripes s;
+		double spread;
 
 		pc->k = o->codes[i].k;
 		pc->m = o->codes[i].m;
-		pc->isal_1 = perf_isal_raw_gbps(pc->k, pc->m, 1, copy_bytes);
-		pc->isal_all = perf_isal_raw_gbps(pc->k, pc->m, c->cpus, copy_bytes);
+		/* one set of 1 MiB stripes from DRAM for all four figures */
+		if (perf_stripes_alloc(&s, pc->k, pc->m, (size_t)1 << 20, copy_bytes, 8, SEED) == 0) {
+			pc->isal_1 = perf_isal_gbps(&isal, &s, 1, &spread);
+			pc->isal_all = perf_isal_gbps(&isal, &s, c->cpus, &spread);
+			pc->stream_1 = perf_isal_gbps(&stream, &s, 1, &pc->stream_1_spread);
+			pc->stream_t = perf_isal_gbps(&stream, &s, threads, &pc->stream_t_spread);
+			perf_stripes_free(&s);
+		}
 #ifdef GFEC_HAVE_CUDA
 		if (c->gpu) {
 			/* 256 MiB of data per launch, whatever the (k,m) */

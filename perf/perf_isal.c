@@ -285,26 +285,21 @@ fail:
 	return -1;
 }
 
-double perf_isal_raw_gbps(int k, int m, int threads, size_t rotate)
+double perf_isal_gbps(const struct perf_isal_api *api, struct perf_stripes *s, int threads,
+		      double *spread)
 {
-	const size_t chunk = 1 << 20;
-	struct perf_isal_api api;
 	struct perf_isal_pool *pool;
-	struct perf_stripes s;
-	double t0, t, best = 0;
+	struct perf_summary sum;
+	double t0, t, g[3];
 	long iters;
 
-	perf_isal_linked(&api);
-	if (perf_stripes_alloc(&s, k, m, chunk, rotate, ROTATE_MIN_SETS, SEED))
+	*spread = 0;
+	if (perf_isal_pool_create(&pool, api, s->k, s->m, s->chunk, threads))
 		return 0;
-	if (perf_isal_pool_create(&pool, &api, k, m, chunk, threads)) {
-		perf_stripes_free(&s);
-		return 0;
-	}
 	/* calibrate: about 0.1 s per run */
 	t0 = perf_now();
 	for (int i = 0; i < 3; i++)
-		perf_isal_pool_encode(pool, perf_stripes_next(&s));
+		perf_isal_pool_encode(pool, perf_stripes_next(s));
 	t = (perf_now() - t0) / 3;
 	iters = (long)(0.1 / (t > 1e-7 ? t : 1e-7));
 	iters = iters < 5 ? 5 : iters;
@@ -312,14 +307,14 @@ double perf_isal_raw_gbps(int k, int m, int threads, size_t rotate)
 	for (int trial = 0; trial < 3; trial++) {
 		t0 = perf_now();
 		for (long i = 0; i < iters; i++)
-			perf_isal_pool_encode(pool, perf_stripes_next(&s));
+			perf_isal_pool_encode(pool, perf_stripes_next(s));
 		t = perf_now() - t0;
-		if ((double)k * chunk * iters / t / 1e9 > best)
-			best = (double)k * chunk * iters / t / 1e9;
+		g[trial] = (double)s->k * (double)s->chunk * (double)iters / t / 1e9;
 	}
 	perf_isal_pool_free(pool);
-	perf_stripes_free(&s);
-	return best;
+	sum = perf_summarise(g, 3);
+	*spread = sum.spread;
+	return sum.max;
 }
 
 /* ------------------------------------------------------------------ gfec-perf isal */
@@ -637,7 +632,7 @@ int perf_isal_main(int argc, char **argv)
 	       "spread");
 	rows = calloc((size_t)o.ncodes * (size_t)nsizes * 2, sizeof(*rows));
 	if (!rows) {
-		status = 2;
+		status = 1;
 		goto out;
 	}
 	for (int c = 0; c < o.ncodes && !status; c++)
@@ -648,7 +643,7 @@ int perf_isal_main(int argc, char **argv)
 					       o.hot ? 0 : rotate, o.hot ? 1 : ROTATE_MIN_SETS,
 					       SEED)) {
 				fprintf(stderr, "gfec-perf isal: cannot allocate the stripe sets\n");
-				status = 2;
+				status = 1;
 				break;
 			}
 			for (int t = 0; t < nthreads && !status; t++) {
@@ -661,7 +656,7 @@ int perf_isal_main(int argc, char **argv)
 			perf_stripes_free(&s);
 		}
 	if (!status && o.json && write_json(&o, cmd, rows, nrows))
-		status = 2;
+		status = 3;
 out:
 	for (int i = 0; rows && i < nrows; i++)
 		for (int j = 0; j < NIMPL; j++)

@@ -60,11 +60,17 @@ void perf_isal_pool_encode(struct perf_isal_pool *p, uint8_t **set);
 void perf_isal_pool_free(struct perf_isal_pool *p);
 
 /**
- * The figure the ceilings print: raw (linked) ISA-L RS(k,m) on @p threads threads, 1 MiB chunks
- * rotated over at least @p rotate bytes, data GB/s, the best of three ~0.1 s runs. 0 if it could
- * not run.
+ * What the ceilings measure with this pool: @p api's RS(s->k, s->m) on @p threads threads over the
+ * stripe sets @p s; data GB/s, the best of three ~0.1 s runs, and their spread ((max - min) /
+ * median) in @p spread. 0 if it could not run.
  */
-double perf_isal_raw_gbps(int k, int m, int threads, size_t rotate);
+double perf_isal_gbps(const struct perf_isal_api *api, struct perf_stripes *s, int threads,
+		      double *spread);
+
+/** The XOR stream (perf_stream.c) in ISA-L's shape: init does nothing, encode XORs. */
+void perf_stream_init(int k, int rows, unsigned char *a, unsigned char *gftbls);
+void perf_stream_encode(int len, int k, int rows, unsigned char *tbls, unsigned char **data,
+			unsigned char **coding);
 
 /** `gfec-perf isal ...` (argv[0] is "isal"): gfec's CPU path against raw ISA-L. Exit status. */
 int perf_isal_main(int argc, char **argv);

@@ -19,6 +19,30 @@
 #define GFEC_PERF_GIT_REV "unknown"
 #endif
 
+int perf_self_check(const struct perf_row *rows, int nrows, FILE *f)
+{
+	int above = 0;
+
+	for (int i = 0; i < nrows; i++) {
+		const struct perf_row *r = &rows[i];
+		const double allowed = r->ceil_gbps * (1 + r->gbps.spread + r->ceil_spread);
+		char size[16];
+
+		if (r->ceil_gbps <= 0 || r->gbps.median <= allowed)
+			continue;
+		perf_fmt_size(size, sizeof(size), r->chunk);
+		fprintf(f,
+			"gfec-perf: self-check FAILED: %s RS(%d,%d) %s batch %d %s/%s runs at %.2f "
+			"GB/s, %.1f%% of its ceiling \"%s\" (%.2f GB/s), more than the measured "
+			"spread allows (%.1f%% row + %.1f%% ceiling): that ceiling is not a bound\n",
+			perf_op_names[r->op], r->k, r->m, size, r->batch, r->backend,
+			perf_data_names[r->data], r->gbps.median, r->pct, r->ceil_name, r->ceil_gbps,
+			100 * r->gbps.spread, 100 * r->ceil_spread);
+		above++;
+	}
+	return above;
+}
+
 void perf_print_header(void)
 {
 	printf("%-6s %-8s %-6s %6s %5s %-4s %-8s %9s %9s %9s %6s %7s %9s %9s %7s %5s %s\n", "op",
@@ -42,7 +66,7 @@ void perf_print_row(const struct perf_row *r)
 	       : r->checked == 0  ? "FAIL"
 	       : r->checked == -2 ? "off"
 				  : "n/a",
-	       r->ceil_name ? r->ceil_name : "-", r->flagged ? " !spread" : "");
+	       r->ceil_name[0] ? r->ceil_name : "-", r->flagged ? " !spread" : "");
 	fflush(stdout);
 }
 
@@ -82,6 +106,7 @@ static json_t *json_ceilings(const struct perf_ceilings *c)
 	json_t *o = json_object(), *codes = json_array();
 
 	json_object_set_new(o, "from_cache", json_boolean(c->from_cache));
+	json_object_set_new(o, "cpu_threads", json_integer(c->threads));
 	json_object_set_new(o, "cpu_mem_1core_GBps", json_real(c->cpu_mem_1));
 	json_object_set_new(o, "cpu_mem_all_GBps", json_real(c->cpu_mem_all));
 	json_object_set_new(o, "gpu_d2d_GBps", json_real(c->d2d));
@@ -96,6 +121,11 @@ static json_t *json_ceilings(const struct perf_ceilings *c)
 		json_object_set_new(pc, "isal_1thread_GBps", json_real(c->codes[i].isal_1));
 		json_object_set_new(pc, "isal_all_GBps", json_real(c->codes[i].isal_all));
 		json_object_set_new(pc, "gpu_xor_bound_GBps", json_real(c->codes[i].xor_gpu));
+		json_object_set_new(pc, "cpu_stream_1thread_GBps", json_real(c->codes[i].stream_1));
+		json_object_set_new(pc, "cpu_stream_1thread_spread",
+				    json_real(c->codes[i].stream_1_spread));
+		json_object_set_new(pc, "cpu_stream_GBps", json_real(c->codes[i].stream_t));
+		json_object_set_new(pc, "cpu_stream_spread", json_real(c->codes[i].stream_t_spread));
 		json_array_append_new(codes, pc);
 	}
 	json_object_set_new(o, "codes", codes);
@@ -131,8 +161,9 @@ static json_t *json_row(const struct perf_row *r)
 	json_object_set_new(o, "traffic_GBps", json_real(r->traffic_gbps));
 	json_object_set_new(o, "gf_ops_per_s", json_real(r->gops * 1e9));
 	json_object_set_new(o, "intensity", json_real(r->intensity));
-	json_object_set_new(o, "ceiling", json_string(r->ceil_name ? r->ceil_name : ""));
+	json_object_set_new(o, "ceiling", json_string(r->ceil_name));
 	json_object_set_new(o, "ceiling_GBps", json_real(r->ceil_gbps));
+	json_object_set_new(o, "ceiling_spread", json_real(r->ceil_spread));
 	json_object_set_new(o, "pct_of_ceiling", json_real(r->pct));
 	json_object_set_new(lat, "p50", json_real(r->p50));
 	json_object_set_new(lat, "p90", json_real(r->p90));
@@ -184,12 +215,17 @@ int perf_write_svgs(const char *prefix, const struct perf_ceilings *c, const str
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (c->cpu_mem_all > 0)
-		roofs[nroofs++] = (struct perf_roof){ "CPU memory, all cores", PERF_ROOF_BANDWIDTH,
-						      c->cpu_mem_all * 1e9 };
-	if (c->cpu_mem_1 > 0)
-		roofs[nroofs++] = (struct perf_roof){ "CPU memory, 1 core", PERF_ROOF_BANDWIDTH,
-						      c->cpu_mem_1 * 1e9 };
+	/* the CPU rows' bounds: the XOR stream's traffic (k read + m written per k data) */
+	if (c->ncodes && c->codes[0].stream_t > 0)
+		roofs[nroofs++] = (struct perf_roof){
+			"CPU memory traffic, rows' threads", PERF_ROOF_BANDWIDTH,
+			c->codes[0].stream_t * 1e9 * (c->codes[0].k + c->codes[0].m) / c->codes[0].k
+		};
+	if (c->ncodes && c->codes[0].stream_1 > 0)
+		roofs[nroofs++] = (struct perf_roof){
+			"CPU memory traffic, 1 thread", PERF_ROOF_BANDWIDTH,
+			c->codes[0].stream_1 * 1e9 * (c->codes[0].k + c->codes[0].m) / c->codes[0].k
+		};
 	if (c->d2d > 0)
 		roofs[nroofs++] = (struct perf_roof){ "GPU copy (HBM)", PERF_ROOF_BANDWIDTH,
 						      c->d2d * 1e9 };

@@ -123,7 +123,7 @@ static int bufs_alloc(struct bufs *b, int k, int m, int e, int batch, size_t chu
 	/* per stripe: k+m chunks, e decode outputs, one delta */
 	b->set_bytes = b->pitch * (size_t)(n + e + 1) * (size_t)batch;
 	b->nsets = (int)((rotate + b->set_bytes - 1) / b->set_bytes);
-	b->nsets = b->nsets < 2 ? 2 : b->nsets > 64 ? 64 : b->nsets;
+	b->nsets = b->nsets < 2 ? 2 : b->nsets > 65536 ? 65536 : b->nsets;
 	while (b->nsets > 1 && b->set_bytes * (size_t)b->nsets > ((size_t)3 << 30))
 		b->nsets--;
 	b->sets = calloc((size_t)b->nsets, sizeof(*b->sets));
@@ -308,8 +308,7 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 	if (gfec_codec_create(prof, &c, r->skip, sizeof(r->skip)))
 		return -1;
 	snprintf(r->engine, sizeof(r->engine), "%s", gfec_codec_backend(c));
-	if (bufs_alloc(&b, k, m, e, batch, chunk, data,
-		       o->quick ? (size_t)64 << 20 : (size_t)256 << 20)) {
+	if (bufs_alloc(&b, k, m, e, batch, chunk, data, perf_rotate_bytes(o))) {
 		snprintf(r->skip, sizeof(r->skip), "cannot allocate %s buffers", perf_data_names[data]);
 		gfec_codec_free(c);
 		return -1;
@@ -387,19 +386,29 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 	r->p999 = r->lat[(size_t)(nlat * 0.999)];
 	(void)sum;
 
-	/* The ceiling that bounds this row. */
+	/*
+	 * The ceiling that bounds this row, by construction: the XOR-stream bounds read k chunks and
+	 * write m with no GF work, so a row's bound is their traffic rate over the row's traffic
+	 * per data byte (an encode's bound is theirs); data on the host that the GPU encodes must
+	 * cross PCIe, so pinned H2D bounds it.
+	 */
 	{
 		const struct perf_code_ceil *pc = perf_code_ceil(ce, k, m);
+		const double per_data = r->traffic_bytes / r->data_bytes;
+		const double stream_per_data = (double)(k + m) / k;
+		const int one = ce->threads == 1 || o->threads == 1;
 
 		if (r->on_gpu && data == PERF_GPU && pc && pc->xor_gpu > 0) {
-			r->ceil_name = "GPU XOR-stream bound";
-			r->ceil_gbps = pc->xor_gpu;
+			snprintf(r->ceil_name, sizeof(r->ceil_name), "GPU XOR-stream bound");
+			r->ceil_gbps = pc->xor_gpu * stream_per_data / per_data;
 		} else if (r->on_gpu && ce->h2d > 0) {
-			r->ceil_name = "pinned H2D";
+			snprintf(r->ceil_name, sizeof(r->ceil_name), "pinned H2D");
 			r->ceil_gbps = ce->h2d;
-		} else if (pc) {
-			r->ceil_name = o->threads == 1 ? "raw ISA-L, 1 thread" : "raw ISA-L, all cores";
-			r->ceil_gbps = o->threads == 1 ? pc->isal_1 : pc->isal_all;
+		} else if (!r->on_gpu && pc && (one ? pc->stream_1 : pc->stream_t) > 0) {
+			snprintf(r->ceil_name, sizeof(r->ceil_name), "CPU memory traffic, %d thread%s",
+				 one ? 1 : ce->threads, one ? "" : "s");
+			r->ceil_gbps = (one ? pc->stream_1 : pc->stream_t) * stream_per_data / per_data;
+			r->ceil_spread = one ? pc->stream_1_spread : pc->stream_t_spread;
 		}
 		r->pct = pct_of(r->gbps.median, r->ceil_gbps);
 	}

@@ -170,6 +170,43 @@ static void test_modes(void **state)
 	assert_int_equal(perf_check_mode(&o, PERF_MODE_MAIN, err, sizeof(err)), -1);
 }
 
+/*
+ * The self-check fires on a row above a (fake) ceiling by more than the row's and the ceiling's
+ * spread together, names that row, and passes rows within it or without a ceiling.
+ */
+static void test_self_check(void **state)
+{
+	struct perf_row rows[3];
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *f;
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	for (int i = 0; i < 3; i++) {
+		rows[i].op = PERF_ENCODE, rows[i].k = 10, rows[i].m = 4, rows[i].batch = 1;
+		rows[i].chunk = 1 << 20;
+		snprintf(rows[i].backend, sizeof(rows[i].backend), "cpu");
+		snprintf(rows[i].ceil_name, sizeof(rows[i].ceil_name), "fake ceiling");
+		rows[i].gbps.median = 10, rows[i].gbps.spread = 0.02;
+		rows[i].ceil_spread = 0.01;
+	}
+	rows[0].ceil_gbps = 9.8;  /* 10 <= 9.8 x 1.03: within the spread */
+	rows[1].ceil_gbps = 9.6;  /* 10 > 9.6 x 1.03 = 9.888: above */
+	rows[1].op = PERF_DECODE, rows[1].pct = 104.2;
+	rows[2].ceil_gbps = 0;	  /* no ceiling: nothing to check */
+	rows[2].ceil_name[0] = '\0';
+	f = open_memstream(&out, &outlen);
+	assert_non_null(f);
+	assert_int_equal(perf_self_check(rows, 3, f), 1);
+	fclose(f);
+	assert_non_null(strstr(out, "self-check FAILED: decode RS(10,4) 1M batch 1 cpu/pageable "
+				    "runs at 10.00 GB/s, 104.2% of its ceiling \"fake ceiling\""));
+	assert_null(strstr(out, "encode"));
+	free(out);
+	assert_int_equal(perf_self_check(rows, 1, stderr), 0);
+}
+
 /* A JSON file that cannot be created is an error, not a silent nothing. */
 static void test_json_unwritable(void **state)
 {
@@ -188,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_every_flag),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_self_check),
 		cmocka_unit_test(test_json_unwritable),
 		cmocka_unit_test(test_tune_config_merge),
 	};

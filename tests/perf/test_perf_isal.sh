@@ -34,4 +34,9 @@ rc=$?
 set -e
 ((rc == 2)) || fail "a missing --isal-lib exited $rc"
 [[ $(wc -l <"$dir/err") == 1 ]] && grep -q 'none.so' "$dir/err" || fail "error: $(cat "$dir/err")"
+set +e
+"$perf" isal -k 4,2 -b 4K -e 4K -T 1 -w 0 -n 2 -r 1 --json "$dir/none/i.json" >"$dir/out" 2>"$dir/err"
+rc=$?
+set -e
+((rc == 3)) && grep -q 'none/i.json: No such file' "$dir/err" || fail "unwritable JSON: $rc $(cat "$dir/err")"
 echo "gfec-perf isal: 4 rows, parity equal, --isal-lib $lib loaded"

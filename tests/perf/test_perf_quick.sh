@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# gfec-perf --quick as CI runs it: under 30 s, every row checked, a JSON file whose key set is the
-# golden one (tests/perf/perf_json_keys.txt: a change of schema must change that file too), and
-# SVGs that parse as XML with one point and one latency curve per result row.
+# gfec-perf --quick as CI runs it: under 30 s, every row checked, every row within its ceiling (the
+# self-check), a JSON file whose key set is the golden one (tests/perf/perf_json_keys.txt: a change
+# of schema must change that file too), and SVGs that parse as XML with one point and one latency
+# curve per result row.
 set -euo pipefail
 perf=$1 golden=$2
 dir=$(mktemp -d)
@@ -11,11 +12,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 start=$SECONDS
 "$perf" --quick --json "$dir/q.json" --svg "$dir/q" >"$dir/out" 2>"$dir/err" ||
-	{ cat "$dir/out" "$dir/err" >&2; fail "gfec-perf --quick exited $?"; }
+	{ rc=$?; cat "$dir/out" "$dir/err" >&2; fail "gfec-perf --quick exited $rc"; }
 took=$((SECONDS - start))
 ((took < 30)) || fail "--quick took ${took} s (limit 30)"
 grep -q '^# reproduce: ' "$dir/out" || fail "no reproduce line"
 grep -qE '^encode +RS\(10,4\).* ok ' "$dir/out" || fail "no checked encode row: $(cat "$dir/out")"
+grep -q '^# self-check: every row is within its ceiling' "$dir/out" || fail "no self-check line"
 
 python3 - "$dir/q.json" "$golden" <<'PY' || fail "JSON keys differ from the golden set"
 import json, sys
@@ -55,4 +57,5 @@ points=$(grep -o 'class="point"' "$dir/q-roofline.svg" | wc -l)
 curves=$(grep -o 'class="cdf"' "$dir/q-latency.svg" | wc -l)
 ((points == rows)) || fail "$points points for $rows results"
 ((curves == rows)) || fail "$curves latency curves for $rows results"
-echo "gfec-perf --quick: $rows rows in ${took} s, JSON keys match, SVGs parse ($points points)"
+echo "gfec-perf --quick: $rows rows in ${took} s, self-check ok, JSON keys match, SVGs parse" \
+	"($points points)"
