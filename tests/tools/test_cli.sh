@@ -99,7 +99,7 @@ same() { cmp -s "$1" "$2" || fail "$1 and $2 differ (after '$LAST')"; }
 for args in "--help" "-h" "help"; do
 	gfec 0 $args
 	for c in encode decode verify info help; do has out "^ +$c "; done
-	for code in 0 1 2 3 4 5 6 7; do has out "^ +$code "; done
+	for code in 0 1 2 3 4 5 6 7 8; do has out "^ +$code "; done
 done
 for c in encode decode verify info help; do
 	gfec 0 "$c" --help
@@ -344,6 +344,50 @@ has err "corrupt metadata"
 cp keep/chk.gfec .
 rm -f chk.out
 echo "ok: metadata whose CRC holds but whose contents are wrong"
+
+# --- outputs that would replace what the command reads --------------------------------------------
+
+# refused CODE ARGS...: gfec exits 8 with one line naming the clash, and chk's files are as
+# they were.
+refused() {
+	gfec 8 "$@"
+	one_error_line
+	has err "would replace"
+	for f in chk.gfec chk.0 chk.1 chk.3 chk.4 chk.5; do same "$f" "keep/$f"; done
+}
+refused decode chk -o chk.gfec
+refused decode chk.gfec -o chk.gfec
+refused decode chk -o chk.0
+refused decode chk -o ./chk.5
+mkdir sub
+refused decode chk -o sub/../chk.4
+ln -s chk.3 link
+refused decode chk -o link
+ln chk.1 hard
+refused decode chk -o hard
+ln -s "$PWD/chk.gfec" sub/link
+refused decode chk -o sub/link
+# A missing chunk, by name: --repair would write it after OUT, in OUT's place.
+rm chk.2
+refused decode --repair chk -o chk.2
+refused decode chk -o sub/../chk.2
+[[ ! -e chk.2 ]] || fail "a refused decode created chk.2"
+# encode's outputs must not be its input either: here FILE is a link to what would be chunk 3.
+head -c 1000 /dev/urandom >src.3
+cp src.3 keep/src.3
+ln -s src.3 src
+gfec 8 encode -k 4 -m 2 src
+one_error_line
+has err "would replace"
+same src.3 keep/src.3
+[[ ! -e src.gfec && ! -e src.0 ]] || fail "a refused encode wrote src.gfec or src.0"
+# What is no input is fine: FILE itself, the chunk directory's other names.
+gfec 0 decode --repair chk -o chk
+same chk.2 keep/chk.2
+gfec 0 decode chk -o sub/chk.out
+same sub/chk.out chk
+rm -rf sub link hard src src.3
+echo "ok: outputs that would replace inputs are refused (exit 8)"
 
 # --- info, progress, leftovers --------------------------------------------------------------------
 

@@ -64,6 +64,13 @@ void io_tmp_abort(struct io_tmp *t);
 void io_sync_dir(const char *path);
 
 /**
+ * Whether writing @p a would replace @p b: the same file (device and inode, links followed) when
+ * both exist, else the same name in the same directory. Renaming onto a link replaces the link,
+ * but an output that names an input through one is a mistake all the same.
+ */
+int io_same_file(const char *a, const char *b);
+
+/**
  * Feeds bytes [0, @p len) of @p fd to @p sha, read through @p buf (@p buflen bytes).
  * @returns 0, -errno, or -EIO if the file ends before @p len.
  */

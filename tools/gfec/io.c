@@ -239,6 +239,33 @@ void io_sync_dir(const char *path)
 	free(dir);
 }
 
+/* The directory part of @p path ("." if none) and its last component. @returns 0 or -1. */
+static int split_path(const char *path, char **dir, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+
+	*name = slash ? slash + 1 : path;
+	*dir = slash ? io_path("%.*s", (int)(slash - path) + 1, path) : io_path(".");
+	return *dir ? 0 : -1;
+}
+
+int io_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb, da, db;
+	char *dir_a = NULL, *dir_b = NULL;
+	const char *name_a, *name_b;
+	int same = 0;
+
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (!split_path(a, &dir_a, &name_a) && !split_path(b, &dir_b, &name_b) &&
+	    strcmp(name_a, name_b) == 0 && stat(dir_a, &da) == 0 && stat(dir_b, &db) == 0)
+		same = da.st_dev == db.st_dev && da.st_ino == db.st_ino;
+	free(dir_a);
+	free(dir_b);
+	return same;
+}
+
 int io_sha256_fd(struct sha256_ctx *sha, int fd, uint64_t len, void *buf, size_t buflen)
 {
 	for (uint64_t off = 0; off < len;) {

@@ -43,6 +43,7 @@ enum gfec_exit {
 	GFEC_EXIT_TOOFEW = 5,	/* fewer than k usable chunks */
 	GFEC_EXIT_SIZE = 6,	/* fewer than k usable chunks, some of wrong size */
 	GFEC_EXIT_VERIFY = 7,	/* verify found a problem */
+	GFEC_EXIT_CLOBBER = 8,	/* an output would replace a file the command reads */
 };
 
 /* Bytes per chunk per segment: big enough that the library's threads have work to share. */
@@ -130,7 +131,9 @@ static const char help_main[] =
     "  4  corrupt metadata (FILE.gfec)\n"
     "  5  too few usable chunks to decode\n"
     "  6  too few usable chunks, and some were excluded because their size is wrong\n"
-    "  7  verify found a problem\n";
+    "  7  verify found a problem\n"
+    "  8  an output would replace a file the command reads (decode -o naming FILE.gfec or a\n"
+    "     chunk, also through a link; encode of a FILE that is one of its own chunk names)\n";
 
 static const char help_encode[] =
     "usage: gfec encode -k K -m M [-t TECHNIQUE] [--backend B] [--threads N] FILE\n"
@@ -431,6 +434,20 @@ static int cmd_encode(int argc, char **argv)
 	if (!buf || !meta) {
 		ret = out_of_memory();
 		goto out;
+	}
+	/* Each output is renamed over its name when complete: none may be FILE itself. */
+	for (int i = 0; i <= n; i++) {
+		free(path);
+		path = i < n ? io_path("%s.%d", o.file, i) : io_path("%s.gfec", o.file);
+		if (!path) {
+			ret = out_of_memory();
+			goto out;
+		}
+		if (io_same_file(path, o.file)) {
+			ret = fail(GFEC_EXIT_CLOBBER, "encode: %s would replace %s, the file encoded",
+				   path, o.file);
+			goto out;
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		p[i] = buf + (size_t)i * seg;
@@ -809,6 +826,34 @@ static int cmd_decode(int argc, char **argv)
 	ret = job_open(&j, "decode", &o);
 	if (ret)
 		goto out;
+	if (o.output)
+		out_path = io_path("%s", o.output);
+	else
+		out_path = access(j.base, F_OK) == 0 ? io_path("%s.decoded", j.base)
+						     : io_path("%s", j.base);
+	if (!out_path) {
+		ret = out_of_memory();
+		goto out;
+	}
+	/* OUT is renamed over its name at the end: never onto the metadata or a chunk, which this
+	 * run reads (or, missing, --repair writes), however OUT spells or links to them. */
+	for (int i = -1; i < j.n; i++) {
+		char *in = i < 0 ? io_path("%s.gfec", j.base) : j.ck[i].path;
+
+		if (!in) {
+			ret = out_of_memory();
+			goto out;
+		}
+		if (io_same_file(out_path, in)) {
+			snprintf(what, sizeof(what), i < 0 ? "the metadata" : "chunk %d", i);
+			ret = fail(GFEC_EXIT_CLOBBER, "decode: %s would replace %s, %s", out_path,
+				   in, what);
+		}
+		if (i < 0)
+			free(in);
+		if (ret)
+			goto out;
+	}
 
 	/* Data chunks first (they need no arithmetic), and only until k are known good, unless
 	 * --repair needs to know the state of every chunk. */
@@ -852,15 +897,6 @@ static int cmd_decode(int argc, char **argv)
 		}
 	}
 
-	if (o.output)
-		out_path = io_path("%s", o.output);
-	else
-		out_path = access(j.base, F_OK) == 0 ? io_path("%s.decoded", j.base)
-						     : io_path("%s", j.base);
-	if (!out_path) {
-		ret = out_of_memory();
-		goto out;
-	}
 	ret = io_tmp_open(&out, out_path);
 	if (ret) {
 		ret = fail_errno(ret, "cannot create", out_path);
