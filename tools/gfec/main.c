@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include <gfec/gfec.h>
-#include <gfec/gfec_config.h>
 
 #include "cli.h"
 
@@ -183,15 +182,11 @@ static const char help_verify[] =
     "  -h, --help             this text\n";
 
 static const char help_info[] =
-    "usage: gfec info [--backend B] [--threads N] [FILE]\n"
+    "usage: gfec info [FILE]\n"
     "\n"
-    "Prints the library version, the backend a default codec (k=4 m=2) runs on, the number\n"
-    "of online CPUs, and every knob: its value and where it came from (profile, env VAR,\n"
-    "FILE:LINE of gfec.conf, or default; the profile wins over the environment, the\n"
-    "environment over gfec.conf). With FILE, also what FILE.gfec records.\n"
+    "Prints the library version, the backend a default codec (k=4 m=2) runs on and the number\n"
+    "of online CPUs; with FILE, also what FILE.gfec records.\n"
     "\n"
-    "  --backend B            the default codec's backend: cpu, gpu or auto  [auto]\n"
-    "  --threads N            its threads= profile key\n"
     "  -h, --help             this text\n";
 
 static const char help_tune[] =
@@ -392,8 +387,8 @@ static const char *amount(uint64_t bytes, char *buf, size_t len)
 static int cmd_encode(int argc, char **argv)
 {
 	struct opts o = {.technique = "cauchy", .backend = "auto"};
-	struct io_tmp tmp[GFEC_MAX_CHUNKS + 1] = {0}; /* the chunks, then the metadata */
-	uint8_t *buf = NULL, *p[GFEC_MAX_CHUNKS];
+	struct io_tmp tmp[META_MAX_CHUNKS + 1] = {0}; /* the chunks, then the metadata */
+	uint8_t *buf = NULL, *p[META_MAX_CHUNKS];
 	gfec_codec *codec = NULL;
 	struct gfec_meta *meta = NULL;
 	struct io_progress prog;
@@ -556,7 +551,7 @@ static int cmd_encode(int argc, char **argv)
 	       amount(size, num, sizeof(num)), io_now() - t0, mb_per_s(size, io_now() - t0));
 	ret = GFEC_EXIT_OK;
 out:
-	for (int i = 0; i <= n && i <= GFEC_MAX_CHUNKS; i++)
+	for (int i = 0; i <= n && i <= META_MAX_CHUNKS; i++)
 		io_tmp_abort(&tmp[i]);
 	if (fd >= 0)
 		close(fd);
@@ -595,8 +590,8 @@ struct job {
 	int k, m, n;
 	uint64_t S;
 	size_t seg;
-	uint8_t *buf, *p[GFEC_MAX_CHUNKS];
-	struct chunk ck[GFEC_MAX_CHUNKS];
+	uint8_t *buf, *p[META_MAX_CHUNKS];
+	struct chunk ck[META_MAX_CHUNKS];
 };
 
 /* Users may name the metadata file instead of FILE; take them at their word when that is so. */
@@ -730,7 +725,7 @@ static int job_open(struct job *j, const char *cmd, const struct opts *o)
 	int ret;
 
 	memset(j, 0, sizeof(*j));
-	for (int i = 0; i < GFEC_MAX_CHUNKS; i++)
+	for (int i = 0; i < META_MAX_CHUNKS; i++)
 		j->ck[i].fd = -1;
 	j->base = base_name(o->file);
 	if (!j->base)
@@ -806,14 +801,14 @@ static void chunk_check(struct job *j, int i, struct io_progress *prog, uint64_t
 static int cmd_decode(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	struct io_tmp out = {0}, fix[GFEC_MAX_CHUNKS] = {{0}};
-	const uint8_t *have[GFEC_MAX_CHUNKS];
-	uint8_t *want[GFEC_MAX_CHUNKS];
-	char src[GFEC_MAX_CHUNKS] = {0}, rebuild[GFEC_MAX_CHUNKS] = {0}, what[128];
+	struct io_tmp out = {0}, fix[META_MAX_CHUNKS] = {{0}};
+	const uint8_t *have[META_MAX_CHUNKS];
+	uint8_t *want[META_MAX_CHUNKS];
+	char src[META_MAX_CHUNKS] = {0}, rebuild[META_MAX_CHUNKS] = {0}, what[128];
 	char *out_path = NULL;
 	struct io_progress prog;
 	struct job j;
-	uint32_t used_crc[GFEC_MAX_CHUNKS]; /* CRC32C of each chunk as this pass read or rebuilt it */
+	uint32_t used_crc[META_MAX_CHUNKS]; /* CRC32C of each chunk as this pass read or rebuilt it */
 	uint8_t digest[SHA256_DIGEST_SIZE];
 	struct sha256_ctx sha;
 	uint64_t done = 0;
@@ -1021,7 +1016,7 @@ static int cmd_decode(int argc, char **argv)
 	ret = GFEC_EXIT_OK;
 out:
 	io_tmp_abort(&out);
-	for (int i = 0; i < GFEC_MAX_CHUNKS; i++)
+	for (int i = 0; i < META_MAX_CHUNKS; i++)
 		io_tmp_abort(&fix[i]);
 	free(out_path);
 	job_close(&j);
@@ -1049,7 +1044,7 @@ static void list_add(char *list, size_t len, int i, int *count)
 static int cmd_verify(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	uint8_t parity_ok[GFEC_MAX_CHUNKS], seg_ok[GFEC_MAX_CHUNKS];
+	uint8_t parity_ok[META_MAX_CHUNKS], seg_ok[META_MAX_CHUNKS];
 	char what[128];
 	struct io_progress prog;
 	struct job j;
@@ -1159,21 +1154,11 @@ static int cmd_info(int argc, char **argv)
 	char err[256], *base;
 	int ret, status = GFEC_EXIT_OK;
 
-	char profile[256], knobs[8192];
-
-	ret = parse_opts("info", help_info, argc, argv, "h", 1, 0, 1, &o);
+	ret = parse_opts("info", help_info, argc, argv, "h", 0, 0, 1, &o);
 	if (ret >= 0)
 		return ret;
-	if ((ret = one_word("info", "--backend", "backend", o.backend)) ||
-	    (o.threads && (ret = one_word("info", "--threads", "threads", o.threads))))
-		return ret;
-	snprintf(profile, sizeof(profile), "k=4 m=2 backend=%s%s%s", o.backend,
-		 o.threads ? " threads=" : "", o.threads ? o.threads : "");
 	printf("gfec tool %s, library %s\n", GFEC_TOOL_VERSION, gfec_version());
-	ret = gfec_config_describe(profile, knobs, sizeof(knobs));
-	if (ret)
-		return fail(lib_exit(ret), "info: %s", knobs);
-	ret = gfec_codec_create(profile, &codec, err, sizeof(err));
+	ret = gfec_codec_create("k=4 m=2", &codec, err, sizeof(err));
 	if (ret) {
 		printf("default backend: none (%s)\n", err);
 		status = fail(GFEC_EXIT_INTERNAL, "info: a default codec cannot be made: %s", err);
@@ -1182,7 +1167,6 @@ static int cmd_info(int argc, char **argv)
 		gfec_codec_free(codec);
 	}
 	printf("online CPUs: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
-	printf("knobs (profile > env > gfec.conf > default):\n%s", knobs);
 	if (!o.file)
 		return status;
 
