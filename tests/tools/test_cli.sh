@@ -389,6 +389,42 @@ same sub/chk.out chk
 rm -rf sub link hard src src.3
 echo "ok: outputs that would replace inputs are refused (exit 8)"
 
+# --- special files --------------------------------------------------------------------------------
+
+# A FIFO (no writer) as FILE, as FILE.gfec or as a chunk: refused or left out, never waited on.
+# timeout(1) turns a hang into exit 124, which no expectation below accepts.
+gfec_t() {
+	local want=$1
+	shift
+	LAST="gfec $*"
+	run "$want" timeout 10 "$GFEC" "$@"
+}
+mkfifo fifo
+gfec_t 3 encode -k 4 -m 2 fifo
+one_error_line
+has err "fifo: not a regular file"
+mv chk.gfec keep/chk.gfec.real
+mkfifo chk.gfec
+for cmd in decode verify info; do
+	gfec_t 3 "$cmd" chk
+	has err "chk.gfec: not a regular file"
+done
+rm chk.gfec
+mv keep/chk.gfec.real chk.gfec
+rm chk.0
+mkfifo chk.0
+gfec_t 0 decode chk -o chk.out
+has err "chunk 0: unreadable \(not a regular file\)"
+same chk.out chk
+gfec_t 7 verify chk
+has out "^chunk 0 .*not a regular file"
+rm chk.0 chk.out fifo
+mkdir chk.0
+gfec 7 verify chk
+rmdir chk.0
+cp keep/chk.0 .
+echo "ok: FIFOs and directories are never opened for reading as files"
+
 # --- info, progress, leftovers --------------------------------------------------------------------
 
 gfec 0 info

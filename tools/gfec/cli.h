@@ -11,11 +11,24 @@
 #include <nettle/sha2.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* --- io.c ------------------------------------------------------------------------------------- */
 
 /** A malloc'ed printf result, or NULL when out of memory. */
 char *io_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Not an errno: io_open_read()'s answer for a FIFO, a device, a directory, a socket. */
+#define IO_E_NOT_REGULAR (-4096)
+
+/**
+ * Opens a regular file for reading, without blocking on anything else (a FIFO with no writer
+ * would hold open() forever): O_NONBLOCK until fstat() has shown a regular file.
+ * @returns the descriptor (with *st filled), -errno, or IO_E_NOT_REGULAR.
+ */
+int io_open_read(const char *path, struct stat *st);
+/** strerror(), knowing IO_E_NOT_REGULAR too. @p neg: a negative code as io_*() return. */
+const char *io_strerror(int neg);
 
 /**
  * pread()s until @p len bytes or end of file. @returns 0 and *got (< len only at end of file),
@@ -123,8 +136,8 @@ size_t meta_format(const struct gfec_meta *meta, char *buf, size_t buflen);
  */
 int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, size_t whylen);
 /**
- * Reads and parses @p path. @returns 0, -errno when it cannot be read, or META_CORRUPT with a
- * reason in @p why.
+ * Reads and parses @p path. @returns 0, -errno or IO_E_NOT_REGULAR when it cannot be read, or
+ * META_CORRUPT with a reason in @p why.
  */
 int meta_load(const char *path, struct gfec_meta *meta, char *why, size_t whylen);
 

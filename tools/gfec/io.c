@@ -45,6 +45,31 @@ char *io_path(const char *fmt, ...)
 	return s;
 }
 
+int io_open_read(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		err = -errno;
+	} else if (!S_ISREG(st->st_mode)) {
+		err = IO_E_NOT_REGULAR;
+	} else {
+		/* No effect on a regular file's reads; cleared so that none is ever assumed. */
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0)
+			return fd;
+		err = -errno;
+	}
+	close(fd);
+	return err;
+}
+
+const char *io_strerror(int neg)
+{
+	return neg == IO_E_NOT_REGULAR ? "not a regular file" : strerror(-neg);
+}
+
 int io_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *got)
 {
 	size_t done = 0;

@@ -88,7 +88,7 @@ static void warn(const char *fmt, ...)
 static int fail_errno(int neg_errno, const char *what, const char *path)
 {
 	return fail(neg_errno == -ENOMEM ? GFEC_EXIT_INTERNAL : GFEC_EXIT_IO, "%s%s%s: %s", what,
-		    *what ? " " : "", path, strerror(-neg_errno));
+		    *what ? " " : "", path, io_strerror(neg_errno));
 }
 
 static int out_of_memory(void)
@@ -412,13 +412,9 @@ static int cmd_encode(int argc, char **argv)
 	m = gfec_codec_m(codec);
 	n = k + m;
 
-	fd = open(o.file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		ret = fail_errno(-errno, "", o.file);
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = fail(GFEC_EXIT_IO, "%s: not a regular file", o.file);
+	fd = io_open_read(o.file, &st);
+	if (fd < 0) {
+		ret = fail_errno(fd, "", o.file);
 		goto out;
 	}
 	size = (uint64_t)st.st_size;
@@ -637,17 +633,15 @@ static void chunk_open(struct chunk *c, uint64_t S)
 {
 	struct stat st;
 
-	c->fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	c->fd = io_open_read(c->path, &st);
 	if (c->fd < 0) {
-		c->err = errno;
-		c->state = errno == ENOENT ? CK_MISSING : CK_UNREADABLE;
+		c->err = -c->fd;
+		c->state = c->fd == -ENOENT ? CK_MISSING : CK_UNREADABLE;
+		c->fd = -1;
 		return;
 	}
-	if (fstat(c->fd, &st) < 0) {
-		c->err = errno;
-		c->state = CK_UNREADABLE;
-	} else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != S) {
-		c->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	if ((uint64_t)st.st_size != S) {
+		c->size = (uint64_t)st.st_size;
 		c->state = CK_WRONG_SIZE;
 	} else {
 		c->state = CK_UNCHECKED;
@@ -696,7 +690,7 @@ static void chunk_describe(const struct job *j, int i, char *buf, size_t len)
 		snprintf(buf, len, "missing");
 		break;
 	case CK_UNREADABLE:
-		snprintf(buf, len, "unreadable (%s)", strerror(c->err));
+		snprintf(buf, len, "unreadable (%s)", io_strerror(-c->err));
 		break;
 	case CK_WRONG_SIZE:
 		snprintf(buf, len, "wrong size (%" PRIu64 " B, expected %" PRIu64 " B)", c->size,

@@ -268,13 +268,14 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 
 int meta_load(const char *path, struct gfec_meta *meta, char *why, size_t whylen)
 {
+	struct stat st;
 	char *buf;
 	size_t got;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = io_open_read(path, &st);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* One byte more than allowed, to tell "exactly the limit" from "too long". */
 	buf = malloc(META_MAX_BYTES + 1);
 	if (!buf) {
