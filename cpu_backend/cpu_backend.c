@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "gf8.h"
-#include "matrix.h"
 #include "gfec/gfec_errors.h"
 #include "threadpool.h"
 
@@ -54,7 +53,7 @@ struct slice_job {
 static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct cpu_plan *p,
 		       const uint8_t *const *src, uint8_t *const *dst)
 {
-	uint64_t column[GFEC_MAX_CHUNKS_CPU];
+	uint64_t column[GFEC_MAX_CHUNKS];
 	const uint64_t *mat = p->mats;
 	int cols = p->cols;
 
@@ -77,7 +76,7 @@ static void run_slice(void *arg, size_t index)
 	const struct cpu_plan *p = j->plan;
 	size_t off = index * j->slice;
 	size_t n = j->len - off < j->slice ? j->len - off : j->slice;
-	uint8_t *src[GFEC_MAX_CHUNKS_CPU], *dst[GFEC_MAX_CHUNKS_CPU];
+	uint8_t *src[GFEC_MAX_CHUNKS], *dst[GFEC_MAX_CHUNKS];
 	int nsrc = j->col < 0 ? p->cols : 1;
 
 	/* ISA-L's prototypes take non-const pointers; it only reads the sources. */
@@ -180,8 +179,8 @@ static void cpu_fini(void *ctx)
 static int cpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 {
 	(void)ctx;
-	if (a->w != 8 || a->rows < 1 || a->cols < 1 || a->rows > GFEC_MAX_CHUNKS_CPU ||
-	    a->cols > GFEC_MAX_CHUNKS_CPU || a->packetsize % 8)
+	if (a->w != 8 || a->rows < 1 || a->cols < 1 || a->rows > GFEC_MAX_CHUNKS ||
+	    a->cols > GFEC_MAX_CHUNKS || a->packetsize % 8)
 		return GFEC_E_NOTSUP;
 	return 0;
 }
@@ -229,7 +228,7 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 	}
 	memcpy(p->a, a->a, n);
 	if (p->packetsize)
-		gfec_matrix_to_bitmatrix(p->a, p->rows, p->cols, p->bits);
+		gfec_gf8_to_bitmatrix(p->a, p->rows, p->cols, p->bits);
 	else if (gfni)
 		gfec_cpu_gfni_matrices(p->a, n, p->mats);
 	else

@@ -13,13 +13,11 @@
 #include <stdint.h>
 
 #include "gemm.h"
+#include "gfec/gfec_limits.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Largest rows or cols of a matrix the CPU backend runs (a codec has k, m < 256). */
-#define GFEC_MAX_CHUNKS_CPU 256
 
 /** The CPU backend's table of operations (every entry is implemented). */
 const struct gfec_backend_ops *gfec_cpu_backend(void);
@@ -33,7 +31,7 @@ void gfec_cpu_gemm_base(size_t len, int cols, int rows, const uint8_t *a,
 
 /**
  * Reference CRS product (gfec_gemm_matrix.packetsize = P): @p bits is the 8rows x 8cols bitmatrix
- * (one 0/1 byte per bit, gfec_matrix_to_bitmatrix's layout); len is a multiple of 8 * P. With
+ * (one 0/1 byte per bit, gfec_gf8_to_bitmatrix's layout); len is a multiple of 8 * P. With
  * @p col >= 0 only that input column is applied and the result is XORed into dst (the update);
  * src then has one entry. Works on 64-bit words; no alignment requirement.
  */

@@ -18,12 +18,11 @@
 #include <stdint.h>
 
 #include "gfec/gfec_errors.h"
+#include "gfec/gfec_limits.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GFEC_MAX_CHUNKS 256
 
 /** ISA-L gf_gen_rs_matrix(): G(i,j) = (2^i)^j. Not MDS for every (k,m): check it. */
 int gfec_matrix_isal_rs(int k, int m, uint8_t *g);
@@ -77,13 +76,6 @@ void gfec_matrix_mul(const uint8_t *a, const uint8_t *b, uint8_t *c, int p, int 
  */
 int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int *want,
 		       int nwant, uint8_t *d);
-
-/**
- * Expands the rows x cols matrix @p g to its w=8 bitmatrix (8*rows x 8*cols, one 0/1 byte per
- * bit, row-major), laid out exactly as Jerasure's jerasure_matrix_to_bitmatrix(): block (i,j),
- * bit row l, bit column x is bit l of g(i,j) * 2^x. Cauchy RS (CRS) encodes with it.
- */
-void gfec_matrix_to_bitmatrix(const uint8_t *g, int rows, int cols, uint8_t *bits);
 
 #ifdef __cplusplus
 }

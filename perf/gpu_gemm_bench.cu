@@ -194,7 +194,7 @@ static int check_window(const Batch &b, const uint8_t *a, int s, size_t off, siz
 	}
 	if (b.packetsize) {
 		std::vector<uint8_t> bits((size_t)64 * b.k * b.m);
-		gfec_matrix_to_bitmatrix(a, b.m, b.k, bits.data());
+		gfec_gf8_to_bitmatrix(a, b.m, b.k, bits.data());
 		gfec_cpu_bitmatrix_base(n, b.k, b.m, -1, bits.data(), b.packetsize, sp.data(), dp.data());
 	} else {
 		gfec_cpu_gemm_base(n, b.k, b.m, a, sp.data(), dp.data());

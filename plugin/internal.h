@@ -7,6 +7,7 @@
 
 #include "gemm.h"
 #include "gfec/gfec.h"
+#include "log_sink.h"
 
 enum gfec_technique {
 	GFEC_TECH_REED_SOL_VAN,	       /* ISA-L gf_gen_rs_matrix */
@@ -55,10 +56,6 @@ int gfec_parse_ll(const char *v, long long lo, long long hi, long long *out);
 
 const char *gfec_technique_name(enum gfec_technique t);
 const char *gfec_backend_choice_name(enum gfec_backend_choice b);
-
-/** Logs through the user's callback, if one is set and the level passes. printf-style. */
-void gfec_log(enum gfec_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* async.c: a codec's request queue and its worker threads. */
 struct gfec_async;

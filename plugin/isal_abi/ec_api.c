@@ -158,7 +158,7 @@ ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigne
 				    unsigned char *data, unsigned char **coding)
 {
 	const struct isal_real *real = isal_real();
-	unsigned char *rest[GFEC_MAX_CHUNKS_CPU];
+	unsigned char *rest[GFEC_MAX_CHUNKS];
 	struct isal_matrix *m = NULL;
 	const uint8_t *coef;
 	size_t done = 0;

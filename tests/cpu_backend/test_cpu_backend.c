@@ -16,6 +16,7 @@
 #include <jerasure.h>
 
 #include "cpu_backend.h"
+#include "gf8.h"
 #include "matrix.h"
 #include "test_util.h"
 #include "threadpool.h"
@@ -170,7 +171,7 @@ static void test_bitmatrix_matches_jerasure(void **state)
 		char *jd[MAXN], *jc[MAXN], *js[MAXN];
 
 		gfec_matrix_jerasure_cauchy_good(k, m, g);
-		gfec_matrix_to_bitmatrix(g, m, k, bits);
+		gfec_gf8_to_bitmatrix(g, m, k, bits);
 		for (int i = 0; i < k * m; i++)
 			mat[i] = g[i];
 		jbits = jerasure_matrix_to_bitmatrix(k, m, 8, mat);

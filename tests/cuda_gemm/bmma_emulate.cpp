@@ -25,8 +25,8 @@
  * column-slice update (tables + col * words(rows, 1), cols = 1, acc = 1).
  *
  * Build and run (from the repository root; not registered with ctest):
- *   gcc -O2 -Igfmatrix -Iplugin/include -c gfmatrix/gf8.c -o /tmp/gf8.o
- *   g++ -std=c++17 -O2 -Wall -Wextra -Icuda_gemm/kernel -Igfmatrix -Iplugin/include \
+ *   gcc -O2 -Igfmatrix/base -c gfmatrix/base/gf8.c -o /tmp/gf8.o
+ *   g++ -std=c++17 -O2 -Wall -Wextra -Icuda_gemm/kernel -Igfmatrix/base \
  *       tests/cuda_gemm/bmma_emulate.cpp /tmp/gf8.o -lpthread -o /tmp/bmma_emulate
  *   /tmp/bmma_emulate            # exit 0 and "all passed" on success
  */

@@ -115,7 +115,7 @@ static void test_bitmatrix_matches_jerasure(void **state)
 			for (int i = 0; i < k * m; i++)
 				mat[i] = g[i];
 			want = jerasure_matrix_to_bitmatrix(k, m, 8, mat);
-			gfec_matrix_to_bitmatrix(g, m, k, bits);
+			gfec_gf8_to_bitmatrix(g, m, k, bits);
 			for (int i = 0; i < 64 * k * m; i++)
 				assert_int_equal(bits[i], want[i]);
 			free(want);

@@ -11,6 +11,8 @@
 #include <nettle/sha2.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gfec/gfec_limits.h" /* GFEC_MAX_CHUNKS bounds the chunks a metadata file lists */
 #include <sys/stat.h>
 
 /* --- io.c ------------------------------------------------------------------------------------- */
@@ -105,8 +107,6 @@ void io_progress_end(struct io_progress *p);
 
 /* --- meta.c ----------------------------------------------------------------------------------- */
 
-/* gfec allows k+m <= 256 (gfec.h). */
-#define META_MAX_CHUNKS 256
 /* meta_load() refuses anything larger: even 256 chunks need under 8 KiB. */
 #define META_MAX_BYTES 65536
 /* meta_load()'s answer when the file was read but is not valid metadata. */
@@ -123,7 +123,7 @@ struct gfec_meta {
 	uint64_t chunk_size;	       /* bytes in every chunk file */
 	uint64_t size;		       /* bytes in the original file */
 	uint8_t sha256[SHA256_DIGEST_SIZE]; /* of the original file (version >= 2) */
-	uint32_t crc[META_MAX_CHUNKS]; /* CRC32C of each whole chunk file */
+	uint32_t crc[GFEC_MAX_CHUNKS]; /* CRC32C of each whole chunk file */
 };
 
 /**

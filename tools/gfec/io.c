@@ -146,7 +146,7 @@ uint32_t io_crc_update(uint32_t state, const void *buf, size_t len)
  * before they become visible and cleared before the string is freed, so the handler only ever
  * sees whole names. k+m chunks, the metadata and an output file fit.
  */
-#define TMP_SLOTS (META_MAX_CHUNKS + 8)
+#define TMP_SLOTS (GFEC_MAX_CHUNKS + 8)
 static char *volatile tmp_pending[TMP_SLOTS];
 
 static void tmp_on_signal(int sig)

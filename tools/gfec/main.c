@@ -387,8 +387,8 @@ static const char *amount(uint64_t bytes, char *buf, size_t len)
 static int cmd_encode(int argc, char **argv)
 {
 	struct opts o = {.technique = "cauchy", .backend = "auto"};
-	struct io_tmp tmp[META_MAX_CHUNKS + 1] = {0}; /* the chunks, then the metadata */
-	uint8_t *buf = NULL, *p[META_MAX_CHUNKS];
+	struct io_tmp tmp[GFEC_MAX_CHUNKS + 1] = {0}; /* the chunks, then the metadata */
+	uint8_t *buf = NULL, *p[GFEC_MAX_CHUNKS];
 	gfec_codec *codec = NULL;
 	struct gfec_meta *meta = NULL;
 	struct io_progress prog;
@@ -547,7 +547,7 @@ static int cmd_encode(int argc, char **argv)
 	       amount(size, num, sizeof(num)), io_now() - t0, mb_per_s(size, io_now() - t0));
 	ret = GFEC_EXIT_OK;
 out:
-	for (int i = 0; i <= n && i <= META_MAX_CHUNKS; i++)
+	for (int i = 0; i <= n && i <= GFEC_MAX_CHUNKS; i++)
 		io_tmp_abort(&tmp[i]);
 	if (fd >= 0)
 		close(fd);
@@ -586,8 +586,8 @@ struct job {
 	int k, m, n;
 	uint64_t S;
 	size_t seg;
-	uint8_t *buf, *p[META_MAX_CHUNKS];
-	struct chunk ck[META_MAX_CHUNKS];
+	uint8_t *buf, *p[GFEC_MAX_CHUNKS];
+	struct chunk ck[GFEC_MAX_CHUNKS];
 };
 
 /* Users may name the metadata file instead of FILE; take them at their word when that is so. */
@@ -719,7 +719,7 @@ static int job_open(struct job *j, const char *cmd, const struct opts *o)
 	int ret;
 
 	memset(j, 0, sizeof(*j));
-	for (int i = 0; i < META_MAX_CHUNKS; i++)
+	for (int i = 0; i < GFEC_MAX_CHUNKS; i++)
 		j->ck[i].fd = -1;
 	j->base = base_name(o->file);
 	if (!j->base)
@@ -795,14 +795,14 @@ static void chunk_check(struct job *j, int i, struct io_progress *prog, uint64_t
 static int cmd_decode(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	struct io_tmp out = {0}, fix[META_MAX_CHUNKS] = {{0}};
-	const uint8_t *have[META_MAX_CHUNKS];
-	uint8_t *want[META_MAX_CHUNKS];
-	char src[META_MAX_CHUNKS] = {0}, rebuild[META_MAX_CHUNKS] = {0}, what[128];
+	struct io_tmp out = {0}, fix[GFEC_MAX_CHUNKS] = {{0}};
+	const uint8_t *have[GFEC_MAX_CHUNKS];
+	uint8_t *want[GFEC_MAX_CHUNKS];
+	char src[GFEC_MAX_CHUNKS] = {0}, rebuild[GFEC_MAX_CHUNKS] = {0}, what[128];
 	char *out_path = NULL;
 	struct io_progress prog;
 	struct job j;
-	uint32_t used_crc[META_MAX_CHUNKS]; /* CRC32C of each chunk as this pass read or rebuilt it */
+	uint32_t used_crc[GFEC_MAX_CHUNKS]; /* CRC32C of each chunk as this pass read or rebuilt it */
 	uint8_t digest[SHA256_DIGEST_SIZE];
 	struct sha256_ctx sha;
 	uint64_t done = 0;
@@ -1010,7 +1010,7 @@ static int cmd_decode(int argc, char **argv)
 	ret = GFEC_EXIT_OK;
 out:
 	io_tmp_abort(&out);
-	for (int i = 0; i < META_MAX_CHUNKS; i++)
+	for (int i = 0; i < GFEC_MAX_CHUNKS; i++)
 		io_tmp_abort(&fix[i]);
 	free(out_path);
 	job_close(&j);
@@ -1038,7 +1038,7 @@ static void list_add(char *list, size_t len, int i, int *count)
 static int cmd_verify(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	uint8_t parity_ok[META_MAX_CHUNKS], seg_ok[META_MAX_CHUNKS];
+	uint8_t parity_ok[GFEC_MAX_CHUNKS], seg_ok[GFEC_MAX_CHUNKS];
 	char what[128];
 	struct io_progress prog;
 	struct job j;

@@ -224,7 +224,7 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 		ret = field_u64(&l, "m", &m, why, whylen);
 	if (ret)
 		return ret;
-	if (k < 1 || k + m > META_MAX_CHUNKS)
+	if (k < 1 || k + m > GFEC_MAX_CHUNKS)
 		return corrupt(why, whylen, "k=%" PRIu64 " m=%" PRIu64 " out of range", k, m);
 	meta->k = (int)k;
 	meta->m = (int)m;

@@ -4,7 +4,8 @@
  * gfec: Reed-Solomon erasure coding as a GF(2^8) matrix product, on ISA-L or a GPU.
  *
  * Vocabulary, used by every function below:
- *   k        number of data chunks; m number of parity chunks; 2 <= k, 1 <= m <= k, k+m <= 256.
+ *   k        number of data chunks; m number of parity chunks; 2 <= k, 1 <= m <= k,
+ *            k+m <= GFEC_MAX_CHUNKS (256).
  *   chunk i  0 <= i < k is data (the object split in order), k <= i < k+m is parity.
  *   len      bytes in every chunk of one call; all chunks of a call have the same len.
  *            Any len >= 0 and any pointer alignment work; gfec_codec_chunk_size() rounds to
@@ -31,7 +32,7 @@
  * kind. Device buffers are used in place, with no copies. gfec_verify() needs host memory.
  *
  * Errors: every call returns 0 or a negative GFEC_E_* code (gfec_errors.h); none aborts, exits
- * or prints. Messages go to the callback set by gfec_set_log(), if any.
+ * or prints. Messages go to the callback set by gfec_set_log() (gfec_log.h), if any.
  * Threads: every function may be called concurrently on one shared codec.
  */
 #ifndef GFEC_GFEC_H
@@ -40,7 +41,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gfec_errors.h"
+/* The ground floor's public headers (gfmatrix/base/include, installed beside this one). */
+#include "gfec/gfec_errors.h"
+#include "gfec/gfec_limits.h"
+#include "gfec/gfec_log.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,14 +58,6 @@ extern "C" {
 #define GFEC_ALIGN 64
 
 typedef struct gfec_codec gfec_codec;
-
-enum gfec_log_level { GFEC_LOG_ERROR = 0, GFEC_LOG_WARN = 1, GFEC_LOG_INFO = 2, GFEC_LOG_DEBUG = 3 };
-
-/** Receives every message gfec logs. Must be thread-safe; msg is valid only during the call. */
-typedef void (*gfec_log_fn)(enum gfec_log_level level, const char *msg, void *user);
-
-/** Sets the process-wide log callback (NULL: silence) and the most verbose level passed on. */
-GFEC_API void gfec_set_log(gfec_log_fn fn, void *user, enum gfec_log_level max_level);
 
 /** "MAJOR.MINOR.PATCH" of the loaded library. */
 GFEC_API const char *gfec_version(void);

@@ -14,8 +14,8 @@
  * The tables are built once, thread-safely, when the library loads (and again on demand by
  * gfec_gf8_init(), which is idempotent); nothing here allocates or can fail.
  */
-#ifndef GFEC_GFMATRIX_GF8_H
-#define GFEC_GFMATRIX_GF8_H
+#ifndef GFEC_BASE_GF8_H
+#define GFEC_BASE_GF8_H
 
 #include <stdint.h>
 
@@ -78,6 +78,13 @@ uint8_t gfec_gf8_pow(uint8_t a, unsigned n);
  * seed 002 (per step: xtime on all lanes with the masks 0x80.. / 0x7f.. and the 0x1d feedback).
  */
 uint64_t gfec_gf8_mul_swar(uint64_t word, uint8_t c);
+
+/**
+ * Expands the rows x cols matrix @p g to its w=8 bitmatrix (8*rows x 8*cols, one 0/1 byte per
+ * bit, row-major), laid out exactly as Jerasure's jerasure_matrix_to_bitmatrix(): block (i,j),
+ * bit row l, bit column x is bit l of g(i,j) * 2^x. Cauchy RS (CRS) encodes with it.
+ */
+void gfec_gf8_to_bitmatrix(const uint8_t *g, int rows, int cols, uint8_t *bits);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file threadpool.h
- * A small fork-join pool shared by every caller of one CPU backend context. A caller hands in
- * n independent tasks and works on them itself alongside the workers, so a pool of T threads
- * has T-1 workers and a call never waits for a free worker. Many callers may run jobs at once.
+ * A small fork-join pool shared by every caller of one backend context (the CPU backend's
+ * slices, the GPU backend's staging copies). A caller hands in n independent tasks and works on
+ * them itself alongside the workers, so a pool of T threads has T-1 workers and a call never
+ * waits for a free worker. Many callers may run jobs at once.
  */
-#ifndef GFEC_CPU_THREADPOOL_H
-#define GFEC_CPU_THREADPOOL_H
+#ifndef GFEC_BASE_THREADPOOL_H
+#define GFEC_BASE_THREADPOOL_H
 
 #include <stddef.h>
 

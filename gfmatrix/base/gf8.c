@@ -75,3 +75,20 @@ uint64_t gfec_gf8_mul_swar(uint64_t word, uint8_t c)
 	}
 	return r;
 }
+
+void gfec_gf8_to_bitmatrix(const uint8_t *g, int rows, int cols, uint8_t *bits)
+{
+	const size_t rowbits = (size_t)cols * 8;
+
+	for (int i = 0; i < rows; i++)
+		for (int j = 0; j < cols; j++) {
+			uint8_t e = g[i * cols + j];
+
+			for (int x = 0; x < 8; x++) {
+				for (int l = 0; l < 8; l++)
+					bits[((size_t)i * 8 + l) * rowbits + (size_t)j * 8 + x] =
+						(e >> l) & 1;
+				e = gfec_gf8_mul(e, 2);
+			}
+		}
+}

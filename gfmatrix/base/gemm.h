@@ -13,8 +13,8 @@
  * (ISA-L's expanded tables, a device copy of A): plans are immutable after creation and may be
  * used from many threads at once.
  */
-#ifndef GFEC_GFMATRIX_GEMM_H
-#define GFEC_GFMATRIX_GEMM_H
+#ifndef GFEC_BASE_GEMM_H
+#define GFEC_BASE_GEMM_H
 
 #include <stddef.h>
 #include <stdint.h>
