@@ -132,12 +132,6 @@ void perf_isal_usage(FILE *f);
 /** `gfec-perf ...`: ceilings, workloads, table, JSON, SVG. The process exit status. */
 int perf_main(int argc, char **argv);
 
-/**
- * The config file `tune` writes: @p old without its [tune] section and its [gpu] min_bytes line,
- * then @p min_line under [gpu] (added if missing) and @p tune at the end. malloc'ed.
- */
-char *perf_tune_merge_config(const char *old, const char *min_line, const char *tune);
-
 /** `gfec-perf tune ...` (argv[0] is "tune"). */
 int perf_tune_main(int argc, char **argv);
 

@@ -23,6 +23,7 @@
 #include <gfec/gfec.h>
 
 #include "gfec_perf.h"
+#include "internal.h" /* gfec_config_update(), gfec_conf_user_path() */
 #ifdef GFEC_HAVE_CUDA
 #include "perf_gpu.h"
 #endif
@@ -264,44 +265,6 @@ static char *read_all(const char *path)
 
 #endif /* GFEC_HAVE_CUDA */
 
-/* Drops [tune] and [gpu] min_bytes from @p old, then adds @p gpu_line and @p tune. */
-char *perf_tune_merge_config(const char *old, const char *min_line, const char *tune)
-{
-	size_t cap = strlen(old) + strlen(min_line) + strlen(tune) + 64;
-	char *out = malloc(cap), section[32] = "";
-	size_t used = 0;
-	int have_gpu = 0;
-
-	if (!out)
-		return NULL;
-	out[0] = '\0';
-	for (const char *l = old; *l;) {
-		size_t n = strcspn(l, "\n");
-		char line[512];
-		const char *s;
-
-		snprintf(line, sizeof(line), "%.*s", (int)(n < 511 ? n : 511), l);
-		l += n + (l[n] == '\n');
-		for (s = line; *s == ' ' || *s == '\t'; s++)
-			;
-		if (*s == '[')
-			sscanf(s, "[%31[^]]", section);
-		if (!strcmp(section, "tune"))
-			continue;
-		if (!strcmp(section, "gpu") && !strncmp(s, "min_bytes", 9))
-			continue;
-		used += (size_t)snprintf(out + used, cap - used, "%s\n", line);
-		if (*s == '[' && !strcmp(section, "gpu")) {
-			have_gpu = 1;
-			used += (size_t)snprintf(out + used, cap - used, "%s", min_line);
-		}
-	}
-	if (!have_gpu)
-		used += (size_t)snprintf(out + used, cap - used, "[gpu]\n%s", min_line);
-	snprintf(out + used, cap - used, "%s", tune);
-	return out;
-}
-
 int perf_tune_main(int argc, char **argv)
 {
 	struct tune_opts t;
@@ -316,15 +279,13 @@ int perf_tune_main(int argc, char **argv)
 	if (t.config) {
 		snprintf(path, sizeof(path), "%s", t.config);
 	} else {
-		const char *home = getenv("HOME");
-
-		if (!home || !*home) {
+		if (gfec_conf_user_path(path, sizeof(path))) {
 			fprintf(stderr, "gfec-perf tune: HOME is not set; use --config FILE\n");
 			return 2;
 		}
-		snprintf(path, sizeof(path), "%s/.config/gfec", home);
+		*strrchr(path, '/') = '\0'; /* ~/.config/gfec */
 		mkdir(path, 0755);
-		snprintf(path, sizeof(path), "%s/.config/gfec/gfec.conf", home);
+		gfec_conf_user_path(path, sizeof(path));
 	}
 #ifndef GFEC_HAVE_CUDA
 	fprintf(stderr, "gfec-perf tune: this build has no GPU backend: nothing to tune\n");
@@ -332,7 +293,7 @@ int perf_tune_main(int argc, char **argv)
 #else
 	const char *kernels = gfec_gpu_kernels();
 	struct perf_gpu_info gi;
-	char tune[16384], min_line[256], date[32];
+	char tune[16384], min_value[32], min_comment[256], date[32];
 	size_t used = 0;
 	time_t now = time(NULL);
 	long long largest = 0, cross;
@@ -377,19 +338,23 @@ int perf_tune_main(int argc, char **argv)
 		}
 	}
 	cross = crossover(t.p.codes[0].k, t.p.codes[0].m, &largest);
+	snprintf(min_value, sizeof(min_value), "%lld", cross);
 	if (cross == NEVER)
-		snprintf(min_line, sizeof(min_line),
-			 "min_bytes = %lld   # host buffers: the CPU was faster at every size up to %lld "
-			 "data bytes (%s)\n",
-			 NEVER, largest, date);
+		snprintf(min_comment, sizeof(min_comment),
+			 "host buffers: the CPU was faster at every size up to %lld data bytes (%s)",
+			 largest, date);
 	else
-		snprintf(min_line, sizeof(min_line),
-			 "min_bytes = %lld   # host buffers: the GPU is faster from here up (%s)\n",
-			 cross, date);
+		snprintf(min_comment, sizeof(min_comment),
+			 "host buffers: the GPU is faster from here up (%s)", date);
 
+	/* the file is rewritten by the registry's writer, which knows its sections and keys */
 	old = read_all(path);
-	merged = old ? perf_tune_merge_config(old, min_line, tune) : NULL;
+	merged = old ? gfec_config_update(old, GFEC_KNOB_GPU_MIN_BYTES, min_value, min_comment,
+					  tune)
+		     : NULL;
 	if (!merged) {
+		fprintf(stderr, "gfec-perf tune: %s: cannot be read or updated (is it valid?)\n",
+			path);
 		free(old);
 		return 1;
 	}

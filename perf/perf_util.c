@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gfec/gfec_config.h>
+
 double perf_now(void)
 {
 	struct timespec ts;
@@ -142,47 +144,20 @@ size_t perf_l3_bytes(void)
 
 int perf_parse_long(const char *s, long lo, long hi, long *out)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (gfec_parse_number(s, lo, hi, &v))
 		return -1;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
 int perf_parse_size(const char *s, size_t *out)
 {
-	char *end;
-	unsigned long long v;
+	long long v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		v <<= 30;
-		end++;
-		break;
-	}
-	if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
-		end += strlen(end);
 	/* ISA-L takes an int length. */
-	if (*end || v == 0 || v > 0x7fffffffull)
+	if (gfec_parse_number(s, 1, 0x7fffffff, &v))
 		return -1;
 	*out = (size_t)v;
 	return 0;

@@ -30,9 +30,9 @@ struct perf_summary perf_summarise(const double *v, int n);
 void perf_cpu_model(char *buf, size_t len);
 /** cpu0's level-3 cache in bytes, 0 if sysfs does not say. */
 size_t perf_l3_bytes(void);
-/** A whole-string decimal in [lo, hi]: 0, or -1. */
+/** gfec_parse_number() (decimal, K/M/G/T suffixes) in [lo, hi]: 0, or -1. */
 int perf_parse_long(const char *s, long lo, long hi, long *out);
-/** A size with an optional K/M/G suffix, 1 .. 2^31-1: 0, or -1. */
+/** gfec_parse_number() in 1 .. 2^31-1 (ISA-L takes an int length): 0, or -1. */
 int perf_parse_size(const char *s, size_t *out);
 /** The command line, quoted for a POSIX shell where needed (the "reproduce" line). */
 void perf_command_line(int argc, char **argv, char *buf, size_t len);

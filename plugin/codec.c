@@ -213,8 +213,9 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.device = c->prof.gpu_device;
 	conf.streams = c->prof.gpu_streams;
 	conf.segment = (size_t)c->prof.gpu_segment;
-	conf.rules = c->prof.rules;
-	conf.nrules = c->prof.nrules;
+	conf.rules = c->prof.set.rules;
+	conf.nrules = c->prof.set.nrules;
+	conf.fault = c->prof.gpu_fault;
 	ret = ops->init(&conf, &c->gpu.ctx);
 	if (ret == 0 && ops->can_implement(c->gpu.ctx, &gm) != 0) {
 		ops->fini(c->gpu.ctx);
@@ -266,7 +267,7 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	pthread_mutex_init(&c->lock, NULL);
 	c->async_once = (pthread_once_t)PTHREAD_ONCE_INIT;
 
-	ret = gfec_profile_parse(profile, &c->prof, err, errlen);
+	ret = gfec_settings_resolve(profile, &c->prof, err, errlen);
 	if (ret)
 		goto out;
 	c->k = c->prof.k;

@@ -1,21 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file config.c
- * gfec.conf: the knobs that tuning changes without a code change.
+ * gfec.conf, read and written: the knobs that tuning changes without a code change. Its
+ * sections and keys are the registry's (registry.c: [cpu] threads, path; [gpu] kernel,
+ * min_bytes, device, streams, segment), plus [tune]:
  *
  *   # comment
  *   [gpu]
  *   kernel = nibble_rg1_t512     # a compiled kernel name (gfec info lists them)
- *   min_bytes = 4194304          # backend=auto: GPU for calls with at least this much data
- *   device = 0
- *   streams = 3                  # host pipeline depth
- *   segment = 67108864           # staging bytes per pipeline slot
+ *   min_bytes = 4M               # backend=auto: GPU for calls with at least this much data
  *
  *   [tune]                       # written by `gfec tune`, NCCL tuner-table style: first match wins
  *   rule = nibble_rg1_t512 k=2-16 m=1-4 chunk=4096-1073741824   # 2570.1 GB/s, 2026-11-22
  *
  * Found as $GFEC_CONF, then ~/.config/gfec/gfec.conf, then /etc/gfec/gfec.conf (NCCL's order).
- * Profile keys gpu_kernel, gpu_min_bytes, gpu_device, gpu_streams, gpu_segment override it.
+ * The environment and profile keys override it (registry.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 #include "internal.h"
 
 #define MAX_CONF (256 * 1024)
+#define MAX_LINE 512
 
 static int bad(char *err, size_t errlen, const char *name, int line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -55,25 +55,63 @@ static char *trim(char *s)
 	return s;
 }
 
-/* "A-B" or "A" as an inclusive range within [lo, hi]. */
-static int range(const char *v, long long lo, long long hi, long long *a, long long *b)
+/* One line of a file, as the parser and the writer both see it. */
+enum line_kind { LINE_BLANK, LINE_SECTION, LINE_PAIR, LINE_BAD };
+
+struct conf_line {
+	enum line_kind kind;
+	char buf[MAX_LINE];
+	char *key, *val; /* LINE_SECTION: key is the section's name */
+};
+
+/* Splits @p raw (one line, without its newline) into @p l; -1 when it is too long. */
+static int split(const char *raw, size_t n, struct conf_line *l)
 {
-	char *end;
+	char *s;
 
-	errno = 0;
-	*a = strtoll(v, &end, 10);
-	if (end == v || errno)
+	if (n >= sizeof(l->buf))
 		return -1;
-	if (*end == '-') {
-		const char *w = end + 1;
+	memcpy(l->buf, raw, n);
+	l->buf[n] = '\0';
+	l->key = l->val = NULL;
+	s = strchr(l->buf, '#');
+	if (s)
+		*s = '\0';
+	s = trim(l->buf);
+	if (!*s) {
+		l->kind = LINE_BLANK;
+	} else if (*s == '[') {
+		char *close = strchr(s, ']');
 
-		*b = strtoll(w, &end, 10);
-		if (end == w || errno)
-			return -1;
+		l->kind = LINE_BAD;
+		l->key = s;
+		if (close && !close[1]) {
+			*close = '\0';
+			l->kind = LINE_SECTION;
+			l->key = trim(s + 1);
+		}
+	} else if ((l->val = strchr(s, '=')) != NULL) {
+		*l->val = '\0';
+		l->kind = LINE_PAIR;
+		l->key = trim(s);
+		l->val = trim(l->val + 1);
 	} else {
-		*b = *a;
+		l->kind = LINE_BAD;
+		l->key = s;
 	}
-	return *end || *a < lo || *b > hi || *a > *b ? -1 : 0;
+	return 0;
+}
+
+/* "A-B" or "A" as an inclusive range within [lo, hi]. */
+static int range(char *v, long long lo, long long hi, long long *a, long long *b)
+{
+	char *dash = strchr(v, '-');
+
+	if (dash)
+		*dash = '\0';
+	if (gfec_parse_number(v, lo, hi, a) || gfec_parse_number(dash ? dash + 1 : v, lo, hi, b))
+		return -1;
+	return *a > *b ? -1 : 0;
 }
 
 /* "KERNEL k=A-B m=C-D chunk=E-F" (every field required, in this order). */
@@ -99,89 +137,84 @@ static int parse_rule(const char *v, struct gfec_tune_rule *r)
 	return 0;
 }
 
-int gfec_config_parse(const char *text, const char *name, struct gfec_profile *p, char *err,
+int gfec_config_parse(const char *text, const char *name, struct gfec_settings *s, char *err,
 		      size_t errlen)
 {
-	struct gfec_profile tmp = *p;
-	char section[32] = "";
-	int line = 0;
+	struct gfec_settings *tmp = malloc(sizeof(*tmp));
+	struct conf_line *l = malloc(sizeof(*l));
+	char section[32] = "", where[GFEC_CONF_PATH_MAX + 16], expect[128];
+	int line = 0, ret = 0, k;
 
-	while (*text) {
-		char buf[512], *s, *eq, *key, *val;
+	if (!tmp || !l) {
+		free(tmp);
+		free(l);
+		snprintf(err, errlen, "%s: out of memory", name);
+		return GFEC_E_NOMEM;
+	}
+	*tmp = *s;
+	while (*text && !ret) {
 		size_t n = strcspn(text, "\n");
-		long long x;
 
 		line++;
-		if (n >= sizeof(buf))
-			return bad(err, errlen, name, line, "line too long");
-		memcpy(buf, text, n);
-		buf[n] = '\0';
+		if (split(text, n, l)) {
+			ret = bad(err, errlen, name, line, "line too long");
+			break;
+		}
 		text += n + (text[n] == '\n');
-		s = strchr(buf, '#');
-		if (s)
-			*s = '\0';
-		s = trim(buf);
-		if (!*s)
-			continue;
-		if (*s == '[') {
-			char *close = strchr(s, ']');
-
-			if (!close || close[1] || close - s - 1 >= (long)sizeof(section))
-				return bad(err, errlen, name, line, "malformed section '%s'", s);
-			*close = '\0';
-			snprintf(section, sizeof(section), "%s", trim(s + 1));
-			if (strcmp(section, "gpu") != 0 && strcmp(section, "tune") != 0)
-				return bad(err, errlen, name, line, "unknown section [%s]", section);
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (!eq)
-			return bad(err, errlen, name, line, "expected key = value, got '%s'", s);
-		*eq = '\0';
-		key = trim(s);
-		val = trim(eq + 1);
-		if (!section[0])
-			return bad(err, errlen, name, line, "'%s' is outside a [section]", key);
-		if (strcmp(section, "tune") == 0) {
-			if (strcmp(key, "rule") != 0)
-				return bad(err, errlen, name, line, "unknown key '%s' in [tune]", key);
-			if (tmp.nrules == GFEC_MAX_TUNE_RULES)
-				return bad(err, errlen, name, line, "more than %d rules",
-					   GFEC_MAX_TUNE_RULES);
-			if (parse_rule(val, &tmp.rules[tmp.nrules]))
-				return bad(err, errlen, name, line,
-					   "rule: expected 'KERNEL k=A-B m=C-D chunk=E-F', got '%s'",
-					   val);
-			tmp.nrules++;
-			continue;
-		}
-		if (strcmp(key, "kernel") == 0) {
-			if (!*val || strlen(val) >= sizeof(tmp.gpu_kernel))
-				return bad(err, errlen, name, line, "kernel: bad name '%s'", val);
-			snprintf(tmp.gpu_kernel, sizeof(tmp.gpu_kernel), "%s", val);
-		} else if (strcmp(key, "min_bytes") == 0) {
-			if (gfec_parse_ll(val, 0, 1ll << 50, &x))
-				return bad(err, errlen, name, line, "min_bytes: not a size: '%s'", val);
-			tmp.gpu_min_bytes = x;
-		} else if (strcmp(key, "device") == 0) {
-			if (gfec_parse_ll(val, 0, 64, &x))
-				return bad(err, errlen, name, line, "device: not 0..64: '%s'", val);
-			tmp.gpu_device = (int)x;
-		} else if (strcmp(key, "streams") == 0) {
-			if (gfec_parse_ll(val, 1, 8, &x))
-				return bad(err, errlen, name, line, "streams: not 1..8: '%s'", val);
-			tmp.gpu_streams = (int)x;
-		} else if (strcmp(key, "segment") == 0) {
-			if (gfec_parse_ll(val, 4096, 1ll << 34, &x))
-				return bad(err, errlen, name, line, "segment: not 4096..2^34: '%s'",
-					   val);
-			tmp.gpu_segment = x;
-		} else {
-			return bad(err, errlen, name, line, "unknown key '%s' in [%s]", key, section);
+		switch (l->kind) {
+		case LINE_BLANK:
+			break;
+		case LINE_BAD:
+			if (l->key[0] == '[')
+				ret = bad(err, errlen, name, line, "malformed section '%s'", l->key);
+			else
+				ret = bad(err, errlen, name, line, "expected key = value, got '%s'",
+					  l->key);
+			break;
+		case LINE_SECTION:
+			if (strlen(l->key) >= sizeof(section) || !gfec_conf_section(l->key))
+				ret = bad(err, errlen, name, line, "unknown section [%s]", l->key);
+			else
+				snprintf(section, sizeof(section), "%s", l->key);
+			break;
+		case LINE_PAIR:
+			if (!section[0]) {
+				ret = bad(err, errlen, name, line, "'%s' is outside a [section]",
+					  l->key);
+			} else if (strcmp(section, "tune") == 0) {
+				if (strcmp(l->key, "rule") != 0)
+					ret = bad(err, errlen, name, line,
+						  "unknown key '%s' in [tune]", l->key);
+				else if (tmp->nrules == GFEC_MAX_TUNE_RULES)
+					ret = bad(err, errlen, name, line, "more than %d rules",
+						  GFEC_MAX_TUNE_RULES);
+				else if (parse_rule(l->val, &tmp->rules[tmp->nrules]))
+					ret = bad(err, errlen, name, line,
+						  "rule: expected 'KERNEL k=A-B m=C-D chunk=E-F', "
+						  "got '%s'",
+						  l->val);
+				else
+					tmp->nrules++;
+			} else if ((k = gfec_knob_by_file(section, l->key)) < 0) {
+				ret = bad(err, errlen, name, line, "unknown key '%s' in [%s]", l->key,
+					  section);
+			} else {
+				snprintf(where, sizeof(where), "%s:%d", name, line);
+				if (gfec_knob_set(tmp, (enum gfec_knob)k, l->val, GFEC_FROM_FILE,
+						  where))
+					ret = bad(err, errlen, name, line, "%s: '%s' is not %s",
+						  l->key, l->val,
+						  gfec_knob_expect((enum gfec_knob)k, expect,
+								   sizeof(expect)));
+			}
+			break;
 		}
 	}
-	*p = tmp;
-	return 0;
+	if (!ret)
+		*s = *tmp;
+	free(tmp);
+	free(l);
+	return ret;
 }
 
 /* 1 and the file's text when it exists and can be read; 0 when it does not exist. */
@@ -210,36 +243,105 @@ static int slurp(const char *path, char **out)
 	return 1;
 }
 
-void gfec_config_load(struct gfec_profile *p)
+int gfec_config_load(struct gfec_settings *s, char *err, size_t errlen)
 {
-	char path[1024], err[512];
-	const char *env = getenv("GFEC_CONF"), *home = getenv("HOME");
-	const char *cands[3];
-	int n = 0;
+	char paths[3][GFEC_CONF_PATH_MAX], msg[GFEC_CONF_PATH_MAX + 128];
+	const int n = gfec_conf_candidates(paths);
 
-	if (env && *env)
-		cands[n++] = env;
-	if (home && *home) {
-		snprintf(path, sizeof(path), "%s/.config/gfec/gfec.conf", home);
-		cands[n++] = path;
-	}
-	cands[n++] = "/etc/gfec/gfec.conf";
+	gfec_settings_defaults(s);
 	for (int i = 0; i < n; i++) {
 		char *text;
-		int r = slurp(cands[i], &text);
+		int r = slurp(paths[i], &text);
 
 		if (r == 0)
 			continue;
 		if (r < 0) {
 			gfec_log(GFEC_LOG_WARN, "%s: cannot be read; using built-in defaults",
-				 cands[i]);
-			return;
+				 paths[i]);
+			break;
 		}
-		if (gfec_config_parse(text, cands[i], p, err, sizeof(err)))
-			gfec_log(GFEC_LOG_WARN, "%s; using built-in defaults", err);
+		if (gfec_config_parse(text, paths[i], s, msg, sizeof(msg)))
+			gfec_log(GFEC_LOG_WARN, "%s; using built-in defaults", msg);
 		else
-			gfec_log(GFEC_LOG_INFO, "config: %s", cands[i]);
+			gfec_log(GFEC_LOG_INFO, "config: %s", paths[i]);
 		free(text);
-		return;
+		break;
 	}
+	return gfec_settings_env(s, err, errlen);
+}
+
+/* Appends printf output to a buffer of @p cap bytes that has room (the caller sized it). */
+static void put(char *out, size_t cap, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void put(char *out, size_t cap, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out + *used, cap - *used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used += (size_t)n < cap - *used ? (size_t)n : cap - *used - 1;
+}
+
+static void put_knob(char *out, size_t cap, size_t *used, const char *key, const char *value,
+		     const char *comment)
+{
+	put(out, cap, used, "%s = %s%s%s\n", key, value, comment ? "   # " : "",
+	    comment ? comment : "");
+}
+
+char *gfec_config_update(const char *old, enum gfec_knob k, const char *value,
+			 const char *comment, const char *tune)
+{
+	const struct gfec_knob_def *d = &gfec_knobs[k];
+	const size_t cap = strlen(old) + strlen(value) + (comment ? strlen(comment) : 0) +
+			   strlen(tune) + strlen(d->section) + strlen(d->key) + 64;
+	char *out = malloc(cap), section[32] = "", err[256];
+	struct conf_line *l = malloc(sizeof(*l));
+	struct gfec_settings *check = malloc(sizeof(*check));
+	size_t used = 0;
+	int placed = 0;
+
+	if (!out || !l || !check)
+		goto fail;
+	out[0] = '\0';
+	for (const char *p = old; *p;) {
+		const size_t n = strcspn(p, "\n");
+
+		if (split(p, n, l))
+			goto fail;
+		if (l->kind == LINE_SECTION)
+			snprintf(section, sizeof(section), "%s", l->key);
+		/* drop [tune] (header and all) and the knob's old line */
+		if (strcmp(section, "tune") != 0 &&
+		    !(l->kind == LINE_PAIR && strcmp(section, d->section) == 0 &&
+		      strcmp(l->key, d->key) == 0)) {
+			put(out, cap, &used, "%.*s\n", (int)n, p);
+			if (l->kind == LINE_SECTION && !placed && strcmp(section, d->section) == 0) {
+				put_knob(out, cap, &used, d->key, value, comment);
+				placed = 1;
+			}
+		}
+		p += n + (p[n] == '\n');
+	}
+	if (!placed) {
+		put(out, cap, &used, "[%s]\n", d->section);
+		put_knob(out, cap, &used, d->key, value, comment);
+	}
+	put(out, cap, &used, "%s", tune);
+	gfec_settings_defaults(check);
+	if (gfec_config_parse(out, "update", check, err, sizeof(err)) ||
+	    strcmp(check->v[k].text, value) != 0)
+		goto fail;
+	free(l);
+	free(check);
+	return out;
+fail:
+	free(out);
+	free(l);
+	free(check);
+	return NULL;
 }

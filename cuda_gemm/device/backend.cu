@@ -183,7 +183,6 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 {
 	int n = 0;
 	Ctx *c;
-	const char *fault = getenv("GFEC_FAULT");
 
 	if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1)
 		return GFEC_E_NOBACKEND;
@@ -191,7 +190,7 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 	if (!c)
 		return GFEC_E_NOMEM;
 	c->dev = conf ? conf->device : 0;
-	c->fault = fault && strcmp(fault, "cuda") == 0;
+	c->fault = conf && conf->fault;
 	if (conf && conf->streams > 0)
 		c->nslots = conf->streams < 8 ? conf->streams : 8;
 	if (conf && conf->segment)

@@ -7,7 +7,8 @@
  * call. Host buffers go through a pipeline of pinned staging slots on several streams, so copies
  * in, kernels and copies out of consecutive pieces overlap; device buffers are used in place.
  * Every CUDA error comes back as GFEC_E_DEVICE (the codec then redoes the request on the CPU).
- * GFEC_FAULT=cuda makes every GPU call fail that way, for tests.
+ * gfec_backend_conf.fault (GFEC_FAULT=cuda, through plugin/'s registry) makes every GPU call
+ * fail that way, for tests.
  */
 #ifndef GFEC_CUDA_GEMM_GFEC_GPU_H
 #define GFEC_CUDA_GEMM_GFEC_GPU_H

@@ -13,6 +13,7 @@
  * Errors are negative errno values with a message in *ss; nothing here aborts.
  */
 #include "ErasureCodeGfec.h"
+#include "registry.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,17 +26,6 @@
 namespace ceph {
 
 namespace {
-
-/* The erasure-code techniques a profile may name, and gfec's name for each. */
-struct technique {
-	const char *ceph, *gfec, *like;
-};
-const technique techniques[] = {
-	{ "reed_sol_van", "reed_sol_van", "isa technique=reed_sol_van" },
-	{ "cauchy", "cauchy", "isa technique=cauchy" },
-	{ "jerasure_reed_sol_van", "jerasure_reed_sol_van", "jerasure technique=reed_sol_van" },
-	{ "cauchy_good", "cauchy_good", "jerasure technique=cauchy_good" },
-};
 
 const char *const default_technique = "reed_sol_van";
 const char *const default_k = "2", *const default_m = "1";
@@ -122,16 +112,16 @@ int ErasureCodeGfec::init(ErasureCodeProfile &profile, std::ostream *ss)
 	if (m < 1)
 		return fail(ss, "m=" + ms + ": m must be >= 1");
 
-	const technique *t = nullptr;
+	/* the profile's technique names are gfec's own (plugin/registry.c) */
+	if (gfec_technique_find(tech.c_str()) < 0) {
+		std::string known;
 
-	for (const technique &c : techniques)
-		if (tech == c.ceph)
-			t = &c;
-	if (!t)
-		return fail(ss, "technique=" + tech +
-					": unknown (reed_sol_van, cauchy, jerasure_reed_sol_van, "
-					"cauchy_good)");
-	spec << "k=" << k << " m=" << m << " technique=" << t->gfec << " backend=" << backend;
+		for (int t = 0; t < GFEC_NTECHNIQUES; t++)
+			known += std::string(t ? ", " : "") +
+				 gfec_technique_name(static_cast<gfec_technique>(t));
+		return fail(ss, "technique=" + tech + ": unknown (" + known + ")");
+	}
+	spec << "k=" << k << " m=" << m << " technique=" << tech << " backend=" << backend;
 	packetsize = 0;
 	if (tech == "cauchy_good") {
 		const std::string ps = take(profile, "packetsize", "2048");
@@ -142,8 +132,11 @@ int ErasureCodeGfec::init(ErasureCodeProfile &profile, std::ostream *ss)
 		packetsize = (unsigned)v;
 		spec << " packetsize=" << packetsize;
 	}
-	/* gfec's own knobs, passed through when set */
-	for (const char *key : { "threads", "gpu_kernel", "gpu_min_bytes", "gpu_device" }) {
+	/* gfec's own knobs that the registry marks for Ceph, passed through when set */
+	for (const gfec_knob_def &knob : gfec_knobs) {
+		if (!knob.ceph)
+			continue;
+		const char *key = knob.name;
 		auto it = profile.find(key);
 
 		if (it != profile.end() && !it->second.empty())

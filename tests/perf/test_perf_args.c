@@ -9,7 +9,6 @@
 #include <cmocka.h>
 
 #include "gfec_perf.h"
-#include "internal.h"
 
 static int parse(struct perf_opts *o, char *err, const char *const *args)
 {
@@ -113,38 +112,6 @@ static void test_bad_values(void **state)
 	}
 }
 
-/* What tune writes replaces its own earlier output, keeps the rest, and parses. */
-static void test_tune_config_merge(void **state)
-{
-	const char *old = "# mine\n[gpu]\nkernel = nibble_rg1_t512\nmin_bytes = 5\nstreams = 2\n"
-			  "[tune]\nrule = seed_t8 k=10 m=1-4 chunk=0-100\n";
-	const char *tune = "[tune]\nrule = nibble_rg1_t512 k=10 m=1-4 chunk=0-1125899906842624 "
-			   "# 2570.0 GB/s\n";
-	char *out = perf_tune_merge_config(old, "min_bytes = 4194304   # crossover\n", tune);
-	struct gfec_profile p;
-	char err[256];
-
-	(void)state;
-	assert_non_null(out);
-	assert_non_null(strstr(out, "# mine\n[gpu]\nmin_bytes = 4194304"));
-	assert_non_null(strstr(out, "kernel = nibble_rg1_t512\nstreams = 2\n"));
-	assert_null(strstr(out, "seed_t8"));
-	assert_null(strstr(out, "min_bytes = 5"));
-	memset(&p, 0, sizeof(p));
-	assert_int_equal(gfec_config_parse(out, "merged", &p, err, sizeof(err)), 0);
-	assert_int_equal(p.gpu_min_bytes, 4194304);
-	assert_int_equal(p.nrules, 1);
-	assert_int_equal(p.gpu_streams, 2);
-	free(out);
-	/* no [gpu] section yet: one is added */
-	out = perf_tune_merge_config("", "min_bytes = 7\n", tune);
-	assert_non_null(out);
-	memset(&p, 0, sizeof(p));
-	assert_int_equal(gfec_config_parse(out, "fresh", &p, err, sizeof(err)), 0);
-	assert_int_equal(p.gpu_min_bytes, 7);
-	free(out);
-}
-
 /* gfec-perf isal takes --isal-lib and --hot and refuses the main mode's own flags; the main mode
  * refuses those two. */
 static void test_modes(void **state)
@@ -227,7 +194,6 @@ int main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_self_check),
 		cmocka_unit_test(test_json_unwritable),
-		cmocka_unit_test(test_tune_config_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file registry.c  The knob table, the one number parser, the environment, the techniques. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_backend.h" /* GFEC_CPU_PATH_NAMES: a macro, no link to cpu_backend */
+#include "gfec/gfec_config.h"
+#include "registry.h"
+
+/*
+ * backend=auto sends a call in host memory to the GPU when it carries at least gpu_min_bytes
+ * data bytes (k * len summed over the stripes of the call); device memory always goes to the GPU.
+ * Measured, not guessed: on the H200 machine (16 Xeon cores) 16-thread ISA-L beat the GPU's host
+ * pipeline at every size from 40 KB to 160 MB of data per call
+ * (perf/results/nvidia-h200/gpu_bench_2026-11-22b.log, "crossover"), so by default host buffers
+ * stay on the CPU (2^50). gfec.conf's [gpu] min_bytes sets a machine's own crossover.
+ *
+ * The ISA-L drop-in's isal_gpu_min is off by default for its own reason: see isal_abi/engine.c.
+ */
+#define GPU_MIN_BYTES_DEFAULT "1125899906842624"
+
+
+const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
+	[GFEC_KNOB_THREADS] = { "threads", 1, "GFEC_THREADS", "cpu", "threads", GFEC_KNOB_NUM, 0,
+				1024, 0, NULL, "0", 1, "CPU worker threads (0 = online CPUs)" },
+	[GFEC_KNOB_CPU_PATH] = { "cpu_path", 1, "GFEC_CPU_PATH", "cpu", "path", GFEC_KNOB_WORD, 0,
+				 0, 0, GFEC_CPU_PATH_NAMES, "auto", 0,
+				 "the CPU inner path (auto: the best this CPU runs)" },
+	[GFEC_KNOB_DECODE_CACHE] = { "decode_cache", 1, NULL, NULL, NULL, GFEC_KNOB_NUM, 1, 65536,
+				     0, NULL, "64", 0, "decode matrices kept per codec (LRU)" },
+	[GFEC_KNOB_ASYNC_THREADS] = { "async_threads", 1, NULL, NULL, NULL, GFEC_KNOB_NUM, 1, 64, 0,
+				      NULL, "2", 0, "workers behind gfec_submit()" },
+	[GFEC_KNOB_GPU_KERNEL] = { "gpu_kernel", 1, NULL, "gpu", "kernel", GFEC_KNOB_TEXT, 1, 31, 0,
+				   NULL, "", 1,
+				   "force a compiled GPU kernel (default: [tune], then the best "
+				   "measured)" },
+	[GFEC_KNOB_GPU_MIN_BYTES] = { "gpu_min_bytes", 1, NULL, "gpu", "min_bytes", GFEC_KNOB_NUM,
+				      0, 1ll << 50, 0, NULL, GPU_MIN_BYTES_DEFAULT, 1,
+				      "backend=auto: host calls with at least this many data "
+				      "bytes go to the GPU" },
+	[GFEC_KNOB_GPU_DEVICE] = { "gpu_device", 1, NULL, "gpu", "device", GFEC_KNOB_NUM, 0, 64, 0,
+				   NULL, "0", 1, "CUDA device ordinal" },
+	[GFEC_KNOB_GPU_STREAMS] = { "gpu_streams", 1, NULL, "gpu", "streams", GFEC_KNOB_NUM, 1, 8,
+				    0, NULL, "0", 0,
+				    "host-buffer pipeline depth (0 = the backend's default)" },
+	[GFEC_KNOB_GPU_SEGMENT] = { "gpu_segment", 1, NULL, "gpu", "segment", GFEC_KNOB_NUM, 4096,
+				    1ll << 34, 0, NULL, "0", 0,
+				    "staging bytes per pipeline slot (0 = the backend's default)" },
+	[GFEC_KNOB_FAULT] = { "fault", 0, "GFEC_FAULT", NULL, NULL, GFEC_KNOB_WORD, 0, 0, 0, "none, cuda",
+			      "none", 0, "tests: cuda makes every GPU call fail" },
+	[GFEC_KNOB_ISAL_LIB] = { "isal_lib", 0, "GFEC_ISAL_LIB", NULL, NULL, GFEC_KNOB_TEXT, 1,
+				 GFEC_KNOB_TEXT_MAX - 1, 0,
+				 NULL, "", 0,
+				 "ISA-L drop-in: the real ISA-L to forward to (default: Debian's "
+				 "libisal2)" },
+	[GFEC_KNOB_ISAL_GPU_MIN] = { "isal_gpu_min", 0, "GFEC_ISAL_GPU_MIN", NULL, NULL,
+				     GFEC_KNOB_NUM, 0, 1ll << 50, 1, NULL, "off", 0,
+				     "ISA-L drop-in: source bytes (k * len) from which a call "
+				     "tries the GPU" },
+};
+
+int gfec_parse_number(const char *s, long long lo, long long hi, long long *out)
+{
+	const char *p = s;
+	unsigned long long v = 0, limit;
+	int neg = 0, shift = 0;
+
+	if (!s || !out)
+		return GFEC_E_INVAL;
+	if (*p == '-')
+		neg = 1, p++;
+	if (*p < '0' || *p > '9')
+		return GFEC_E_INVAL;
+	limit = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (limit - (unsigned)(*p - '0')) / 10)
+			return GFEC_E_INVAL;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	switch (*p) {
+	case 'T':
+		shift += 10;
+		/* fall through */
+	case 'G':
+		shift += 10;
+		/* fall through */
+	case 'M':
+		shift += 10;
+		/* fall through */
+	case 'K':
+		shift += 10;
+		p++;
+		break;
+	}
+	if (*p || (shift && v > limit >> shift))
+		return GFEC_E_INVAL;
+	v <<= shift;
+	if (neg) {
+		const long long x = v ? -(long long)(v - 1) - 1 : 0;
+
+		if (x < lo || x > hi)
+			return GFEC_E_INVAL;
+		*out = x;
+		return 0;
+	}
+	if ((long long)v < lo || (long long)v > hi)
+		return GFEC_E_INVAL;
+	*out = (long long)v;
+	return 0;
+}
+
+/* The position of @p v in the list "a, b, c", or -1. */
+static int word_index(const char *words, const char *v)
+{
+	const size_t n = strlen(v);
+
+	for (int i = 0; *words; i++) {
+		const size_t w = strcspn(words, ",");
+
+		if (w == n && strncmp(words, v, n) == 0)
+			return i;
+		words += w;
+		words += strspn(words, ", ");
+	}
+	return -1;
+}
+
+void gfec_settings_defaults(struct gfec_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (int k = 0; k < GFEC_NKNOBS; k++) {
+		const struct gfec_knob_def *d = &gfec_knobs[k];
+		struct gfec_knob_value *v = &s->v[k];
+
+		snprintf(v->text, sizeof(v->text), "%s", d->dflt);
+		if (d->type == GFEC_KNOB_NUM)
+			v->num = strcmp(d->dflt, "off") == 0 ? -1 : strtoll(d->dflt, NULL, 10);
+		else if (d->type == GFEC_KNOB_WORD)
+			v->num = word_index(d->words, d->dflt);
+	}
+}
+
+int gfec_knob_set(struct gfec_settings *s, enum gfec_knob k, const char *text,
+		  enum gfec_origin o, const char *where)
+{
+	const struct gfec_knob_def *d = &gfec_knobs[k];
+	struct gfec_knob_value *v = &s->v[k];
+	long long x = 0;
+
+	if (!text || !*text || strlen(text) >= sizeof(v->text) ||
+	    (d->type == GFEC_KNOB_TEXT && (long long)strlen(text) > d->hi))
+		return -1;
+	switch (d->type) {
+	case GFEC_KNOB_NUM:
+		if (d->off && strcmp(text, "off") == 0)
+			x = -1;
+		else if (gfec_parse_number(text, d->lo, d->hi, &x))
+			return -1;
+		break;
+	case GFEC_KNOB_WORD:
+		x = word_index(d->words, text);
+		if (x < 0)
+			return -1;
+		break;
+	case GFEC_KNOB_TEXT:
+		break;
+	}
+	v->num = x;
+	snprintf(v->text, sizeof(v->text), "%s", text);
+	v->origin = o;
+	snprintf(v->where, sizeof(v->where), "%s", where ? where : "");
+	return 0;
+}
+
+const char *gfec_knob_expect(enum gfec_knob k, char *buf, size_t len)
+{
+	const struct gfec_knob_def *d = &gfec_knobs[k];
+
+	switch (d->type) {
+	case GFEC_KNOB_NUM:
+		snprintf(buf, len, "a number in %lld..%lld (K, M, G, T: x 2^10, 2^20, 2^30, 2^40)%s",
+			 d->lo, d->hi, d->off ? ", or off" : "");
+		break;
+	case GFEC_KNOB_WORD:
+		snprintf(buf, len, "one of %s", d->words);
+		break;
+	case GFEC_KNOB_TEXT:
+		snprintf(buf, len, "a name of 1..%lld characters", d->hi);
+		break;
+	}
+	return buf;
+}
+
+const char *gfec_knob_origin(const struct gfec_settings *s, enum gfec_knob k, char *buf,
+			     size_t len)
+{
+	switch (s->v[k].origin) {
+	case GFEC_FROM_DEFAULT:
+		snprintf(buf, len, "default");
+		break;
+	case GFEC_FROM_FILE:
+		snprintf(buf, len, "%s", s->v[k].where);
+		break;
+	case GFEC_FROM_ENV:
+		snprintf(buf, len, "env %s", gfec_knobs[k].env);
+		break;
+	case GFEC_FROM_PROFILE:
+		snprintf(buf, len, "profile");
+		break;
+	}
+	return buf;
+}
+
+int gfec_knob_by_profile(const char *key)
+{
+	for (int k = 0; k < GFEC_NKNOBS; k++)
+		if (gfec_knobs[k].profile && strcmp(gfec_knobs[k].name, key) == 0)
+			return k;
+	return -1;
+}
+
+int gfec_knob_by_file(const char *section, const char *key)
+{
+	for (int k = 0; k < GFEC_NKNOBS; k++)
+		if (gfec_knobs[k].section && strcmp(gfec_knobs[k].section, section) == 0 &&
+		    strcmp(gfec_knobs[k].key, key) == 0)
+			return k;
+	return -1;
+}
+
+int gfec_conf_section(const char *section)
+{
+	if (strcmp(section, "tune") == 0)
+		return 1;
+	for (int k = 0; k < GFEC_NKNOBS; k++)
+		if (gfec_knobs[k].section && strcmp(gfec_knobs[k].section, section) == 0)
+			return 1;
+	return 0;
+}
+
+int gfec_settings_env(struct gfec_settings *s, char *err, size_t errlen)
+{
+	for (int k = 0; k < GFEC_NKNOBS; k++) {
+		const char *v = gfec_knobs[k].env ? getenv(gfec_knobs[k].env) : NULL;
+		char expect[128];
+
+		if (!v || !*v)
+			continue;
+		if (gfec_knob_set(s, (enum gfec_knob)k, v, GFEC_FROM_ENV, NULL)) {
+			snprintf(err, errlen, "%s=%s: expected %s", gfec_knobs[k].env, v,
+				 gfec_knob_expect((enum gfec_knob)k, expect, sizeof(expect)));
+			return GFEC_E_PROFILE;
+		}
+	}
+	return 0;
+}
+
+int gfec_conf_user_path(char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+
+	if (!home || !*home)
+		return -1;
+	snprintf(buf, len, "%s/.config/gfec/gfec.conf", home);
+	return 0;
+}
+
+int gfec_conf_candidates(char paths[3][GFEC_CONF_PATH_MAX])
+{
+	const char *env = getenv("GFEC_CONF");
+	int n = 0;
+
+	if (env && *env)
+		snprintf(paths[n++], GFEC_CONF_PATH_MAX, "%s", env);
+	if (gfec_conf_user_path(paths[n], GFEC_CONF_PATH_MAX) == 0)
+		n++;
+	snprintf(paths[n++], GFEC_CONF_PATH_MAX, "/etc/gfec/gfec.conf");
+	return n;
+}
+
+/* Each reproduces a stock Ceph plugin's chunks: isa reed_sol_van, isa cauchy, jerasure
+ * reed_sol_van, jerasure cauchy_good. */
+static const char *const techniques[GFEC_NTECHNIQUES] = {
+	[GFEC_TECH_REED_SOL_VAN] = "reed_sol_van",
+	[GFEC_TECH_CAUCHY] = "cauchy",
+	[GFEC_TECH_JERASURE_RS_VAN] = "jerasure_reed_sol_van",
+	[GFEC_TECH_CAUCHY_GOOD] = "cauchy_good",
+};
+
+const char *gfec_technique_name(enum gfec_technique t)
+{
+	return techniques[t];
+}
+
+int gfec_technique_find(const char *name)
+{
+	for (int t = 0; t < GFEC_NTECHNIQUES; t++)
+		if (strcmp(techniques[t], name) == 0)
+			return t;
+	return -1;
+}
