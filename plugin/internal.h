@@ -7,14 +7,9 @@
 
 #include "gemm.h"
 #include "gfec/gfec.h"
+#include "gfec/gfec_config.h"
 #include "log_sink.h"
-
-enum gfec_technique {
-	GFEC_TECH_REED_SOL_VAN,	       /* ISA-L gf_gen_rs_matrix */
-	GFEC_TECH_CAUCHY,	       /* ISA-L gf_gen_cauchy1_matrix */
-	GFEC_TECH_JERASURE_RS_VAN,     /* Jerasure reed_sol_vandermonde_coding_matrix, w=8 */
-	GFEC_TECH_CAUCHY_GOOD,	       /* Jerasure cauchy_good, CRS bitmatrix over packets */
-};
+#include "registry.h"
 
 enum gfec_backend_choice { GFEC_BACKEND_CPU, GFEC_BACKEND_GPU, GFEC_BACKEND_AUTO };
 
@@ -27,35 +22,55 @@ struct gfec_profile {
 	int decode_cache;	/* decode plans kept */
 	int async_threads;	/* workers behind gfec_submit() */
 	int packetsize;		/* cauchy_good: bytes per packet (a multiple of 8) */
-	/* GPU knobs: from the config file, then the profile (gpu_* keys) */
+	/* GPU knobs */
 	char gpu_kernel[32];	/* "" = the default kernel for the shape */
 	long long gpu_min_bytes; /* backend=auto: GPU when a call has at least this much data */
 	int gpu_device;
 	int gpu_streams;	/* 0 = backend default */
 	long long gpu_segment;	/* 0 = backend default */
-	struct gfec_tune_rule rules[GFEC_MAX_TUNE_RULES]; /* gfec.conf [tune] */
-	int nrules;
+	int gpu_fault;		/* GFEC_FAULT=cuda: every GPU call fails (tests) */
+	struct gfec_settings set; /* every knob with its origin, and gfec.conf's [tune] rules */
 };
 
 /**
- * Fills the GPU knobs of @p p from the first config file found: $GFEC_CONF, then
- * ~/.config/gfec/gfec.conf, then /etc/gfec/gfec.conf. A file that cannot be parsed is reported
- * through the log (file and line) and ignored as a whole: the built-in defaults stay.
+ * The settings from outside a profile: the defaults, then the first gfec.conf found
+ * (gfec_conf_candidates()), then the environment. A file that cannot be parsed is reported
+ * through the log (file and line) and ignored as a whole; a bad environment value is an error
+ * (GFEC_E_PROFILE, "VAR=value: expected ...").
  */
-void gfec_config_load(struct gfec_profile *p);
+int gfec_config_load(struct gfec_settings *s, char *err, size_t errlen);
 
-/** Parses config text (INI: [gpu] section, key = value, # comments) into @p p. */
-int gfec_config_parse(const char *text, const char *name, struct gfec_profile *p, char *err,
+/**
+ * Parses gfec.conf text (INI: [section], key = value, # comments; the sections and keys are the
+ * registry's, plus [tune] rule = ...) into @p s, each value's origin "NAME:LINE". On a bad line
+ * nothing is applied: "NAME:LINE: reason" in err and GFEC_E_PROFILE.
+ */
+int gfec_config_parse(const char *text, const char *name, struct gfec_settings *s, char *err,
 		      size_t errlen);
 
-/** Parses a profile; on error writes "key=value: reason" to err and returns GFEC_E_PROFILE. */
-int gfec_profile_parse(const char *text, struct gfec_profile *p, char *err, size_t errlen);
+/**
+ * @p old (a gfec.conf's text) with knob @p k set to @p value (commented with @p comment when
+ * not NULL) in its section, and the [tune] section replaced by @p tune ("[tune]\nrule = ...";
+ * "" drops it). Every other line stays. The result must parse: NULL when it would not, or when
+ * memory runs out. Free it with free().
+ */
+char *gfec_config_update(const char *old, enum gfec_knob k, const char *value,
+			 const char *comment, const char *tune);
 
-/** A whole-string decimal in [lo, hi] (profile values and gfec.conf alike): 0, or -1. */
-int gfec_parse_ll(const char *v, long long lo, long long hi, long long *out);
+/**
+ * Parses a profile over @p base (gfec_config_load()'s settings; NULL: the defaults): profile
+ * keys win. On error writes "key=value: reason" to err and returns GFEC_E_PROFILE.
+ */
+int gfec_profile_parse(const char *text, const struct gfec_settings *base, struct gfec_profile *p,
+		       char *err, size_t errlen);
 
-const char *gfec_technique_name(enum gfec_technique t);
 const char *gfec_backend_choice_name(enum gfec_backend_choice b);
+
+/**
+ * A codec's settings: gfec_config_load() (defaults, gfec.conf, environment), then the profile
+ * @p text over them (knobs.c). Errors as gfec_profile_parse().
+ */
+int gfec_settings_resolve(const char *text, struct gfec_profile *p, char *err, size_t errlen);
 
 /* async.c: a codec's request queue and its worker threads. */
 struct gfec_async;

@@ -74,6 +74,7 @@ struct gfec_backend_conf {
 	size_t segment;	       /**< staging bytes per pipeline slot, 0 = default */
 	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
 	int nrules;
+	int fault;	       /**< tests (GFEC_FAULT=cuda): every device call fails */
 };
 
 struct gfec_backend_ops {

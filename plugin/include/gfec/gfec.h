@@ -25,7 +25,8 @@
  * GFEC_CPU_PATH does the same);
  * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2);
  * gpu_kernel = NAME, gpu_min_bytes = N (auto: GPU for calls with >= N data bytes), gpu_device,
- * gpu_streams, gpu_segment (these override gfec.conf's [gpu] section; see plugin/config.c).
+ * gpu_streams, gpu_segment. Knobs (threads, cpu_path, gpu_*) may also come from the environment
+ * and gfec.conf: profile > environment > gfec.conf > default (gfec_config.h).
  *
  * Memory: buffers are host memory, or, when the codec runs on the GPU (backend=gpu, or auto on a
  * machine with a usable GPU), device memory (cudaMalloc); all buffers of one call must be of one
