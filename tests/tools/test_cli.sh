@@ -343,6 +343,25 @@ gfec 4 decode chk -o chk.out2
 has err "corrupt metadata"
 cp keep/chk.gfec .
 rm -f chk.out
+# Numbers out of range, however large, are corrupt metadata: never narrowed into values that
+# look valid (k 2^63+4 and m 2^63+2 were taken as k=4 m=2), never a usage error (k=1 m=0).
+# badmeta K M CHUNK_SIZE SIZE: chk's metadata with these values, resealed.
+badmeta() {
+	sed -e "s/^k .*/k $1/" -e "s/^m .*/m $2/" -e "s/^chunk_size .*/chunk_size $3/" \
+		-e "s/^size .*/size $4/" keep/chk.gfec >chk.gfec
+	reseal chk.gfec
+}
+for args in "9223372036854775812 9223372036854775810 125056 500000" \
+	"18446744073709551609 9 1 500000" "1 0 500032 500000" "2 3 250048 500000" \
+	"129 128 3904 500000" "4 2 4611686018427387888 9223372036854775808"; do
+	badmeta $args
+	for cmd in verify decode info; do
+		gfec 4 "$cmd" chk
+		one_error_line
+		has err "chk.gfec: corrupt metadata"
+	done
+done
+cp keep/chk.gfec .
 echo "ok: metadata whose CRC holds but whose contents are wrong"
 
 # --- outputs that would replace what the command reads --------------------------------------------

@@ -224,7 +224,9 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 		ret = field_u64(&l, "m", &m, why, whylen);
 	if (ret)
 		return ret;
-	if (k < 1 || k + m > GFEC_MAX_CHUNKS)
+	/* gfec.h's bounds (2 <= k, 1 <= m <= k, k+m <= 256), each checked before k + m is: two
+	 * huge values would wrap into a small sum, and narrowing would keep their low bits. */
+	if (k < 2 || k > GFEC_MAX_CHUNKS || m < 1 || m > k || k + m > GFEC_MAX_CHUNKS)
 		return corrupt(why, whylen, "k=%" PRIu64 " m=%" PRIu64 " out of range", k, m);
 	meta->k = (int)k;
 	meta->m = (int)m;
@@ -240,8 +242,11 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 		ret = field_u64(&l, "size", &meta->size, why, whylen);
 	if (ret)
 		return ret;
-	if (meta->chunk_size == 0 || meta->size > meta->chunk_size * (uint64_t)meta->k ||
-	    meta->chunk_size > UINT64_MAX / (uint64_t)meta->k)
+	/* Every offset into FILE or a chunk must fit an off_t. */
+	if (meta->chunk_size == 0 || meta->chunk_size > (uint64_t)INT64_MAX / (uint64_t)meta->k)
+		return corrupt(why, whylen, "chunk_size %" PRIu64 " out of range for k=%d",
+			       meta->chunk_size, meta->k);
+	if (meta->size > meta->chunk_size * (uint64_t)meta->k)
 		return corrupt(why, whylen,
 			       "size %" PRIu64 " does not fit k=%d chunks of %" PRIu64 " bytes",
 			       meta->size, meta->k, meta->chunk_size);
