@@ -5,10 +5,12 @@
  * soname shadows it), the GPU backend (started on the first large call), and a cache that maps a
  * coefficient matrix to what each engine derived from it: the real library's tables, a GPU plan.
  *
- * Knobs, read once on the first call:
+ * Knobs, read once on the first call through gfec's registry (registry.c; a bad value keeps
+ * the default):
  *   GFEC_ISAL_LIB      the real ISA-L to forward to (default: Debian's libisal2, ISAL_REAL_PATH)
  *   GFEC_ISAL_GPU_MIN  source bytes (k * len) from which a call tries the GPU: a number with an
- *                      optional K, M or G suffix (powers of 1024), or "off" (the default)
+ *                      optional K, M, G or T suffix (powers of 1024), or "off" (the default)
+ *   GFEC_FAULT=cuda    tests: every GPU call fails
  *
  * Lifetime: liberasurecode dlopens and dlcloses this library several times in one process.
  *  - Without the GPU, all state (the real library's handle, the cache) is made on first use and
@@ -30,6 +32,7 @@
 #include "gfec/gfec_errors.h"
 #include "isal_abi.h"
 #include "matrix.h"
+#include "registry.h"
 
 #ifdef GFEC_HAVE_CUDA
 #include "gfec_gpu.h"
@@ -45,14 +48,14 @@
  * to 64 MiB, and concurrent callers queue on one GPU while ISA-L runs on every core: there is no
  * size from which the GPU is the better default. GFEC_ISAL_GPU_MIN turns it on where it wins.
  */
-#define GPU_MIN_DEFAULT GPU_NEVER
 /* Matrices kept; a process uses a handful (one encode matrix, a few decode patterns). */
 #define CACHE_SLOTS 32
 
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 static void *real_handle;
 static struct isal_real real;
-static uint64_t gpu_min = GPU_MIN_DEFAULT;
+static uint64_t gpu_min = GPU_NEVER;
+static int gpu_fault;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct isal_matrix *cache[CACHE_SLOTS];
@@ -64,33 +67,6 @@ static const struct gfec_backend_ops *gpu_ops; /* set once the GPU has started *
 static void *gpu_ctx;
 static int gpu_absent;
 #endif
-
-static uint64_t parse_size(const char *s, uint64_t dflt)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s)
-		return dflt;
-	if (strcmp(s, "off") == 0)
-		return GPU_NEVER;
-	v = strtoull(s, &end, 10);
-	if (end == s)
-		return dflt;
-	switch (*end) {
-	case 'G':
-		v <<= 10;
-		/* fall through */
-	case 'M':
-		v <<= 10;
-		/* fall through */
-	case 'K':
-		v <<= 10;
-		end++;
-		break;
-	}
-	return *end ? dflt : v;
-}
 
 /* 1 when @p a and @p b lie in the same loaded object. */
 static int same_object(const void *a, const void *b)
@@ -117,12 +93,20 @@ static int same_object(const void *a, const void *b)
 #define REAL_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
 #endif
 
+/* The knobs, from the environment through gfec's registry; a bad value keeps the default. */
 static void setup(void)
 {
-	const char *path = getenv("GFEC_ISAL_LIB");
+	struct gfec_settings set;
+	char err[8];
+	const char *path;
 
-	gpu_min = parse_size(getenv("GFEC_ISAL_GPU_MIN"), GPU_MIN_DEFAULT);
-	real_handle = dlopen(path && *path ? path : ISAL_REAL_PATH, REAL_FLAGS);
+	gfec_settings_defaults(&set);
+	(void)gfec_settings_env(&set, err, sizeof(err));
+	path = set.v[GFEC_KNOB_ISAL_LIB].text;
+	gpu_min = set.v[GFEC_KNOB_ISAL_GPU_MIN].num < 0 ? GPU_NEVER
+						       : (uint64_t)set.v[GFEC_KNOB_ISAL_GPU_MIN].num;
+	gpu_fault = strcmp(set.v[GFEC_KNOB_FAULT].text, "cuda") == 0;
+	real_handle = dlopen(*path ? path : ISAL_REAL_PATH, REAL_FLAGS);
 	if (!real_handle)
 		return;
 	/* POSIX's way to store dlsym()'s object pointer into a function pointer. */
@@ -287,9 +271,12 @@ __attribute__((destructor)) static void isal_unload(void)
 static void gpu_setup(void)
 {
 	const struct gfec_backend_ops *ops = gfec_gpu_backend();
+	struct gfec_backend_conf conf = { 0 };
 	Dl_info self;
 
-	if (ops->init(NULL, &gpu_ctx) != 0) {
+	pthread_once(&setup_once, setup); /* gpu_fault */
+	conf.fault = gpu_fault;
+	if (ops->init(&conf, &gpu_ctx) != 0) {
 		__atomic_store_n(&gpu_absent, 1, __ATOMIC_RELEASE);
 		return;
 	}
