@@ -454,6 +454,20 @@ gfec 0 info small
 has out '^k: 4$'
 has out '^technique: jerasure_reed_sol_van$'
 
+# Every knob, with where its value came from: profile > env > gfec.conf > default.
+printf '[cpu]\n# mine\nthreads = 3\n' >knobs.conf
+LAST="gfec info (GFEC_CONF)"
+run 0 env GFEC_CONF="$PWD/knobs.conf" GFEC_THREADS= "$GFEC" info
+has out "^threads +3 +$PWD/knobs.conf:3 "
+has out '^decode_cache +64 +default '
+run 0 env GFEC_CONF="$PWD/knobs.conf" GFEC_THREADS=5 "$GFEC" info
+has out '^threads +5 +env GFEC_THREADS '
+run 0 env GFEC_CONF="$PWD/knobs.conf" GFEC_THREADS=5 "$GFEC" info --threads 7
+has out '^threads +7 +profile '
+run 2 env GFEC_THREADS=many "$GFEC" info
+one_error_line
+has err 'GFEC_THREADS=many'
+
 # Above the progress threshold, but stderr is a file: no progress line, no carriage return.
 truncate -s 70M sparse
 gfec 0 encode -k 4 -m 1 sparse

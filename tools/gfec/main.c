@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <gfec/gfec.h>
+#include <gfec/gfec_config.h>
 
 #include "cli.h"
 
@@ -182,11 +183,15 @@ static const char help_verify[] =
     "  -h, --help             this text\n";
 
 static const char help_info[] =
-    "usage: gfec info [FILE]\n"
+    "usage: gfec info [--backend B] [--threads N] [FILE]\n"
     "\n"
-    "Prints the library version, the backend a default codec (k=4 m=2) runs on and the number\n"
-    "of online CPUs; with FILE, also what FILE.gfec records.\n"
+    "Prints the library version, the backend a default codec (k=4 m=2) runs on, the number\n"
+    "of online CPUs, and every knob: its value and where it came from (profile, env VAR,\n"
+    "FILE:LINE of gfec.conf, or default; the profile wins over the environment, the\n"
+    "environment over gfec.conf). With FILE, also what FILE.gfec records.\n"
     "\n"
+    "  --backend B            the default codec's backend: cpu, gpu or auto  [auto]\n"
+    "  --threads N            its threads= profile key\n"
     "  -h, --help             this text\n";
 
 static const char help_tune[] =
@@ -1148,11 +1153,21 @@ static int cmd_info(int argc, char **argv)
 	char err[256], *base;
 	int ret, status = GFEC_EXIT_OK;
 
-	ret = parse_opts("info", help_info, argc, argv, "h", 0, 0, 1, &o);
+	char profile[256], knobs[8192];
+
+	ret = parse_opts("info", help_info, argc, argv, "h", 1, 0, 1, &o);
 	if (ret >= 0)
 		return ret;
+	if ((ret = one_word("info", "--backend", "backend", o.backend)) ||
+	    (o.threads && (ret = one_word("info", "--threads", "threads", o.threads))))
+		return ret;
+	snprintf(profile, sizeof(profile), "k=4 m=2 backend=%s%s%s", o.backend,
+		 o.threads ? " threads=" : "", o.threads ? o.threads : "");
 	printf("gfec tool %s, library %s\n", GFEC_TOOL_VERSION, gfec_version());
-	ret = gfec_codec_create("k=4 m=2", &codec, err, sizeof(err));
+	ret = gfec_config_describe(profile, knobs, sizeof(knobs));
+	if (ret)
+		return fail(lib_exit(ret), "info: %s", knobs);
+	ret = gfec_codec_create(profile, &codec, err, sizeof(err));
 	if (ret) {
 		printf("default backend: none (%s)\n", err);
 		status = fail(GFEC_EXIT_INTERNAL, "info: a default codec cannot be made: %s", err);
@@ -1161,6 +1176,7 @@ static int cmd_info(int argc, char **argv)
 		gfec_codec_free(codec);
 	}
 	printf("online CPUs: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("knobs (profile > env > gfec.conf > default):\n%s", knobs);
 	if (!o.file)
 		return status;
 
