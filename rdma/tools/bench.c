@@ -11,6 +11,7 @@
  * the wrong stripe, or left over in a reused server buffer, does not match.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gfec/gfec_config.h"
 #include "gfec_rdma.h"
 
 #define PATTERNS 8
@@ -242,7 +244,7 @@ static const char usage_text[] =
     "  -a, --addr HOST:PORT   the server                            [127.0.0.1:7470]\n"
     "  -c, --conns N          connections, one thread each          [4]\n"
     "  -k N, -m N             the code; the server must serve it    [4, 2]\n"
-    "  -s, --chunk BYTES      bytes per chunk (K, M suffixes)       [4K]\n"
+    "  -s, --chunk BYTES      bytes per chunk (K, M, G suffixes)    [4K]\n"
     "  -d, --duration SEC     how long to send                      [5]\n"
     "  -N, --stripes N        send exactly N stripes in all instead of a duration\n"
     "  -w, --window N         stripes in flight per connection      [server's credits]\n"
@@ -257,22 +259,15 @@ static void usage(FILE *f)
 	fputs(usage_text, f);
 }
 
+/* gfec's number parser (decimal, K/M/G/T suffixes) in 0..max. */
 static int parse_size(const char *s, unsigned long long max, unsigned long long *out)
 {
-	char *end;
-	unsigned long long mul = 1;
+	long long v;
 
-	if (!s || !*s || *s == '-')
+	if (!s || gfec_parse_number(s, 0, max > LLONG_MAX ? LLONG_MAX : (long long)max, &v))
 		return -1;
-	*out = strtoull(s, &end, 0);
-	if (*end == 'K' || *end == 'k')
-		mul = 1024, end++;
-	else if (*end == 'M')
-		mul = 1024 * 1024, end++;
-	if (*end || *out > max / mul)
-		return -1;
-	*out *= mul;
-	return *out <= max ? 0 : -1;
+	*out = (unsigned long long)v;
+	return 0;
 }
 
 static void on_signal(int sig)

@@ -6,6 +6,7 @@
  * the port, for scripts that bind port 0) and its counters when SIGINT or SIGTERM stops it.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gfec/gfec_config.h"
 #include "gfec_rdma.h"
 
 static gfec_rdma_server *server;
@@ -48,7 +50,8 @@ static const char usage_text[] =
     "      --header-timeout-ms MS  close a connection that has not said HELLO\n"
     "                         this long after connecting; 0: never           [5000]\n"
     "      --idle-timeout-ms MS  close a connection idle this long after HELLO\n"
-    "                         (no stripe in the server, none arriving); 0: never [60000]\n"
+    "                         (nothing being encoded for it, no message in, no\n"
+    "                         parity taken); 0: never                       [60000]\n"
     "      --io-threads N     tcp: threads serving connections              [1]\n"
     "      --max-buffers BYTES stripe buffers of all connections; a HELLO that\n"
     "                         would pass it is refused (busy)               [8589934592]\n"
@@ -68,14 +71,15 @@ static void usage(FILE *f)
 	fputs(usage_text, f);
 }
 
+/* gfec's number parser (decimal, K/M/G/T suffixes) in 0..max. */
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
-	char *end;
+	long long v;
 
-	if (!s || !*s || *s == '-')
+	if (!s || gfec_parse_number(s, 0, max > LLONG_MAX ? LLONG_MAX : (long long)max, &v))
 		return -1;
-	*out = strtoull(s, &end, 0);
-	return *end || *out > max ? -1 : 0;
+	*out = (unsigned long long)v;
+	return 0;
 }
 
 static void print_hist(const char *name, const uint64_t *h)
