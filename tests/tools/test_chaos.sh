@@ -107,18 +107,20 @@ check_decode() {
 }
 
 declare -A seen
-trials=0 wrong=0
+trials=0
 
 # Chunks damaged while decode runs: the data chunks (those decode reads) most of the time.
 for ((t = 0; t < 60; t++)); do
 	kinds=(toggle toggle toggle truncate overwrite rename)
 	kind=${kinds[RANDOM % ${#kinds[@]}]}
 	c=$((RANDOM % 8 < 7 ? RANDOM % K : K + RANDOM % M))
+	# One in four repairs too: it reads every chunk, and may rewrite the one being damaged.
+	repair=$((RANDOM % 4 == 0 ? 1 : 0))
 	start_bg "$kind" "$c"
 	rc=0
-	"$GFEC" decode f -o out >/dev/null 2>err || rc=$?
+	"$GFEC" decode f -o out $( ((repair)) && echo --repair) >/dev/null 2>err || rc=$?
 	stop_bg
-	check_decode "decode while $kind of chunk $c" "$rc"
+	check_decode "decode$([[ $repair == 0 ]] || echo ' --repair') while $kind of chunk $c" "$rc"
 	seen["decode $kind rc=$rc"]=1
 	restore
 	trials=$((trials + 1))
