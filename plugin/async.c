@@ -3,8 +3,9 @@
  * @file async.c
  * gfec_submit()/gfec_wait(): requests queued to a codec's own worker threads, so a caller (the
  * RDMA batcher, an OSD op thread) hands work off and learns of its end by callback or by waiting.
- * Workers run the synchronous calls, so results, fallbacks and counters are the same as for a
- * direct call. Requests complete in any order.
+ * Workers run each request through the owner's executor (the codec's synchronous calls), so
+ * results, fallbacks and counters are the same as for a direct call. Requests complete in any
+ * order. The workers start with the first request: a codec that never submits has no threads.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,26 +15,14 @@
 enum { REQ_QUEUED = 1, REQ_RUNNING, REQ_DONE };
 
 struct gfec_async {
-	gfec_codec *codec;
+	gfec_async_exec_fn exec;
+	void *owner;
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
 	struct gfec_request *head, *tail;
-	int stop, nthreads;
+	int stop, started, nthreads, maxthreads;
 	pthread_t threads[];
 };
-
-static int execute(gfec_codec *c, struct gfec_request *r)
-{
-	switch (r->op) {
-	case GFEC_OP_ENCODE:
-		return gfec_encode_batch(c, r->nstripes, r->in, r->out, r->len);
-	case GFEC_OP_DECODE:
-		return gfec_decode(c, r->in, r->out, r->len);
-	case GFEC_OP_UPDATE:
-		return r->in ? gfec_update(c, r->vec_i, r->in[0], r->out, r->len) : GFEC_E_INVAL;
-	}
-	return GFEC_E_INVAL;
-}
 
 static void *worker(void *arg)
 {
@@ -55,7 +44,7 @@ static void *worker(void *arg)
 		r->state_ = REQ_RUNNING;
 		pthread_mutex_unlock(&a->lock);
 
-		int status = execute(a->codec, r);
+		int status = a->exec(a->owner, r);
 		void (*done)(struct gfec_request *, void *) = r->done;
 		void *user = r->user;
 
@@ -77,24 +66,30 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-struct gfec_async *gfec_async_create(gfec_codec *c, int nthreads)
+struct gfec_async *gfec_async_create(gfec_async_exec_fn exec, void *owner, int nthreads)
 {
 	struct gfec_async *a = calloc(1, sizeof(*a) + (size_t)nthreads * sizeof(pthread_t));
 
 	if (!a)
 		return NULL;
-	a->codec = c;
+	a->exec = exec;
+	a->owner = owner;
+	a->maxthreads = nthreads;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->work, NULL);
 	pthread_cond_init(&a->done, NULL);
-	for (; a->nthreads < nthreads; a->nthreads++)
+	return a;
+}
+
+/* Under a->lock: the first call starts the workers (once, even when none could start). */
+static void start_workers(struct gfec_async *a)
+{
+	if (a->started)
+		return;
+	a->started = 1;
+	for (; a->nthreads < a->maxthreads; a->nthreads++)
 		if (pthread_create(&a->threads[a->nthreads], NULL, worker, a) != 0)
 			break;
-	if (a->nthreads == 0) {
-		gfec_async_destroy(a);
-		return NULL;
-	}
-	return a;
 }
 
 void gfec_async_destroy(struct gfec_async *a)
@@ -116,9 +111,14 @@ void gfec_async_destroy(struct gfec_async *a)
 
 int gfec_async_submit(struct gfec_async *a, struct gfec_request *r)
 {
+	pthread_mutex_lock(&a->lock);
+	start_workers(a);
+	if (!a->nthreads) {
+		pthread_mutex_unlock(&a->lock);
+		return GFEC_E_SYSTEM;
+	}
 	r->next_ = NULL;
 	r->status = 0;
-	pthread_mutex_lock(&a->lock);
 	r->state_ = REQ_QUEUED;
 	if (a->tail)
 		a->tail->next_ = r;
@@ -133,6 +133,10 @@ int gfec_async_submit(struct gfec_async *a, struct gfec_request *r)
 int gfec_async_wait(struct gfec_async *a, struct gfec_request *r)
 {
 	pthread_mutex_lock(&a->lock);
+	if (!a->nthreads) {
+		pthread_mutex_unlock(&a->lock);
+		return GFEC_E_INVAL;
+	}
 	while (r->state_ != REQ_DONE)
 		pthread_cond_wait(&a->done, &a->lock);
 	pthread_mutex_unlock(&a->lock);

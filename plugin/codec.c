@@ -70,9 +70,10 @@ struct gfec_codec {
 
 	uint64_t encodes, decodes, verifies, updates, bytes, hits, misses, fallbacks, gpu_calls;
 
-	pthread_once_t async_once;
-	struct gfec_async *async; /* started by the first gfec_submit() */
+	struct gfec_async *async; /* its workers start with the first gfec_submit() */
 };
+
+static int execute(void *owner, struct gfec_request *r); /* the async queue's executor */
 
 /* 0 for byte-symbol techniques; the CRS packet size for cauchy_good. */
 static size_t packetsize(const gfec_codec *c)
@@ -265,7 +266,6 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	if (!c)
 		return GFEC_E_NOMEM;
 	pthread_mutex_init(&c->lock, NULL);
-	c->async_once = (pthread_once_t)PTHREAD_ONCE_INIT;
 
 	ret = gfec_settings_resolve(profile, &c->prof, err, errlen);
 	if (ret)
@@ -274,7 +274,8 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	c->m = c->prof.m;
 	c->g = malloc((size_t)c->k * c->m);
 	c->cache = calloc((size_t)c->prof.decode_cache, sizeof(*c->cache));
-	if (!c->g || !c->cache) {
+	c->async = gfec_async_create(execute, c, c->prof.async_threads);
+	if (!c->g || !c->cache || !c->async) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
@@ -826,13 +827,20 @@ int gfec_minimum_to_decode(const gfec_codec *c, const int *want, int nwant, cons
 
 /* --- asynchronous requests -------------------------------------------------------------------- */
 
-/* pthread_once takes no argument: the codec being started is handed over under this lock. */
-static pthread_mutex_t async_start_lock = PTHREAD_MUTEX_INITIALIZER;
-static gfec_codec *async_starting;
-
-static void async_start(void)
+/* The queue's executor: a request runs through the same calls as a direct one. */
+static int execute(void *owner, struct gfec_request *r)
 {
-	async_starting->async = gfec_async_create(async_starting, async_starting->prof.async_threads);
+	gfec_codec *c = owner;
+
+	switch (r->op) {
+	case GFEC_OP_ENCODE:
+		return gfec_encode_batch(c, r->nstripes, r->in, r->out, r->len);
+	case GFEC_OP_DECODE:
+		return gfec_decode(c, r->in, r->out, r->len);
+	case GFEC_OP_UPDATE:
+		return r->in ? gfec_update(c, r->vec_i, r->in[0], r->out, r->len) : GFEC_E_INVAL;
+	}
+	return GFEC_E_INVAL;
 }
 
 int gfec_submit(gfec_codec *c, struct gfec_request *req)
@@ -840,18 +848,12 @@ int gfec_submit(gfec_codec *c, struct gfec_request *req)
 	if (!c || !req || (req->op != GFEC_OP_ENCODE && req->op != GFEC_OP_DECODE &&
 			   req->op != GFEC_OP_UPDATE))
 		return GFEC_E_INVAL;
-	pthread_mutex_lock(&async_start_lock);
-	async_starting = c;
-	pthread_once(&c->async_once, async_start);
-	pthread_mutex_unlock(&async_start_lock);
-	if (!c->async)
-		return GFEC_E_SYSTEM;
 	return gfec_async_submit(c->async, req);
 }
 
 int gfec_wait(gfec_codec *c, struct gfec_request *req)
 {
-	if (!c || !req || !c->async)
+	if (!c || !req)
 		return GFEC_E_INVAL;
 	return gfec_async_wait(c->async, req);
 }

@@ -72,11 +72,19 @@ const char *gfec_backend_choice_name(enum gfec_backend_choice b);
  */
 int gfec_settings_resolve(const char *text, struct gfec_profile *p, char *err, size_t errlen);
 
-/* async.c: a codec's request queue and its worker threads. */
+/*
+ * async.c: a request queue and its worker threads. The queue knows nothing of codecs: each
+ * request is run by the executor its owner handed in (the codec's synchronous calls), so the
+ * queue never calls back up into the codec.
+ */
+typedef int (*gfec_async_exec_fn)(void *owner, struct gfec_request *r);
 struct gfec_async;
-struct gfec_async *gfec_async_create(gfec_codec *c, int nthreads);
+/** A queue of @p nthreads workers, started by the first submit. NULL when out of memory. */
+struct gfec_async *gfec_async_create(gfec_async_exec_fn exec, void *owner, int nthreads);
 void gfec_async_destroy(struct gfec_async *a); /* runs what is queued, then joins */
+/** 0, or GFEC_E_SYSTEM when no worker thread could be started. */
 int gfec_async_submit(struct gfec_async *a, struct gfec_request *r);
+/** The request's status; GFEC_E_INVAL before anything was submitted to @p a. */
 int gfec_async_wait(struct gfec_async *a, struct gfec_request *r);
 
 /** The GPU backend's table, or NULL when this build has none. */
