@@ -238,7 +238,6 @@ void rdma_conn_landed(gfec_rdma_server *srv, struct rdma_slot *s)
 	s->state = SLOT_QUEUED;
 	s->next = NULL;
 	c->queued++;
-	c->receiving--;
 	pthread_mutex_lock(&srv->lock);
 	if (cls->tail)
 		cls->tail->next = s;
@@ -291,11 +290,13 @@ static struct rdma_slot *take_done(gfec_rdma_server *srv, int shard, int all)
 struct rdma_slot *rdma_take_done(gfec_rdma_server *srv, unsigned shard)
 {
 	struct rdma_slot *head = take_done(srv, (int)shard, 0);
+	uint64_t now = rdma_now_ns();
 
 	for (struct rdma_slot *s = head; s; s = s->next) {
 		struct gfec_rdma_hdr h;
 		struct rdma_conn *c = s->conn;
 
+		c->since_ns = now; /* its idle time starts again: the peer has parity to take */
 		gfec_rdma_hdr_init(&h, GFEC_RDMA_PARITY);
 		h.k = (uint16_t)c->k;
 		h.m = (uint16_t)c->m;

@@ -121,8 +121,9 @@ int rdma_conn_expired(const gfec_rdma_server *srv, const struct rdma_conn *c, ui
 {
 	unsigned ms = c->hello_done ? srv->cfg.idle_timeout_ms : srv->cfg.header_timeout_ms;
 
-	/* A connection waiting for its parity is the server's to answer, not idle. */
-	if (!ms || c->outstanding > c->receiving)
+	/* A stripe being encoded is the server's to answer; anything else (a payload not all
+	 * there yet, parity the peer does not take) waits on the peer. */
+	if (!ms || c->queued)
 		return 0;
 	return now - c->since_ns >= (uint64_t)ms * 1000000u ? GFEC_RDMA_E_TIMEOUT : 0;
 }
@@ -256,7 +257,6 @@ int rdma_conn_header(gfec_rdma_server *srv, struct rdma_conn *c, const struct gf
 	s->state = SLOT_RECV;
 	s->id = h->stripe_id;
 	c->outstanding++;
-	c->receiving++;
 	c->since_ns = rdma_now_ns();
 	c->last_id = h->stripe_id;
 	c->have_last = 1;
@@ -292,7 +292,6 @@ void rdma_conn_close(gfec_rdma_server *srv, struct rdma_conn *c, int why)
 	__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
 	c->closed = 1;
-	c->receiving = 0;
 	for (unsigned i = 0; c->slots && i < srv->cfg.credits; i++)
 		if (c->slots[i].state == SLOT_RECV || c->slots[i].state == SLOT_SEND)
 			rdma_slot_release(c, &c->slots[i]);

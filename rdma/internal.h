@@ -3,8 +3,9 @@
  * @file internal.h
  * What the server core (server.c: life and stats; conn.c: protocol state; batcher.c: batches;
  * core.h is theirs alone) and the transports share. A transport only moves bytes: it accepts
- * connections, lands each message where the core says, and sends back what the core hands it. Every protocol decision is the core's, so a second
- * transport speaks exactly the same protocol and rejects exactly the same input.
+ * connections, lands each message where the core says, and sends back what the core hands it.
+ * Every protocol decision is the core's, so a second transport speaks exactly the same protocol
+ * and rejects exactly the same input.
  *
  *   transport I/O thread          core                         batcher thread / codec workers
  *   accept ------------------->   conn_open
@@ -64,8 +65,7 @@ struct rdma_conn {
 	uint64_t bufs_bytes;
 	int bufs_on_device;
 	uint64_t reserved;	/* its share of the server's max_buffer_bytes */
-	unsigned receiving;	/* slots in SLOT_RECV: the peer still owes their payload */
-	uint64_t since_ns;	/* accepted, or last progress (a message taken, a parity sent) */
+	uint64_t since_ns;	/* accepted, or last progress: message in, parity out */
 	struct rdma_peer *peer; /* its address's count (max_conns_per_addr), or NULL */
 };
 
@@ -129,8 +129,9 @@ struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn, unsigned 
 				 const struct sockaddr *peer);
 /**
  * Whether @p c has outstayed its welcome at @p now (rdma_now_ns): no HELLO within
- * header_timeout_ms of being accepted, or, after HELLO, idle_timeout_ms without progress while
- * the server holds none of its stripes (a HELLO's buffer reservation expires this way).
+ * header_timeout_ms of being accepted, or, after HELLO, idle_timeout_ms without progress (a
+ * message in, parity handed out or sent) while none of its stripes is being encoded (a HELLO's
+ * buffer reservation expires this way, and a peer that stops taking its parity is cut off).
  * @returns 0, or GFEC_RDMA_E_TIMEOUT: close it with that (an ERROR first)
  */
 int rdma_conn_expired(const gfec_rdma_server *srv, const struct rdma_conn *c, uint64_t now);

@@ -70,9 +70,10 @@ struct gfec_rdma_server_config {
 	 * closed with GFEC_RDMA_E_TIMEOUT (so half-sent HELLOs cannot hold connection slots).
 	 * 0: no limit. */
 	unsigned header_timeout_ms;
-	/** After HELLO: a connection the server holds no stripe of, that sent no complete
-	 * message and was sent no parity for this long, is closed with GFEC_RDMA_E_TIMEOUT; its
-	 * stripe-buffer reservation goes with it. 0: no limit. */
+	/** After HELLO: a connection none of whose stripes is being encoded, that sent no
+	 * complete message and took no parity for this long (a client that stops reading its
+	 * parity too), is closed with GFEC_RDMA_E_TIMEOUT; its stripe buffers and reservation
+	 * go with it. 0: no limit. */
 	unsigned idle_timeout_ms;
 	/** Connections at once from one IP address; more are refused with GFEC_RDMA_E_BUSY.
 	 * 0: only max_conns applies. */

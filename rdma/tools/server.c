@@ -6,7 +6,6 @@
  * the port, for scripts that bind port 0) and its counters when SIGINT or SIGTERM stops it.
  */
 #include <getopt.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gfec/gfec_config.h"
 #include "gfec_rdma.h"
 
 static gfec_rdma_server *server;
@@ -50,7 +48,8 @@ static const char usage_text[] =
     "      --header-timeout-ms MS  close a connection that has not said HELLO\n"
     "                         this long after connecting; 0: never           [5000]\n"
     "      --idle-timeout-ms MS  close a connection idle this long after HELLO\n"
-    "                         (no stripe in the server, none arriving); 0: never [60000]\n"
+    "                         (nothing being encoded for it, no message in, no\n"
+    "                         parity taken); 0: never                       [60000]\n"
     "      --io-threads N     tcp: threads serving connections              [1]\n"
     "      --max-buffers BYTES stripe buffers of all connections; a HELLO that\n"
     "                         would pass it is refused (busy)               [8589934592]\n"
@@ -70,15 +69,14 @@ static void usage(FILE *f)
 	fputs(usage_text, f);
 }
 
-/* gfec's number parser (decimal, K/M/G/T suffixes) in 0..max. */
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
-	long long v;
+	char *end;
 
-	if (!s || gfec_parse_number(s, 0, max > LLONG_MAX ? LLONG_MAX : (long long)max, &v))
+	if (!s || !*s || *s == '-')
 		return -1;
-	*out = (unsigned long long)v;
-	return 0;
+	*out = strtoull(s, &end, 0);
+	return *end || *out > max ? -1 : 0;
 }
 
 static void print_hist(const char *name, const uint64_t *h)

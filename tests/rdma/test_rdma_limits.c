@@ -205,6 +205,45 @@ static void test_hello_reservation_expires(void **state)
 	test_server_stop(&ts);
 }
 
+/* A client that sends a full window of stripes and never reads its parity holds the server's
+ * slots (their parity cannot all be sent): the idle timeout closes it too, and frees them. */
+static void test_reader_that_stops(void **state)
+{
+	enum { CREDITS = 16, CHUNK = 256 << 10 }; /* 8 MiB of parity: more than a socket holds */
+	static const uint8_t zeros[4 * CHUNK];
+	struct test_server ts;
+	struct gfec_rdma_server_config cfg;
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct gfec_rdma_hdr h;
+	int fd, small = 4096;
+
+	(void)state;
+	config(&cfg);
+	cfg.credits = CREDITS;
+	cfg.max_chunk = CHUNK;
+	cfg.idle_timeout_ms = 600;
+	assert_int_equal(test_server_start(&ts, &cfg), 0);
+	to.sin_port = htons((uint16_t)ts.port);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	/* a small window: the server cannot park all the parity in the socket buffers */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	assert_int_equal(connect(fd, (struct sockaddr *)&to, sizeof(to)), 0);
+	test_hello(&h, 4, 2, CHUNK);
+	assert_int_equal(test_send_hdr(fd, &h), 0);
+	assert_int_equal(test_recv_hdr(fd, &h), 0);
+	assert_int_equal(h.type, GFEC_RDMA_HELLO_ACK);
+	for (uint64_t id = 1; id <= CREDITS; id++) {
+		test_stripe(&h, 4, 2, CHUNK, id);
+		assert_int_equal(test_send_hdr(fd, &h), 0);
+		assert_int_equal(test_send_all(fd, zeros, sizeof(zeros)), 0);
+	}
+	assert_true(TEST_WAIT_STATS(&ts, st.conns_timed_out == 1 && st.conns_active == 0 &&
+					     st.buffer_bytes == 0 && st.conns_bad == 0));
+	close(fd);
+	test_server_stop(&ts);
+}
+
 /* Defect 8: refusals for lack of room, at accept and at HELLO, are busy, not bad input. */
 static void test_busy_is_not_bad(void **state)
 {
@@ -253,6 +292,7 @@ int main(void)
 	    cmocka_unit_test(test_half_hellos_time_out),
 	    cmocka_unit_test(test_per_address_limit),
 	    cmocka_unit_test(test_hello_reservation_expires),
+	    cmocka_unit_test(test_reader_that_stops),
 	    cmocka_unit_test(test_busy_is_not_bad),
 	    cmocka_unit_test(test_config_defaults),
 	};
