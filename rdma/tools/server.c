@@ -6,6 +6,7 @@
  * the port, for scripts that bind port 0) and its counters when SIGINT or SIGTERM stops it.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gfec/gfec_config.h"
 #include "gfec_rdma.h"
 
 static gfec_rdma_server *server;
@@ -69,14 +71,15 @@ static void usage(FILE *f)
 	fputs(usage_text, f);
 }
 
+/* gfec's number parser (decimal, K/M/G/T suffixes) in 0..max. */
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
-	char *end;
+	long long v;
 
-	if (!s || !*s || *s == '-')
+	if (!s || gfec_parse_number(s, 0, max > LLONG_MAX ? LLONG_MAX : (long long)max, &v))
 		return -1;
-	*out = strtoull(s, &end, 0);
-	return *end || *out > max ? -1 : 0;
+	*out = (unsigned long long)v;
+	return 0;
 }
 
 static void print_hist(const char *name, const uint64_t *h)
