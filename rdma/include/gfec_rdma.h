@@ -105,8 +105,9 @@ struct gfec_rdma_stats {
 	uint64_t stripe_us[GFEC_RDMA_HIST]; /**< stripe: last byte in to last parity byte out */
 	uint64_t gpu_calls;	/**< codec calls (batches) the GPU ran, over all codecs */
 	uint64_t cpu_fallbacks; /**< codec calls redone on the CPU after a GPU error */
-	/** refused with GFEC_RDMA_E_BUSY (server or address at its connection limit, stripe
-	 * buffers or batching classes full); not counted in conns_bad */
+	/** refused with GFEC_RDMA_E_BUSY, not counted in conns_bad: at accept (server or address
+	 * at its connection limit; these are not in conns_accepted either) or at HELLO (stripe
+	 * buffers or batching classes full) */
 	uint64_t conns_busy;
 	uint64_t conns_timed_out; /**< closed by header_timeout_ms or idle_timeout_ms */
 };
