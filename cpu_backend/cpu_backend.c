@@ -10,7 +10,6 @@
 
 #include <isa-l/erasure_code.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -281,55 +280,6 @@ static void cpu_stats(void *ctx, struct gfec_backend_stats *out)
 static const char *cpu_path_name(void *ctx)
 {
 	return gfec_cpu_path_name(((struct cpu_ctx *)ctx)->path);
-}
-
-static const char *const path_names[] = {
-	[GFEC_CPU_AUTO] = "auto",	[GFEC_CPU_GFNI512] = "gfni512", [GFEC_CPU_GFNI256] = "gfni256",
-	[GFEC_CPU_ISAL] = "isal",	[GFEC_CPU_BASE] = "base",
-};
-
-int gfec_cpu_path_parse(const char *name, enum gfec_cpu_path *out)
-{
-	if (!name || !name[0]) {
-		*out = GFEC_CPU_AUTO;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(path_names) / sizeof(path_names[0]); i++)
-		if (strcmp(name, path_names[i]) == 0) {
-			*out = (enum gfec_cpu_path)i;
-			return 0;
-		}
-	return GFEC_E_INVAL;
-}
-
-const char *gfec_cpu_path_name(enum gfec_cpu_path path)
-{
-	return path_names[path];
-}
-
-int gfec_cpu_path_supported(enum gfec_cpu_path path)
-{
-	if (path == GFEC_CPU_GFNI512)
-		return gfec_cpu_gfni_supported(512);
-	if (path == GFEC_CPU_GFNI256)
-		return gfec_cpu_gfni_supported(256);
-	return 1;
-}
-
-static enum gfec_cpu_path best_path;
-static pthread_once_t best_once = PTHREAD_ONCE_INIT;
-
-static void pick_best(void)
-{
-	best_path = gfec_cpu_path_supported(GFEC_CPU_GFNI512)	? GFEC_CPU_GFNI512
-		    : gfec_cpu_path_supported(GFEC_CPU_GFNI256) ? GFEC_CPU_GFNI256
-								: GFEC_CPU_ISAL;
-}
-
-enum gfec_cpu_path gfec_cpu_path_best(void)
-{
-	pthread_once(&best_once, pick_best);
-	return best_path;
 }
 
 static const struct gfec_backend_ops cpu_ops = {

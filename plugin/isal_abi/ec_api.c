@@ -2,8 +2,8 @@
 /**
  * @file ec_api.c
  * ISA-L's erasure-code entry points: ec_init_tables() writes the private table (isal_abi.h), and
- * ec_encode_data() / ec_encode_data_update() send each call to the GPU, the real ISA-L or gfec's
- * plain-C code. Every route gives the same bytes; a GPU error redoes the call on the CPU.
+ * ec_encode_data() / ec_encode_data_update() send each call to the GPU, gfec's GFNI kernels, the
+ * real ISA-L or gfec's plain-C code. Every route gives the same bytes; a GPU error redoes the call on the CPU.
  *
  * A table without our magic was built by a real ISA-L (a "foreign" table). It goes to the real
  * library as it is, since that library can read its own tables; with none loaded, it is read as
@@ -94,6 +94,24 @@ static void update_base(int len, int k, int rows, int vec_i, const unsigned char
 	}
 }
 
+/* Through gfec's GFNI kernels: parity = A * data, or (vec_i >= 0) parity ^= A[:,vec_i] * data[0]. */
+static void gfni_run(const struct isal_matrix *m, int len, int vec_i, unsigned char **data,
+		     unsigned char **coding)
+{
+	void (*kernel)(size_t, int, int, const uint64_t *, const uint8_t *const *, uint8_t *const *,
+		       int) = isal_cpu_path() == GFEC_CPU_GFNI512 ? gfec_cpu_gemm_gfni512
+							  : gfec_cpu_gemm_gfni256;
+	uint64_t column[GFEC_MAX_CHUNKS];
+
+	if (vec_i < 0) {
+		kernel((size_t)len, m->k, m->rows, m->mats, (const uint8_t *const *)data, coding, 0);
+		return;
+	}
+	for (int l = 0; l < m->rows; l++)
+		column[l] = m->mats[(size_t)l * m->k + vec_i];
+	kernel((size_t)len, 1, m->rows, column, (const uint8_t *const *)data, coding, 1);
+}
+
 /*
  * k <= 0: parity is the empty sum, zero. ISA-L's _base writes zeros at every len, and so does its
  * dispatched ec_encode_data (measured on libisal2 2.30: its short-len _base route and its SIMD
@@ -141,13 +159,15 @@ ISAL_API void ec_encode_data(int len, int k, int rows, unsigned char *g_tbls, un
 		return;
 	}
 	gpu = isal_gpu_wanted(len, k, rows);
-	if (gpu || real)
+	if (gpu || real || isal_cpu_path() != GFEC_CPU_ISAL)
 		m = isal_matrix_get(k, rows, coef);
 	if (m && gpu && isal_gpu_encode(m, len, data, coding) == 0) {
 		isal_matrix_put(m);
 		return;
 	}
-	if (m && m->tbls)
+	if (m && m->mats)
+		gfni_run(m, len, -1, data, coding);
+	else if (m && m->tbls)
 		real->ec_encode_data(len, k, rows, m->tbls, data, coding);
 	else
 		encode_base(len, k, rows, g_tbls, data, coding);
@@ -177,7 +197,7 @@ ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigne
 	if (vec_i < 0 || vec_i >= k)
 		return;
 	gpu = isal_gpu_wanted(len, k, rows);
-	if (gpu || real)
+	if (gpu || real || isal_cpu_path() != GFEC_CPU_ISAL)
 		m = isal_matrix_get(k, rows, coef);
 	if (m && gpu && isal_gpu_update(m, len, vec_i, data, coding, &done) == 0) {
 		isal_matrix_put(m);
@@ -194,7 +214,9 @@ ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigne
 		data += done;
 		len -= (int)done;
 	}
-	if (m && m->tbls)
+	if (m && m->mats)
+		gfni_run(m, len, vec_i, &data, coding);
+	else if (m && m->tbls)
 		real->ec_encode_data_update(len, k, rows, vec_i, m->tbls, data, coding);
 	else
 		update_base(len, k, rows, vec_i, g_tbls, data, coding);

@@ -8,6 +8,7 @@
  * Knobs, read once on the first call through gfec's registry (registry.c; a bad value keeps
  * the default):
  *   GFEC_ISAL_LIB      the real ISA-L to forward to (default: Debian's libisal2, ISAL_REAL_PATH)
+ *   GFEC_CPU_PATH      auto (default): gfec's GFNI kernels on CPUs with GFNI; isal or base: not
  *   GFEC_ISAL_GPU_MIN  source bytes (k * len) from which a call tries the GPU: a number with an
  *                      optional K, M, G or T suffix (powers of 1024), or "off" (the default)
  *   GFEC_FAULT=cuda    tests: every GPU call fails
@@ -54,6 +55,7 @@
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 static void *real_handle;
 static struct isal_real real;
+static enum gfec_cpu_path cpu_path = GFEC_CPU_ISAL;
 static uint64_t gpu_min = GPU_NEVER;
 static int gpu_fault;
 
@@ -94,6 +96,16 @@ static int same_object(const void *a, const void *b)
 #endif
 
 /* The knobs, from the environment through gfec's registry; a bad value keeps the default. */
+/* GFEC_CPU_PATH: auto, or a GFNI path this CPU lacks, takes the best path this CPU has. */
+static enum gfec_cpu_path pick_cpu_path(const char *name)
+{
+	enum gfec_cpu_path p;
+
+	if (gfec_cpu_path_parse(name, &p) || p == GFEC_CPU_AUTO || !gfec_cpu_path_supported(p))
+		return gfec_cpu_path_best();
+	return p;
+}
+
 static void setup(void)
 {
 	struct gfec_settings set;
@@ -106,6 +118,7 @@ static void setup(void)
 	gpu_min = set.v[GFEC_KNOB_ISAL_GPU_MIN].num < 0 ? GPU_NEVER
 						       : (uint64_t)set.v[GFEC_KNOB_ISAL_GPU_MIN].num;
 	gpu_fault = strcmp(set.v[GFEC_KNOB_FAULT].text, "cuda") == 0;
+	cpu_path = pick_cpu_path(set.v[GFEC_KNOB_CPU_PATH].text);
 	real_handle = dlopen(*path ? path : ISAL_REAL_PATH, REAL_FLAGS);
 	if (!real_handle)
 		return;
@@ -126,6 +139,12 @@ const struct isal_real *isal_real(void)
 	return real_handle ? &real : NULL;
 }
 
+enum gfec_cpu_path isal_cpu_path(void)
+{
+	pthread_once(&setup_once, setup);
+	return cpu_path;
+}
+
 static void matrix_free(struct isal_matrix *m)
 {
 #ifdef GFEC_HAVE_CUDA
@@ -133,6 +152,7 @@ static void matrix_free(struct isal_matrix *m)
 		gpu_ops->plan_free(gpu_ctx, m->plan);
 #endif
 	free(m->tbls);
+	free(m->mats);
 	free(m->coef);
 	free(m);
 }
@@ -166,6 +186,10 @@ static struct isal_matrix *matrix_new(int k, int rows, const uint8_t *coef, uint
 {
 	const size_t n = (size_t)k * rows;
 	const struct isal_real *r = isal_real();
+	const enum gfec_cpu_path path = isal_cpu_path();
+	/* The kernels' update gathers a column of at most GFEC_MAX_CHUNKS rows. */
+	const int gfni = (path == GFEC_CPU_GFNI512 || path == GFEC_CPU_GFNI256) &&
+			 rows <= GFEC_MAX_CHUNKS;
 	struct isal_matrix *m = calloc(1, sizeof(*m));
 
 	if (!m)
@@ -177,11 +201,15 @@ static struct isal_matrix *matrix_new(int k, int rows, const uint8_t *coef, uint
 	m->coef = malloc(n);
 	if (r)
 		m->tbls = malloc(32 * n);
-	if (!m->coef || (r && !m->tbls)) {
+	if (gfni)
+		m->mats = malloc(sizeof(*m->mats) * n);
+	if (!m->coef || (r && !m->tbls) || (gfni && !m->mats)) {
 		matrix_free(m);
 		return NULL;
 	}
 	memcpy(m->coef, coef, n);
+	if (gfni)
+		gfec_cpu_gfni_matrices(m->coef, n, m->mats);
 	if (r)
 		r->ec_init_tables(k, rows, m->coef, m->tbls);
 	return m;

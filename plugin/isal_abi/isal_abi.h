@@ -12,6 +12,7 @@
  *                               v
  *                             isal_matrix_get(coefficients)     (engine.c, one cache)
  *                               |-- GPU plan  (k * len >= GFEC_ISAL_GPU_MIN)
+ *                               |-- GFNI matrices --> gfec's GFNI kernels (CPUs with GFNI)
  *                               |-- the real ISA-L's own tables --> real ec_encode_data
  *                               '-- neither: gfec's _base code on the coefficients
  */
@@ -20,6 +21,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cpu_backend.h"
 
 /* Only the ISA-L names carry this; the version script (libisal.map) lists the same names. */
 #define ISAL_API __attribute__((visibility("default")))
@@ -71,12 +74,20 @@ struct isal_matrix {
 	uint64_t hash;
 	uint8_t *coef;	     /* rows x k */
 	unsigned char *tbls; /* the real ISA-L's own tables for coef; NULL without it */
+	uint64_t *mats;	     /* gfec_cpu_gfni_matrix() of each coef on a GFNI path, else NULL */
 	void *plan;	     /* the GPU backend's plan, made on the first large call */
 	int gpu;	     /* 0: not tried yet, 1: plan ready, -1: the GPU cannot run it */
 	unsigned refs;	     /* callers using it now; only unused entries are evicted */
 	uint64_t last_use;
 	int cached;	     /* 0: a one-off made while every cache slot was busy */
 };
+
+/**
+ * The drop-in's CPU path, read once from GFEC_CPU_PATH: auto (the default, also for a GFNI path
+ * this CPU lacks) is gfec's GFNI kernels where the CPU has GFNI; any other value keeps the real
+ * ISA-L (plain C without it).
+ */
+enum gfec_cpu_path isal_cpu_path(void);
 
 /** Finds or makes the entry for @p coef (rows x k) and holds it; NULL when out of memory. */
 struct isal_matrix *isal_matrix_get(int k, int rows, const uint8_t *coef);
