@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# test_crash.sh GFEC [TRIALS]: SIGKILL `gfec encode` (fresh, and over an older encoding) and
-# `gfec decode --repair` at random points, TRIALS times each (default 100), and check what is left:
+# test_crash.sh GFEC [TRIALS]: SIGKILL `gfec encode` (fresh, and over an older encoding of the same
+# or another shape) and `gfec decode --repair` at random points, TRIALS times each (default 100),
+# and check what is left:
 #   - every FILE.<i> and FILE.gfec is byte for byte the old file or the new one: never torn;
 #   - anything else is a leftover temporary (*.tmp.<pid>[.<n>]);
 #   - `gfec verify` and `gfec decode` either succeed (decode: with the old or the new content,
@@ -50,15 +51,16 @@ measure() {
 	echo "$best"
 }
 
-# The pristine sets: old/ (A encoded), new/ (B encoded), damaged/ (old/ less chunk 1, with a
-# flipped byte in parity chunk 4); each holds F too. empty/ is where a fresh encode starts.
+# The pristine sets: old/ (A encoded), new/ (B encoded), reshaped/ (B encoded with k=3 m=3),
+# damaged/ (old/ less chunk 1, with a flipped byte in parity chunk 4); each holds F too. empty/ is
+# where a fresh encode starts.
 head -c $SIZE /dev/urandom >"$W/A"
 head -c $SIZE /dev/urandom >"$W/B"
-for v in old:A new:B; do
-	d=$W/${v%%:*}
-	mkdir "$d"
-	cp "$W/${v#*:}" "$d/F"
-	"$GFEC" encode -k $K -m $M "$d/F" >/dev/null || fail "encode ${v#*:} failed"
+for v in old:A:$K:$M new:B:$K:$M reshaped:B:3:3; do
+	IFS=: read -r name content k m <<<"$v"
+	mkdir "$W/$name"
+	cp "$W/$content" "$W/$name/F"
+	"$GFEC" encode -k "$k" -m "$m" "$W/$name/F" >/dev/null || fail "encode $v failed"
 done
 mkdir "$W/damaged" "$W/empty"
 cp "$W/old/"* "$W/damaged/"
@@ -177,6 +179,8 @@ scenario "encode, fresh" "$W/empty" "$W/B" "$W/empty" "$W/new" "" "$W/B" \
 	"$GFEC" encode -k $K -m $M "$T/F"
 scenario "encode over an older encoding" "$W/old" "$W/B" "$W/old" "$W/new" "$W/A" "$W/B" \
 	"$GFEC" encode -k $K -m $M "$T/F"
+scenario "encode over an older encoding of another shape" "$W/old" "$W/B" "$W/old" \
+	"$W/reshaped" "$W/A" "$W/B" "$GFEC" encode -k 3 -m 3 "$T/F"
 scenario repair "$W/damaged" "$W/A" "$W/damaged" "$W/old" "$W/A" "$W/A" \
 	"$GFEC" decode "$T/F" -o "$T/rep" --repair
 echo "PASS"
