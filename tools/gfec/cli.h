@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file cli.h
- * What main.c (the commands) shares with its two helpers: meta.c, the FILE.gfec format, and io.c,
- * the file plumbing every command needs (whole reads and writes, CRC32C, crash-safe temp files,
- * progress). The helpers report plain 0 / -errno; only main.c turns outcomes into exit codes.
+ * What the gfec commands (encode.c, decode.c, verify.c, info.c, tune.c, dispatched by main.c)
+ * share: meta.c, the FILE.gfec format; io.c, the file plumbing every command needs (whole reads
+ * and writes, CRC32C, SHA-256, crash-safe temp files, progress); opts.c, messages, exit codes,
+ * options and the codec; job.c, reading an encoded file. meta.c and io.c report plain 0 / -errno;
+ * only the commands (through opts.c) turn outcomes into exit codes.
  */
 #ifndef GFEC_CLI_H
 #define GFEC_CLI_H
@@ -11,9 +13,11 @@
 #include <nettle/sha2.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+
+#include <gfec/gfec.h>
 
 #include "gfec/gfec_limits.h" /* GFEC_MAX_CHUNKS bounds the chunks a metadata file lists */
-#include <sys/stat.h>
 
 /* --- io.c ------------------------------------------------------------------------------------- */
 
@@ -140,5 +144,117 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
  * META_CORRUPT with a reason in @p why.
  */
 int meta_load(const char *path, struct gfec_meta *meta, char *why, size_t whylen);
+
+/* --- opts.c: what every command shares ------------------------------------------------------- */
+
+#ifndef GFEC_TOOL_VERSION
+#define GFEC_TOOL_VERSION "unknown"
+#endif
+
+/**
+ * Exit codes; `gfec --help` lists them too, and scripts rely on them. 1 also covers running out
+ * of memory and a rebuilt chunk that fails its CRC; 6 is 5 where wrong-sized chunks were among
+ * those left out, which usually means a truncated copy rather than lost disks.
+ */
+enum gfec_exit {
+	GFEC_EXIT_OK = 0,
+	GFEC_EXIT_INTERNAL = 1, /* the library failed */
+	GFEC_EXIT_USAGE = 2,	/* bad command line or profile */
+	GFEC_EXIT_IO = 3,	/* a file could not be read or written */
+	GFEC_EXIT_META = 4,	/* FILE.gfec is damaged */
+	GFEC_EXIT_TOOFEW = 5,	/* fewer than k usable chunks */
+	GFEC_EXIT_SIZE = 6,	/* fewer than k usable chunks, some of wrong size */
+	GFEC_EXIT_VERIFY = 7,	/* verify found a problem */
+	GFEC_EXIT_CLOBBER = 8,	/* an output would replace a file the command reads */
+};
+
+/** Prints "gfec: <message>" on stderr. @returns @p code, so that callers can `return fail(...)`. */
+int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Prints "gfec: warning: <message>" on stderr. */
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** "WHAT PATH: reason" for a -errno (or IO_E_NOT_REGULAR): exit 3, or 1 when out of memory. */
+int fail_errno(int neg_errno, const char *what, const char *path);
+int out_of_memory(void);
+/** The exit code for a GFEC_E_* the library returned while making a codec. */
+int lib_exit(int ret);
+
+/** A command's options, as given (NULL: not given). */
+struct opts {
+	const char *k, *m, *technique, *backend, *threads, *output;
+	int repair;
+	const char *file;
+};
+
+/** Refuses (exit 2) a value that is not one word, before it is pasted into a profile. */
+int one_word(const char *cmd, const char *opt, const char *name, const char *v);
+/**
+ * Parses a command's options: @p allowed lists the short options it takes, @p allowed_long
+ * whether it takes --backend and --threads; it wants @p min_files to @p max_files FILEs.
+ * @returns -1 to go on, or the exit code to leave with (0 after --help).
+ */
+int parse_opts(const char *cmd, const char *help, int argc, char **argv, const char *allowed,
+	       int allowed_long, int min_files, int max_files, struct opts *o);
+/** A codec for k, m, technique and o's backend and threads. @returns 0 or the exit code. */
+int make_codec(const char *cmd, const struct opts *o, const char *k, const char *m,
+	       const char *technique, const char *where, gfec_codec **codec);
+/** Bytes of each of @p n chunks handled per step. */
+size_t seg_for(const gfec_codec *codec, uint64_t chunk_size, int n);
+double mb_per_s(uint64_t bytes, double secs);
+/** "1000 B" or "3.1 MB". */
+const char *amount(uint64_t bytes, char *buf, size_t len);
+
+/* --- job.c: reading an encoded file (decode, verify, info) ------------------------------------ */
+
+enum ck_state {
+	CK_UNCHECKED, /* opened, right size, CRC not (yet) computed */
+	CK_OK,
+	CK_MISSING,
+	CK_UNREADABLE,
+	CK_WRONG_SIZE,
+	CK_CORRUPT,
+};
+
+struct chunk {
+	char *path;
+	int fd;
+	enum ck_state state;
+	int err;       /* errno for CK_UNREADABLE */
+	uint64_t size; /* actual size, for CK_WRONG_SIZE */
+	uint32_t crc;  /* running, then final CRC32C */
+};
+
+struct job {
+	char *base; /* FILE, the name the chunks hang off */
+	struct gfec_meta meta;
+	gfec_codec *codec;
+	int k, m, n;
+	uint64_t S;
+	size_t seg;
+	uint8_t *buf, *p[GFEC_MAX_CHUNKS];
+	struct chunk ck[GFEC_MAX_CHUNKS];
+};
+
+/** FILE from what the user named (FILE or FILE.gfec). NULL when out of memory. */
+char *base_name(const char *arg);
+/** Loads BASE.gfec. @returns 0 or the exit code, after saying why. */
+int load_meta(const char *cmd, const char *base, struct gfec_meta *meta);
+/** Reads segment [off, off+len) of chunk i into j->p[i]. @returns 0, or -1 with the chunk lost. */
+int chunk_read(struct job *j, int i, uint64_t off, size_t len);
+/** The chunk's state in words: "ok", "missing", "crc mismatch (...)"... */
+void chunk_describe(const struct job *j, int i, char *buf, size_t len);
+/** Whether the chunk is known to be unusable. */
+int chunk_bad(const struct chunk *c);
+/** Loads FILE.gfec, makes its codec and opens every chunk. @returns 0 or the exit code. */
+int job_open(struct job *j, const char *cmd, const struct opts *o);
+void job_close(struct job *j);
+
+/* --- the commands, one file each: run with argv[0] the command's name ------------------------- */
+
+extern const char help_encode[], help_decode[], help_verify[], help_info[], help_tune[];
+int cmd_encode(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif
