@@ -10,7 +10,7 @@
  * the data comes from DRAM, as in a storage server. GB/s counts data bytes (k * len per call),
  * as everywhere in gfec. The GPU route's parity is checked against the real library's.
  *
- * usage: gfec-isal-bench path/to/gfec/libisal.so.2 [len ...]    (len with K or M; default 1M 64M)
+ * usage: gfec-isal-bench path/to/gfec/libisal.so.2 [len ...]  (len with K, M or G; default 1M 64M)
  * The real library is $GFEC_ISAL_LIB, as for the drop-in, else Debian's.
  */
 #include <dlfcn.h>
@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "gfec/gfec_config.h"
+#include "registry.h"
 
 #define REAL_PATH "/usr/lib/x86_64-linux-gnu/libisal.so.2.0.30"
 #define K 10
@@ -140,16 +143,12 @@ static int check(const struct lib *real, const struct sets *s)
 	return bad;
 }
 
+/* A chunk size in 4K..2^31-1 (gfec's number syntax), or 0. */
 static size_t parse_len(const char *s)
 {
-	char *end;
-	size_t v = strtoull(s, &end, 10);
+	long long v;
 
-	if (*end == 'K')
-		v <<= 10;
-	else if (*end == 'M')
-		v <<= 20;
-	return v;
+	return gfec_parse_number(s, 4096, INT32_MAX, &v) ? 0 : (size_t)v;
 }
 
 int main(int argc, char **argv)
@@ -158,7 +157,9 @@ int main(int argc, char **argv)
 	static struct sets s;
 	const char *const *lens = argc > 2 ? (const char *const *)argv + 2 : def;
 	const int nlens = argc > 2 ? argc - 2 : 2;
-	const char *real_path = getenv("GFEC_ISAL_LIB") ? getenv("GFEC_ISAL_LIB") : REAL_PATH;
+	struct gfec_settings set; /* GFEC_ISAL_LIB, read as the drop-in reads it */
+	char err[256];
+	const char *real_path;
 	double g_real[MAXLENS], g_off[MAXLENS], g_gpu[MAXLENS];
 	int bad[MAXLENS] = { 0 }, ret = 0;
 	struct lib real, ours;
@@ -169,10 +170,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 0; i < nlens; i++)
-		if (parse_len(lens[i]) < 4096 || parse_len(lens[i]) > INT32_MAX) {
+		if (!parse_len(lens[i])) {
 			fprintf(stderr, "len %s: from 4K to 2047M\n", lens[i]);
 			return 2;
 		}
+	gfec_settings_defaults(&set);
+	if (gfec_settings_env(&set, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	real_path = set.v[GFEC_KNOB_ISAL_LIB].text[0] ? set.v[GFEC_KNOB_ISAL_LIB].text : REAL_PATH;
 	if (lib_open(&real, real_path, NULL))
 		return 1;
 	for (int gpu = 0; gpu < 2; gpu++) {
