@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "engine.h"
 #include "gf8.h"
 #include "internal.h"
 #include "matrix.h"
@@ -37,38 +38,16 @@ struct pattern {
 	uint64_t want[4];	/* bitmap of the rebuilt chunks */
 };
 
-/* A matrix prepared for each engine the codec has. */
-struct plans {
-	void *cpu;
-	void *gpu; /* NULL without a GPU engine */
-};
-
-struct engine {
-	const struct gfec_backend_ops *ops; /* NULL: absent */
-	void *ctx;
-};
-
-struct dplan {
-	struct pattern key;
-	struct plans plan;
-	int refs;		/* the cache's reference + one per decode in flight */
-	uint64_t used;		/* LRU clock */
-};
-
 struct gfec_codec {
 	struct gfec_profile prof;
 	int k, m;
 	uint8_t *g;	/* m x k */
-	struct engine cpu, gpu;
-	struct plans enc;
+	struct gfec_engine eng;		/* dispatch and the CPU redo (engine.c) */
+	struct gfec_eplan enc;
+	struct gfec_plan_cache dcache;	/* decode plans by erasure pattern */
 	char backend_name[48];
 
-	pthread_mutex_t lock;	/* guards the cache and the LRU clock */
-	struct dplan **cache;
-	int ncache;
-	uint64_t clock;
-
-	uint64_t encodes, decodes, verifies, updates, bytes, hits, misses, fallbacks, gpu_calls;
+	uint64_t encodes, decodes, verifies, updates, bytes;
 
 	struct gfec_async *async; /* its workers start with the first gfec_submit() */
 };
@@ -90,73 +69,6 @@ static size_t len_unit(const gfec_codec *c)
 static void count(uint64_t *c, uint64_t n)
 {
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
-}
-
-static void plans_free(gfec_codec *c, struct plans *p)
-{
-	if (p->cpu)
-		c->cpu.ops->plan_free(c->cpu.ctx, p->cpu);
-	if (p->gpu)
-		c->gpu.ops->plan_free(c->gpu.ctx, p->gpu);
-	p->cpu = p->gpu = NULL;
-}
-
-static int plans_create(gfec_codec *c, const struct gfec_gemm_matrix *gm, struct plans *p)
-{
-	int ret;
-
-	p->cpu = p->gpu = NULL;
-	ret = c->cpu.ops->plan_create(c->cpu.ctx, gm, &p->cpu);
-	if (ret == 0 && c->gpu.ops)
-		ret = c->gpu.ops->plan_create(c->gpu.ctx, gm, &p->gpu);
-	if (ret)
-		plans_free(c, p);
-	return ret;
-}
-
-static int on_gpu(const gfec_codec *c, const struct plans *p, uint64_t data_bytes)
-{
-	return p->gpu && (c->prof.backend == GFEC_BACKEND_GPU ||
-			  data_bytes >= (uint64_t)c->prof.gpu_min_bytes);
-}
-
-static int device_ptr(const gfec_codec *c, const uint8_t *const *ptrs)
-{
-	return c->gpu.ops && c->gpu.ops->is_device_ptr(c->gpu.ctx, ptrs[0]);
-}
-
-static void fell_back(gfec_codec *c, const char *what, int err)
-{
-	count(&c->fallbacks, 1);
-	gfec_log(GFEC_LOG_WARN, "%s on the GPU failed (%s); redone on the CPU", what,
-		 gfec_strerror(err));
-}
-
-/* dst = A x src for nstripes stripes, on the engine the dispatch rule picks. */
-static int run_gemm(gfec_codec *c, const struct plans *p, int cols, int nstripes, size_t len,
-		    const uint8_t *const *src, uint8_t *const *dst)
-{
-	int ret;
-
-	if (on_gpu(c, p, (uint64_t)len * (uint64_t)cols * (uint64_t)nstripes)) {
-		ret = c->gpu.ops->gemm(c->gpu.ctx, p->gpu, nstripes, len, src, dst);
-		if (ret == 0) {
-			count(&c->gpu_calls, 1);
-			return 0;
-		}
-		if (device_ptr(c, src) || device_ptr(c, (const uint8_t *const *)dst))
-			return ret;
-		fell_back(c, "GEMM", ret);
-	} else if (device_ptr(c, src) || device_ptr(c, (const uint8_t *const *)dst)) {
-		/* The CPU cannot read device memory: such calls always go to the GPU. */
-		if (!p->gpu)
-			return GFEC_E_INVAL;
-		ret = c->gpu.ops->gemm(c->gpu.ctx, p->gpu, nstripes, len, src, dst);
-		if (ret == 0)
-			count(&c->gpu_calls, 1);
-		return ret;
-	}
-	return c->cpu.ops->gemm(c->cpu.ctx, p->cpu, nstripes, len, src, dst);
 }
 
 static int make_generator(gfec_codec *c, char *err, size_t errlen)
@@ -217,14 +129,14 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.rules = c->prof.set.rules;
 	conf.nrules = c->prof.set.nrules;
 	conf.fault = c->prof.gpu_fault;
-	ret = ops->init(&conf, &c->gpu.ctx);
-	if (ret == 0 && ops->can_implement(c->gpu.ctx, &gm) != 0) {
-		ops->fini(c->gpu.ctx);
-		c->gpu.ctx = NULL;
+	ret = ops->init(&conf, &c->eng.gpu_ctx);
+	if (ret == 0 && ops->can_implement(c->eng.gpu_ctx, &gm) != 0) {
+		ops->fini(c->eng.gpu_ctx);
+		c->eng.gpu_ctx = NULL;
 		ret = GFEC_E_NOTSUP;
 	}
 	if (ret == 0) {
-		c->gpu.ops = ops;
+		c->eng.gpu_ops = ops;
 		return 0;
 	}
 	if (!required) {
@@ -265,7 +177,6 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return GFEC_E_NOMEM;
-	pthread_mutex_init(&c->lock, NULL);
 
 	ret = gfec_settings_resolve(profile, &c->prof, err, errlen);
 	if (ret)
@@ -273,9 +184,8 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	c->k = c->prof.k;
 	c->m = c->prof.m;
 	c->g = malloc((size_t)c->k * c->m);
-	c->cache = calloc((size_t)c->prof.decode_cache, sizeof(*c->cache));
 	c->async = gfec_async_create(execute, c, c->prof.async_threads);
-	if (!c->g || !c->cache || !c->async) {
+	if (!c->g || !c->async || gfec_plan_cache_init(&c->dcache, c->prof.decode_cache)) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
@@ -285,8 +195,10 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 
 	conf.threads = c->prof.threads;
 	conf.path = c->prof.cpu_path;
-	c->cpu.ops = gfec_cpu_backend();
-	ret = c->cpu.ops->init(&conf, &c->cpu.ctx);
+	c->eng.cpu_ops = gfec_cpu_backend();
+	c->eng.gpu_always = c->prof.backend == GFEC_BACKEND_GPU;
+	c->eng.gpu_min_bytes = (uint64_t)c->prof.gpu_min_bytes;
+	ret = c->eng.cpu_ops->init(&conf, &c->eng.cpu_ctx);
 	if (ret) {
 		snprintf(err, errlen, "backend=cpu cpu_path=%s: %s",
 			 c->prof.cpu_path[0] ? c->prof.cpu_path : "auto", gfec_strerror(ret));
@@ -299,18 +211,19 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	}
 	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = c->m, .cols = c->k, .a = c->g,
 					.packetsize = packetsize(c) };
-	ret = plans_create(c, &gm, &c->enc);
+	ret = gfec_engine_plan_create(&c->eng, &gm, &c->enc);
 	if (ret) {
 		snprintf(err, errlen, "backend=%s: %s", gfec_backend_choice_name(c->prof.backend),
 			 gfec_strerror(ret));
 		goto out;
 	}
-	if (c->gpu.ops)
+	if (c->eng.gpu_ops)
 		snprintf(c->backend_name, sizeof(c->backend_name), "gpu/%s+cpu/%s",
-			 c->gpu.ops->path_name(c->gpu.ctx), c->cpu.ops->path_name(c->cpu.ctx));
+			 c->eng.gpu_ops->path_name(c->eng.gpu_ctx),
+			 c->eng.cpu_ops->path_name(c->eng.cpu_ctx));
 	else
 		snprintf(c->backend_name, sizeof(c->backend_name), "cpu/%s",
-			 c->cpu.ops->path_name(c->cpu.ctx));
+			 c->eng.cpu_ops->path_name(c->eng.cpu_ctx));
 out:
 	if (ret) {
 		if (!err[0])
@@ -331,17 +244,9 @@ void gfec_codec_free(gfec_codec *c)
 	if (!c)
 		return;
 	gfec_async_destroy(c->async);
-	for (int i = 0; i < c->ncache; i++) {
-		plans_free(c, &c->cache[i]->plan);
-		free(c->cache[i]);
-	}
-	plans_free(c, &c->enc);
-	if (c->gpu.ops)
-		c->gpu.ops->fini(c->gpu.ctx);
-	if (c->cpu.ops && c->cpu.ctx)
-		c->cpu.ops->fini(c->cpu.ctx);
-	pthread_mutex_destroy(&c->lock);
-	free(c->cache);
+	gfec_plan_cache_fini(&c->dcache, &c->eng);
+	gfec_engine_plan_free(&c->eng, &c->enc);
+	gfec_engine_fini(&c->eng);
 	free(c->g);
 	free(c);
 }
@@ -385,7 +290,7 @@ size_t gfec_codec_profile(const gfec_codec *c, char *buf, size_t buflen)
 			       "decode_cache=%d%s%.0d",
 		     c->k, c->m, gfec_technique_name(c->prof.technique),
 		     gfec_backend_choice_name(c->prof.backend), c->prof.threads,
-		     c->cpu.ops->path_name(c->cpu.ctx), c->prof.decode_cache,
+		     c->eng.cpu_ops->path_name(c->eng.cpu_ctx), c->prof.decode_cache,
 		     packetsize(c) ? " packetsize=" : "", packetsize(c) ? c->prof.packetsize : 0);
 	return n < 0 ? 0 : (size_t)n;
 }
@@ -404,10 +309,10 @@ void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 	s->verifies = __atomic_load_n(&c->verifies, __ATOMIC_RELAXED);
 	s->updates = __atomic_load_n(&c->updates, __ATOMIC_RELAXED);
 	s->bytes = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
-	s->decode_cache_hits = __atomic_load_n(&c->hits, __ATOMIC_RELAXED);
-	s->decode_cache_misses = __atomic_load_n(&c->misses, __ATOMIC_RELAXED);
-	s->fallbacks = __atomic_load_n(&c->fallbacks, __ATOMIC_RELAXED);
-	s->gpu_calls = __atomic_load_n(&c->gpu_calls, __ATOMIC_RELAXED);
+	s->decode_cache_hits = __atomic_load_n(&c->dcache.hits, __ATOMIC_RELAXED);
+	s->decode_cache_misses = __atomic_load_n(&c->dcache.misses, __ATOMIC_RELAXED);
+	s->fallbacks = __atomic_load_n(&c->eng.fallbacks, __ATOMIC_RELAXED);
+	s->gpu_calls = __atomic_load_n(&c->eng.gpu_calls, __ATOMIC_RELAXED);
 }
 
 static int ptrs_ok(const void *const *p, int n)
@@ -427,7 +332,7 @@ int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parit
 	if (!c || !ptrs_ok((const void *const *)data, c->k) ||
 	    !ptrs_ok((const void *const *)parity, c->m))
 		return GFEC_E_INVAL;
-	ret = run_gemm(c, &c->enc, c->k, 1, len, data, parity);
+	ret = gfec_engine_gemm(&c->eng, &c->enc, c->k, 1, len, data, parity);
 	if (ret)
 		return ret;
 	count(&c->encodes, 1);
@@ -445,7 +350,7 @@ int gfec_encode_batch(gfec_codec *c, int nstripes, const uint8_t *const *data,
 		return GFEC_E_INVAL;
 	if (nstripes == 0)
 		return 0;
-	ret = run_gemm(c, &c->enc, c->k, nstripes, len, data, parity);
+	ret = gfec_engine_gemm(&c->eng, &c->enc, c->k, nstripes, len, data, parity);
 	if (ret)
 		return ret;
 	count(&c->encodes, (uint64_t)nstripes);
@@ -461,27 +366,7 @@ int gfec_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *
 	if (!c || vec_i < 0 || vec_i >= c->k || !delta ||
 	    !ptrs_ok((const void *const *)parity, c->m))
 		return GFEC_E_INVAL;
-	size_t done = 0;
-
-	if (on_gpu(c, &c->enc, len)) {
-		ret = c->gpu.ops->update(c->gpu.ctx, c->enc.gpu, vec_i, len, delta, parity, &done);
-		if (ret == 0)
-			count(&c->gpu_calls, 1);
-		if (ret && (device_ptr(c, &delta) || device_ptr(c, (const uint8_t *const *)parity)))
-			return ret;
-		if (ret) {
-			/* Finish on the CPU from where the GPU stopped: never apply a delta twice. */
-			uint8_t *rest[GFEC_MAX_CHUNKS];
-
-			fell_back(c, "update", ret);
-			for (int i = 0; i < c->m; i++)
-				rest[i] = parity[i] + done;
-			ret = c->cpu.ops->update(c->cpu.ctx, c->enc.cpu, vec_i, len - done,
-						 delta + done, rest, &done);
-		}
-	} else {
-		ret = c->cpu.ops->update(c->cpu.ctx, c->enc.cpu, vec_i, len, delta, parity, &done);
-	}
+	ret = gfec_engine_update(&c->eng, &c->enc, c->m, vec_i, len, delta, parity);
 	if (ret)
 		return ret;
 	count(&c->updates, 1);
@@ -489,112 +374,32 @@ int gfec_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *
 	return 0;
 }
 
-/* --- decode-plan cache ------------------------------------------------------------------ */
+/* --- decode plans ------------------------------------------------------------------------ */
 
-static void dplan_put(gfec_codec *c, struct dplan *d)
+struct dplan_args {
+	gfec_codec *c;
+	const int *src, *want;
+	int nwant;
+};
+
+/* Builds the decode plan of a pattern the cache does not hold. */
+static int dplan_build(void *arg, struct gfec_engine *e, struct gfec_eplan *out)
 {
-	int last;
-
-	pthread_mutex_lock(&c->lock);
-	last = --d->refs == 0;
-	pthread_mutex_unlock(&c->lock);
-	if (last) {
-		plans_free(c, &d->plan);
-		free(d);
-	}
-}
-
-/* With the lock held: the cached plan for a pattern, referenced, or NULL. */
-static struct dplan *cache_find(gfec_codec *c, const struct pattern *key)
-{
-	for (int i = 0; i < c->ncache; i++) {
-		struct dplan *d = c->cache[i];
-
-		if (memcmp(&d->key, key, sizeof(*key)) == 0) {
-			d->refs++;
-			d->used = ++c->clock;
-			return d;
-		}
-	}
-	return NULL;
-}
-
-/* With the lock held: inserts d, dropping the least recently used entry when full. */
-static struct dplan *cache_insert(gfec_codec *c, struct dplan *d)
-{
-	struct dplan *victim = NULL;
-	int slot = c->ncache;
-
-	if (c->ncache == c->prof.decode_cache) {
-		slot = 0;
-		for (int i = 1; i < c->ncache; i++)
-			if (c->cache[i]->used < c->cache[slot]->used)
-				slot = i;
-		victim = c->cache[slot];
-		if (--victim->refs > 0)
-			victim = NULL; /* a decode still uses it; its last put frees it */
-	} else {
-		c->ncache++;
-	}
-	d->refs = 2; /* the cache's and the caller's */
-	d->used = ++c->clock;
-	c->cache[slot] = d;
-	return victim;
-}
-
-static int dplan_get(gfec_codec *c, const struct pattern *key, const int *src, const int *want,
-		     int nwant, struct dplan **out)
-{
+	const struct dplan_args *a = arg;
+	const gfec_codec *c = a->c;
 	struct gfec_gemm_matrix gm;
-	struct dplan *d, *victim;
-	uint8_t *dm;
+	uint8_t *dm = malloc((size_t)a->nwant * c->k);
 	int ret;
 
-	pthread_mutex_lock(&c->lock);
-	d = cache_find(c, key);
-	pthread_mutex_unlock(&c->lock);
-	if (d) {
-		count(&c->hits, 1);
-		*out = d;
-		return 0;
+	if (!dm)
+		return GFEC_E_NOMEM;
+	ret = gfec_matrix_decode(c->g, c->k, c->m, a->src, a->want, a->nwant, dm);
+	if (ret == 0) {
+		gm = (struct gfec_gemm_matrix){ .w = 8, .rows = a->nwant, .cols = c->k, .a = dm,
+						.packetsize = packetsize(c) };
+		ret = gfec_engine_plan_create(e, &gm, out);
 	}
-	count(&c->misses, 1);
-
-	d = calloc(1, sizeof(*d));
-	dm = malloc((size_t)nwant * c->k);
-	if (!d || !dm) {
-		ret = GFEC_E_NOMEM;
-		goto fail;
-	}
-	ret = gfec_matrix_decode(c->g, c->k, c->m, src, want, nwant, dm);
-	if (ret)
-		goto fail;
-	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = nwant, .cols = c->k, .a = dm,
-					.packetsize = packetsize(c) };
-	ret = plans_create(c, &gm, &d->plan);
-	if (ret)
-		goto fail;
 	free(dm);
-	d->key = *key;
-
-	pthread_mutex_lock(&c->lock);
-	*out = cache_find(c, key); /* another thread may have built it meanwhile */
-	victim = *out ? NULL : cache_insert(c, d);
-	pthread_mutex_unlock(&c->lock);
-	if (*out) {
-		plans_free(c, &d->plan);
-		free(d);
-	} else {
-		*out = d;
-	}
-	if (victim) {
-		plans_free(c, &victim->plan);
-		free(victim);
-	}
-	return 0;
-fail:
-	free(dm);
-	free(d);
 	return ret;
 }
 
@@ -682,7 +487,8 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 
 	for (int g0 = 0, g1; g0 < nstripes; g0 = g1) {
 		const struct dproblem *first = order[g0];
-		struct dplan *d;
+		struct dplan_args args = { c, first->src, first->want, first->nwant };
+		struct gfec_cached_plan *d;
 
 		for (g1 = g0 + 1; g1 < nstripes && !cmp_problem(&order[g0], &order[g1]); g1++)
 			;
@@ -696,11 +502,12 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 			for (int i = 0; i < first->nwant; i++)
 				wp[(size_t)(t - g0) * first->nwant + i] = out[s * n + first->want[i]];
 		}
-		ret = dplan_get(c, &first->key, first->src, first->want, first->nwant, &d);
+		ret = gfec_plan_cache_get(&c->dcache, &c->eng, &first->key, sizeof(first->key),
+					  dplan_build, &args, &d);
 		if (ret)
 			goto out;
-		ret = run_gemm(c, &d->plan, c->k, g1 - g0, len, sp, wp);
-		dplan_put(c, d);
+		ret = gfec_engine_gemm(&c->eng, &d->plan, c->k, g1 - g0, len, sp, wp);
+		gfec_plan_cache_put(&c->dcache, &c->eng, d);
 		if (ret)
 			goto out;
 		done += (uint64_t)(g1 - g0);
@@ -752,7 +559,7 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 	uint8_t ok[GFEC_MAX_CHUNKS];
 	int ret = 0, all = 1;
 
-	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m) || device_ptr(c, chunks))
+	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m) || gfec_engine_is_device(&c->eng, chunks[0]))
 		return GFEC_E_INVAL;
 	piece = VERIFY_PIECE / len_unit(c) * len_unit(c);
 	piece = piece ? piece : len_unit(c);
@@ -768,7 +575,7 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 			dp[j] = chunks[j] + off;
 		for (int i = 0; i < c->m; i++)
 			pp[i] = buf + (size_t)i * piece;
-		ret = run_gemm(c, &c->enc, c->k, 1, n, dp, pp);
+		ret = gfec_engine_gemm(&c->eng, &c->enc, c->k, 1, n, dp, pp);
 		if (ret)
 			goto out;
 		for (int i = 0; i < c->m; i++)

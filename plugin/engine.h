@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file engine.h
+ * The one dispatch path between a caller and the backends: which backend runs a call (the GPU
+ * for device memory and for calls of at least gpu_min_bytes, else the CPU), the redo on the CPU
+ * when the GPU fails on host memory (an update resumes where the GPU stopped, so no delta is
+ * applied twice), and a cache of prepared matrices with LRU eviction. The codec drives it; it
+ * knows nothing of codecs, profiles or the public request types.
+ *
+ *   caller --> gfec_engine_gemm / _update --> GPU plan ----(error, host memory)----.
+ *                      |                                                          v
+ *                      '---------------------------------------------------> CPU plan
+ */
+#ifndef GFEC_PLUGIN_ENGINE_H
+#define GFEC_PLUGIN_ENGINE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gemm.h"
+
+/** The backends a caller has started; the engine owns them once set (gfec_engine_fini). */
+struct gfec_engine {
+	const struct gfec_backend_ops *cpu_ops; /* required */
+	void *cpu_ctx;
+	const struct gfec_backend_ops *gpu_ops; /* NULL: no GPU */
+	void *gpu_ctx;
+	int gpu_always;		/* every call on the GPU (backend=gpu) */
+	uint64_t gpu_min_bytes;	/* else: calls reading at least this many source bytes */
+	uint64_t fallbacks;	/* calls redone on the CPU after a GPU error (atomic) */
+	uint64_t gpu_calls;	/* calls the GPU completed (atomic) */
+};
+
+/** One matrix prepared on each backend of an engine. */
+struct gfec_eplan {
+	void *cpu;
+	void *gpu; /* NULL without a GPU */
+};
+
+/** Stops both backends. */
+void gfec_engine_fini(struct gfec_engine *e);
+
+/** Prepares @p a on every backend; on error nothing is left allocated. */
+int gfec_engine_plan_create(struct gfec_engine *e, const struct gfec_gemm_matrix *a,
+			    struct gfec_eplan *p);
+void gfec_engine_plan_free(struct gfec_engine *e, struct gfec_eplan *p);
+
+/** 1 when @p p is device memory (the CPU cannot read it). */
+int gfec_engine_is_device(const struct gfec_engine *e, const void *p);
+
+/** dst = A x src for @p nstripes stripes of @p cols sources (gfec_backend_ops.gemm's layout). */
+int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols, int nstripes,
+		     size_t len, const uint8_t *const *src, uint8_t *const *dst);
+
+/** dst[i] ^= A(i, col) x src for the @p rows rows of A (gfec_backend_ops.update). */
+int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int rows, int col,
+		       size_t len, const uint8_t *src, uint8_t *const *dst);
+
+/* ---- the plan cache -------------------------------------------------------------------------- */
+
+#define GFEC_PLAN_KEY_MAX 64
+
+/** A cached plan: valid between gfec_plan_cache_get() and the matching _put(). */
+struct gfec_cached_plan {
+	uint8_t key[GFEC_PLAN_KEY_MAX];
+	size_t keylen;
+	struct gfec_eplan plan;
+	int refs;	/* the cache's reference + one per user */
+	uint64_t used;	/* LRU clock */
+};
+
+/** Up to @p cap plans keyed by byte strings of at most GFEC_PLAN_KEY_MAX bytes. */
+struct gfec_plan_cache {
+	pthread_mutex_t lock;
+	struct gfec_cached_plan **slot;
+	int n, cap;
+	uint64_t clock;
+	uint64_t hits, misses; /* atomic */
+};
+
+/** Makes the plan for a key that is not cached: 0, or a GFEC_E_* code. */
+typedef int (*gfec_plan_build_fn)(void *arg, struct gfec_engine *e, struct gfec_eplan *out);
+
+int gfec_plan_cache_init(struct gfec_plan_cache *pc, int cap);
+/** Frees every cached plan (none may be in use) and the cache. */
+void gfec_plan_cache_fini(struct gfec_plan_cache *pc, struct gfec_engine *e);
+
+/**
+ * The plan for @p key, held for the caller: a cached one, or one @p build makes (outside the
+ * lock; the least recently used plan is dropped when the cache is full, freed by its last user).
+ */
+int gfec_plan_cache_get(struct gfec_plan_cache *pc, struct gfec_engine *e, const void *key,
+			size_t keylen, gfec_plan_build_fn build, void *arg,
+			struct gfec_cached_plan **out);
+void gfec_plan_cache_put(struct gfec_plan_cache *pc, struct gfec_engine *e,
+			 struct gfec_cached_plan *d);
+
+#endif
