@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what gfec needs from Debian 12, only what is missing. Used by both README commands.
-#   .ci/deps.sh build   the library, CLI and perf tools (nettle: the CLI's SHA-256; jansson: the perf
+#   .ci/deps.sh build   the library, CLI and perf tools (OpenSSL: the CLI's SHA-256; jansson: the perf
 #                       tools' JSON writer; rdma-core
 #                       headers: the verbs transport loads rdma-core at run time, so only the -dev
 #                       packages' headers are used)
@@ -11,7 +11,7 @@
 #                       and clang with libFuzzer for tests/fuzz
 set -euo pipefail
 want=(build-essential cmake pkg-config binutils libisal-dev libjansson-dev libibverbs-dev librdmacm-dev
-      nettle-dev)
+      libssl-dev)
 [[ ${1:-build} == test ]] && want+=(libcmocka-dev libjerasure-dev libgf-complete-dev python3 libxml2-utils
                                    python3-pyeclib valgrind
                                    ceph-mon ceph-osd ceph-mgr ceph-common libradospp-dev uuid-runtime bc

@@ -10,7 +10,6 @@
 #ifndef GFEC_CLI_H
 #define GFEC_CLI_H
 
-#include <nettle/sha2.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -87,11 +86,6 @@ void io_sync_dir(const char *path);
  */
 int io_same_file(const char *a, const char *b);
 
-/**
- * Feeds bytes [0, @p len) of @p fd to @p sha, read through @p buf (@p buflen bytes).
- * @returns 0, -errno, or -EIO if the file ends before @p len.
- */
-int io_sha256_fd(struct sha256_ctx *sha, int fd, uint64_t len, void *buf, size_t buflen);
 
 /** Monotonic seconds. */
 double io_now(void);
@@ -108,6 +102,19 @@ void io_progress_start(struct io_progress *p, const char *what, uint64_t total);
 void io_progress_update(struct io_progress *p, uint64_t done);
 /** Erases the progress line, if one was drawn. */
 void io_progress_end(struct io_progress *p);
+
+/* --- sha256.c -------------------------------------------------------------------------------- */
+
+#define SHA256_BYTES 32
+
+/**
+ * The SHA-256 of bytes [0, lens[i]) of fds[i], for i = 0 .. n-1 in order, as one stream, read
+ * through @p buf (@p buflen bytes) into @p digest. OpenSSL's libcrypto: it uses the CPU's SHA
+ * instructions, at about 3.5x nettle's speed on the machines gfec targets.
+ * @returns 0, -errno, -EIO if a file ends early, or -ENOMEM.
+ */
+int sha256_files(const int *fds, const uint64_t *lens, int n, void *buf, size_t buflen,
+		 uint8_t digest[SHA256_BYTES]);
 
 /* --- meta.c ----------------------------------------------------------------------------------- */
 
@@ -126,7 +133,7 @@ struct gfec_meta {
 	char technique[32];
 	uint64_t chunk_size;	       /* bytes in every chunk file */
 	uint64_t size;		       /* bytes in the original file */
-	uint8_t sha256[SHA256_DIGEST_SIZE]; /* of the original file (version >= 2) */
+	uint8_t sha256[SHA256_BYTES]; /* of the original file (version >= 2) */
 	uint32_t crc[GFEC_MAX_CHUNKS]; /* CRC32C of each whole chunk file */
 };
 

@@ -62,8 +62,7 @@ int cmd_decode(int argc, char **argv)
 	struct io_progress prog;
 	struct job j;
 	uint32_t used_crc[GFEC_MAX_CHUNKS]; /* CRC32C of each chunk as this pass read or rebuilt it */
-	uint8_t digest[SHA256_DIGEST_SIZE];
-	struct sha256_ctx sha;
+	uint8_t digest[SHA256_BYTES];
 	uint64_t done = 0;
 	int usable = 0, wrong_size = 0, nsrc = 0, nrebuild = 0, nfix = 0, ret;
 	double t0 = io_now();
@@ -229,13 +228,11 @@ int cmd_decode(int argc, char **argv)
 		}
 	/* Every CRC held; the file as written must also be the one encode saw. */
 	if (j.meta.version >= 2) {
-		sha256_init(&sha);
-		ret = io_sha256_fd(&sha, out.fd, j.meta.size, j.buf, j.seg * (size_t)j.n);
+		ret = sha256_files(&out.fd, &j.meta.size, 1, j.buf, j.seg * (size_t)j.n, digest);
 		if (ret) {
 			ret = fail_errno(ret, "cannot read back", out.tmp);
 			goto out;
 		}
-		sha256_digest(&sha, sizeof(digest), digest);
 		if (memcmp(digest, j.meta.sha256, sizeof(digest)) != 0) {
 			ret = fail(GFEC_EXIT_INTERNAL,
 				   "decode: %s: the decoded file's sha256 differs from the "

@@ -56,7 +56,8 @@ int cmd_encode(int argc, char **argv)
 	gfec_codec *codec = NULL;
 	struct gfec_meta *meta = NULL;
 	struct io_progress prog;
-	struct sha256_ctx sha;
+	int data_fd[GFEC_MAX_CHUNKS];
+	uint64_t data_len[GFEC_MAX_CHUNKS];
 	char *path = NULL, *text = NULL, num[32];
 	uint64_t size, S, off;
 	size_t seg, tlen;
@@ -168,17 +169,17 @@ int cmd_encode(int argc, char **argv)
 		meta->crc[i] = io_crc_finish(meta->crc[i]);
 	/* FILE's SHA-256, from the data chunks as written (FILE in order): decode checks its
 	 * output against it, so that metadata whose every CRC holds still cannot steer it wrong. */
-	sha256_init(&sha);
-	for (int i = 0; i < k && (uint64_t)i * S < size; i++) {
+	for (int i = 0; i < k; i++) {
 		uint64_t at = (uint64_t)i * S;
 
-		ret = io_sha256_fd(&sha, tmp[i].fd, size - at < S ? size - at : S, buf, seg * (size_t)n);
-		if (ret) {
-			ret = fail_errno(ret, "cannot read back", tmp[i].tmp);
-			goto out;
-		}
+		data_fd[i] = tmp[i].fd;
+		data_len[i] = at >= size ? 0 : size - at < S ? size - at : S;
 	}
-	sha256_digest(&sha, sizeof(meta->sha256), meta->sha256);
+	ret = sha256_files(data_fd, data_len, k, buf, seg * (size_t)n, meta->sha256);
+	if (ret) {
+		ret = fail_errno(ret, "cannot read back the chunks of", o.file);
+		goto out;
+	}
 	tlen = meta_format(meta, NULL, 0);
 	text = malloc(tlen + 1);
 	free(path);

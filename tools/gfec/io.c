@@ -291,22 +291,6 @@ int io_same_file(const char *a, const char *b)
 	return same;
 }
 
-int io_sha256_fd(struct sha256_ctx *sha, int fd, uint64_t len, void *buf, size_t buflen)
-{
-	for (uint64_t off = 0; off < len;) {
-		size_t want = len - off < buflen ? (size_t)(len - off) : buflen, got = 0;
-		int ret = io_pread_full(fd, buf, want, off, &got);
-
-		if (ret)
-			return ret;
-		if (got < want)
-			return -EIO;
-		sha256_update(sha, got, buf);
-		off += got;
-	}
-	return 0;
-}
-
 /* --- time and progress ------------------------------------------------------------------------ */
 
 double io_now(void)

@@ -53,7 +53,7 @@ size_t meta_format(const struct gfec_meta *meta, char *buf, size_t buflen)
 	PUT("chunk_size %" PRIu64 "\n", meta->chunk_size);
 	PUT("size %" PRIu64 "\n", meta->size);
 	PUT("sha256 ");
-	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+	for (int i = 0; i < SHA256_BYTES; i++)
 		PUT("%02x", meta->sha256[i]);
 	PUT("\n");
 	for (int i = 0; i < meta->k + meta->m; i++)
