@@ -13,6 +13,7 @@
  * Errors are negative errno values with a message in *ss; nothing here aborts.
  */
 #include "ErasureCodeGfec.h"
+#include "gfec/gfec_config.h"
 #include "registry.h"
 
 #include <errno.h>
@@ -60,16 +61,15 @@ int fail(std::ostream *ss, const std::string &msg, int err = -EINVAL)
 	return err;
 }
 
-/* A whole-string decimal in [lo, hi]. */
+/* gfec's number syntax (gfec_parse_number) in [lo, hi]. */
 bool to_int(const std::string &s, long lo, long hi, long *out)
 {
-	char *end;
+	long long v;
 
-	if (s.empty())
+	if (gfec_parse_number(s.c_str(), lo, hi, &v))
 		return false;
-	errno = 0;
-	*out = strtol(s.c_str(), &end, 10);
-	return !errno && !*end && *out >= lo && *out <= hi;
+	*out = (long)v;
+	return true;
 }
 
 /* The value of @p key, written back with @p def when absent (Ceph's to_string convention). */
