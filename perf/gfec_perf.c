@@ -4,10 +4,10 @@
  * gfec-perf: how close each gfec path comes to this machine's limits, measured here and now.
  *
  * First the ceilings (each only where the hardware is there): GPU device-to-device copy, the
- * XOR-stream bound for every requested (k,m) on the GPU and on the CPU (read k chunks, write m,
- * no GF work; on the CPU on 1 thread and on the rows' thread count), pinned H2D and D2H alone and
- * together, CPU memcpy bandwidth, raw ISA-L ec_encode_data on one thread and on all (a reference,
- * not a bound). Then the workloads through the public API (encode, decode with e erasures,
+ * GPU XOR-stream bound for every requested (k,m) (read k chunks, write m, no GF work), pinned H2D
+ * and D2H alone and together, CPU memory bandwidth (the better of a copy and a read-only sweep) on
+ * one thread and on the rows' thread count, raw ISA-L ec_encode_data on one thread and on all (a
+ * reference, not a bound). Then the workloads through the public API (encode, decode with e erasures,
  * update) over the requested codes, chunk sizes, batch sizes, backends and data locations. Every
  * row is compared with the ceiling that bounds it by construction, measured in the same process,
  * and a row above its ceiling by more than the measured spread fails the run (exit 4): then the
@@ -66,17 +66,16 @@ int perf_main(int argc, char **argv)
 		sizes[nsizes++] = s;
 
 	printf("# reproduce: %s\n", cmd);
-	printf("# gfec %s, CPU: %d cpus, memory %.1f GB/s (1 core) / %.1f GB/s (all)%s\n",
-	       gfec_version(), ce.cpus, ce.cpu_mem_1, ce.cpu_mem_all,
+	printf("# gfec %s, CPU: %d cpus, memory (read + written, the better of copy and read) "
+	       "%.1f GB/s on 1 thread, %.1f GB/s on %d%s\n",
+	       gfec_version(), ce.cpus, ce.cpu_mem_1, ce.cpu_mem_t, ce.threads,
 	       ce.from_cache ? " [ceilings from cache]" : "");
-	printf("# CPU figures and rows rotate over %zu MiB (>= 4 x L3); CPU rows on %d thread%s\n",
-	       perf_rotate_bytes(&o) >> 20, o.threads == 1 ? 1 : ce.threads,
-	       o.threads == 1 || ce.threads == 1 ? "" : "s");
+	printf("# CPU figures and rows rotate over >= %zu MiB (4 x L3) of what they touch\n",
+	       perf_rotate_bytes(&o) >> 20);
 	for (int i = 0; i < ce.ncodes; i++)
-		printf("# RS(%d,%d) 1 MiB chunks: CPU XOR-stream bound %.2f GB/s (1 thread), %.2f GB/s "
-		       "(%d threads); raw ISA-L %.2f GB/s (1 thread), %.2f GB/s (%d threads)\n",
-		       ce.codes[i].k, ce.codes[i].m, ce.codes[i].stream_1, ce.codes[i].stream_t,
-		       ce.threads, ce.codes[i].isal_1, ce.codes[i].isal_all, ce.cpus);
+		printf("# raw ISA-L RS(%d,%d) 1 MiB chunks (a reference, not a bound): %.2f GB/s "
+		       "(1 thread), %.2f GB/s (%d threads)\n",
+		       ce.codes[i].k, ce.codes[i].m, ce.codes[i].isal_1, ce.codes[i].isal_all, ce.cpus);
 	if (ce.gpu) {
 		printf("# GPU %s: copy %.0f GB/s (read+write), pinned H2D %.1f / D2H %.1f / both "
 		       "%.1f GB/s\n",

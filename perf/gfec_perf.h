@@ -51,17 +51,16 @@ struct perf_code_ceil {
 	int k, m;
 	double isal_1, isal_all; /* raw ISA-L data GB/s, 1 MiB chunks from DRAM */
 	double xor_gpu;		 /* GPU XOR-stream bound, data GB/s */
-	/* the CPU memory-traffic bound: k chunks read and m written per stripe with one XOR per
-	 * input byte, through raw ISA-L's pool and rotation; data GB/s on 1 and on `threads`
-	 * threads, and the spread of the three runs each is the best of */
-	double stream_1, stream_1_spread, stream_t, stream_t_spread;
 };
 
 /** The machine's measured limits (GB/s = 10^9 bytes/s); 0 where not present or not measured. */
 struct perf_ceilings {
 	int from_cache;
 	int cpus, threads; /* threads: what the CPU rows run on (-T, 0 = cpus) */
-	double cpu_mem_1, cpu_mem_all; /* memcpy, bytes read + written */
+	/* memory bandwidth, bytes read + written per second, on 1 and on `threads` threads: the
+	 * better of a copy and a read-only sweep from DRAM; the spread of the three runs each is the
+	 * best of. The CPU rows' bound. */
+	double cpu_mem_1, cpu_mem_1_spread, cpu_mem_t, cpu_mem_t_spread;
 	int gpu, gpu_sms, gpu_sm_clock, gpu_mem_clock;
 	char gpu_name[128];
 	double d2d;		       /* bytes read + written */
@@ -69,6 +68,9 @@ struct perf_ceilings {
 	struct perf_code_ceil codes[PERF_MAX_CODES];
 	int ncodes;
 };
+
+/** Reads @p n bytes at @p p at full speed (perf_membw.c); their XOR fold, so the read is kept. */
+uint64_t perf_mem_read(const uint8_t *p, size_t n);
 
 /** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
 size_t perf_rotate_bytes(const struct perf_opts *o);

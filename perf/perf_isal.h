@@ -67,10 +67,7 @@ void perf_isal_pool_free(struct perf_isal_pool *p);
 double perf_isal_gbps(const struct perf_isal_api *api, struct perf_stripes *s, int threads,
 		      double *spread);
 
-/** The XOR stream (perf_stream.c) in ISA-L's shape: init does nothing, encode XORs. */
-void perf_stream_init(int k, int rows, unsigned char *a, unsigned char *gftbls);
-void perf_stream_encode(int len, int k, int rows, unsigned char *tbls, unsigned char **data,
-			unsigned char **coding);
+
 
 /** `gfec-perf isal ...` (argv[0] is "isal"): gfec's CPU path against raw ISA-L. Exit status. */
 int perf_isal_main(int argc, char **argv);

@@ -108,7 +108,9 @@ static json_t *json_ceilings(const struct perf_ceilings *c)
 	json_object_set_new(o, "from_cache", json_boolean(c->from_cache));
 	json_object_set_new(o, "cpu_threads", json_integer(c->threads));
 	json_object_set_new(o, "cpu_mem_1core_GBps", json_real(c->cpu_mem_1));
-	json_object_set_new(o, "cpu_mem_all_GBps", json_real(c->cpu_mem_all));
+	json_object_set_new(o, "cpu_mem_1core_spread", json_real(c->cpu_mem_1_spread));
+	json_object_set_new(o, "cpu_mem_all_GBps", json_real(c->cpu_mem_t));
+	json_object_set_new(o, "cpu_mem_all_spread", json_real(c->cpu_mem_t_spread));
 	json_object_set_new(o, "gpu_d2d_GBps", json_real(c->d2d));
 	json_object_set_new(o, "pinned_h2d_GBps", json_real(c->h2d));
 	json_object_set_new(o, "pinned_d2h_GBps", json_real(c->d2h));
@@ -121,11 +123,6 @@ static json_t *json_ceilings(const struct perf_ceilings *c)
 		json_object_set_new(pc, "isal_1thread_GBps", json_real(c->codes[i].isal_1));
 		json_object_set_new(pc, "isal_all_GBps", json_real(c->codes[i].isal_all));
 		json_object_set_new(pc, "gpu_xor_bound_GBps", json_real(c->codes[i].xor_gpu));
-		json_object_set_new(pc, "cpu_stream_1thread_GBps", json_real(c->codes[i].stream_1));
-		json_object_set_new(pc, "cpu_stream_1thread_spread",
-				    json_real(c->codes[i].stream_1_spread));
-		json_object_set_new(pc, "cpu_stream_GBps", json_real(c->codes[i].stream_t));
-		json_object_set_new(pc, "cpu_stream_spread", json_real(c->codes[i].stream_t_spread));
 		json_array_append_new(codes, pc);
 	}
 	json_object_set_new(o, "codes", codes);
@@ -215,17 +212,12 @@ int perf_write_svgs(const char *prefix, const struct perf_ceilings *c, const str
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* the CPU rows' bounds: the XOR stream's traffic (k read + m written per k data) */
-	if (c->ncodes && c->codes[0].stream_t > 0)
-		roofs[nroofs++] = (struct perf_roof){
-			"CPU memory traffic, rows' threads", PERF_ROOF_BANDWIDTH,
-			c->codes[0].stream_t * 1e9 * (c->codes[0].k + c->codes[0].m) / c->codes[0].k
-		};
-	if (c->ncodes && c->codes[0].stream_1 > 0)
-		roofs[nroofs++] = (struct perf_roof){
-			"CPU memory traffic, 1 thread", PERF_ROOF_BANDWIDTH,
-			c->codes[0].stream_1 * 1e9 * (c->codes[0].k + c->codes[0].m) / c->codes[0].k
-		};
+	if (c->cpu_mem_t > 0)
+		roofs[nroofs++] = (struct perf_roof){ "CPU memory, rows' threads", PERF_ROOF_BANDWIDTH,
+						      c->cpu_mem_t * 1e9 };
+	if (c->cpu_mem_1 > 0)
+		roofs[nroofs++] = (struct perf_roof){ "CPU memory, 1 thread", PERF_ROOF_BANDWIDTH,
+						      c->cpu_mem_1 * 1e9 };
 	if (c->d2d > 0)
 		roofs[nroofs++] = (struct perf_roof){ "GPU copy (HBM)", PERF_ROOF_BANDWIDTH,
 						      c->d2d * 1e9 };

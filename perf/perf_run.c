@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <gfec/gfec.h>
 
@@ -111,10 +112,18 @@ static void bufs_free(struct bufs *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * Sets enough that the chunks one call touches (@p touched of each stripe: encode k + m, decode
+ * k + e, update 1 + m) cover @p rotate bytes before a set comes round again, within a quarter of
+ * the machine's memory (and 8 GiB).
+ */
 static int bufs_alloc(struct bufs *b, int k, int m, int e, int batch, size_t chunk,
-		      enum perf_data data, size_t rotate)
+		      enum perf_data data, size_t rotate, int touched)
 {
 	const int n = k + m;
+	const size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	const size_t cap = phys / 4 < ((size_t)8 << 30) ? phys / 4 : (size_t)8 << 30;
+	size_t per_set;
 	uint8_t *host;
 
 	memset(b, 0, sizeof(*b));
@@ -122,10 +131,11 @@ static int bufs_alloc(struct bufs *b, int k, int m, int e, int batch, size_t chu
 	b->pitch = (chunk + 255) / 256 * 256;
 	/* per stripe: k+m chunks, e decode outputs, one delta */
 	b->set_bytes = b->pitch * (size_t)(n + e + 1) * (size_t)batch;
-	b->nsets = (int)((rotate + b->set_bytes - 1) / b->set_bytes);
+	per_set = b->pitch * (size_t)touched * (size_t)batch;
+	b->nsets = (int)((rotate + per_set - 1) / per_set);
 	b->nsets = b->nsets < 2 ? 2 : b->nsets > 65536 ? 65536 : b->nsets;
-	while (b->nsets > 1 && b->set_bytes * (size_t)b->nsets > ((size_t)3 << 30))
-		b->nsets--;
+	if (b->set_bytes * (size_t)b->nsets > cap)
+		b->nsets = cap / b->set_bytes > 2 ? (int)(cap / b->set_bytes) : 2;
 	b->sets = calloc((size_t)b->nsets, sizeof(*b->sets));
 	host = malloc(b->set_bytes);
 	if (!b->sets || !host)
@@ -308,7 +318,8 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 	if (gfec_codec_create(prof, &c, r->skip, sizeof(r->skip)))
 		return -1;
 	snprintf(r->engine, sizeof(r->engine), "%s", gfec_codec_backend(c));
-	if (bufs_alloc(&b, k, m, e, batch, chunk, data, perf_rotate_bytes(o))) {
+	if (bufs_alloc(&b, k, m, e, batch, chunk, data, perf_rotate_bytes(o),
+		       op == PERF_ENCODE ? k + m : op == PERF_DECODE ? k + e : 1 + m)) {
 		snprintf(r->skip, sizeof(r->skip), "cannot allocate %s buffers", perf_data_names[data]);
 		gfec_codec_free(c);
 		return -1;
@@ -386,33 +397,34 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 	r->p999 = r->lat[(size_t)(nlat * 0.999)];
 	(void)sum;
 
+	r->checked = o->check ? check_row(c, op, &b, o->technique) : -2;
 	/*
-	 * The ceiling that bounds this row, by construction: the XOR-stream bounds read k chunks and
-	 * write m with no GF work, so a row's bound is their traffic rate over the row's traffic
-	 * per data byte (an encode's bound is theirs); data on the host that the GPU encodes must
-	 * cross PCIe, so pinned H2D bounds it.
+	 * The ceiling that bounds this row, by construction. On the CPU: memory traffic, the row's
+	 * bytes read + written per call over the memory bandwidth measured on the row's thread
+	 * count (the buffers rotate over >= 4 x L3, so every byte crosses it). On the GPU from device
+	 * memory: the XOR-stream bound (k chunks read, m written, no GF work), over the row's traffic
+	 * per data byte. From host memory to the GPU: every data byte crosses pinned H2D.
 	 */
 	{
 		const struct perf_code_ceil *pc = perf_code_ceil(ce, k, m);
 		const double per_data = r->traffic_bytes / r->data_bytes;
-		const double stream_per_data = (double)(k + m) / k;
 		const int one = ce->threads == 1 || o->threads == 1;
+		const double mem = one ? ce->cpu_mem_1 : ce->cpu_mem_t;
 
 		if (r->on_gpu && data == PERF_GPU && pc && pc->xor_gpu > 0) {
 			snprintf(r->ceil_name, sizeof(r->ceil_name), "GPU XOR-stream bound");
-			r->ceil_gbps = pc->xor_gpu * stream_per_data / per_data;
+			r->ceil_gbps = pc->xor_gpu * ((double)(k + m) / k) / per_data;
 		} else if (r->on_gpu && ce->h2d > 0) {
 			snprintf(r->ceil_name, sizeof(r->ceil_name), "pinned H2D");
 			r->ceil_gbps = ce->h2d;
-		} else if (!r->on_gpu && pc && (one ? pc->stream_1 : pc->stream_t) > 0) {
-			snprintf(r->ceil_name, sizeof(r->ceil_name), "CPU memory traffic, %d thread%s",
+		} else if (!r->on_gpu && data == PERF_PAGEABLE && mem > 0) {
+			snprintf(r->ceil_name, sizeof(r->ceil_name), "CPU memory, %d thread%s",
 				 one ? 1 : ce->threads, one ? "" : "s");
-			r->ceil_gbps = (one ? pc->stream_1 : pc->stream_t) * stream_per_data / per_data;
-			r->ceil_spread = one ? pc->stream_1_spread : pc->stream_t_spread;
+			r->ceil_gbps = mem / per_data;
+			r->ceil_spread = one ? ce->cpu_mem_1_spread : ce->cpu_mem_t_spread;
 		}
 		r->pct = pct_of(r->gbps.median, r->ceil_gbps);
 	}
-	r->checked = o->check ? check_row(c, op, &b, o->technique) : -2;
 	bufs_free(&b);
 	gfec_codec_free(c);
 	return 0;
