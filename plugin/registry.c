@@ -136,8 +136,10 @@ void gfec_settings_defaults(struct gfec_settings *s)
 		struct gfec_knob_value *v = &s->v[k];
 
 		snprintf(v->text, sizeof(v->text), "%s", d->dflt);
-		if (d->type == GFEC_KNOB_NUM)
-			v->num = strcmp(d->dflt, "off") == 0 ? -1 : strtoll(d->dflt, NULL, 10);
+		if (d->type == GFEC_KNOB_NUM && strcmp(d->dflt, "off") == 0)
+			v->num = -1;
+		else if (d->type == GFEC_KNOB_NUM)
+			gfec_parse_number(d->dflt, LLONG_MIN, LLONG_MAX, &v->num);
 		else if (d->type == GFEC_KNOB_WORD)
 			v->num = word_index(d->words, d->dflt);
 	}

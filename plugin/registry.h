@@ -44,6 +44,7 @@ enum gfec_knob_type {
 };
 
 #define GFEC_KNOB_TEXT_MAX 256
+#define GFEC_CONF_PATH_MAX 1024
 
 struct gfec_knob_def {
 	const char *name;	     /* gfec info's name; the profile key when profile is set */
@@ -67,7 +68,7 @@ struct gfec_knob_value {
 	long long num;			/* NUM: the number; WORD: the index into words[] */
 	char text[GFEC_KNOB_TEXT_MAX];	/* the value as given */
 	enum gfec_origin origin;
-	char where[GFEC_KNOB_TEXT_MAX + 16]; /* GFEC_FROM_FILE: "FILE:LINE" */
+	char where[GFEC_CONF_PATH_MAX + 16]; /* GFEC_FROM_FILE: "FILE:LINE" */
 };
 
 /** Every knob's value and origin, and gfec.conf's [tune] rules. */
@@ -113,7 +114,6 @@ int gfec_settings_env(struct gfec_settings *s, char *err, size_t errlen);
  * gfec.conf's search order, NCCL's: $GFEC_CONF, then ~/.config/gfec/gfec.conf, then
  * /etc/gfec/gfec.conf. Fills @p paths (each GFEC_CONF_PATH_MAX bytes); returns how many.
  */
-#define GFEC_CONF_PATH_MAX 1024
 int gfec_conf_candidates(char paths[3][GFEC_CONF_PATH_MAX]);
 
 /** The per-user file, ~/.config/gfec/gfec.conf, into @p buf: 0, or -1 when HOME is not set. */

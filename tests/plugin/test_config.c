@@ -66,9 +66,20 @@ static void test_numbers(void **state)
 /* The table's own promises: names unique, every source reachable, every default valid. */
 static void test_table(void **state)
 {
+	struct gfec_settings s;
+	long long x;
+
 	(void)state;
+	gfec_settings_defaults(&s);
 	for (int k = 0; k < GFEC_NKNOBS; k++) {
 		const struct gfec_knob_def *d = &gfec_knobs[k];
+
+		/* a default outside the range means "the code that uses it decides" (0 streams) */
+		if (d->type == GFEC_KNOB_NUM && strcmp(d->dflt, "off") != 0)
+			assert_int_equal(gfec_parse_number(d->dflt, -1, 1ll << 62, &x), 0);
+		if (d->type == GFEC_KNOB_WORD)
+			assert_true(s.v[k].num >= 0); /* the default is one of the words */
+		assert_int_equal(s.v[k].origin, GFEC_FROM_DEFAULT);
 
 		assert_non_null(d->name);
 		assert_non_null(d->help);
