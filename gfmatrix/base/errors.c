@@ -31,6 +31,10 @@ const char *gfec_strerror(int code)
 		return "GPU or driver error";
 	case GFEC_E_BUDGET:
 		return "check too large to run exhaustively";
+	case GFEC_E_FORMAT:
+		return "coded block is malformed or truncated";
+	case GFEC_E_FOREIGN:
+		return "coded block belongs to another code or segment";
 	default:
 		return "unknown gfec error";
 	}

@@ -31,6 +31,8 @@ enum gfec_status {
 	GFEC_E_SYSTEM = -210,	/**< an operating-system call failed (threads, memory maps) */
 	GFEC_E_DEVICE = -211,	/**< a GPU/driver call failed (the request is redone on the CPU) */
 	GFEC_E_BUDGET = -212,	/**< a check would take too long to run exhaustively */
+	GFEC_E_FORMAT = -213,	/**< a network-coded block is malformed or truncated (gfec_nc.h) */
+	GFEC_E_FOREIGN = -214,	/**< a valid block of another code shape or segment (gfec_nc.h) */
 };
 
 /** A static, human-readable description of @p code (never NULL, also for unknown codes). */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file gfec_nc.h
+ * Network coding over GF(2^8): random linear network coding (RLC) today, fountain (LT) codes on
+ * the same block format later. A source cuts its data into segments, sends coded blocks, relays
+ * recode what they hold without decoding, and a sink decodes a segment from any n independent
+ * blocks, in any order, however many relays they went through.
+ *
+ * Vocabulary, used by every function below:
+ *   n        source blocks per segment, 1 <= n <= GFEC_NC_MAX_N.
+ *   B        bytes per block (block_size), 1 <= B <= GFEC_NC_MAX_BLOCK.
+ *   segment  n * B bytes, one buffer: source block i is bytes [i*B, (i+1)*B).
+ *   coded block  x = sum_i c_i * b_i over GF(2^8) (polynomial 0x11D, as in gfec.h), for a
+ *            coefficient row c of n bytes; the source block b_i itself is the row e_i.
+ *   seed     a 32-bit number that names a coefficient row: c_i = gfec_nc_prng_coef() of
+ *            (seed, i) (gfmatrix/base/nc_prng.h, identical on CPU and GPU).
+ *   block    what travels: a header (below) followed by the B payload bytes of x. Two kinds:
+ *            seed-carrying (4 bytes name c; what a source sends) and coefficient-carrying (the n
+ *            bytes of c; what a relay sends after recoding).
+ *
+ * Block format, version 1, every integer little-endian:
+ *
+ *     offset  size  field
+ *      0      4     magic "GFNC"
+ *      4      1     version (1)
+ *      5      1     family: 1 = RLC, 2 = LT
+ *      6      1     kind: 1 = seed-carrying, 2 = coefficient-carrying
+ *      7      1     flags: bit 0 SYSTEMATIC (seed kind only: the block is source block <seed>
+ *                   itself, seed < n); bit 1 ZERO_COEFS (seed kind only: c drawn from 0..255,
+ *                   not 1..255); other bits must be 0
+ *      8      4     n
+ *     12      4     B
+ *     16      8     segment id
+ *     24      4     seed                        (kind 1: header is 28 bytes)
+ *     24      n     coefficients c_0..c_{n-1}   (kind 2: header is 24 + n bytes)
+ *     then    B     payload
+ *
+ * Every field is checked when a block is read (gfec_nc_block_unpack): a block that fails any
+ * check is refused with GFEC_E_FORMAT and changes nothing.
+ *
+ * Errors: every call returns a status >= 0 or a negative GFEC_E_* code (gfec_errors.h); none
+ * aborts, exits or prints; a failed call leaves its object as it was.
+ * Buffers are always owned by the caller; none needs any alignment.
+ * Threads: a gfec_nc may be used by many threads at once (encode, batch decode); one decoder
+ * must be used by one thread at a time (different decoders: any number of threads).
+ */
+#ifndef GFEC_GFEC_NC_H
+#define GFEC_GFEC_NC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gfec/gfec_errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest n of the block format; an RLC code takes n <= GFEC_NC_RLC_MAX_N. */
+#define GFEC_NC_MAX_N 65536
+/** Largest n of an RLC code (its decoder holds two n x n byte matrices). */
+#define GFEC_NC_RLC_MAX_N 4096
+/** Largest block size B in bytes. */
+#define GFEC_NC_MAX_BLOCK (1u << 30)
+
+#define GFEC_NC_VERSION 1
+#define GFEC_NC_HEADER_FIXED 24 /**< header bytes before the seed or the coefficients */
+
+enum gfec_nc_family {
+	GFEC_NC_RLC = 1,
+	GFEC_NC_LT = 2,
+};
+
+enum gfec_nc_kind {
+	GFEC_NC_KIND_SEED = 1, /**< the header carries a 4-byte seed */
+	GFEC_NC_KIND_COEF = 2, /**< the header carries the n coefficient bytes */
+};
+
+/** Header flags (block format byte 7), and gfec_nc_params.flags. */
+#define GFEC_NC_SYSTEMATIC 0x01u
+#define GFEC_NC_ZERO_COEFS 0x02u
+
+/** A block's header fields, as gfec_nc_block_unpack() reads them and _pack() writes them. */
+struct gfec_nc_block {
+	uint8_t family;		/**< enum gfec_nc_family */
+	uint8_t kind;		/**< enum gfec_nc_kind */
+	uint8_t flags;		/**< GFEC_NC_SYSTEMATIC, GFEC_NC_ZERO_COEFS */
+	uint32_t n;
+	uint32_t block_size;	/**< B */
+	uint64_t segment;	/**< the segment id */
+	uint32_t seed;		/**< kind SEED: the seed, or with SYSTEMATIC the source index */
+	const uint8_t *coefs;	/**< kind COEF: n bytes (inside the unpacked buffer); else NULL */
+	const uint8_t *payload; /**< unpack: the B payload bytes inside the buffer; pack: unused */
+	size_t bytes;		/**< unpack: header + B, where the next block of a stream starts */
+};
+
+/** Header bytes of a block of @p kind for @p n (28, or 24 + n); 0 for a bad kind or n. */
+GFEC_API size_t gfec_nc_header_bytes(int kind, uint32_t n);
+
+/**
+ * Writes the header of @p b (family, kind, flags, n, block_size, segment, and seed or the n
+ * bytes at b->coefs) into @p buf, which has @p len bytes; the payload goes right after it.
+ * @returns the header's length in bytes, or GFEC_E_INVAL for a field the format refuses (the
+ * same checks as unpack) or a buffer shorter than the header. Writes nothing on error.
+ */
+GFEC_API int gfec_nc_block_pack(const struct gfec_nc_block *b, uint8_t *buf, size_t len);
+
+/**
+ * Reads and checks the block at the start of @p buf (@p len bytes, which may run on into the
+ * next block of a stream). A pure function of the bytes: it keeps no state, allocates nothing,
+ * and *out's pointers point into @p buf.
+ * @returns 0, or GFEC_E_FORMAT when any field is out of range (magic, version, family, kind,
+ * unknown or misplaced flags, SYSTEMATIC with seed >= n, n or B out of range) or @p len is shorter
+ * than the block (header + B): *out is then untouched.
+ */
+GFEC_API int gfec_nc_block_unpack(const uint8_t *buf, size_t len, struct gfec_nc_block *out);
+
+/** Decoder strategies (gfec_nc_params.decode). */
+enum gfec_nc_decode_mode {
+	/** GFEC_NC_EAGER or GFEC_NC_DEFERRED, whichever this build measured faster for (n, B). */
+	GFEC_NC_AUTO = 0,
+	/** Gauss-Jordan on coefficients and payloads as each block arrives: the segment is
+	 *  readable the moment the n-th independent block is added. */
+	GFEC_NC_EAGER = 1,
+	/** Eliminate on the coefficients only; keep the payloads as received and apply the inverse
+	 *  to them in one GEMM when the segment is read. */
+	GFEC_NC_DEFERRED = 2,
+};
+
+/** The shape of a code; one gfec_nc serves every segment of this shape. */
+struct gfec_nc_params {
+	uint32_t n;		/**< source blocks per segment, 1..GFEC_NC_RLC_MAX_N */
+	uint32_t block_size;	/**< B, 1..GFEC_NC_MAX_BLOCK; n * B must fit in a size_t */
+	uint32_t flags;		/**< GFEC_NC_SYSTEMATIC: gfec_nc_encode() sends source blocks as
+				     sequence numbers 0..n-1; GFEC_NC_ZERO_COEFS: coefficients from
+				     0..255 instead of 1..255 */
+	int threads;		/**< CPU threads for encode, recode and batch decode; 0 = online CPUs;
+				     progressive decoders always run on their caller's thread */
+	int decode;		/**< enum gfec_nc_decode_mode for decoders made from this gfec_nc */
+};
+
+typedef struct gfec_nc gfec_nc;
+typedef struct gfec_nc_decoder gfec_nc_decoder;
+
+/**
+ * Creates an RLC code of shape @p p (copied). @returns 0 and *out, GFEC_E_INVAL for a bad field,
+ * GFEC_E_NOMEM, or GFEC_E_SYSTEM when threads cannot start.
+ */
+GFEC_API int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out);
+
+/** Frees @p nc; no call on it or its decoders may be in flight, and its decoders must be freed
+ *  first. NULL is accepted. */
+GFEC_API void gfec_nc_free(gfec_nc *nc);
+
+/** Bytes of one block of @p kind for this code: gfec_nc_header_bytes(kind, n) + B. */
+GFEC_API size_t gfec_nc_block_bytes(const gfec_nc *nc, int kind);
+
+/** One segment to encode from. */
+struct gfec_nc_segment {
+	uint64_t id;		/**< written into every block's header */
+	const uint8_t *data;	/**< n * B bytes, source block i at data + i * B */
+};
+
+/**
+ * Encodes @p count blocks from each of @p nseg segments, the blocks with sequence numbers
+ * first .. first + count - 1, all seed-carrying. Block seq is source block seq itself when the code
+ * is systematic and seq < n (flag SYSTEMATIC, seed = seq), else the coded block of seed = seq.
+ * Every segment gets the same seeds, so the whole call is one product C x [segments] on the CPU
+ * backend (GFNI kernels, or ISA-L, threaded).
+ * @param out      nseg * count blocks of gfec_nc_block_bytes(nc, GFEC_NC_KIND_SEED) bytes each,
+ *                 segment-major: block (s, j) starts at out + (s * count + j) * that size
+ * @param out_len  bytes at @p out; must be at least the size above
+ * @returns 0; GFEC_E_INVAL for NULL pointers, nseg < 1, first + count past 2^32, or a short
+ * @p out; GFEC_E_NOMEM (out is then unspecified).
+ */
+GFEC_API int gfec_nc_encode(gfec_nc *nc, const struct gfec_nc_segment *segs, int nseg,
+			    uint32_t first, uint32_t count, uint8_t *out, size_t out_len);
+
+/** What gfec_nc_decoder_add() says about a block it accepted. */
+enum gfec_nc_add_status {
+	GFEC_NC_DEPENDENT = 0,	 /**< no new information: dropped (counted), state unchanged */
+	GFEC_NC_INNOVATIVE = 1,	 /**< rank grew by one; the segment is not complete yet */
+	GFEC_NC_COMPLETE = 2,	 /**< rank grew to n: the segment can be read */
+};
+
+/** A decoder's counters since it was created. */
+struct gfec_nc_decoder_stats {
+	uint64_t received;	/**< blocks given to add() that passed every check */
+	uint64_t innovative;	/**< of those, blocks that raised the rank (at most n) */
+	uint64_t dependent;	/**< of those, blocks dropped as dependent (also after completion) */
+	uint64_t refused;	/**< blocks refused with an error (format, shape, segment) */
+};
+
+/**
+ * A progressive decoder for segment @p segment of @p nc's shape; it holds up to n blocks
+ * (n * (n + B) bytes, twice the coefficients in deferred mode) and is also a relay's store
+ * (gfec_nc_recode). @returns 0 and *out, GFEC_E_INVAL or GFEC_E_NOMEM.
+ */
+GFEC_API int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out);
+
+/** Frees @p d. NULL is accepted. */
+GFEC_API void gfec_nc_decoder_free(gfec_nc_decoder *d);
+
+/**
+ * Adds the block at @p block (@p len bytes, at least the whole block; seed- or
+ * coefficient-carrying, in any mix and order).
+ * @returns GFEC_NC_DEPENDENT, GFEC_NC_INNOVATIVE or GFEC_NC_COMPLETE; or, with the decoder
+ * unchanged: GFEC_E_FORMAT (the header fails gfec_nc_block_unpack's checks, or @p len is short),
+ * GFEC_E_INVAL (NULL), GFEC_E_FOREIGN (a well-formed block of another family, n, B or segment,
+ * or a ZERO_COEFS flag that differs from this code's). Once complete, every further valid block is
+ * GFEC_NC_DEPENDENT: a decoder never takes more than n independent blocks.
+ */
+GFEC_API int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len);
+
+/** Independent blocks held, 0..n. */
+GFEC_API uint32_t gfec_nc_decoder_rank(const gfec_nc_decoder *d);
+
+/** Copies the counters into *out. */
+GFEC_API void gfec_nc_decoder_stats(const gfec_nc_decoder *d, struct gfec_nc_decoder_stats *out);
+
+/**
+ * Writes the decoded segment (n * B bytes) to @p out (@p len bytes, at least n * B). May be called
+ * more than once. @returns 0; GFEC_E_TOOFEW while the rank is below n (nothing written);
+ * GFEC_E_INVAL for a short or NULL @p out; GFEC_E_NOMEM (deferred mode's product).
+ */
+GFEC_API int gfec_nc_decoder_read(gfec_nc_decoder *d, uint8_t *out, size_t len);
+
+/**
+ * Recoding: writes @p count coefficient-carrying blocks, each a random combination of every block
+ * @p d holds (decoded or not): new block j = sum_r w_jr * (held row r), with w_j the row of seed
+ * @p seed + j (gfec_nc_prng_row, as many weights as the rank) applied to coefficients and payload
+ * alike; the header carries the resulting n coefficients. Works at any rank >= 1.
+ * @param out      count blocks of gfec_nc_block_bytes(nc, GFEC_NC_KIND_COEF) bytes, back to back
+ * @returns 0; GFEC_E_TOOFEW at rank 0; GFEC_E_INVAL (NULL, short @p out, seed + count past 2^32);
+ * GFEC_E_NOMEM.
+ */
+GFEC_API int gfec_nc_recode(gfec_nc_decoder *d, uint32_t seed, uint32_t count, uint8_t *out,
+			    size_t out_len);
+
+/** One segment of a batch decode. */
+struct gfec_nc_batch_segment {
+	uint64_t id;		       /**< the segment every block must belong to */
+	const uint8_t *const *blocks;  /**< nblocks pointers to blocks (any kinds, any order) */
+	const size_t *lens;	       /**< nblocks lengths: the bytes readable at each pointer */
+	uint32_t nblocks;
+	uint8_t *out;		       /**< n * B bytes, written only when the segment decodes */
+	int status;		       /**< out: 0 decoded; GFEC_E_TOOFEW (the blocks span less than
+					    n dimensions: out untouched); GFEC_E_FORMAT,
+					    GFEC_E_INVAL or GFEC_E_FOREIGN for the first bad block
+					    (nothing of the segment decoded, out untouched) */
+	uint32_t dependent;	       /**< out: blocks found dependent and skipped */
+};
+
+/**
+ * Decodes many segments at once: each segment's first n independent blocks are taken in order,
+ * the inverses computed, and all the payload products run as batched GEMMs. A segment whose blocks
+ * do not suffice, or which holds a bad block, is reported in its status and never written.
+ * @returns 0 when every segment decoded; GFEC_E_TOOFEW when at least one did not (see each
+ * status; the others are decoded); GFEC_E_INVAL for NULL pointers or nseg < 1; GFEC_E_NOMEM
+ * (statuses and outputs then unspecified).
+ */
+GFEC_API int gfec_nc_decode_batch(gfec_nc *nc, struct gfec_nc_batch_segment *segs, int nseg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
