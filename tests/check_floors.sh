@@ -51,7 +51,7 @@ violation() {
 }
 
 dirs=(gfmatrix cpu_backend cuda_gemm plugin tools rdma perf tests)
-mapfile -t sources < <(find "${dirs[@]}" -path '*/build*' -prune -o -type f \
+mapfile -t sources < <(find "${dirs[@]}" -type d -name 'build*' -prune -o -type f \
 	\( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cc' \
 	-o -name '*.cpp' -o -name '*.hpp' \) -print | sort)
 
@@ -81,7 +81,7 @@ for f in "${sources[@]}"; do
 	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^">]*\)[">].*/\1/p' "$f")
 done
 
-mapfile -t cmakes < <(find "${dirs[@]}" -path '*/build*' -prune -o -type f \
+mapfile -t cmakes < <(find "${dirs[@]}" -type d -name 'build*' -prune -o -type f \
 	\( -name CMakeLists.txt -o -name '*.cmake' \) -print | sort)
 
 # targets defined per CMake file's folder
