@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gfec/gfec_config.h>
+
 #include "gfec_perf.h"
 #include "perf_util.h"
 
@@ -105,14 +107,17 @@ static int parse_codes(const char *s, struct perf_opts *o)
 		return -1;
 	strcpy(buf, s);
 	for (tok = strtok_r(buf, " ;", &save); tok; tok = strtok_r(NULL, " ;", &save)) {
-		int k, m;
-		char extra;
+		char *comma = strchr(tok, ',');
+		long long k, m;
 
-		if (o->ncodes == PERF_MAX_CODES || sscanf(tok, "%d,%d%c", &k, &m, &extra) != 2 ||
-		    k < 2 || m < 1 || m > k || k + m > 256)
+		if (!comma || o->ncodes == PERF_MAX_CODES)
 			return -1;
-		o->codes[o->ncodes].k = k;
-		o->codes[o->ncodes++].m = m;
+		*comma = '\0';
+		if (gfec_parse_number(tok, 2, 255, &k) || gfec_parse_number(comma + 1, 1, k, &m) ||
+		    k + m > 256)
+			return -1;
+		o->codes[o->ncodes].k = (int)k;
+		o->codes[o->ncodes++].m = (int)m;
 	}
 	return o->ncodes ? 0 : -1;
 }

@@ -97,6 +97,9 @@ static void test_bad_values(void **state)
 		{ "-r", "0", NULL },	      { "-c", "2", NULL },	   { "-n", "x", NULL },
 		{ "--bogus", NULL },	      { "-j", NULL },		   { "stray", NULL },
 		{ "-b", "2M", "-e", "1M" },
+		/* gfec's number syntax: no sign, no overflow, no 1k or KiB */
+		{ "-k", "+4,2", NULL },	      { "-k", "4,2x", NULL },	   { "-k", "4294967300,2", NULL },
+		{ "-b", "4k", NULL },	      { "-b", "4KiB", NULL },	   { "-T", "+2", NULL },
 	};
 	struct perf_opts o;
 	char err[256];
