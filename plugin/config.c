@@ -124,7 +124,7 @@ static int parse_rule(const char *v, struct gfec_tune_rule *r)
 	    strlen(kernel) >= sizeof(r->kernel))
 		return -1;
 	memset(r, 0, sizeof(*r));
-	snprintf(r->kernel, sizeof(r->kernel), "%s", kernel);
+	snprintf(r->kernel, sizeof(r->kernel), "%.*s", (int)sizeof(r->kernel) - 1, kernel);
 	if (range(kr, 1, 255, &a, &b))
 		return -1;
 	r->cols_min = (int)a, r->cols_max = (int)b;
