@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file codec.c
- * The codec object: a generator G, its engines (the CPU always, the GPU when the profile and the
- * machine allow), an encode plan and a bounded LRU of decode plans.
+ * The codec object: a generator G, its engine (engine.c: the CPU backend always, the GPU when the
+ * profile and the machine allow), an encode plan and a bounded LRU of decode plans.
  *
  *      chunk:   0 ........ k-1 | k ...... k+m-1
  *               data (object   | parity = G x data
@@ -12,12 +12,11 @@
  * CPU (gfmatrix), and runs it through the same backend GEMM as encoding. D depends only on the
  * (sources, wanted) pattern, so its plan is cached per pattern.
  *
- * Dispatch: backend=gpu runs everything on the GPU, backend=auto runs a call there when it carries
- * at least gpu_min_bytes of data. A call the GPU fails is redone on the CPU (same bytes: both
- * engines compute the same product), counted in stats, and logged; only buffers in device memory
- * cannot be redone there, and then the error is returned.
+ * Dispatch (engine.c): backend=gpu runs everything on the GPU, backend=auto runs a call there when
+ * it carries at least gpu_min_bytes of data. A call the GPU fails is redone on the CPU (same
+ * bytes: both backends compute the same product), counted in stats, and logged; only buffers in
+ * device memory cannot be redone there, and then the error is returned.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
