@@ -58,8 +58,8 @@ struct perf_ceilings {
 	int from_cache;
 	int cpus, threads; /* threads: what the CPU rows run on (-T, 0 = cpus) */
 	/* memory bandwidth, bytes read + written per second, on 1 and on `threads` threads: the
-	 * better of a copy and a read-only sweep from DRAM; the spread of the three runs each is the
-	 * best of. The CPU rows' bound. */
+	 * best of a copy, a read-only and a read-modify-write sweep from DRAM, and the spread of
+	 * that pattern's runs. The CPU rows' bound. */
 	double cpu_mem_1, cpu_mem_1_spread, cpu_mem_t, cpu_mem_t_spread;
 	int gpu, gpu_sms, gpu_sm_clock, gpu_mem_clock;
 	char gpu_name[128];
@@ -71,6 +71,8 @@ struct perf_ceilings {
 
 /** Reads @p n bytes at @p p at full speed (perf_membw.c); their XOR fold, so the read is kept. */
 uint64_t perf_mem_read(const uint8_t *p, size_t n);
+/** Reads and writes back @p n bytes at @p p (flipped) at full speed (perf_membw.c). */
+void perf_mem_rmw(uint8_t *p, size_t n);
 
 /** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
 size_t perf_rotate_bytes(const struct perf_opts *o);

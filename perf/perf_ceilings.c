@@ -41,9 +41,11 @@ static void machine_id(char *buf, size_t len, const struct perf_ceilings *c)
 		 c->gpu_name[0] ? c->gpu_name : "no gpu");
 }
 
+enum mem_pattern { MEM_COPY, MEM_READ, MEM_RMW, MEM_NPATTERNS };
+
 struct mem_job {
-	const uint8_t *src;
-	uint8_t *dst; /* NULL: read only */
+	enum mem_pattern pattern;
+	uint8_t *src, *dst; /* dst: MEM_COPY only */
 	size_t n;
 	uint64_t sink;
 	atomic_int *go; /* 0 wait, 1 run, -1 give up */
@@ -59,16 +61,19 @@ static void *mem_worker(void *arg)
 	if (go < 0)
 		return NULL;
 	for (int r = 0; r < MEM_PASSES; r++)
-		if (j->dst)
+		if (j->pattern == MEM_COPY)
 			memcpy(j->dst, j->src, j->n);
-		else
+		else if (j->pattern == MEM_READ)
 			j->sink ^= perf_mem_read(j->src, j->n);
+		else
+			perf_mem_rmw(j->src, j->n);
 	return NULL;
 }
 
 /* MEM_PASSES sweeps over @p bytes on @p threads threads, each its own contiguous part: GB/s read
  * + written, 0 if the threads could not be started. */
-static double mem_sweep(const uint8_t *src, uint8_t *dst, size_t bytes, int threads)
+static double mem_sweep(enum mem_pattern pattern, uint8_t *src, uint8_t *dst, size_t bytes,
+			int threads)
 {
 	const size_t part = bytes / (size_t)threads / 64 * 64;
 	struct mem_job jobs[1024];
@@ -78,9 +83,8 @@ static double mem_sweep(const uint8_t *src, uint8_t *dst, size_t bytes, int thre
 	double t0, t;
 
 	for (; started < threads; started++) {
-		jobs[started] = (struct mem_job){ src + part * (size_t)started,
-						  dst ? dst + part * (size_t)started : NULL, part,
-						  0, &go };
+		jobs[started] = (struct mem_job){ pattern, src + part * (size_t)started,
+						  dst + part * (size_t)started, part, 0, &go };
 		if (pthread_create(&tid[started], NULL, mem_worker, &jobs[started]) != 0)
 			break;
 	}
@@ -90,14 +94,15 @@ static double mem_sweep(const uint8_t *src, uint8_t *dst, size_t bytes, int thre
 		pthread_join(tid[i], NULL);
 	t = perf_now() - t0;
 	return started == threads
-		       ? (dst ? 2.0 : 1.0) * MEM_PASSES * (double)part * threads / t / 1e9
+		       ? (pattern == MEM_READ ? 1.0 : 2.0) * MEM_PASSES * (double)part * threads / t /
+				 1e9
 		       : 0;
 }
 
 /*
- * Memory bandwidth on @p threads threads, GB/s read + written: the better of a copy and a
- * read-only sweep (a read-heavy encode streams more than a copy can), each thread on its own part
- * of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each; the spread of the
+ * Memory bandwidth on @p threads threads, GB/s read + written: the best of a copy, a read-only
+ * sweep and an in-place read-modify-write sweep (the mixes of an encode, a read-heavy decode and
+ * an update), each thread on its own part of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each; the spread of the
  * winning pattern's runs in @p spread.
  */
 static double cpu_mem_bw(size_t bytes, int threads, double *spread)
@@ -109,12 +114,12 @@ static double cpu_mem_bw(size_t bytes, int threads, double *spread)
 	if (src && dst && threads >= 1 && threads <= 1024) {
 		perf_fill_random(src, bytes, SEED);
 		memset(dst, 1, bytes);
-		for (int copy = 1; copy >= 0; copy--) {
+		for (int p = 0; p < MEM_NPATTERNS; p++) {
 			double g[MEM_TRIALS];
 			struct perf_summary s;
 
 			for (int trial = 0; trial < MEM_TRIALS; trial++)
-				g[trial] = mem_sweep(src, copy ? dst : NULL, bytes, threads);
+				g[trial] = mem_sweep((enum mem_pattern)p, src, dst, bytes, threads);
 			s = perf_summarise(g, MEM_TRIALS);
 			if (s.max > best)
 				best = s.max, *spread = s.spread;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file perf_membw.c
- * The read-only sweep of the CPU memory-bandwidth ceiling (perf_ceilings.c; its copy is glibc's
- * memcpy). A bound has to run at full speed in every build, as the prebuilt ISA-L it bounds does,
+ * The read-only and the in-place (read, modify, write back) sweeps of the CPU memory-bandwidth
+ * ceiling (perf_ceilings.c; its copy is glibc's memcpy). A bound has to run at full speed in every build, as the prebuilt ISA-L it bounds does,
  * so this file is always compiled optimised and without sanitizer instrumentation
  * (perf/CMakeLists.txt).
  */
@@ -30,4 +30,21 @@ uint64_t perf_mem_read(const uint8_t *p, size_t n)
 	for (; i < n; i++)
 		out ^= p[i];
 	return out;
+}
+
+void perf_mem_rmw(uint8_t *p, size_t n)
+{
+	const vec16 flip = { 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a,
+			     0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a };
+	vec16 v[4];
+	size_t i = 0;
+
+	for (; i + 64 <= n; i += 64) {
+		memcpy(v, p + i, 64);
+		for (int x = 0; x < 4; x++)
+			v[x] ^= flip;
+		memcpy(p + i, v, 64);
+	}
+	for (; i < n; i++)
+		p[i] ^= 0x5a;
 }
