@@ -7,6 +7,7 @@
  * only move bytes (internal.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "core.h"
+#include "gfec/gfec_config.h"
 
 const char *gfec_rdma_strerror(int code)
 {
@@ -185,26 +187,32 @@ static int parse_codes(gfec_rdma_server *srv, const char *codes, char *err, size
 	const char *p = codes;
 
 	while (*p) {
-		char *end;
-		long k, m;
+		const size_t n = strcspn(p, " ;");
+		char tok[48], *comma;
+		long long k, m;
 
-		if (*p == ' ' || *p == ';') {
+		if (n == 0) {
 			p++;
 			continue;
 		}
-		k = strtol(p, &end, 10);
-		if (end == p || *end != ',')
+		if (n >= sizeof(tok))
 			goto bad;
-		p = end + 1;
-		m = strtol(p, &end, 10);
-		if (end == p || (*end && *end != ' ' && *end != ';'))
+		memcpy(tok, p, n);
+		tok[n] = '\0';
+		p += n;
+		/* each number in gfec's one syntax (gfec_parse_number) */
+		comma = strchr(tok, ',');
+		if (!comma)
 			goto bad;
-		p = end;
+		*comma = '\0';
+		if (gfec_parse_number(tok, LLONG_MIN, LLONG_MAX, &k) ||
+		    gfec_parse_number(comma + 1, LLONG_MIN, LLONG_MAX, &m))
+			goto bad;
 		if (srv->ncodes == RDMA_MAX_CODES)
 			return fail(err, errlen, GFEC_E_INVAL, "codes: at most %d (k,m) pairs",
 				    RDMA_MAX_CODES);
 		if (k < 2 || k > 255 || m < 1 || m > k || k + m > 256)
-			return fail(err, errlen, GFEC_E_INVAL, "codes: (%ld,%ld) out of range", k,
+			return fail(err, errlen, GFEC_E_INVAL, "codes: (%lld,%lld) out of range", k,
 				    m);
 		srv->codes[srv->ncodes].k = (int)k;
 		srv->codes[srv->ncodes].m = (int)m;

@@ -402,6 +402,7 @@ static void test_buffer_cap(void **state)
 
 static void test_config_errors(void **state)
 {
+	static const char *const loose[] = { "+4,2", "4, 2", "4,+2" };
 	struct gfec_rdma_server_config cfg;
 	gfec_rdma_server *srv;
 	char err[256];
@@ -446,6 +447,12 @@ static void test_config_errors(void **state)
 	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
 	cfg.codes = "4,5";
 	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)), GFEC_E_INVAL);
+	/* gfec's number syntax: strtol took a sign, and a space before m */
+	for (size_t i = 0; i < sizeof(loose) / sizeof(loose[0]); i++) {
+		cfg.codes = loose[i];
+		assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)),
+				 GFEC_E_INVAL);
+	}
 	cfg.codes = "4,2";
 	cfg.bind = "127.0.0.1";
 	assert_int_equal(gfec_rdma_server_create(&cfg, &srv, err, sizeof(err)),
