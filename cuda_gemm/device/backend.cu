@@ -26,6 +26,7 @@
 
 #include "gfec_gpu.h"
 #include "kernels.h"
+#include "nc.h"
 #include "threadpool.h"
 
 namespace gfec {
@@ -646,6 +647,19 @@ const struct gfec_backend_ops gpu_ops = {
 };
 
 } // namespace
+
+CtxView ctx_view(void *ctx)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+
+	return { c->dev, &c->prop, c->fault, &c->lock, c->d_logexp, c->slots[0].stream };
+}
+
+int ctx_is_device(const void *p)
+{
+	return is_device(p);
+}
+
 } // namespace gfec
 
 extern "C" const struct gfec_backend_ops *gfec_gpu_backend(void)

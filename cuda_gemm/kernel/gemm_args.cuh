@@ -35,6 +35,9 @@ struct GemmArgs {
 	int lda;		   // row stride of a (>= cols)
 	int acc;		   // 1: XOR the product into dst instead of overwriting it
 	size_t packetsize;	   // CRS kernels only: bytes per packet (len = blocks of 8 packets)
+	// bmma only, NULL unless set: a matrix per stripe (network-coding batch decode). Stripe y
+	// is grid row blockIdx.y and uses the table stripe_tables[y]; nstripes is then 1 per row.
+	const uint32_t *const *stripe_tables;
 };
 
 __device__ __forceinline__ uint4 ld16(const uint8_t *p)

@@ -511,6 +511,12 @@ __global__ void __launch_bounds__(W * 32) gf_gemm_bmma(GemmArgs args)
 	constexpr int THREADS = W * 32;
 	constexpr int P = 8 * NN * PT;
 	extern __shared__ __align__(16) uint8_t smem[];
+	if (args.stripe_tables) { // one stripe per grid row, each with its own table
+		args.tables = args.stripe_tables[blockIdx.y];
+		args.src += (size_t)blockIdx.y * args.cols;
+		args.dst += (size_t)blockIdx.y * args.rows;
+		args.nstripes = 1;
+	}
 	const int nsub = bmma_nsub(args.rows), nks = bmma_nks(args.cols);
 	const int nfrag = nsub * nks * 4 * 32;
 	uint4 *frag = reinterpret_cast<uint4 *>(smem);

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file nc.cu
+ * Network coding on the GPU (gfec_gpu_nc.h): the host side of the seeded encode and the batched
+ * decode. Both end in the bmma kernel (gemm_bmma.cuh):
+ *
+ *   encode   for every tile of R coded rows: nc_seed_tables builds the tile's bmma table from the
+ *            seeds, then one bmma launch runs that tile over every segment (the segments are the
+ *            stripes, so each staged piece of a segment serves R rows).
+ *   decode   nc_gj_invert inverts every segment's matrix (one block each) and writes, per row
+ *            tile, the bmma table of its inverse; the host reads the singular flags back; then one
+ *            bmma launch per row tile runs every decodable segment, grid row y = segment, each
+ *            with its own table (GemmArgs.stripe_tables).
+ *
+ * R is the most rows whose fragments fit in shared memory beside the two stage buffers, at most
+ * kMaxTileRows. Scratch memory comes from the stream-ordered pool (cudaMallocAsync).
+ */
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <stdint.h>
+#include <vector>
+
+#include "gfec_gpu_nc.h"
+#include "kernels.h"
+#include "nc.h"
+#include "../kernel/nc_gpu.cuh"
+
+namespace gfec {
+namespace {
+
+constexpr int kMaxTileRows = 128;
+constexpr int kInvertThreads = 512;
+constexpr unsigned kMaxGridY = 65535;
+// Preferred first: the widest tile of positions, then the one with the smallest stage buffers.
+const char *const kKernels[] = { "bmma_w8_n4_p2", "bmma_w4_n4_p1" };
+
+// The bmma kernel and tile rows for n columns: the first kernel with room for 8 rows or more.
+const KernelInfo *pick_tile(const cudaDeviceProp &prop, int n, int *rows)
+{
+	for (const char *name : kKernels) {
+		const KernelInfo *k = kernel_find(name);
+		const size_t stage = 2 * bmma_stage_bytes(n, k->tile);
+		const size_t frag = (size_t)bmma_nks(n) * kBmmaFragBytes;
+
+		if (stage + frag > prop.sharedMemPerBlockOptin)
+			continue;
+		const size_t nsub = (prop.sharedMemPerBlockOptin - stage) / frag;
+
+		*rows = nsub * 8 < (size_t)kMaxTileRows ? (int)nsub * 8 : kMaxTileRows;
+		return k;
+	}
+	return nullptr;
+}
+
+int aligned(const void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((uintptr_t)p[i] % 16)
+			return 0;
+	return 1;
+}
+
+GemmArgs gemm_args(int rows, int cols, size_t len, int vec)
+{
+	GemmArgs a{};
+
+	a.rows = rows;
+	a.cols = cols;
+	a.lda = cols;
+	a.len = len;
+	a.units = (len + 15) / 16;
+	a.vec = vec;
+	a.nstripes = 1;
+	return a;
+}
+
+int fail(cudaStream_t st)
+{
+	cudaGetLastError();
+	cudaStreamSynchronize(st);
+	cudaGetLastError();
+	return GFEC_E_DEVICE;
+}
+
+// A call's scratch allocations, given back to the pool on every way out.
+struct Scratch {
+	cudaStream_t st;
+	std::vector<void *> p;
+
+	template <class T> cudaError_t alloc(T **out, size_t bytes)
+	{
+		cudaError_t e = cudaMallocAsync((void **)out, bytes ? bytes : 1, st);
+
+		if (e == cudaSuccess)
+			p.push_back((void *)*out);
+		return e;
+	}
+	~Scratch()
+	{
+		for (void *x : p)
+			cudaFreeAsync(x, st);
+		cudaStreamSynchronize(st);
+		cudaGetLastError();
+	}
+};
+
+// Pointer arrays go to the device through one copy; the host vector may go right after.
+template <class T> cudaError_t to_device(Scratch &sc, const std::vector<T> &v, T **d)
+{
+	cudaError_t e = sc.alloc(d, v.size() * sizeof(T));
+
+	if (e != cudaSuccess)
+		return e;
+	return cudaMemcpyAsync(*d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, sc.st);
+}
+
+} // namespace
+} // namespace gfec
+
+using namespace gfec;
+
+extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, uint32_t seed0,
+				  uint32_t count, int nseg, const uint8_t *const *segs,
+				  uint8_t *const *out)
+{
+	if (!ctx || !segs || !out || n < 1 || n > 1u << 20 || B < 1 || count < 1 || nseg < 1 ||
+	    (uint64_t)seed0 + count - 1 > UINT32_MAX)
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+	int R;
+	const KernelInfo *k = pick_tile(*v.prop, (int)n, &R);
+
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!k || !ctx_is_device(segs[0]) || !ctx_is_device(out[0]))
+		return GFEC_E_NOTSUP;
+	if (cudaSetDevice(v.dev) != cudaSuccess)
+		return fail(v.stream);
+
+	// src: every segment's n blocks; then per row tile, its rows of every segment.
+	const size_t nsrc = (size_t)nseg * n;
+	std::vector<const uint8_t *> ptrs(nsrc + (size_t)nseg * count);
+
+	for (size_t s = 0; s < (size_t)nseg; s++)
+		for (size_t j = 0; j < n; j++)
+			ptrs[s * n + j] = segs[s] + j * B;
+	for (uint32_t r0 = 0; r0 < count; r0 += R) {
+		const uint32_t rows = count - r0 < (uint32_t)R ? count - r0 : R;
+		const uint8_t **d = ptrs.data() + nsrc + (size_t)nseg * r0;
+
+		for (size_t s = 0; s < (size_t)nseg; s++)
+			for (uint32_t i = 0; i < rows; i++)
+				d[s * rows + i] = out[s * count + r0 + i];
+	}
+	const int vec = aligned((const void *const *)ptrs.data(), ptrs.size()) && B % 16 == 0;
+	const size_t twords = bmma_table_words(R, (int)n);
+	const uint8_t **d_ptrs = nullptr;
+	uint32_t *d_table = nullptr;
+	int per_sm;
+	cudaStream_t st = v.stream;
+	Scratch sc{ st, {} };
+
+	if (to_device(sc, ptrs, &d_ptrs) != cudaSuccess || sc.alloc(&d_table, twords * 4) != cudaSuccess)
+		return fail(st);
+	for (uint32_t r0 = 0; r0 < count; r0 += R) {
+		const int rows = count - r0 < (uint32_t)R ? (int)(count - r0) : R;
+		GemmArgs a = gemm_args(rows, (int)n, B, vec);
+		const size_t smem = kernel_smem(k, { rows, (int)n, 0 });
+		const size_t words = bmma_table_words(rows, (int)n);
+
+		a.src = d_ptrs;
+		a.dst = (uint8_t *const *)(d_ptrs + nsrc + (size_t)nseg * r0);
+		a.tables = d_table;
+		a.nstripes = nseg;
+		nc_seed_tables<<<(unsigned)((words + 255) / 256), 256, 0, st>>>(
+			d_table, words, rows, bmma_nsub(rows), seed0 + r0, zero_ok);
+		if (kernel_occupancy(k, smem, &per_sm) != cudaSuccess ||
+		    kernel_launch(k, a, kernel_grid(k, a, per_sm, v.prop->multiProcessorCount), smem,
+				  nullptr, st) != cudaSuccess ||
+		    cudaGetLastError() != cudaSuccess)
+			return fail(st);
+	}
+	if (cudaStreamSynchronize(st) != cudaSuccess)
+		return fail(st);
+	return 0;
+}
+
+extern "C" int gfec_gpu_nc_max_decode_n(void *ctx)
+{
+	const CtxView v = ctx_view(ctx);
+	int n = 1, rows;
+
+	while (nc_gj_smem(n + 1) <= v.prop->sharedMemPerBlockOptin && pick_tile(*v.prop, n + 1, &rows))
+		n++;
+	return pick_tile(*v.prop, 1, &rows) ? n : 0;
+}
+
+extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg,
+					const uint8_t *coefs, const uint8_t *const *in,
+					uint8_t *const *out, int *status)
+{
+	if (!ctx || !coefs || !in || !out || !status || n < 1 || B < 1 || nseg < 1)
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+	int R;
+	const KernelInfo *k = pick_tile(*v.prop, (int)n, &R);
+	const size_t gsmem = nc_gj_smem((int)n);
+
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!k || gsmem > v.prop->sharedMemPerBlockOptin || !ctx_is_device(in[0]) ||
+	    !ctx_is_device(out[0]))
+		return GFEC_E_NOTSUP;
+	if (cudaSetDevice(v.dev) != cudaSuccess)
+		return fail(v.stream);
+
+	const int ntiles = (int)((n + R - 1) / R);
+	const size_t tile_words = bmma_table_words(R, (int)n);
+	const size_t seg_words = tile_words * ntiles;
+	const size_t mbytes = (size_t)n * n;
+	std::vector<int> sing(nseg);
+	uint8_t *d_mats = nullptr;
+	uint32_t *d_tables = nullptr;
+	int *d_status = nullptr;
+	cudaStream_t st = v.stream;
+	Scratch sc{ st, {} };
+
+	if (sc.alloc(&d_mats, mbytes * nseg) != cudaSuccess ||
+	    sc.alloc(&d_tables, seg_words * 4 * nseg) != cudaSuccess ||
+	    sc.alloc(&d_status, sizeof(int) * nseg) != cudaSuccess ||
+	    cudaMemcpyAsync(d_mats, coefs, mbytes * nseg, cudaMemcpyHostToDevice, st) != cudaSuccess ||
+	    cudaFuncSetAttribute(nc_gj_invert, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				 (int)gsmem) != cudaSuccess)
+		return fail(st);
+	nc_gj_invert<<<nseg, kInvertThreads, gsmem, st>>>(d_mats, (int)n, v.logexp, d_tables,
+							    seg_words, R, nullptr, d_status);
+	if (cudaGetLastError() != cudaSuccess ||
+	    cudaMemcpyAsync(sing.data(), d_status, sizeof(int) * nseg, cudaMemcpyDeviceToHost, st) !=
+		    cudaSuccess ||
+	    cudaStreamSynchronize(st) != cudaSuccess)
+		return fail(st);
+
+	std::vector<size_t> good;
+	for (int s = 0; s < nseg; s++) {
+		status[s] = sing[s] ? GFEC_E_TOOFEW : 0;
+		if (!sing[s])
+			good.push_back(s);
+	}
+	// Per decodable segment y: its n inputs; then per tile t: its tables and its output rows.
+	const size_t ng = good.size(), nsrc = ng * n;
+	std::vector<const void *> ptrs(nsrc + (size_t)ntiles * ng + ng * n);
+	const void **tabs = ptrs.data() + nsrc, **dsts = tabs + (size_t)ntiles * ng;
+
+	for (size_t y = 0; y < ng; y++) {
+		const size_t s = good[y];
+
+		for (size_t j = 0; j < n; j++)
+			ptrs[y * n + j] = in[s * n + j];
+	}
+	for (int t = 0; t < ntiles; t++) {
+		const size_t r0 = (size_t)t * R, rows = n - r0 < (size_t)R ? n - r0 : R;
+
+		for (size_t y = 0; y < ng; y++) {
+			tabs[t * ng + y] = d_tables + good[y] * seg_words + t * tile_words;
+			for (size_t i = 0; i < rows; i++)
+				dsts[ng * r0 + y * rows + i] = out[good[y] * n + r0 + i];
+		}
+	}
+	const int vec = aligned(ptrs.data(), nsrc) && aligned(dsts, ng * n) && B % 16 == 0;
+	const void **d_ptrs = nullptr;
+	int per_sm;
+
+	if (ng && to_device(sc, ptrs, &d_ptrs) != cudaSuccess)
+		return fail(st);
+	for (int t = 0; ng && t < ntiles; t++) {
+		const size_t r0 = (size_t)t * R;
+		const int rows = n - r0 < (size_t)R ? (int)(n - r0) : R;
+		const size_t smem = kernel_smem(k, { rows, (int)n, 0 });
+		const size_t pblocks = (B + k->tile - 1) / k->tile;
+
+		if (kernel_occupancy(k, smem, &per_sm) != cudaSuccess)
+			return fail(st);
+		for (size_t y0 = 0; y0 < ng; y0 += kMaxGridY) {
+			const size_t gy = ng - y0 < kMaxGridY ? ng - y0 : kMaxGridY;
+			// Blocks per segment: enough for four waves in all, each taking whole items.
+			const size_t want = ((size_t)per_sm * v.prop->multiProcessorCount * 4 + gy - 1) / gy;
+			const size_t gx = want < pblocks ? want : pblocks;
+			GemmArgs a = gemm_args(rows, (int)n, B, vec);
+			void *params[] = { (void *)&a };
+
+			a.src = (const uint8_t *const *)(d_ptrs + y0 * n);
+			a.dst = (uint8_t *const *)(d_ptrs + nsrc + (size_t)ntiles * ng + ng * r0 +
+						    y0 * rows);
+			a.stripe_tables = (const uint32_t *const *)(d_ptrs + nsrc + t * ng + y0);
+			if (cudaLaunchKernel(k->fn, dim3((unsigned)gx, (unsigned)gy), dim3(k->threads),
+					     params, smem, st) != cudaSuccess)
+				return fail(st);
+		}
+	}
+	if (cudaStreamSynchronize(st) != cudaSuccess)
+		return fail(st);
+	return ng == (size_t)nseg ? 0 : GFEC_E_TOOFEW;
+}

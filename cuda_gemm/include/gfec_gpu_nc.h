@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file gfec_gpu_nc.h
+ * Network coding (gfec_nc.h) on the GPU backend, for plugin/'s nc code: a seeded encode whose
+ * coefficients are generated on the device (byte-identical to gfec_nc_prng_coef on the CPU), and
+ * a batch decode that inverts many segments' coefficient matrices on the device (Gauss-Jordan,
+ * one thread block per matrix) and applies the inverses in batched binary tensor-core GEMMs.
+ *
+ * @p ctx is a context made by gfec_gpu_backend()->init (gfec_gpu.h). Every payload buffer must be
+ * device memory (cudaMalloc or managed); any size and alignment. A call runs alone on its device
+ * (the backend's lock) and is synchronous. Every CUDA error, and gfec_backend_conf.fault, comes
+ * back as GFEC_E_DEVICE: outputs are then unspecified and the caller redoes the call on the CPU,
+ * which gives identical bytes.
+ */
+#ifndef GFEC_CUDA_GEMM_GFEC_GPU_NC_H
+#define GFEC_CUDA_GEMM_GFEC_GPU_NC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gfec/gfec_errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * out[s * count + r] (B bytes) = sum_j c_rj * (block j of segs[s]), with c_rj =
+ * gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + r), j, zero_ok): the payloads of the seed-carrying
+ * blocks seed0 .. seed0 + count - 1 of every segment. segs[s] holds n * B bytes (block j at
+ * j * B). @returns 0; GFEC_E_INVAL (NULL, n < 1, B < 1, count < 1, nseg < 1, seed0 + count past
+ * 2^32); GFEC_E_NOTSUP (a buffer is not device memory, or n too wide for one thread block's
+ * shared memory); GFEC_E_DEVICE.
+ */
+int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, uint32_t seed0,
+		       uint32_t count, int nseg, const uint8_t *const *segs, uint8_t *const *out);
+
+/** Largest n gfec_gpu_nc_decode_batch() runs on this context's device (0: none). */
+int gfec_gpu_nc_max_decode_n(void *ctx);
+
+/**
+ * Batch decode of @p nseg segments: segment s received the n blocks in[s * n + r] (B bytes each,
+ * device memory) with coefficient rows coefs + (s * n + r) * n (host memory). When those rows are
+ * independent, out[s * n + j] (B bytes) receives source block j and status[s] = 0; otherwise
+ * status[s] = GFEC_E_TOOFEW and that segment's outputs are not touched.
+ * @returns 0 when every segment decoded, GFEC_E_TOOFEW when some did not (see status);
+ * GFEC_E_INVAL (NULL, n < 1, B < 1, nseg < 1); GFEC_E_NOTSUP (n > gfec_gpu_nc_max_decode_n, or
+ * a buffer not in device memory); GFEC_E_NOMEM; GFEC_E_DEVICE.
+ */
+int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg, const uint8_t *coefs,
+			     const uint8_t *const *in, uint8_t *const *out, int *status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

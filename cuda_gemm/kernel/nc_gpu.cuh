@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file nc_gpu.cuh
+ * Network coding (gfec_nc.h) on the GPU: the coefficient tables of a seeded encode built on the
+ * device, and a batched Gauss-Jordan inversion of many segments' coefficient matrices. Both feed
+ * the binary tensor-core GEMM (gemm_bmma.cuh), which then applies them to the payloads.
+ *
+ * Seeded encode: coded row r of a launch has seed seed0 + r, and its coefficient on source block
+ * j is gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + r), j) (nc_prng.h, the CPU's very function), so
+ * the table the kernel builds is byte for byte bmma_build_table() of the CPU's coefficient matrix.
+ *
+ * Batched Gauss-Jordan, one thread block per n x n matrix M, augmented [M | I] (n rows of 2n
+ * bytes) in shared memory. For every column c, with barriers between the phases:
+ *
+ *   1  pivot search: thread t looks at rows c + t, c + t + T, ... and offers the first with a
+ *      non-zero entry in column c; the smallest offer (atomicMin) is the pivot row p. None: the
+ *      matrix is singular, the block stops and reports it.
+ *   2  every thread reads 1 / M[p][c] and the elimination factor of the rows it owns, taken
+ *      before the swap: factor[r] = M[r][c] (r != c, p), old M[c][c] for r = p, 0 for r = c.
+ *   3  rows p and c are swapped and row c scaled by 1 / M[p][c], one column per thread.
+ *   4  every row r: row r ^= factor[r] * row c, for the columns c .. 2n-1 (left of c, row c is 0).
+ *
+ * Any non-zero pivot gives the same inverse (it is unique), so the result is the CPU's. The block
+ * then writes the inverse's bmma column table (and, for tests, the inverse) to global memory.
+ *
+ * The phases are plain functions of (matrix, thread index, thread count) so that the CPU test
+ * (tests/cuda_gemm/nc_emulate.cpp) runs the very same index math, thread by thread.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gemm_bmma.cuh"
+#include "nc_prng.h"
+
+namespace gfec {
+
+/** Multiplication by x (2) in GF(2^8), polynomial 0x11D. */
+GFEC_BMMA_HD uint8_t nc_xtime(uint8_t v)
+{
+	return (uint8_t)((v << 1) ^ ((v & 0x80) ? 0x1d : 0));
+}
+
+/** Byte of the bmma table for coefficient @p c and output bit @p l: bit x = bit l of c * 2^x. */
+GFEC_BMMA_HD uint8_t nc_bmma_bits(uint8_t c, int l)
+{
+	uint8_t v = 0;
+
+	for (int x = 0; x < 8; x++) {
+		v |= (uint8_t)(((c >> l) & 1) << x);
+		c = nc_xtime(c);
+	}
+	return v;
+}
+
+/**
+ * Byte @p b of the bmma column table (bmma_build_table's layout: [j][sub][mi][trow]) of a matrix
+ * with @p rows rows and bmma_nsub(rows) = @p nsub, where @p coef(i, j) gives A(i, j).
+ */
+template <class Coef> GFEC_BMMA_HD uint8_t nc_table_byte(size_t b, int rows, int nsub, Coef coef)
+{
+	const size_t per_col = (size_t)nsub * 64;
+	const int j = (int)(b / per_col), rem = (int)(b % per_col);
+	const int sub = rem >> 6, mi = (rem >> 4) & 3, trow = rem & 15;
+	const int i = 8 * sub + (trow & 7);
+
+	return i < rows ? nc_bmma_bits(coef(i, j), 2 * mi + (trow >> 3)) : 0;
+}
+
+/** A(i, j) of a seeded encode: the coefficient of source block j in the block of seed0 + i. */
+struct NcSeedCoef {
+	uint32_t seed0;
+	int zero_ok;
+	GFEC_BMMA_HD uint8_t operator()(int i, int j) const
+	{
+		return gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + (uint32_t)i), (uint32_t)j, zero_ok);
+	}
+};
+
+// ---- Batched Gauss-Jordan: the phases (m: n rows of 2n bytes; logexp: log[256], exp[512]) ----
+
+GFEC_BMMA_HD uint8_t nc_mul(const uint8_t *logexp, uint8_t a, uint8_t b)
+{
+	return (a && b) ? logexp[256 + logexp[a] + logexp[b]] : 0;
+}
+
+GFEC_BMMA_HD uint8_t nc_inv(const uint8_t *logexp, uint8_t a)
+{
+	return logexp[256 + 255 - logexp[a]];
+}
+
+/** Loads M (n x n, row-major) as [M | I]. */
+GFEC_BMMA_HD void nc_gj_load(uint8_t *m, const uint8_t *src, int n, int tid, int nt)
+{
+	for (int i = tid; i < 2 * n * n; i += nt) {
+		const int r = i / (2 * n), k = i % (2 * n);
+
+		m[i] = k < n ? src[r * n + k] : (uint8_t)(k - n == r);
+	}
+}
+
+/** Phase 1: this thread's pivot offer for column c (a row >= c), or n for none. */
+GFEC_BMMA_HD int nc_gj_offer(const uint8_t *m, int n, int c, int tid, int nt)
+{
+	for (int r = c + tid; r < n; r += nt)
+		if (m[(size_t)r * 2 * n + c])
+			return r;
+	return n;
+}
+
+/** Phase 2: the factor of row r for column c with pivot row p, read before the swap. */
+GFEC_BMMA_HD uint8_t nc_gj_factor(const uint8_t *m, int n, int c, int p, int r)
+{
+	if (r == c)
+		return 0;
+	return m[(size_t)(r == p ? c : r) * 2 * n + c];
+}
+
+/** Phase 3: swap rows p and c, scale row c by inv (= 1 / M[p][c]); this thread's columns. */
+GFEC_BMMA_HD void nc_gj_swap_scale(uint8_t *m, const uint8_t *logexp, int n, int c, int p,
+				   uint8_t inv, int tid, int nt)
+{
+	uint8_t *rc = m + (size_t)c * 2 * n, *rp = m + (size_t)p * 2 * n;
+
+	for (int k = c + tid; k < 2 * n; k += nt) {
+		const uint8_t a = rp[k];
+
+		rp[k] = rc[k];
+		rc[k] = nc_mul(logexp, a, inv);
+	}
+}
+
+/** Phase 4: row r ^= factor[r] * row c over columns c .. 2n-1; this thread's (row, column) pairs. */
+GFEC_BMMA_HD void nc_gj_eliminate(uint8_t *m, const uint8_t *logexp, const uint8_t *factor, int n,
+				  int c, int tid, int nt)
+{
+	const int width = 2 * n - c;
+	const uint8_t *rc = m + (size_t)c * 2 * n;
+
+	for (int i = tid; i < n * width; i += nt) {
+		const int r = i / width, k = c + i % width;
+		const uint8_t f = factor[r];
+
+		if (f)
+			m[(size_t)r * 2 * n + k] ^= nc_mul(logexp, f, rc[k]);
+	}
+}
+
+/** Shared memory of the inversion kernel for n: [M | I], factors, log/exp. */
+GFEC_BMMA_HD size_t nc_gj_smem(int n)
+{
+	return (size_t)2 * n * n + (size_t)n + 768;
+}
+
+} // namespace gfec
+
+#if defined(__CUDACC__)
+namespace gfec {
+
+/** Words [0, words) of the bmma column table of the seeded rows seed0 .. seed0 + rows - 1. */
+__global__ void nc_seed_tables(uint32_t *table, size_t words, int rows, int nsub, uint32_t seed0,
+			       int zero_ok)
+{
+	const NcSeedCoef coef{ seed0, zero_ok };
+
+	for (size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x; w < words;
+	     w += (size_t)gridDim.x * blockDim.x) {
+		uint32_t v = 0;
+
+		for (int q = 0; q < 4; q++)
+			v |= (uint32_t)nc_table_byte(4 * w + q, rows, nsub, coef) << (8 * q);
+		table[w] = v;
+	}
+}
+
+/**
+ * One block per matrix: inverts mats[blockIdx.x] (n x n) and writes the bmma column tables of its
+ * inverse in row tiles of @p tile_rows (a multiple of 8): tile t (rows t * tile_rows ..) at
+ * tables + blockIdx.x * seg_words + t * bmma_table_words(tile_rows, n); the inverse itself at
+ * inv + blockIdx.x * n * n when inv is not NULL; status[blockIdx.x] = 1 when the matrix is
+ * singular (then nothing else), else 0.
+ */
+__global__ void nc_gj_invert(const uint8_t *mats, int n, const uint8_t *logexp_g, uint32_t *tables,
+			     size_t seg_words, int tile_rows, uint8_t *inv, int *status)
+{
+	extern __shared__ __align__(16) uint8_t sm[];
+	uint8_t *m = sm, *factor = sm + (size_t)2 * n * n, *logexp = factor + n;
+	__shared__ int piv;
+	const int tid = threadIdx.x, nt = blockDim.x;
+	const size_t mat = blockIdx.x;
+
+	for (int i = tid; i < 768; i += nt)
+		logexp[i] = logexp_g[i];
+	nc_gj_load(m, mats + mat * n * n, n, tid, nt);
+	if (tid == 0)
+		piv = n;
+	__syncthreads();
+	for (int c = 0; c < n; c++) {
+		const int offer = nc_gj_offer(m, n, c, tid, nt);
+
+		if (offer < n)
+			atomicMin(&piv, offer);
+		__syncthreads();
+		const int p = piv;
+
+		if (p == n) { // uniform: every thread read the same piv
+			if (tid == 0)
+				status[mat] = 1;
+			return;
+		}
+		const uint8_t iv = nc_inv(logexp, m[(size_t)p * 2 * n + c]);
+
+		for (int r = tid; r < n; r += nt)
+			factor[r] = nc_gj_factor(m, n, c, p, r);
+		__syncthreads();
+		if (tid == 0)
+			piv = n; // read by everyone before the barrier above
+		nc_gj_swap_scale(m, logexp, n, c, p, iv, tid, nt);
+		__syncthreads();
+		nc_gj_eliminate(m, logexp, factor, n, c, tid, nt);
+		__syncthreads();
+	}
+	if (tid == 0)
+		status[mat] = 0;
+	const size_t tile_words = bmma_table_words(tile_rows, n);
+
+	for (int r0 = 0; r0 < n; r0 += tile_rows) {
+		const int rows = n - r0 < tile_rows ? n - r0 : tile_rows;
+		const int nsub = bmma_nsub(rows);
+		const size_t words = bmma_table_words(rows, n);
+		auto coef = [m, n, r0](int i, int j) { return m[(size_t)(r0 + i) * 2 * n + n + j]; };
+		uint32_t *t = tables + mat * seg_words + (size_t)(r0 / tile_rows) * tile_words;
+
+		for (size_t w = tid; w < words; w += nt) {
+			uint32_t v = 0;
+
+			for (int q = 0; q < 4; q++)
+				v |= (uint32_t)nc_table_byte(4 * w + q, rows, nsub, coef) << (8 * q);
+			t[w] = v;
+		}
+	}
+	if (inv)
+		for (int i = tid; i < n * n; i += nt)
+			inv[mat * n * n + i] = m[(size_t)(i / n) * 2 * n + n + i % n];
+}
+
+} // namespace gfec
+#endif // __CUDACC__

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file nc_gpu_bench.cu
+ * gfec-nc-gpu-bench: network coding on the GPU (gfec_gpu_nc.h), data in GPU memory, against
+ * ceilings measured in the same process:
+ *   - device-to-device copy (bytes read + written);
+ *   - the XOR-stream bound of each row's shape: gemm_nibble.cuh's xor_stream over the same
+ *     pointers (reads every input once per 16-byte unit, writes every output), in GB/s of output;
+ *   - the BMMA bound: mma.sync m16n8k256 .b1 .and.popc issued back to back from registers on
+ *     every SM, over the bit-operations the bmma kernel spends per output byte
+ *     (2 x 8 bits x 256 x ceil(n / 32) for each output byte).
+ * Rows: seeded encode (n in {128, 256, 512}, B from 128 B to 32 KiB, 1024 coded blocks per
+ * segment, enough segments for >= 64 MiB of output) and batch decode (n = 128, B = 4 KiB, 30, 60,
+ * 1024 and 4096 segments, the inversion included: the whole call). Every row's output is checked
+ * (encode: sampled blocks against the CPU; decode: the whole result against the source).
+ * Exit: 0, 1 a check failed, 2 usage or an unwritable --json, 3 no GPU or a CUDA error.
+ */
+#include <cuda_runtime.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <vector>
+
+#include "gf8.h"
+#include "gfec_gpu.h"
+#include "gfec_gpu_nc.h"
+#include "kernel/gemm_nibble.cuh"
+#include "nc_prng.h"
+#include "perf_util.h"
+
+using namespace gfec;
+
+#define CK(call)                                                                                   \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			fprintf(stderr, "gfec-nc-gpu-bench: %s: %s\n", #call,                      \
+				cudaGetErrorString(e_));                                           \
+			exit(3);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static json_t *g_rows;
+static int g_iters = 5;
+static int g_fails;
+
+template <class F> static double best_ms(F f)
+{
+	std::vector<double> t;
+
+	f(); // warm-up
+	CK(cudaDeviceSynchronize());
+	for (int i = 0; i < g_iters; i++) {
+		const double t0 = perf_now();
+
+		f();
+		CK(cudaDeviceSynchronize());
+		t.push_back((perf_now() - t0) * 1e3);
+	}
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2]; // median
+}
+
+// Register-only BMMA loop: every warp issues `iters` x 8 independent mma.sync .b1.
+__global__ void bmma_rate(int iters, int *sink)
+{
+	int32_t c[8][4] = {};
+	uint32_t a0 = threadIdx.x, a1 = a0 * 3, a2 = a0 * 5, a3 = a0 * 7, b0 = a0 ^ 0x55, b1 = ~a0;
+
+	for (int i = 0; i < iters; i++)
+#pragma unroll
+		for (int k = 0; k < 8; k++)
+			asm volatile("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
+				     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+				     : "+r"(c[k][0]), "+r"(c[k][1]), "+r"(c[k][2]), "+r"(c[k][3])
+				     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+	int s = 0;
+	for (int k = 0; k < 8; k++)
+		s += c[k][0] + c[k][1] + c[k][2] + c[k][3];
+	if (s == 0x7fffffff)
+		*sink = s;
+}
+
+static double measure_bmma(int sms)
+{
+	int *sink;
+	const int iters = 4096, blocks = sms * 8, threads = 256;
+
+	CK(cudaMalloc(&sink, 4));
+	const double ms = best_ms([&] { bmma_rate<<<blocks, threads>>>(iters, sink); });
+	cudaFree(sink);
+	const double mmas = (double)blocks * (threads / 32) * iters * 8;
+	return mmas * 2.0 * 16 * 8 * 256 / (ms * 1e-3); // bit-ops per second
+}
+
+// XOR-stream over the same pointers: nstripes stripes, cols inputs, rows outputs.
+static double xor_ms(const uint8_t *const *d_src, uint8_t *const *d_dst, int rows, int cols,
+		     int nstripes, size_t len, int sms)
+{
+	GemmArgs a{};
+
+	a.src = d_src, a.dst = d_dst, a.rows = rows, a.cols = cols, a.nstripes = nstripes;
+	a.len = len, a.units = (len + 15) / 16, a.vec = 1, a.lda = cols;
+	const size_t units = (size_t)nstripes * a.units;
+	const int grid = (int)std::min<size_t>((units + 255) / 256, (size_t)sms * 8);
+
+	return best_ms([&] { xor_stream<256><<<grid, 256>>>(a); });
+}
+
+template <class T> static T *to_dev(const std::vector<T> &v)
+{
+	T *d;
+
+	CK(cudaMalloc((void **)&d, v.size() * sizeof(T)));
+	CK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+	return d;
+}
+
+static void row_json(const char *what, uint32_t n, size_t B, int nseg, uint32_t count, double ms,
+		     double gbps, double xor_gbps, double bmma_gbps, double copy_gbps)
+{
+	printf("%-8s n=%-4u B=%-6zu segs=%-5d blocks=%-5u %9.3f ms %8.1f GB/s  %.2fx xor (%.0f)  "
+	       "%.2fx bmma (%.0f)  %.2fx copy/2\n",
+	       what, n, B, nseg, count, ms, gbps, gbps / xor_gbps, xor_gbps,
+	       bmma_gbps > 0 ? gbps / bmma_gbps : 0.0, bmma_gbps, gbps / (copy_gbps / 2));
+	if (g_rows)
+		json_array_append_new(g_rows,
+				      json_pack("{s:s,s:i,s:I,s:i,s:i,s:f,s:f,s:f,s:f,s:f}", "case", what,
+						"n", (int)n, "B", (json_int_t)B, "segments", nseg,
+						"blocks_per_segment", (int)count, "ms", ms, "GBps", gbps,
+						"xor_stream_GBps", xor_gbps, "bmma_bound_GBps", bmma_gbps,
+						"d2d_copy_GBps", copy_gbps));
+}
+
+static void bench_encode(void *ctx, uint32_t n, size_t B, double bmma_ops, double copy, int sms,
+			 size_t out_target)
+{
+	const uint32_t count = 1024;
+	const int nseg = (int)std::max<size_t>(1, out_target / (count * B));
+	const size_t seg_bytes = (size_t)n * B;
+	std::vector<uint8_t> h(seg_bytes * nseg);
+	uint8_t *d_in, *d_out;
+
+	perf_fill_random(h.data(), h.size(), n * 31 + B);
+	CK(cudaMalloc(&d_in, h.size()));
+	CK(cudaMalloc(&d_out, (size_t)nseg * count * B));
+	CK(cudaMemcpy(d_in, h.data(), h.size(), cudaMemcpyHostToDevice));
+	std::vector<const uint8_t *> segs(nseg), src((size_t)nseg * n);
+	std::vector<uint8_t *> out((size_t)nseg * count);
+	for (int s = 0; s < nseg; s++) {
+		segs[s] = d_in + s * seg_bytes;
+		for (uint32_t j = 0; j < n; j++)
+			src[(size_t)s * n + j] = segs[s] + j * B;
+	}
+	for (size_t i = 0; i < out.size(); i++)
+		out[i] = d_out + i * B;
+	int ret = 0;
+	const double ms = best_ms([&] {
+		ret |= gfec_gpu_nc_encode(ctx, n, B, 0, 1, count, nseg, segs.data(), out.data());
+	});
+	if (ret) {
+		fprintf(stderr, "gfec-nc-gpu-bench: encode n=%u B=%zu: %d\n", n, B, ret);
+		g_fails++;
+	}
+	// Check a few blocks against the CPU.
+	std::vector<uint8_t> got(B), want(B), c(n);
+	for (uint32_t r : { 0u, count / 3, count - 1 }) {
+		const int s = nseg - 1;
+
+		CK(cudaMemcpy(got.data(), out[(size_t)s * count + r], B, cudaMemcpyDeviceToHost));
+		gfec_nc_prng_row(1 + r, n, 0, c.data());
+		std::fill(want.begin(), want.end(), 0);
+		for (uint32_t j = 0; j < n; j++)
+			for (size_t b = 0; b < B; b++)
+				want[b] ^= gfec_gf8_mul(c[j], h[s * seg_bytes + j * B + b]);
+		if (got != want) {
+			fprintf(stderr, "gfec-nc-gpu-bench: encode n=%u B=%zu block %u differs\n", n, B, r);
+			g_fails++;
+		}
+	}
+	const uint8_t *const *d_src = to_dev(src);
+	uint8_t *const *d_dst = to_dev(out);
+	const double xms = xor_ms(d_src, d_dst, (int)count, (int)n, nseg, B, sms);
+	const double obytes = (double)nseg * count * B;
+	const double per_byte = 2.0 * 8 * 256 * ((n + 31) / 32);
+
+	row_json("encode", n, B, nseg, count, ms, obytes / ms / 1e6, obytes / xms / 1e6,
+		 bmma_ops / per_byte / 1e9, copy);
+	cudaFree((void *)d_src);
+	cudaFree((void *)d_dst);
+	cudaFree(d_in);
+	cudaFree(d_out);
+}
+
+static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, double bmma_ops, double copy,
+			 int sms)
+{
+	const size_t seg_bytes = (size_t)n * B;
+	std::vector<uint8_t> h(seg_bytes * nseg), coefs((size_t)nseg * n * n), got(h.size());
+	uint8_t *d_src, *d_coded, *d_out;
+
+	perf_fill_random(h.data(), h.size(), nseg);
+	CK(cudaMalloc(&d_src, h.size()));
+	CK(cudaMalloc(&d_coded, h.size()));
+	CK(cudaMalloc(&d_out, h.size()));
+	CK(cudaMemcpy(d_src, h.data(), h.size(), cudaMemcpyHostToDevice));
+	std::vector<const uint8_t *> in((size_t)nseg * n);
+	std::vector<uint8_t *> out((size_t)nseg * n), co(n);
+	for (int s = 0; s < nseg; s++) {
+		const uint32_t seed0 = 5000u * (uint32_t)s;
+		const uint8_t *seg = d_src + s * seg_bytes;
+
+		for (uint32_t r = 0; r < n; r++) {
+			co[r] = d_coded + s * seg_bytes + r * B;
+			in[(size_t)s * n + r] = co[r];
+			out[(size_t)s * n + r] = d_out + s * seg_bytes + r * B;
+			gfec_nc_prng_row(seed0 + r, n, 0, &coefs[((size_t)s * n + r) * n]);
+		}
+		if (gfec_gpu_nc_encode(ctx, n, B, 0, seed0, n, 1, &seg, co.data())) {
+			fprintf(stderr, "gfec-nc-gpu-bench: decode setup failed\n");
+			exit(3);
+		}
+	}
+	std::vector<int> status(nseg);
+	int ret = 0;
+	const double ms = best_ms([&] {
+		ret |= gfec_gpu_nc_decode_batch(ctx, n, B, nseg, coefs.data(), in.data(), out.data(),
+						status.data());
+	});
+	CK(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
+	if (ret || got != h) {
+		fprintf(stderr, "gfec-nc-gpu-bench: decode n=%u segs=%d: %d, or wrong bytes\n", n, nseg,
+			ret);
+		g_fails++;
+	}
+	const uint8_t *const *d_in = to_dev(in);
+	uint8_t *const *d_dst = to_dev(out);
+	const double xms = xor_ms(d_in, d_dst, (int)n, (int)n, nseg, B, sms);
+	const double bytes = (double)h.size();
+
+	row_json("decode", n, B, nseg, n, ms, bytes / ms / 1e6, bytes / xms / 1e6,
+		 bmma_ops / (2.0 * 8 * 256 * ((n + 31) / 32)) / 1e9, copy);
+	cudaFree((void *)d_in);
+	cudaFree((void *)d_dst);
+	cudaFree(d_src);
+	cudaFree(d_coded);
+	cudaFree(d_out);
+}
+
+int main(int argc, char **argv)
+{
+	const char *json = nullptr;
+	int quick = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+			json = argv[++i];
+		} else if (!strcmp(argv[i], "--quick")) {
+			quick = 1;
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--json FILE]\n"
+					"  network coding on the GPU: seeded encode and batch decode "
+					"against the device copy, XOR-stream and BMMA ceilings\n"
+					"  exit: 0, 1 a check failed, 2 usage, 3 no GPU or a CUDA error\n",
+				argv[0]);
+			return strcmp(argv[i], "--help") ? 2 : 0;
+		}
+	}
+	gfec_gf8_init();
+	if (json) {
+		json_t *empty = json_object();
+		const int r = perf_json_write(json, empty);
+
+		json_decref(empty);
+		if (r) {
+			fprintf(stderr, "gfec-nc-gpu-bench: %s: %s\n", json, strerror(-r));
+			return 2;
+		}
+		g_rows = json_array();
+	}
+	struct gfec_backend_conf conf;
+	void *ctx;
+
+	memset(&conf, 0, sizeof(conf));
+	if (gfec_gpu_backend()->init(&conf, &ctx)) {
+		fprintf(stderr, "gfec-nc-gpu-bench: no usable GPU\n");
+		return 3;
+	}
+	cudaDeviceProp prop;
+	CK(cudaGetDeviceProperties(&prop, 0));
+	printf("# reproduce:");
+	for (int i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n# device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+
+	const size_t cb = (size_t)2 << 30;
+	void *c0, *c1;
+	CK(cudaMalloc(&c0, cb));
+	CK(cudaMalloc(&c1, cb));
+	CK(cudaMemset(c0, 1, cb));
+	const double cms = best_ms([&] { CK(cudaMemcpyAsync(c1, c0, cb, cudaMemcpyDeviceToDevice)); });
+	const double copy = 2.0 * cb / cms / 1e6;
+	cudaFree(c0);
+	cudaFree(c1);
+	const double bmma = measure_bmma(prop.multiProcessorCount);
+	printf("# ceilings: device copy %.1f GB/s (read + written); BMMA %.3g bit-ops/s\n", copy, bmma);
+	if (g_rows) {
+		json_array_append_new(g_rows, json_pack("{s:s,s:f}", "case", "d2d_copy", "GBps", copy));
+		json_array_append_new(g_rows, json_pack("{s:s,s:f}", "case", "bmma_rate", "bitops_per_s", bmma));
+	}
+	const uint32_t ns[] = { 128, 256, 512 };
+	const size_t Bs[] = { 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768 };
+	const size_t target = quick ? (size_t)16 << 20 : (size_t)64 << 20;
+
+	for (uint32_t n : ns)
+		for (size_t B : Bs)
+			if (!quick || B == 4096)
+				bench_encode(ctx, n, B, bmma, copy, prop.multiProcessorCount, target);
+	for (int nseg : { 30, 60, 1024, 4096 })
+		if (!quick || nseg <= 1024)
+			bench_decode(ctx, 128, 4096, nseg, bmma, copy, prop.multiProcessorCount);
+	gfec_gpu_backend()->fini(ctx);
+	if (g_rows) {
+		json_t *doc = json_pack("{s:s,s:o}", "device", prop.name, "rows", g_rows);
+		const int r = doc ? perf_json_write(json, doc) : -EINVAL;
+
+		json_decref(doc);
+		if (r) {
+			fprintf(stderr, "gfec-nc-gpu-bench: %s: %s\n", json, strerror(-r));
+			return 2;
+		}
+	}
+	return g_fails ? 1 : 0;
+}

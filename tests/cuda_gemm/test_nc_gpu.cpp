@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file test_nc_gpu.cpp
+ * Network coding on the GPU backend (gfec_gpu_nc.h) against the CPU:
+ *  - seeded encode: every coded block equals the CPU's sum of gfec_nc_prng_row(seed) x blocks,
+ *    byte for byte, for n in {1, 2, 16, 128, 255, 256, 1024}, B from 1 byte to 1 MiB, odd sizes,
+ *    segments and outputs at odd addresses (outputs spaced as in the block format), several
+ *    segments per call, row counts across the kernel's row tiles, both coefficient ranges;
+ *  - batch decode of 1 to 10,000 segments (each with its own seeds, some with source blocks
+ *    among the coded ones, in any order) gives back every segment; singular segments (a repeated
+ *    block) are flagged GFEC_E_TOOFEW and their outputs left untouched;
+ *  - host buffers are refused (GFEC_E_NOTSUP), n past gfec_gpu_nc_max_decode_n too, and an
+ *    injected CUDA fault (gfec_backend_conf.fault) gives GFEC_E_DEVICE.
+ * Exits 77 (ctest: skipped) without a usable GPU.
+ */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+extern "C" {
+#include "gf8.h"
+#include "gfec_gpu.h"
+#include "gfec_gpu_nc.h"
+#include "nc_prng.h"
+}
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			if (++failures > 20)                                                       \
+				exit(1);                                                           \
+		}                                                                                  \
+	} while (0)
+
+#define CUDA(call)                                                                                 \
+	do {                                                                                       \
+		if ((call) != cudaSuccess) {                                                       \
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call);          \
+			exit(1);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static uint32_t rng_state = 2463534242u;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+static void fill(std::vector<uint8_t> &v)
+{
+	for (auto &x : v)
+		x = (uint8_t)rnd();
+}
+
+// dst (B bytes) = sum_j c[j] * block j of seg.
+static void cpu_row(const uint8_t *c, const uint8_t *seg, uint32_t n, size_t B, uint8_t *dst)
+{
+	memset(dst, 0, B);
+	for (uint32_t j = 0; j < n; j++) {
+		const uint8_t *mul = gfec_gf8_tab.mul[c[j]], *src = seg + (size_t)j * B;
+
+		for (size_t b = 0; b < B; b++)
+			dst[b] ^= mul[src[b]];
+	}
+}
+
+static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nseg, int zero_ok)
+{
+	const size_t seg_bytes = (size_t)n * B, stride = 28 + B; // outputs spaced as blocks
+	const uint32_t seed0 = rnd() % 100000;
+	const size_t soff = 1 + rnd() % 15;
+	std::vector<uint8_t> h((size_t)nseg * seg_bytes), got(stride * nseg * count), want(B);
+	std::vector<uint8_t> c(n);
+	uint8_t *d_seg, *d_out;
+	std::vector<const uint8_t *> segs(nseg);
+	std::vector<uint8_t *> out((size_t)nseg * count);
+
+	fill(h);
+	CUDA(cudaMalloc((void **)&d_seg, h.size() + soff));
+	CUDA(cudaMalloc((void **)&d_out, got.size()));
+	CUDA(cudaMemcpy(d_seg + soff, h.data(), h.size(), cudaMemcpyHostToDevice));
+	CUDA(cudaMemset(d_out, 0x5A, got.size()));
+	for (int s = 0; s < nseg; s++)
+		segs[s] = d_seg + soff + s * seg_bytes;
+	for (size_t i = 0; i < out.size(); i++)
+		out[i] = d_out + i * stride + 28;
+	const int ret = gfec_gpu_nc_encode(ctx, n, B, zero_ok, seed0, count, nseg, segs.data(),
+					   out.data());
+
+	CHECK(ret == 0, "encode n=%u B=%zu count=%u nseg=%d: %d", n, B, count, nseg, ret);
+	CUDA(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
+	for (int s = 0; s < nseg && ret == 0; s++)
+		for (uint32_t r = 0; r < count; r++) {
+			const uint8_t *g = got.data() + ((size_t)s * count + r) * stride;
+
+			gfec_nc_prng_row(seed0 + r, n, zero_ok, c.data());
+			cpu_row(c.data(), h.data() + s * seg_bytes, n, B, want.data());
+			CHECK(memcmp(g + 28, want.data(), B) == 0,
+			      "encode n=%u B=%zu seg %d row %u (seed %u, zero_ok %d) differs", n, B, s,
+			      r, seed0 + r, zero_ok);
+			for (int k = 0; k < 28; k++)
+				CHECK(g[k] == 0x5A, "encode n=%u B=%zu: wrote outside block %u", n, B, r);
+		}
+	cudaFree(d_seg);
+	cudaFree(d_out);
+}
+
+// nseg segments of n blocks of B bytes; segment s gets its own seeds (encoded on the GPU, which
+// test_encode checked against the CPU); s % 5 == 1 also takes source blocks among the coded
+// ones (unit rows, reversed), s % 97 == 3 repeats a block (singular).
+static void test_decode(void *ctx, uint32_t n, size_t B, int nseg)
+{
+	const size_t seg_bytes = (size_t)n * B;
+	std::vector<uint8_t> h((size_t)nseg * seg_bytes), got(h.size());
+	std::vector<uint8_t> coefs((size_t)nseg * n * n);
+	std::vector<const uint8_t *> in((size_t)nseg * n);
+	std::vector<uint8_t *> out((size_t)nseg * n);
+	std::vector<int> status(nseg, 99);
+	uint8_t *d_src, *d_coded, *d_out;
+
+	fill(h);
+	CUDA(cudaMalloc((void **)&d_src, h.size()));
+	CUDA(cudaMalloc((void **)&d_coded, h.size()));
+	CUDA(cudaMalloc((void **)&d_out, h.size()));
+	CUDA(cudaMemcpy(d_src, h.data(), h.size(), cudaMemcpyHostToDevice));
+	CUDA(cudaMemset(d_out, 0x5A, h.size()));
+	for (int s = 0; s < nseg; s++) {
+		const uint32_t seed0 = 1000u * (uint32_t)s + 7;
+		const uint8_t *seg = d_src + s * seg_bytes;
+		std::vector<uint8_t *> co(n);
+
+		for (uint32_t r = 0; r < n; r++) {
+			co[r] = d_coded + s * seg_bytes + r * B;
+			in[(size_t)s * n + r] = co[r];
+			out[(size_t)s * n + r] = d_out + s * seg_bytes + r * B;
+			gfec_nc_prng_row(seed0 + r, n, 0, &coefs[((size_t)s * n + r) * n]);
+		}
+		const int ret = gfec_gpu_nc_encode(ctx, n, B, 0, seed0, n, 1, &seg, co.data());
+		CHECK(ret == 0, "decode setup: encode %d", ret);
+		if (s % 5 == 1)
+			for (uint32_t r = 0; r < n / 2; r++) {
+				const uint32_t src = n / 2 - r;
+				uint8_t *row = &coefs[((size_t)s * n + r) * n];
+
+				memset(row, 0, n);
+				row[src] = 1;
+				in[(size_t)s * n + r] = seg + src * B;
+			}
+		if (s % 97 == 3 && n > 1) {
+			memcpy(&coefs[((size_t)s * n + n - 1) * n], &coefs[(size_t)s * n * n], n);
+			in[(size_t)s * n + n - 1] = in[(size_t)s * n];
+		}
+	}
+	const int ret = gfec_gpu_nc_decode_batch(ctx, n, B, nseg, coefs.data(), in.data(), out.data(),
+						 status.data());
+	int nsing = 0;
+
+	CUDA(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
+	for (int s = 0; s < nseg; s++) {
+		const int sing = s % 97 == 3 && n > 1;
+		const uint8_t *g = got.data() + s * seg_bytes;
+
+		nsing += sing;
+		if (sing) {
+			size_t touched = 0;
+
+			CHECK(status[s] == GFEC_E_TOOFEW, "decode n=%u seg %d: singular, status %d", n, s,
+			      status[s]);
+			for (size_t b = 0; b < seg_bytes; b++)
+				touched += g[b] != 0x5A;
+			CHECK(touched == 0, "decode n=%u seg %d: singular but %zu bytes written", n, s,
+			      touched);
+		} else {
+			CHECK(status[s] == 0, "decode n=%u B=%zu seg %d: status %d", n, B, s, status[s]);
+			CHECK(memcmp(g, h.data() + s * seg_bytes, seg_bytes) == 0,
+			      "decode n=%u B=%zu nseg=%d: segment %d differs", n, B, nseg, s);
+		}
+	}
+	CHECK(ret == (nsing ? GFEC_E_TOOFEW : 0), "decode n=%u nseg=%d: returned %d", n, nseg, ret);
+	cudaFree(d_src);
+	cudaFree(d_coded);
+	cudaFree(d_out);
+}
+
+static void test_refusals(void *ctx)
+{
+	uint8_t host[64] = { 0 }, *d;
+	const uint8_t *seg = host;
+	uint8_t *out = host + 32;
+	uint8_t coef = 1;
+	int status;
+
+	CHECK(gfec_gpu_nc_encode(ctx, 1, 16, 0, 0, 1, 1, &seg, &out) == GFEC_E_NOTSUP,
+	      "host buffers must be refused");
+	CHECK(gfec_gpu_nc_encode(ctx, 1, 16, 0, UINT32_MAX, 2, 1, &seg, &out) == GFEC_E_INVAL,
+	      "seeds past 2^32 must be refused");
+	CHECK(gfec_gpu_nc_decode_batch(ctx, 1, 16, 1, &coef, &seg, &out, &status) == GFEC_E_NOTSUP,
+	      "host buffers must be refused (decode)");
+	const int maxn = gfec_gpu_nc_max_decode_n(ctx);
+	CHECK(maxn >= 128, "max decode n %d", maxn);
+	CUDA(cudaMalloc((void **)&d, 64));
+	seg = d, out = d + 32;
+	std::vector<uint8_t> big((size_t)(maxn + 1) * (maxn + 1));
+	std::vector<const uint8_t *> ins(maxn + 1, d);
+	std::vector<uint8_t *> outs(maxn + 1, d + 32);
+	CHECK(gfec_gpu_nc_decode_batch(ctx, maxn + 1, 16, 1, big.data(), ins.data(), outs.data(),
+				       &status) == GFEC_E_NOTSUP,
+	      "n past the maximum must be refused");
+
+	struct gfec_backend_conf conf;
+	void *fctx;
+
+	memset(&conf, 0, sizeof(conf));
+	conf.fault = 1;
+	CHECK(gfec_gpu_backend()->init(&conf, &fctx) == 0, "fault context");
+	CHECK(gfec_gpu_nc_encode(fctx, 1, 16, 0, 0, 1, 1, &seg, &out) == GFEC_E_DEVICE,
+	      "a fault must give GFEC_E_DEVICE (encode)");
+	CHECK(gfec_gpu_nc_decode_batch(fctx, 1, 16, 1, &coef, &seg, &out, &status) == GFEC_E_DEVICE,
+	      "a fault must give GFEC_E_DEVICE (decode)");
+	gfec_gpu_backend()->fini(fctx);
+	cudaFree(d);
+}
+
+int main(void)
+{
+	struct gfec_backend_conf conf;
+	void *ctx;
+
+	memset(&conf, 0, sizeof(conf));
+	gfec_gf8_init();
+	if (gfec_gpu_backend()->init(&conf, &ctx) != 0) {
+		printf("no usable GPU: skipped\n");
+		return 77;
+	}
+	const uint32_t ns[] = { 1, 2, 16, 128, 255, 256, 1024 };
+	const size_t Bs[] = { 1, 15, 64, 4099, 65536 };
+
+	for (uint32_t n : ns)
+		for (size_t B : Bs) {
+			if ((size_t)n * B > ((size_t)64 << 20))
+				continue;
+			test_encode(ctx, n, B, n >= 256 ? 9 : 133, 1 + (int)(rnd() % 3), (int)(rnd() & 1));
+		}
+	test_encode(ctx, 2, (size_t)1 << 20, 17, 2, 0);
+	test_encode(ctx, 16, ((size_t)1 << 20) - 3, 3, 1, 1);
+	test_encode(ctx, 1024, 4096, 300, 1, 0);
+
+	test_decode(ctx, 1, 100, 7);
+	test_decode(ctx, 2, 33, 30);
+	test_decode(ctx, 16, 64, 10000);
+	test_decode(ctx, 128, 4096, 1024);
+	test_decode(ctx, 128, 4099, 60);
+	test_decode(ctx, 255, 1000, 100);
+	test_decode(ctx, 256, 4096, 20);
+	test_refusals(ctx);
+	gfec_gpu_backend()->fini(ctx);
+	if (failures) {
+		fprintf(stderr, "test_nc_gpu: %d failures\n", failures);
+		return 1;
+	}
+	printf("test_nc_gpu: ok\n");
+	return 0;
+}
