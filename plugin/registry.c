@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file registry.c  The knob table, the one number parser, the environment, the techniques. */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,44 +21,57 @@
  */
 #define GPU_MIN_BYTES_DEFAULT "1125899906842624"
 
-
+/* Unset fields are 0/NULL: no profile key, no variable, no file key, not passed on by Ceph. */
 const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
-	[GFEC_KNOB_THREADS] = { "threads", 1, "GFEC_THREADS", "cpu", "threads", GFEC_KNOB_NUM, 0,
-				1024, 0, NULL, "0", 1, "CPU worker threads (0 = online CPUs)" },
-	[GFEC_KNOB_CPU_PATH] = { "cpu_path", 1, "GFEC_CPU_PATH", "cpu", "path", GFEC_KNOB_WORD, 0,
-				 0, 0, GFEC_CPU_PATH_NAMES, "auto", 0,
-				 "the CPU inner path (auto: the best this CPU runs)" },
-	[GFEC_KNOB_DECODE_CACHE] = { "decode_cache", 1, NULL, NULL, NULL, GFEC_KNOB_NUM, 1, 65536,
-				     0, NULL, "64", 0, "decode matrices kept per codec (LRU)" },
-	[GFEC_KNOB_ASYNC_THREADS] = { "async_threads", 1, NULL, NULL, NULL, GFEC_KNOB_NUM, 1, 64, 0,
-				      NULL, "2", 0, "workers behind gfec_submit()" },
-	[GFEC_KNOB_GPU_KERNEL] = { "gpu_kernel", 1, NULL, "gpu", "kernel", GFEC_KNOB_TEXT, 1, 31, 0,
-				   NULL, "", 1,
-				   "force a compiled GPU kernel (default: [tune], then the best "
-				   "measured)" },
-	[GFEC_KNOB_GPU_MIN_BYTES] = { "gpu_min_bytes", 1, NULL, "gpu", "min_bytes", GFEC_KNOB_NUM,
-				      0, 1ll << 50, 0, NULL, GPU_MIN_BYTES_DEFAULT, 1,
-				      "backend=auto: host calls with at least this many data "
-				      "bytes go to the GPU" },
-	[GFEC_KNOB_GPU_DEVICE] = { "gpu_device", 1, NULL, "gpu", "device", GFEC_KNOB_NUM, 0, 64, 0,
-				   NULL, "0", 1, "CUDA device ordinal" },
-	[GFEC_KNOB_GPU_STREAMS] = { "gpu_streams", 1, NULL, "gpu", "streams", GFEC_KNOB_NUM, 1, 8,
-				    0, NULL, "0", 0,
-				    "host-buffer pipeline depth (0 = the backend's default)" },
-	[GFEC_KNOB_GPU_SEGMENT] = { "gpu_segment", 1, NULL, "gpu", "segment", GFEC_KNOB_NUM, 4096,
-				    1ll << 34, 0, NULL, "0", 0,
-				    "staging bytes per pipeline slot (0 = the backend's default)" },
-	[GFEC_KNOB_FAULT] = { "fault", 0, "GFEC_FAULT", NULL, NULL, GFEC_KNOB_WORD, 0, 0, 0, "none, cuda",
-			      "none", 0, "tests: cuda makes every GPU call fail" },
-	[GFEC_KNOB_ISAL_LIB] = { "isal_lib", 0, "GFEC_ISAL_LIB", NULL, NULL, GFEC_KNOB_TEXT, 1,
-				 GFEC_KNOB_TEXT_MAX - 1, 0,
-				 NULL, "", 0,
-				 "ISA-L drop-in: the real ISA-L to forward to (default: Debian's "
-				 "libisal2)" },
-	[GFEC_KNOB_ISAL_GPU_MIN] = { "isal_gpu_min", 0, "GFEC_ISAL_GPU_MIN", NULL, NULL,
-				     GFEC_KNOB_NUM, 0, 1ll << 50, 1, NULL, "off", 0,
-				     "ISA-L drop-in: source bytes (k * len) from which a call "
-				     "tries the GPU" },
+	[GFEC_KNOB_THREADS] = { .name = "threads", .profile = 1, .env = "GFEC_THREADS",
+				.section = "cpu", .key = "threads", .type = GFEC_KNOB_NUM,
+				.lo = 0, .hi = 1024, .dflt = "0", .ceph = 1,
+				.help = "CPU worker threads (0 = online CPUs)" },
+	[GFEC_KNOB_CPU_PATH] = { .name = "cpu_path", .profile = 1, .env = "GFEC_CPU_PATH",
+				 .section = "cpu", .key = "path", .type = GFEC_KNOB_WORD,
+				 .words = GFEC_CPU_PATH_NAMES, .dflt = "auto",
+				 .help = "the CPU inner path (auto: the best this CPU runs)" },
+	[GFEC_KNOB_DECODE_CACHE] = { .name = "decode_cache", .profile = 1, .type = GFEC_KNOB_NUM,
+				     .lo = 1, .hi = 65536, .dflt = "64",
+				     .help = "decode matrices kept per codec (LRU)" },
+	[GFEC_KNOB_ASYNC_THREADS] = { .name = "async_threads", .profile = 1,
+				      .type = GFEC_KNOB_NUM, .lo = 1, .hi = 64, .dflt = "2",
+				      .help = "workers behind gfec_submit()" },
+	[GFEC_KNOB_GPU_KERNEL] = { .name = "gpu_kernel", .profile = 1, .section = "gpu",
+				   .key = "kernel", .type = GFEC_KNOB_TEXT, .lo = 1, .hi = 31,
+				   .dflt = "", .ceph = 1,
+				   .help = "force a compiled GPU kernel (default: [tune], then the "
+					   "best measured)" },
+	[GFEC_KNOB_GPU_MIN_BYTES] = { .name = "gpu_min_bytes", .profile = 1, .section = "gpu",
+				      .key = "min_bytes", .type = GFEC_KNOB_NUM, .lo = 0,
+				      .hi = 1ll << 50, .dflt = GPU_MIN_BYTES_DEFAULT, .ceph = 1,
+				      .help = "backend=auto: host calls with at least this many "
+					      "data bytes go to the GPU" },
+	[GFEC_KNOB_GPU_DEVICE] = { .name = "gpu_device", .profile = 1, .section = "gpu",
+				   .key = "device", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 64,
+				   .dflt = "0", .ceph = 1, .help = "CUDA device ordinal" },
+	[GFEC_KNOB_GPU_STREAMS] = { .name = "gpu_streams", .profile = 1, .section = "gpu",
+				    .key = "streams", .type = GFEC_KNOB_NUM, .lo = 1, .hi = 8,
+				    .dflt = "0",
+				    .help = "host-buffer pipeline depth (0 = the backend's "
+					    "default)" },
+	[GFEC_KNOB_GPU_SEGMENT] = { .name = "gpu_segment", .profile = 1, .section = "gpu",
+				    .key = "segment", .type = GFEC_KNOB_NUM, .lo = 4096,
+				    .hi = 1ll << 34, .dflt = "0",
+				    .help = "staging bytes per pipeline slot (0 = the backend's "
+					    "default)" },
+	[GFEC_KNOB_FAULT] = { .name = "fault", .env = "GFEC_FAULT", .type = GFEC_KNOB_WORD,
+			      .words = "none, cuda", .dflt = "none",
+			      .help = "tests: cuda makes every GPU call fail" },
+	[GFEC_KNOB_ISAL_LIB] = { .name = "isal_lib", .env = "GFEC_ISAL_LIB", .type = GFEC_KNOB_TEXT,
+				 .lo = 1, .hi = GFEC_KNOB_TEXT_MAX - 1, .dflt = "",
+				 .help = "ISA-L drop-in: the real ISA-L to forward to (default: "
+					 "Debian's libisal2)" },
+	[GFEC_KNOB_ISAL_GPU_MIN] = { .name = "isal_gpu_min", .env = "GFEC_ISAL_GPU_MIN",
+				     .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50, .off = 1,
+				     .dflt = "off",
+				     .help = "ISA-L drop-in: source bytes (k * len) from which a "
+					     "call tries the GPU" },
 };
 
 int gfec_parse_number(const char *s, long long lo, long long hi, long long *out)
