@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # gfec-perf isal end to end, small and fast: gfec's CPU path against raw ISA-L on 1 and 2 threads
-# with parity checked equal, the JSON it writes, and --isal-lib loading a second libisal.so.2 (the
-# system's own, the one libisal.so.2 CI is sure to have) beside the linked one; a library that is
-# not there is exit status 2 with a one-line reason.
+# with parity checked equal, the JSON it writes, and --isal-lib loading a libisal.so.2 by path (the
+# one gfec-perf links, the one CI is sure to have) beside the linked one; a library that is not
+# there is exit status 2 with a one-line reason.
 set -euo pipefail
 perf=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-lib=$(ldconfig -p | awk '/libisal\.so\.2 /{print $NF; exit}')
-[[ -n $lib ]] || fail "no libisal.so.2 in ldconfig -p"
+lib=$(ldd "$perf" | awk '$1 == "libisal.so.2" {print $3; exit}')
+[[ -f $lib ]] || fail "gfec-perf links no libisal.so.2 that ldd finds"
 "$perf" isal -k "4,2 10,4" -b 64K -e 64K -T 2 -w 1 -n 4 -r 2 --hot --isal-lib "$lib" \
 	--json "$dir/i.json" >"$dir/out" 2>"$dir/err" ||
 	{ cat "$dir/out" "$dir/err" >&2; fail "gfec-perf isal exited $?"; }
