@@ -231,15 +231,23 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, double bmma_
 						status.data());
 	});
 	CK(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
-	if (ret || got != h) {
-		fprintf(stderr, "gfec-nc-gpu-bench: decode n=%u segs=%d: %d, or wrong bytes\n", n, nseg,
-			ret);
+	// A random matrix is singular with probability about 1/255: those segments are reported
+	// (GFEC_E_TOOFEW) and left out; every other one must be the source, byte for byte.
+	int nsing = 0, bad = ret != 0 && ret != GFEC_E_TOOFEW;
+	for (int s = 0; s < nseg; s++) {
+		nsing += status[s] != 0;
+		bad |= status[s] != 0 && status[s] != GFEC_E_TOOFEW;
+		bad |= !status[s] && memcmp(&got[s * seg_bytes], &h[s * seg_bytes], seg_bytes);
+	}
+	if (bad || nsing > nseg / 20 + 2) {
+		fprintf(stderr, "gfec-nc-gpu-bench: decode n=%u segs=%d: %d, %d singular, or wrong bytes\n",
+			n, nseg, ret, nsing);
 		g_fails++;
 	}
 	const uint8_t *const *d_in = to_dev(in);
 	uint8_t *const *d_dst = to_dev(out);
 	const double xms = xor_ms(d_in, d_dst, (int)n, (int)n, nseg, B, sms);
-	const double bytes = (double)h.size();
+	const double bytes = (double)(nseg - nsing) * seg_bytes; // decoded data only
 
 	row_json("decode", n, B, nseg, n, ms, bytes / ms / 1e6, bytes / xms / 1e6,
 		 bmma_ops / (2.0 * 8 * 256 * ((n + 31) / 32)) / 1e9, copy);

@@ -105,6 +105,20 @@ struct Scratch {
 	}
 };
 
+// Blocks of k per multiprocessor at smem bytes. The kernel's shared-memory limit is raised to the
+// device's maximum, never set to smem: plans prepared earlier for larger tiles keep working.
+cudaError_t occupancy(const KernelInfo *k, const cudaDeviceProp &prop, size_t smem, int *per_sm)
+{
+	cudaError_t e = cudaFuncSetAttribute(k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					     (int)prop.sharedMemPerBlockOptin);
+
+	if (e == cudaSuccess)
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, k->fn, k->threads, smem);
+	if (e == cudaSuccess && *per_sm < 1)
+		*per_sm = 1;
+	return e;
+}
+
 // Pointer arrays go to the device through one copy; the host vector may go right after.
 template <class T> cudaError_t to_device(Scratch &sc, const std::vector<T> &v, T **d)
 {
@@ -176,7 +190,7 @@ extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, 
 		a.nstripes = nseg;
 		nc_seed_tables<<<(unsigned)((words + 255) / 256), 256, 0, st>>>(
 			d_table, words, rows, bmma_nsub(rows), seed0 + r0, zero_ok);
-		if (kernel_occupancy(k, smem, &per_sm) != cudaSuccess ||
+		if (occupancy(k, *v.prop, smem, &per_sm) != cudaSuccess ||
 		    kernel_launch(k, a, kernel_grid(k, a, per_sm, v.prop->multiProcessorCount), smem,
 				  nullptr, st) != cudaSuccess ||
 		    cudaGetLastError() != cudaSuccess)
@@ -236,7 +250,7 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 				 (int)gsmem) != cudaSuccess)
 		return fail(st);
 	nc_gj_invert<<<nseg, kInvertThreads, gsmem, st>>>(d_mats, (int)n, v.logexp, d_tables,
-							    seg_words, R, nullptr, d_status);
+							    seg_words, R, d_status);
 	if (cudaGetLastError() != cudaSuccess ||
 	    cudaMemcpyAsync(sing.data(), d_status, sizeof(int) * nseg, cudaMemcpyDeviceToHost, st) !=
 		    cudaSuccess ||
@@ -281,7 +295,7 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 		const size_t smem = kernel_smem(k, { rows, (int)n, 0 });
 		const size_t pblocks = (B + k->tile - 1) / k->tile;
 
-		if (kernel_occupancy(k, smem, &per_sm) != cudaSuccess)
+		if (occupancy(k, *v.prop, smem, &per_sm) != cudaSuccess)
 			return fail(st);
 		for (size_t y0 = 0; y0 < ng; y0 += kMaxGridY) {
 			const size_t gy = ng - y0 < kMaxGridY ? ng - y0 : kMaxGridY;

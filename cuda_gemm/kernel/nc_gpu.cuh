@@ -21,7 +21,7 @@
  *   4  every row r: row r ^= factor[r] * row c, for the columns c .. 2n-1 (left of c, row c is 0).
  *
  * Any non-zero pivot gives the same inverse (it is unique), so the result is the CPU's. The block
- * then writes the inverse's bmma column table (and, for tests, the inverse) to global memory.
+ * then writes the bmma column tables of the inverse to global memory, in row tiles.
  *
  * The phases are plain functions of (matrix, thread index, thread count) so that the CPU test
  * (tests/cuda_gemm/nc_emulate.cpp) runs the very same index math, thread by thread.
@@ -177,12 +177,11 @@ __global__ void nc_seed_tables(uint32_t *table, size_t words, int rows, int nsub
 /**
  * One block per matrix: inverts mats[blockIdx.x] (n x n) and writes the bmma column tables of its
  * inverse in row tiles of @p tile_rows (a multiple of 8): tile t (rows t * tile_rows ..) at
- * tables + blockIdx.x * seg_words + t * bmma_table_words(tile_rows, n); the inverse itself at
- * inv + blockIdx.x * n * n when inv is not NULL; status[blockIdx.x] = 1 when the matrix is
- * singular (then nothing else), else 0.
+ * tables + blockIdx.x * seg_words + t * bmma_table_words(tile_rows, n); status[blockIdx.x] = 1
+ * when the matrix is singular (then no table is written), else 0.
  */
 __global__ void nc_gj_invert(const uint8_t *mats, int n, const uint8_t *logexp_g, uint32_t *tables,
-			     size_t seg_words, int tile_rows, uint8_t *inv, int *status)
+			     size_t seg_words, int tile_rows, int *status)
 {
 	extern __shared__ __align__(16) uint8_t sm[];
 	uint8_t *m = sm, *factor = sm + (size_t)2 * n * n, *logexp = factor + n;
@@ -240,9 +239,6 @@ __global__ void nc_gj_invert(const uint8_t *mats, int n, const uint8_t *logexp_g
 			t[w] = v;
 		}
 	}
-	if (inv)
-		for (int i = tid; i < n * n; i += nt)
-			inv[mat * n * n + i] = m[(size_t)(i / n) * 2 * n + n + i % n];
 }
 
 } // namespace gfec

@@ -8,7 +8,8 @@
  *    segments per call, row counts across the kernel's row tiles, both coefficient ranges;
  *  - batch decode of 1 to 10,000 segments (each with its own seeds, some with source blocks
  *    among the coded ones, in any order) gives back every segment; singular segments (a repeated
- *    block) are flagged GFEC_E_TOOFEW and their outputs left untouched;
+ *    block, and the random matrices the CPU's gfec_matrix_invert finds singular) are flagged
+ *    GFEC_E_TOOFEW and their outputs left untouched;
  *  - host buffers are refused (GFEC_E_NOTSUP), n past gfec_gpu_nc_max_decode_n too, and an
  *    injected CUDA fault (gfec_backend_conf.fault) gives GFEC_E_DEVICE.
  * Exits 77 (ctest: skipped) without a usable GPU.
@@ -24,6 +25,7 @@ extern "C" {
 #include "gf8.h"
 #include "gfec_gpu.h"
 #include "gfec_gpu_nc.h"
+#include "matrix.h"
 #include "nc_prng.h"
 }
 
@@ -168,10 +170,14 @@ static void test_decode(void *ctx, uint32_t n, size_t B, int nseg)
 	int nsing = 0;
 
 	CUDA(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
+	std::vector<uint8_t> a((size_t)n * n), inv((size_t)n * n);
 	for (int s = 0; s < nseg; s++) {
-		const int sing = s % 97 == 3 && n > 1;
 		const uint8_t *g = got.data() + s * seg_bytes;
 
+		memcpy(a.data(), &coefs[(size_t)s * n * n], a.size());
+		const int sing = gfec_matrix_invert(a.data(), inv.data(), (int)n) != 0;
+
+		CHECK(sing || !(s % 97 == 3 && n > 1), "decode n=%u seg %d: a repeated row", n, s);
 		nsing += sing;
 		if (sing) {
 			size_t touched = 0;
