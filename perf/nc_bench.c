@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file nc_bench.c
+ * gfec-nc-bench: random linear network coding on the CPU against raw ISA-L in the same run.
+ *
+ *   encode   COUNT coded blocks of one segment (n x B) through gfec_nc_encode() on T threads,
+ *            against raw ISA-L ec_encode_data() with the same coefficient matrix, its rows split
+ *            over the same T threads (gfec's pool). MB/s counts coded payload bytes written.
+ *   decode   one thread: a progressive decoder (eager, then deferred) fed n coded blocks, then
+ *            read; against raw ISA-L's one n x n ec_encode_data() over the same segment (the
+ *            product a decode must at least do). MB/s counts segment bytes (n * B) per decode.
+ *            "last" is the time from the last block's add() to a readable segment (add + read).
+ *
+ * Every figure is the median of --reps runs. Usage: gfec-nc-bench [--n N] [--block B]
+ * [--count C] [--threads T] [--reps R] (C >= n + 10, so that the decoders complete).
+ * Exit 0; 2 on bad usage; 3 when a run fails or its output is wrong.
+ */
+#include <isa-l/erasure_code.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gfec/gfec_config.h"
+#include "gfec/gfec_nc.h"
+#include "nc_prng.h"
+#include "threadpool.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+struct isal_job {
+	int n, rows, per;
+	size_t B;
+	unsigned char *tbls;
+	unsigned char **src, **dst;
+};
+
+static void isal_task(void *arg, size_t t)
+{
+	struct isal_job *j = arg;
+	int r0 = (int)t * j->per, r1 = r0 + j->per < j->rows ? r0 + j->per : j->rows;
+
+	if (r1 > r0)
+		ec_encode_data((int)j->B, j->n, r1 - r0, j->tbls + (size_t)32 * j->n * r0, j->src,
+			       j->dst + r0);
+}
+
+static int parse(const char *flag, const char *v, long long lo, long long hi,
+		 unsigned long long *out)
+{
+	long long x;
+
+	if (!v || gfec_parse_number(v, lo, hi, &x)) {
+		fprintf(stderr, "gfec-nc-bench: %s wants a number in %lld..%lld\n", flag, lo, hi);
+		return -1;
+	}
+	*out = (unsigned long long)x;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long n = 128, B = 4096, count = 1024, threads = 0, reps = 9;
+	int ret = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad = 0;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: gfec-nc-bench [--n N] [--block B] [--count C] [--threads T] "
+			       "[--reps R]\n"
+			       "RLC encode (T threads) and progressive decode (one thread) against "
+			       "raw ISA-L in the same run; defaults n=128 B=4096 C=1024 T=online "
+			       "CPUs R=9\n");
+			return 0;
+		} else if (!strcmp(a, "--n")) {
+			bad = parse(a, v, 1, 255, &n);
+		} else if (!strcmp(a, "--block")) {
+			bad = parse(a, v, 1, 1u << 30, &B);
+		} else if (!strcmp(a, "--count")) {
+			bad = parse(a, v, 1, 1u << 20, &count);
+		} else if (!strcmp(a, "--threads")) {
+			bad = parse(a, v, 0, 1024, &threads);
+		} else if (!strcmp(a, "--reps")) {
+			bad = parse(a, v, 1, 1000, &reps);
+		} else {
+			fprintf(stderr, "gfec-nc-bench: unknown argument %s (try --help)\n", a);
+			return 2;
+		}
+		if (bad)
+			return 2;
+		i++;
+	}
+	if (count < n + 10) {
+		fprintf(stderr, "gfec-nc-bench: --count must be at least n + 10\n");
+		return 2;
+	}
+	if (!threads) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = c > 0 ? (unsigned long long)c : 1;
+	}
+
+	const size_t seglen = (size_t)n * B;
+	struct gfec_nc_params p = { .n = (uint32_t)n, .block_size = (uint32_t)B,
+				    .threads = (int)threads };
+	gfec_nc *nc = NULL;
+	uint8_t *seg = malloc(seglen), *out, *ref;
+	size_t bytes;
+	double *t = calloc(reps, sizeof(double)), *t2 = calloc(reps, sizeof(double));
+	struct gfec_nc_segment sg;
+
+	if (!seg || !t || !t2 || gfec_nc_create(&p, &nc)) {
+		fprintf(stderr, "gfec-nc-bench: cannot set up n=%llu B=%llu\n", n, B);
+		return 3;
+	}
+	for (size_t i = 0; i < seglen; i++)
+		seg[i] = (uint8_t)(i * 2654435761u >> 13);
+	sg.id = 1;
+	sg.data = seg;
+	bytes = gfec_nc_block_bytes(nc, GFEC_NC_KIND_SEED);
+	out = malloc(bytes * count);
+	ref = malloc(B * count);
+	if (!out || !ref)
+		return 3;
+
+	/* encode: gfec vs raw ISA-L with the same matrix, both on T threads */
+	{
+		unsigned char *c = malloc(count * n), *tbls = malloc(32 * count * n);
+		unsigned char **src = malloc(sizeof(*src) * n), **dst = malloc(sizeof(*dst) * count);
+		struct gfec_cpu_pool *pool = NULL;
+		struct isal_job j = { .n = (int)n, .rows = (int)count, .B = B, .tbls = tbls,
+				      .src = src, .dst = dst };
+		double tg, ti;
+
+		for (unsigned long long r = 0; r < count; r++)
+			gfec_nc_prng_row((uint32_t)r, (uint32_t)n, 0, c + r * n);
+		ec_init_tables((int)n, (int)count, c, tbls);
+		for (unsigned long long i = 0; i < n; i++)
+			src[i] = seg + i * B;
+		for (unsigned long long r = 0; r < count; r++)
+			dst[r] = ref + r * B;
+		j.per = (int)((count + threads - 1) / threads);
+		if (threads > 1 && gfec_cpu_pool_create((int)threads, &pool))
+			return 3;
+		for (unsigned long long r = 0; r < reps; r++) {
+			double t0 = now();
+
+			if (gfec_nc_encode(nc, &sg, 1, 0, (uint32_t)count, out, bytes * count))
+				return 3;
+			t[r] = now() - t0;
+			t0 = now();
+			if (pool)
+				gfec_cpu_pool_run(pool, threads, isal_task, &j);
+			else
+				isal_task(&j, 0);
+			t2[r] = now() - t0;
+		}
+		for (unsigned long long r = 0; r < count; r++)
+			if (memcmp(out + r * bytes + bytes - B, ref + r * B, B)) {
+				fprintf(stderr, "gfec-nc-bench: encode differs from ISA-L at %llu\n", r);
+				return 3;
+			}
+		tg = median(t, (int)reps);
+		ti = median(t2, (int)reps);
+		printf("encode n=%llu B=%llu count=%llu threads=%llu: gfec %.1f MB/s, raw ISA-L "
+		       "%.1f MB/s, ratio %.2f\n", n, B, count, threads, count * B / tg / 1e6,
+		       count * B / ti / 1e6, ti / tg);
+		gfec_cpu_pool_destroy(pool);
+		free(c);
+		free(tbls);
+		free(src);
+		free(dst);
+	}
+
+	/* decode on one thread: eager and deferred, against one raw n x n ISA-L product */
+	{
+		uint8_t *dec = malloc(seglen), *tbls = malloc(32 * n * n), *c = malloc(n * n);
+		unsigned char **src = malloc(sizeof(*src) * n), **dst = malloc(sizeof(*dst) * n);
+		double ti;
+
+		for (unsigned long long i = 0; i < n * n; i++)
+			c[i] = (uint8_t)(1 + i % 251);
+		ec_init_tables((int)n, (int)n, c, tbls);
+		for (unsigned long long i = 0; i < n; i++) {
+			src[i] = seg + i * B;
+			dst[i] = dec + i * B;
+		}
+		for (unsigned long long r = 0; r < reps; r++) {
+			double t0 = now();
+
+			ec_encode_data((int)B, (int)n, (int)n, tbls, src, dst);
+			t[r] = now() - t0;
+		}
+		ti = median(t, (int)reps);
+		printf("isal n=%llu B=%llu: one %llux%llu ec_encode_data %.1f MB/s (%.3f ms)\n", n,
+		       B, n, n, seglen / ti / 1e6, ti * 1e3);
+		for (int mode = GFEC_NC_EAGER; mode <= GFEC_NC_DEFERRED; mode++) {
+			struct gfec_nc_params q = p;
+			gfec_nc *one = NULL;
+
+			q.threads = 1;
+			q.decode = mode;
+			if (gfec_nc_create(&q, &one))
+				return 3;
+			for (unsigned long long r = 0; r < reps; r++) {
+				gfec_nc_decoder *d;
+				double t0, tl = 0;
+				int st = 0;
+
+				if (gfec_nc_decoder_create(one, 1, &d))
+					return 3;
+				t0 = now();
+				for (unsigned long long k = 0; k < count && st != GFEC_NC_COMPLETE;
+				     k++) {
+					tl = now();
+					st = gfec_nc_decoder_add(d, out + k * bytes, bytes);
+				}
+				if (st != GFEC_NC_COMPLETE || gfec_nc_decoder_read(d, dec, seglen))
+					return 3;
+				t[r] = now() - t0;
+				t2[r] = now() - tl;
+				gfec_nc_decoder_free(d);
+			}
+			if (memcmp(dec, seg, seglen)) {
+				fprintf(stderr, "gfec-nc-bench: decoded segment differs\n");
+				return 3;
+			}
+			double td = median(t, (int)reps), tl = median(t2, (int)reps);
+
+			printf("decode %s n=%llu B=%llu threads=1: %.1f MB/s (%.3f ms), last block "
+			       "to readable %.3f ms, ratio to raw ISA-L %.2f\n",
+			       mode == GFEC_NC_EAGER ? "eager" : "deferred", n, B,
+			       seglen / td / 1e6, td * 1e3, tl * 1e3, ti / td);
+			gfec_nc_free(one);
+		}
+		free(dec);
+		free(tbls);
+		free(c);
+		free(src);
+		free(dst);
+	}
+	gfec_nc_free(nc);
+	free(seg);
+	free(out);
+	free(ref);
+	free(t);
+	free(t2);
+	return ret;
+}

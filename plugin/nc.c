@@ -1,0 +1,901 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file nc.c
+ * Random linear network coding (gfec_nc.h) on the CPU. Every payload product, encode, decode and
+ * recode alike, is a GF(2^8) matrix product run through the CPU backend's gemm (GFNI kernels or
+ * ISA-L): RLC is Reed-Solomon's product with a random C. The backend takes at most
+ * GFEC_MAX_CHUNKS rows and columns per plan, so a product is cut into tiles of that size; column
+ * tiles after the first are computed into scratch and XORed in.
+ *
+ * The decoder keeps its rows in reduced row-echelon form (Gauss-Jordan as each block arrives,
+ * ../shared/docs/seed-systems.md A). Because every stored row is zero at every other row's
+ * pivot, the factors that reduce a new row are its own coefficients at the pivots, read before
+ * any change: stage A is then one 1 x (rank+1) product, stage E one rank x 1 update.
+ * Coefficients are reduced first, in plain loops (n bytes per row), so a dependent block is
+ * found before any payload is touched.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu_backend.h"
+#include "gf8.h"
+#include "gfec/gfec_nc.h"
+#include "internal.h"
+#include "nc_prng.h"
+#include "threadpool.h"
+
+#define TILE GFEC_MAX_CHUNKS
+/* Column tiles after the first go through scratch of TILE rows x this many bytes at most. */
+#define SCRATCH_SLICE (16u * 1024)
+/* Encode and recode split a block's bytes across threads down to this many bytes. */
+#define MIN_SLICE (16u * 1024)
+
+struct gfec_nc {
+	struct gfec_nc_params p;
+	size_t bsize;			  /* B */
+	int zero_ok;
+	int deferred;			  /* decoders: 1 deferred, 0 eager */
+	const struct gfec_backend_ops *ops;
+	void *ctx;			  /* the CPU backend on one thread: nc.c threads over tiles */
+	struct gfec_cpu_pool *pool;	  /* NULL on one thread */
+	int threads;
+};
+
+/* ---------- products through the backend ---------- */
+
+/* A (rows x cols, row-major) cut into backend plans of at most TILE x TILE. */
+struct product {
+	int rows, cols, rt, ct;
+	void **plans; /* rt x ct */
+};
+
+static void product_free(const gfec_nc *nc, struct product *p)
+{
+	if (p->plans)
+		for (int i = 0; i < p->rt * p->ct; i++)
+			if (p->plans[i])
+				nc->ops->plan_free(nc->ctx, p->plans[i]);
+	free(p->plans);
+	p->plans = NULL;
+}
+
+static int product_create(const gfec_nc *nc, const uint8_t *a, int rows, int cols,
+			  struct product *p)
+{
+	uint8_t *tile = NULL;
+	int ret = 0;
+
+	p->rows = rows;
+	p->cols = cols;
+	p->rt = (rows + TILE - 1) / TILE;
+	p->ct = (cols + TILE - 1) / TILE;
+	p->plans = calloc((size_t)p->rt * p->ct, sizeof(*p->plans));
+	tile = malloc((size_t)TILE * TILE);
+	if (!p->plans || !tile) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (int r = 0; r < p->rt && !ret; r++) {
+		for (int c = 0; c < p->ct && !ret; c++) {
+			int tr = rows - r * TILE < TILE ? rows - r * TILE : TILE;
+			int tc = cols - c * TILE < TILE ? cols - c * TILE : TILE;
+			struct gfec_gemm_matrix m = { .w = 8, .rows = tr, .cols = tc, .a = tile };
+
+			for (int i = 0; i < tr; i++)
+				memcpy(tile + (size_t)i * tc,
+				       a + ((size_t)r * TILE + i) * cols + (size_t)c * TILE, tc);
+			ret = nc->ops->plan_create(nc->ctx, &m, &p->plans[r * p->ct + c]);
+		}
+	}
+out:
+	free(tile);
+	if (ret)
+		product_free(nc, p);
+	return ret;
+}
+
+static void xor_into(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t a, b;
+
+		memcpy(&a, dst + i, 8);
+		memcpy(&b, src + i, 8);
+		a ^= b;
+		memcpy(dst + i, &a, 8);
+	}
+	for (; i < len; i++)
+		dst[i] ^= src[i];
+}
+
+/*
+ * Row tile @p r of the product over bytes [off, off + len): dst[i] + off = sum_j A(r*TILE+i, j) *
+ * (src[j] + off) for the tile's rows, src and dst indexed from the product's first row/column.
+ */
+static int product_run(const gfec_nc *nc, const struct product *p, int r,
+		       const uint8_t *const *src, uint8_t *const *dst, size_t off, size_t len)
+{
+	const uint8_t *s[TILE];
+	uint8_t *d[TILE];
+	int tr = p->rows - r * TILE < TILE ? p->rows - r * TILE : TILE;
+	uint8_t *scratch = NULL;
+	int ret;
+
+	for (int i = 0; i < tr; i++)
+		d[i] = dst[r * TILE + i] + off;
+	for (int j = 0; j < TILE && j < p->cols; j++)
+		s[j] = src[j] + off;
+	ret = nc->ops->gemm(nc->ctx, p->plans[r * p->ct], 1, len, s, d);
+	if (ret || p->ct == 1)
+		return ret;
+
+	size_t slice = len < SCRATCH_SLICE ? len : SCRATCH_SLICE;
+	uint8_t *sd[TILE];
+
+	scratch = malloc((size_t)tr * slice);
+	if (!scratch)
+		return GFEC_E_NOMEM;
+	for (int i = 0; i < tr; i++)
+		sd[i] = scratch + (size_t)i * slice;
+	for (size_t o = 0; o < len && !ret; o += slice) {
+		size_t l = len - o < slice ? len - o : slice;
+
+		for (int c = 1; c < p->ct && !ret; c++) {
+			int tc = p->cols - c * TILE < TILE ? p->cols - c * TILE : TILE;
+
+			for (int j = 0; j < tc; j++)
+				s[j] = src[c * TILE + j] + off + o;
+			ret = nc->ops->gemm(nc->ctx, p->plans[r * p->ct + c], 1, l, s, sd);
+			for (int i = 0; i < tr && !ret; i++)
+				xor_into(d[i] + o, sd[i], l);
+		}
+	}
+	free(scratch);
+	return ret;
+}
+
+/* The whole product on the caller's thread. */
+static int product_run_all(const gfec_nc *nc, const struct product *p,
+			   const uint8_t *const *src, uint8_t *const *dst, size_t len)
+{
+	int ret = 0;
+
+	for (int r = 0; r < p->rt && !ret; r++)
+		ret = product_run(nc, p, r, src, dst, 0, len);
+	return ret;
+}
+
+/*
+ * Many products that share one matrix (encode: every segment; recode: one), spread over the pool
+ * as (stripe, row tile, byte slice) tasks. Stripe s reads src[s] (cols pointers) and writes
+ * dst[s] (rows pointers).
+ */
+struct batch_job {
+	const gfec_nc *nc;
+	const struct product *p;
+	const uint8_t *const *const *src;
+	uint8_t *const *const *dst;
+	size_t len, slice;
+	size_t nslices;
+	int ret;
+};
+
+static void batch_task(void *arg, size_t t)
+{
+	struct batch_job *j = arg;
+	size_t per_stripe = (size_t)j->p->rt * j->nslices;
+	size_t s = t / per_stripe, rest = t % per_stripe;
+	int r = (int)(rest / j->nslices);
+	size_t off = (rest % j->nslices) * j->slice;
+	size_t len = j->len - off < j->slice ? j->len - off : j->slice;
+	int ret = product_run(j->nc, j->p, r, j->src[s], j->dst[s], off, len);
+
+	if (ret)
+		__atomic_store_n(&j->ret, ret, __ATOMIC_RELAXED);
+}
+
+static int batch_run(const gfec_nc *nc, const struct product *p, size_t nstripes,
+		     const uint8_t *const *const *src, uint8_t *const *const *dst, size_t len)
+{
+	struct batch_job j = { .nc = nc, .p = p, .src = src, .dst = dst, .len = len,
+			       .slice = len, .nslices = 1 };
+	size_t tasks = nstripes * (size_t)p->rt;
+
+	/* Too few tasks for the threads: cut the bytes too, in 64-byte multiples. */
+	if (nc->pool && tasks < 2 * (size_t)nc->threads && len > MIN_SLICE) {
+		size_t want = (2 * (size_t)nc->threads + tasks - 1) / tasks;
+		size_t most = (len + MIN_SLICE - 1) / MIN_SLICE;
+
+		j.nslices = want < most ? want : most;
+		j.slice = ((len + j.nslices - 1) / j.nslices + 63) / 64 * 64;
+		j.nslices = (len + j.slice - 1) / j.slice;
+	}
+	tasks *= j.nslices;
+	if (nc->pool)
+		gfec_cpu_pool_run(nc->pool, tasks, batch_task, &j);
+	else
+		for (size_t t = 0; t < tasks; t++)
+			batch_task(&j, t);
+	return j.ret;
+}
+
+/* ---------- the code ---------- */
+
+/*
+ * GFEC_NC_AUTO's choice between eager and deferred decoding, from gfec-nc-bench's decode rows
+ * (one thread, total time from the first add to a read segment; the measurements and the
+ * machine are in perf/results/dev-epyc-zen4-2core/nc_decode_modes.txt): deferred won for small
+ * segments (n = 16) and for large blocks (n = 128, B = 64 KiB: 1.5x), where its one n x n product
+ * beats n^2 one-row ones; eager won at n = 64..255 with B = 4 KiB (up to 2.4x), where deferred's
+ * extra n x n transform bookkeeping per block dominates. Eager also makes the segment readable
+ * the moment it completes (deferred pays the whole product in read()).
+ */
+static int auto_deferred(uint32_t n, uint32_t block_size)
+{
+	return n <= 32 || block_size >= 32768;
+}
+
+int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out)
+{
+	struct gfec_settings set;
+	struct gfec_backend_conf conf = { .threads = 1 };
+	char err[256];
+	gfec_nc *nc;
+	int ret;
+
+	if (!p || !out || p->n < 1 || p->n > GFEC_NC_RLC_MAX_N || p->block_size < 1 ||
+	    p->block_size > GFEC_NC_MAX_BLOCK ||
+	    p->flags & ~(GFEC_NC_SYSTEMATIC | GFEC_NC_ZERO_COEFS) || p->threads < 0 ||
+	    p->threads > 1024 || p->decode < GFEC_NC_AUTO || p->decode > GFEC_NC_DEFERRED ||
+	    (size_t)p->n > SIZE_MAX / p->block_size)
+		return GFEC_E_INVAL;
+	/* cpu_path and threads come from gfec.conf and the environment, as for a codec. */
+	ret = gfec_config_load(&set, err, sizeof(err));
+	if (ret)
+		return GFEC_E_INVAL;
+	nc = calloc(1, sizeof(*nc));
+	if (!nc)
+		return GFEC_E_NOMEM;
+	nc->p = *p;
+	nc->bsize = p->block_size;
+	nc->zero_ok = !!(p->flags & GFEC_NC_ZERO_COEFS);
+	nc->deferred = p->decode == GFEC_NC_DEFERRED ||
+		       (p->decode == GFEC_NC_AUTO && auto_deferred(p->n, p->block_size));
+	nc->threads = p->threads ? p->threads : (int)set.v[GFEC_KNOB_THREADS].num;
+	if (nc->threads <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		nc->threads = c > 0 ? (int)(c > 1024 ? 1024 : c) : 1;
+	}
+	conf.path = set.v[GFEC_KNOB_CPU_PATH].text[0] ? set.v[GFEC_KNOB_CPU_PATH].text : NULL;
+	nc->ops = gfec_cpu_backend();
+	ret = nc->ops->init(&conf, &nc->ctx);
+	if (!ret && nc->threads > 1)
+		ret = gfec_cpu_pool_create(nc->threads, &nc->pool);
+	if (ret) {
+		gfec_nc_free(nc);
+		return ret;
+	}
+	*out = nc;
+	return 0;
+}
+
+void gfec_nc_free(gfec_nc *nc)
+{
+	if (!nc)
+		return;
+	gfec_cpu_pool_destroy(nc->pool);
+	if (nc->ctx)
+		nc->ops->fini(nc->ctx);
+	free(nc);
+}
+
+size_t gfec_nc_block_bytes(const gfec_nc *nc, int kind)
+{
+	size_t h = nc ? gfec_nc_header_bytes(kind, nc->p.n) : 0;
+
+	return h ? h + nc->bsize : 0;
+}
+
+/* The coefficient row of a seed-carrying block (a source block's is e_seed). */
+static void seed_row(const gfec_nc *nc, uint32_t seed, int systematic, uint8_t *c)
+{
+	if (systematic) {
+		memset(c, 0, nc->p.n);
+		c[seed] = 1;
+	} else {
+		gfec_nc_prng_row(seed, nc->p.n, nc->zero_ok, c);
+	}
+}
+
+int gfec_nc_encode(gfec_nc *nc, const struct gfec_nc_segment *segs, int nseg, uint32_t first,
+		   uint32_t count, uint8_t *out, size_t out_len)
+{
+	const size_t bytes = gfec_nc_block_bytes(nc, GFEC_NC_KIND_SEED);
+	const size_t hdr = bytes - (nc ? nc->bsize : 0);
+	const uint8_t **src = NULL;
+	uint8_t **dst = NULL;
+	const uint8_t *const **srcs = NULL;
+	uint8_t *const **dsts = NULL;
+	uint8_t *c = NULL;
+	struct product prod = { 0 };
+	uint32_t nsys = 0, ncoded;
+	int ret = 0;
+
+	if (!nc || !segs || !out || nseg < 1 || count > INT_MAX ||
+	    (uint64_t)first + count > (1ull << 32))
+		return GFEC_E_INVAL;
+	for (int s = 0; s < nseg; s++)
+		if (!segs[s].data)
+			return GFEC_E_INVAL;
+	if (count == 0)
+		return 0;
+	if ((uint64_t)nseg * count > SIZE_MAX / bytes || (size_t)nseg * count * bytes > out_len)
+		return GFEC_E_INVAL;
+	if (nc->p.flags & GFEC_NC_SYSTEMATIC && first < nc->p.n)
+		nsys = nc->p.n - first < count ? nc->p.n - first : count;
+	ncoded = count - nsys;
+
+	/* headers, and the source blocks of a systematic code */
+	for (int s = 0; s < nseg; s++) {
+		for (uint32_t j = 0; j < count; j++) {
+			uint8_t *blk = out + ((size_t)s * count + j) * bytes;
+			struct gfec_nc_block b = { .family = GFEC_NC_RLC,
+						   .kind = GFEC_NC_KIND_SEED,
+						   .flags = (uint8_t)(nc->p.flags &
+								      GFEC_NC_ZERO_COEFS),
+						   .n = nc->p.n, .block_size = nc->p.block_size,
+						   .segment = segs[s].id, .seed = first + j };
+
+			if (j < nsys) {
+				b.flags = GFEC_NC_SYSTEMATIC;
+				memcpy(blk + hdr, segs[s].data + (size_t)(first + j) * nc->bsize,
+				       nc->bsize);
+			}
+			gfec_nc_block_pack(&b, blk, hdr);
+		}
+	}
+	if (!ncoded)
+		return 0;
+
+	/* the coded blocks: C (ncoded x n) times every segment, as one batch */
+	c = malloc((size_t)ncoded * nc->p.n);
+	src = malloc(sizeof(*src) * nseg * nc->p.n);
+	dst = malloc(sizeof(*dst) * nseg * ncoded);
+	srcs = malloc(sizeof(*srcs) * nseg);
+	dsts = malloc(sizeof(*dsts) * nseg);
+	if (!c || !src || !dst || !srcs || !dsts) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (uint32_t j = 0; j < ncoded; j++)
+		seed_row(nc, first + nsys + j, 0, c + (size_t)j * nc->p.n);
+	for (int s = 0; s < nseg; s++) {
+		for (uint32_t i = 0; i < nc->p.n; i++)
+			src[(size_t)s * nc->p.n + i] = segs[s].data + (size_t)i * nc->bsize;
+		for (uint32_t j = 0; j < ncoded; j++)
+			dst[(size_t)s * ncoded + j] =
+				out + ((size_t)s * count + nsys + j) * bytes + hdr;
+		srcs[s] = src + (size_t)s * nc->p.n;
+		dsts[s] = dst + (size_t)s * ncoded;
+	}
+	ret = product_create(nc, c, (int)ncoded, (int)nc->p.n, &prod);
+	if (!ret)
+		ret = batch_run(nc, &prod, (size_t)nseg, srcs, dsts, nc->bsize);
+out:
+	product_free(nc, &prod);
+	free(c);
+	free(src);
+	free(dst);
+	free(srcs);
+	free(dsts);
+	return ret;
+}
+
+/* ---------- Gauss-Jordan on the coefficients ---------- */
+
+/*
+ * Rows in reduced row-echelon form, in arrival order ("slots"): row s has a 1 at column
+ * pivot[s] and 0 at every other slot's pivot. With @p m set (deferred mode, batch decode), m's
+ * row s says which combination of the received rows row s is: R = M x C.
+ */
+struct elim {
+	uint32_t n, rank;
+	uint8_t *r;	    /* n x n */
+	uint8_t *m;	    /* n x n, or NULL */
+	uint32_t *pivot;    /* slot -> column */
+	int32_t *slot_of;   /* column -> slot, -1: no pivot yet */
+	uint8_t *f, *g;	    /* n each: stage A factors, stage E factors of the last reduce */
+	uint8_t *row, *mrow; /* n each: the row being reduced */
+};
+
+static void elim_free(struct elim *e)
+{
+	free(e->r);
+	free(e->m);
+	free(e->pivot);
+	free(e->slot_of);
+	free(e->f);
+	free(e->g);
+	free(e->row);
+	free(e->mrow);
+}
+
+static int elim_init(struct elim *e, uint32_t n, int with_m)
+{
+	memset(e, 0, sizeof(*e));
+	e->n = n;
+	e->r = malloc((size_t)n * n);
+	e->m = with_m ? calloc((size_t)n, n) : NULL;
+	e->pivot = malloc(sizeof(*e->pivot) * n);
+	e->slot_of = malloc(sizeof(*e->slot_of) * n);
+	e->f = malloc(n);
+	e->g = malloc(n);
+	e->row = malloc(n);
+	e->mrow = malloc(n);
+	if (!e->r || (with_m && !e->m) || !e->pivot || !e->slot_of || !e->f || !e->g || !e->row ||
+	    !e->mrow) {
+		elim_free(e);
+		return GFEC_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		e->slot_of[i] = -1;
+	return 0;
+}
+
+/* dst ^= c * src over n bytes. */
+static void axpy(uint8_t *dst, const uint8_t *src, uint8_t c, uint32_t n)
+{
+	const uint8_t *t = gfec_gf8_tab.mul[c];
+
+	if (c == 1)
+		xor_into(dst, src, n);
+	else if (c)
+		for (uint32_t i = 0; i < n; i++)
+			dst[i] ^= t[src[i]];
+}
+
+/*
+ * Stages A-D on e->row (set by the caller): reduces it against every slot, leaving the factors
+ * in e->f (slot s was added f[s] times, f already scaled by 1/pivot value) and, with m, the new
+ * transform row in e->mrow. Returns the new pivot column, or -1 when the row is dependent (the
+ * state is untouched either way).
+ */
+static int elim_reduce(struct elim *e)
+{
+	const uint32_t n = e->n, k = e->rank;
+	int q = -1;
+	uint8_t inv;
+
+	if (e->m) {
+		memset(e->mrow, 0, n);
+		e->mrow[k] = 1;
+	}
+	for (uint32_t s = 0; s < k; s++) {
+		/* row[pivot[s]] is still the original value: no other slot touches that column */
+		uint8_t f = e->row[e->pivot[s]];
+
+		e->f[s] = f;
+		axpy(e->row, e->r + (size_t)s * n, f, n);
+		if (e->m)
+			axpy(e->mrow, e->m + (size_t)s * n, f, k);
+	}
+	for (uint32_t i = 0; i < n && q < 0; i++)
+		if (e->row[i])
+			q = (int)i;
+	if (q < 0)
+		return -1;
+	inv = gfec_gf8_inv(e->row[q]);
+	for (uint32_t i = 0; i < n; i++)
+		e->row[i] = gfec_gf8_mul(e->row[i], inv);
+	if (e->m)
+		for (uint32_t i = 0; i <= k; i++)
+			e->mrow[i] = gfec_gf8_mul(e->mrow[i], inv);
+	for (uint32_t s = 0; s < k; s++) {
+		e->f[s] = gfec_gf8_mul(e->f[s], inv);
+		e->g[s] = e->r[(size_t)s * n + q];
+	}
+	e->f[k] = inv;
+	return q;
+}
+
+/* Stage E on the coefficients and commit: the reduced row becomes slot rank, pivot @p q. */
+static void elim_commit(struct elim *e, int q)
+{
+	const uint32_t n = e->n, k = e->rank;
+
+	for (uint32_t s = 0; s < k; s++) {
+		axpy(e->r + (size_t)s * n, e->row, e->g[s], n);
+		if (e->m)
+			axpy(e->m + (size_t)s * n, e->mrow, e->g[s], k + 1);
+	}
+	memcpy(e->r + (size_t)k * n, e->row, n);
+	if (e->m)
+		memcpy(e->m + (size_t)k * n, e->mrow, n);
+	e->pivot[k] = (uint32_t)q;
+	e->slot_of[q] = (int32_t)k;
+	e->rank++;
+}
+
+/* ---------- the progressive decoder ---------- */
+
+struct gfec_nc_decoder {
+	gfec_nc *nc;
+	uint64_t segment;
+	struct elim e;
+	uint8_t *c;	/* deferred: n x n, the received coefficient rows by slot */
+	uint8_t *y;	/* n x B: eager, the reduced payloads; deferred, the received ones */
+	uint8_t **yrow; /* n pointers into y */
+	struct gfec_nc_decoder_stats st;
+};
+
+void gfec_nc_decoder_free(gfec_nc_decoder *d)
+{
+	if (!d)
+		return;
+	elim_free(&d->e);
+	free(d->c);
+	free(d->y);
+	free(d->yrow);
+	free(d);
+}
+
+int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out)
+{
+	gfec_nc_decoder *d;
+	const uint32_t n = nc ? nc->p.n : 0;
+
+	if (!nc || !out)
+		return GFEC_E_INVAL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return GFEC_E_NOMEM;
+	d->nc = nc;
+	d->segment = segment;
+	d->y = malloc((size_t)n * nc->bsize);
+	d->yrow = malloc(sizeof(*d->yrow) * n);
+	d->c = nc->deferred ? malloc((size_t)n * n) : NULL;
+	if (elim_init(&d->e, n, nc->deferred) || !d->y || !d->yrow || (nc->deferred && !d->c)) {
+		gfec_nc_decoder_free(d);
+		return GFEC_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		d->yrow[i] = d->y + (size_t)i * nc->bsize;
+	*out = d;
+	return 0;
+}
+
+uint32_t gfec_nc_decoder_rank(const gfec_nc_decoder *d)
+{
+	return d ? d->e.rank : 0;
+}
+
+void gfec_nc_decoder_stats(const gfec_nc_decoder *d, struct gfec_nc_decoder_stats *out)
+{
+	if (d && out)
+		*out = d->st;
+}
+
+/* Unpacks @p block and checks it is this code's, of @p segment; fills the coefficient row. */
+static int take_block(const gfec_nc *nc, uint64_t segment, const uint8_t *block, size_t len,
+		      struct gfec_nc_block *b, uint8_t *row)
+{
+	int ret = gfec_nc_block_unpack(block, len, b);
+
+	if (ret)
+		return ret;
+	if (b->family != GFEC_NC_RLC || b->n != nc->p.n || b->block_size != nc->p.block_size ||
+	    b->segment != segment ||
+	    (b->kind == GFEC_NC_KIND_SEED && !(b->flags & GFEC_NC_SYSTEMATIC) &&
+	     !!(b->flags & GFEC_NC_ZERO_COEFS) != nc->zero_ok))
+		return GFEC_E_FOREIGN;
+	if (b->kind == GFEC_NC_KIND_COEF)
+		memcpy(row, b->coefs, nc->p.n);
+	else
+		seed_row(nc, b->seed, b->flags & GFEC_NC_SYSTEMATIC, row);
+	return 0;
+}
+
+/*
+ * A one-column product: dst[i] ^= col[i] * src for i < rows, through the backend's update. Every
+ * plan is made before any row changes, so a failure leaves the rows as they were.
+ */
+static int update_column(const gfec_nc *nc, const uint8_t *col, int rows, const uint8_t *src,
+			 uint8_t *const *dst)
+{
+	const int nt = (rows + TILE - 1) / TILE;
+	void **plans = calloc((size_t)nt, sizeof(*plans));
+	int ret = plans ? 0 : GFEC_E_NOMEM;
+
+	for (int t = 0; t < nt && !ret; t++) {
+		int tr = rows - t * TILE < TILE ? rows - t * TILE : TILE;
+		struct gfec_gemm_matrix m = { .w = 8, .rows = tr, .cols = 1, .a = col + t * TILE };
+
+		ret = nc->ops->plan_create(nc->ctx, &m, &plans[t]);
+	}
+	for (int t = 0; t < nt && !ret; t++) {
+		size_t done;
+
+		ret = nc->ops->update(nc->ctx, plans[t], 0, nc->bsize, src, dst + t * TILE, &done);
+	}
+	for (int t = 0; plans && t < nt; t++)
+		if (plans[t])
+			nc->ops->plan_free(nc->ctx, plans[t]);
+	free(plans);
+	return ret;
+}
+
+int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
+{
+	struct gfec_nc_block b;
+	struct elim *e;
+	int q, ret;
+
+	if (!d || !block)
+		return GFEC_E_INVAL;
+	e = &d->e;
+	ret = take_block(d->nc, d->segment, block, len, &b, e->row);
+	if (ret) {
+		d->st.refused++;
+		return ret;
+	}
+	d->st.received++;
+	if (e->rank == e->n) {
+		d->st.dependent++;
+		return GFEC_NC_DEPENDENT;
+	}
+	q = elim_reduce(e);
+	if (q < 0) {
+		d->st.dependent++;
+		return GFEC_NC_DEPENDENT;
+	}
+	const uint32_t k = e->rank;
+	const size_t B = d->nc->bsize;
+
+	if (d->c) {
+		/* deferred: keep the block as received; the payloads wait for read() */
+		memcpy(d->yrow[k], b.payload, B);
+		if (b.kind == GFEC_NC_KIND_COEF)
+			memcpy(d->c + (size_t)k * e->n, b.coefs, e->n);
+		else
+			seed_row(d->nc, b.seed, b.flags & GFEC_NC_SYSTEMATIC, d->c + (size_t)k * e->n);
+	} else {
+		/* stage A-D on the payload: y_k = f[k] * x + sum_s f[s] * y_s, one product */
+		const uint8_t **src = malloc(sizeof(*src) * (k + 1));
+		uint8_t *a = malloc(k + 1);
+		uint8_t *const dst[1] = { d->yrow[k] };
+		struct product p = { 0 };
+		uint32_t nz = 0, ng = 0;
+		uint8_t **gdst = malloc(sizeof(*gdst) * (k + 1));
+		uint8_t *gcol = malloc(k + 1);
+
+		ret = src && a && gdst && gcol ? 0 : GFEC_E_NOMEM;
+		for (uint32_t s = 0; s < k && !ret; s++) {
+			if (e->f[s]) {
+				a[nz] = e->f[s];
+				src[nz++] = d->yrow[s];
+			}
+			if (e->g[s]) {
+				gcol[ng] = e->g[s];
+				gdst[ng++] = d->yrow[s];
+			}
+		}
+		if (!ret) {
+			a[nz] = e->f[k];
+			src[nz++] = b.payload;
+			ret = product_create(d->nc, a, 1, (int)nz, &p);
+		}
+		if (!ret)
+			ret = product_run_all(d->nc, &p, src, dst, B);
+		product_free(d->nc, &p);
+		/* stage E on the payloads: clear column q from every other row */
+		if (!ret && ng)
+			ret = update_column(d->nc, gcol, (int)ng, d->yrow[k], gdst);
+		free(src);
+		free(a);
+		free(gdst);
+		free(gcol);
+		if (ret) {
+			d->st.received--;
+			d->st.refused++;
+			return ret;
+		}
+	}
+	elim_commit(e, q);
+	d->st.innovative++;
+	return e->rank == e->n ? GFEC_NC_COMPLETE : GFEC_NC_INNOVATIVE;
+}
+
+int gfec_nc_decoder_read(gfec_nc_decoder *d, uint8_t *out, size_t len)
+{
+	const struct elim *e;
+	size_t B;
+	uint8_t **dst = NULL;
+	struct product p = { 0 };
+	int ret;
+
+	if (!d || !out)
+		return GFEC_E_INVAL;
+	e = &d->e;
+	B = d->nc->bsize;
+	if (len < (size_t)e->n * B)
+		return GFEC_E_INVAL;
+	if (e->rank < e->n)
+		return GFEC_E_TOOFEW;
+	if (!d->c) {
+		/* eager: row s is source block pivot[s] already */
+		for (uint32_t s = 0; s < e->n; s++)
+			memcpy(out + (size_t)e->pivot[s] * B, d->yrow[s], B);
+		return 0;
+	}
+	/* deferred: source block pivot[s] = sum_j M(s, j) * received_j, one n x n product */
+	dst = malloc(sizeof(*dst) * e->n);
+	if (!dst) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (uint32_t s = 0; s < e->n; s++)
+		dst[s] = out + (size_t)e->pivot[s] * B;
+	ret = product_create(d->nc, e->m, (int)e->n, (int)e->n, &p);
+	if (!ret)
+		ret = product_run_all(d->nc, &p, (const uint8_t *const *)d->yrow, dst, B);
+out:
+	product_free(d->nc, &p);
+	free(dst);
+	return ret;
+}
+
+/* ---------- recoding ---------- */
+
+int gfec_nc_recode(gfec_nc_decoder *d, uint32_t seed, uint32_t count, uint8_t *out,
+		   size_t out_len)
+{
+	const gfec_nc *nc = d ? d->nc : NULL;
+	const size_t bytes = gfec_nc_block_bytes(nc, GFEC_NC_KIND_COEF);
+	uint8_t *w = NULL, *coef = NULL;
+	uint8_t **dst = NULL;
+	struct product p = { 0 };
+	uint32_t n, k;
+	int ret = 0;
+
+	if (!d || !out || count > INT_MAX || (uint64_t)seed + count > (1ull << 32))
+		return GFEC_E_INVAL;
+	if (count == 0)
+		return 0;
+	if (count > SIZE_MAX / bytes || (size_t)count * bytes > out_len)
+		return GFEC_E_INVAL;
+	n = nc->p.n;
+	k = d->e.rank;
+	if (k == 0)
+		return GFEC_E_TOOFEW;
+	/* the rows held: eager, the reduced ones; deferred, the received ones (same span) */
+	const uint8_t *rows = d->c ? d->c : d->e.r;
+
+	w = malloc((size_t)count * k);
+	coef = malloc(n);
+	dst = malloc(sizeof(*dst) * count);
+	if (!w || !coef || !dst) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (uint32_t j = 0; j < count; j++) {
+		uint8_t *blk = out + (size_t)j * bytes;
+		const uint8_t *wj = w + (size_t)j * k;
+		struct gfec_nc_block b = { .family = GFEC_NC_RLC, .kind = GFEC_NC_KIND_COEF,
+					   .n = n, .block_size = nc->p.block_size,
+					   .segment = d->segment, .coefs = coef };
+
+		gfec_nc_prng_row(seed + j, k, nc->zero_ok, w + (size_t)j * k);
+		memset(coef, 0, n);
+		for (uint32_t s = 0; s < k; s++)
+			axpy(coef, rows + (size_t)s * n, wj[s], n);
+		gfec_nc_block_pack(&b, blk, bytes);
+		dst[j] = blk + bytes - nc->bsize;
+	}
+	ret = product_create(nc, w, (int)count, (int)k, &p);
+	if (!ret) {
+		const uint8_t *const *src = (const uint8_t *const *)d->yrow;
+
+		ret = batch_run(nc, &p, 1, &src, (uint8_t *const *const *)&dst, nc->bsize);
+	}
+out:
+	product_free(nc, &p);
+	free(w);
+	free(coef);
+	free(dst);
+	return ret;
+}
+
+/* ---------- the multi-segment batch decoder ---------- */
+
+struct batch_dec {
+	gfec_nc *nc;
+	struct gfec_nc_batch_segment *segs;
+	int fatal;
+};
+
+/* One segment: the first n independent blocks, their inverse, one product into out. */
+static void batch_dec_task(void *arg, size_t i)
+{
+	struct batch_dec *bd = arg;
+	gfec_nc *nc = bd->nc;
+	struct gfec_nc_batch_segment *sg = &bd->segs[i];
+	const uint32_t n = nc->p.n;
+	const uint8_t **src = NULL;
+	uint8_t **dst = NULL;
+	struct product p = { 0 };
+	struct gfec_nc_block b;
+	struct elim e;
+	int ret;
+
+	sg->dependent = 0;
+	ret = elim_init(&e, n, 1);
+	if (ret) {
+		__atomic_store_n(&bd->fatal, ret, __ATOMIC_RELAXED);
+		return;
+	}
+	src = malloc(sizeof(*src) * n);
+	dst = malloc(sizeof(*dst) * n);
+	if (!src || !dst || (sg->nblocks && (!sg->blocks || !sg->lens))) {
+		ret = !src || !dst ? GFEC_E_NOMEM : GFEC_E_INVAL;
+		goto out;
+	}
+	for (uint32_t j = 0; j < sg->nblocks && e.rank < n; j++) {
+		int q;
+
+		ret = sg->blocks[j] ? take_block(nc, sg->id, sg->blocks[j], sg->lens[j], &b, e.row)
+				    : GFEC_E_INVAL;
+		if (ret)
+			goto out;
+		q = elim_reduce(&e);
+		if (q < 0) {
+			sg->dependent++;
+			continue;
+		}
+		src[e.rank] = b.payload;
+		elim_commit(&e, q);
+	}
+	if (e.rank < n) {
+		ret = GFEC_E_TOOFEW;
+		goto out;
+	}
+	for (uint32_t s = 0; s < n; s++)
+		dst[s] = sg->out + (size_t)e.pivot[s] * nc->bsize;
+	ret = product_create(nc, e.m, (int)n, (int)n, &p);
+	if (!ret)
+		ret = product_run_all(nc, &p, src, dst, nc->bsize);
+	if (ret == GFEC_E_NOMEM)
+		__atomic_store_n(&bd->fatal, ret, __ATOMIC_RELAXED);
+out:
+	product_free(nc, &p);
+	elim_free(&e);
+	free(src);
+	free(dst);
+	sg->status = ret;
+}
+
+int gfec_nc_decode_batch(gfec_nc *nc, struct gfec_nc_batch_segment *segs, int nseg)
+{
+	struct batch_dec bd = { .nc = nc, .segs = segs };
+
+	if (!nc || !segs || nseg < 1)
+		return GFEC_E_INVAL;
+	for (int i = 0; i < nseg; i++)
+		if (!segs[i].out)
+			return GFEC_E_INVAL;
+	if (nc->pool)
+		gfec_cpu_pool_run(nc->pool, (size_t)nseg, batch_dec_task, &bd);
+	else
+		for (int i = 0; i < nseg; i++)
+			batch_dec_task(&bd, (size_t)i);
+	if (bd.fatal)
+		return bd.fatal;
+	for (int i = 0; i < nseg; i++)
+		if (segs[i].status)
+			return GFEC_E_TOOFEW;
+	return 0;
+}
