@@ -4,9 +4,9 @@
  * Network coding on the GPU (gfec_gpu_nc.h): the host side of the seeded encode and the batched
  * decode. Both end in the bmma kernel (gemm_bmma.cuh):
  *
- *   encode   for every tile of R coded rows: nc_seed_tables builds the tile's bmma table from the
- *            seeds, then one bmma launch runs that tile over every segment (the segments are the
- *            stripes, so each staged piece of a segment serves R rows).
+ *   encode   nc_seed_tables builds the bmma tables of every tile of R coded rows from the seeds
+ *            (one launch), then one bmma launch per tile runs it over every segment (the segments
+ *            are the stripes, so each staged piece of a segment serves R rows).
  *   decode   nc_gj_invert inverts every segment's matrix (one block each) and writes, per row
  *            tile, the bmma table of its inverse; the host reads the singular flags back; then one
  *            bmma launch per row tile runs every decodable segment, grid row y = segment, each
@@ -17,6 +17,7 @@
  */
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <mutex>
 #include <stdint.h>
 #include <vector>
@@ -29,7 +30,9 @@
 namespace gfec {
 namespace {
 
-constexpr int kMaxTileRows = 128;
+// 64 rows of n = 128 take 64 KiB of fragments + 18 KiB of stages: two blocks per SM, the
+// configuration bmma_w8_n4_p2 was measured at for RS(255,223) (0.48x the BMMA rate).
+constexpr int kMaxTileRows = 64;
 constexpr int kInvertThreads = 512;
 constexpr unsigned kMaxGridY = 65535;
 // Preferred first: the widest tile of positions, then the one with the smallest stage buffers.
@@ -169,27 +172,27 @@ extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, 
 				d[s * rows + i] = out[s * count + r0 + i];
 	}
 	const int vec = aligned((const void *const *)ptrs.data(), ptrs.size()) && B % 16 == 0;
-	const size_t twords = bmma_table_words(R, (int)n);
+	const size_t twords = bmma_table_words(R, (int)n), ntiles = (count + R - 1) / R;
 	const uint8_t **d_ptrs = nullptr;
 	uint32_t *d_table = nullptr;
 	int per_sm;
 	cudaStream_t st = v.stream;
 	Scratch sc{ st, {} };
 
-	if (to_device(sc, ptrs, &d_ptrs) != cudaSuccess || sc.alloc(&d_table, twords * 4) != cudaSuccess)
+	if (to_device(sc, ptrs, &d_ptrs) != cudaSuccess ||
+	    sc.alloc(&d_table, ntiles * twords * 4) != cudaSuccess)
 		return fail(st);
+	nc_seed_tables<<<(unsigned)std::min<size_t>((ntiles * twords + 255) / 256, 65536), 256, 0, st>>>(
+		d_table, (int)n, count, R, twords, seed0, zero_ok);
 	for (uint32_t r0 = 0; r0 < count; r0 += R) {
 		const int rows = count - r0 < (uint32_t)R ? (int)(count - r0) : R;
 		GemmArgs a = gemm_args(rows, (int)n, B, vec);
 		const size_t smem = kernel_smem(k, { rows, (int)n, 0 });
-		const size_t words = bmma_table_words(rows, (int)n);
 
 		a.src = d_ptrs;
 		a.dst = (uint8_t *const *)(d_ptrs + nsrc + (size_t)nseg * r0);
-		a.tables = d_table;
+		a.tables = d_table + (r0 / R) * twords;
 		a.nstripes = nseg;
-		nc_seed_tables<<<(unsigned)((words + 255) / 256), 256, 0, st>>>(
-			d_table, words, rows, bmma_nsub(rows), seed0 + r0, zero_ok);
 		if (occupancy(k, *v.prop, smem, &per_sm) != cudaSuccess ||
 		    kernel_launch(k, a, kernel_grid(k, a, per_sm, v.prop->multiProcessorCount), smem,
 				  nullptr, st) != cudaSuccess ||

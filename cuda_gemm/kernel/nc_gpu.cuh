@@ -78,6 +78,26 @@ struct NcSeedCoef {
 	}
 };
 
+/**
+ * Word w of nc_seed_tables' output (tile t = w / tile_words): written unless it lies past the
+ * table of a short last tile.
+ */
+GFEC_BMMA_HD void nc_seed_table_word(uint32_t *table, size_t w, int n, uint32_t count,
+				     int tile_rows, size_t tile_words, uint32_t seed0, int zero_ok)
+{
+	const uint32_t r0 = (uint32_t)(w / tile_words) * (uint32_t)tile_rows;
+	const int rows = count - r0 < (uint32_t)tile_rows ? (int)(count - r0) : tile_rows;
+	const size_t in = w % tile_words;
+	const NcSeedCoef coef{ seed0 + r0, zero_ok };
+	uint32_t v = 0;
+
+	if (in >= bmma_table_words(rows, n))
+		return;
+	for (int q = 0; q < 4; q++)
+		v |= (uint32_t)nc_table_byte(4 * in + q, rows, bmma_nsub(rows), coef) << (8 * q);
+	table[w] = v;
+}
+
 // ---- Batched Gauss-Jordan: the phases (m: n rows of 2n bytes; logexp: log[256], exp[512]) ----
 
 GFEC_BMMA_HD uint8_t nc_mul(const uint8_t *logexp, uint8_t a, uint8_t b)
@@ -158,20 +178,19 @@ GFEC_BMMA_HD size_t nc_gj_smem(int n)
 #if defined(__CUDACC__)
 namespace gfec {
 
-/** Words [0, words) of the bmma column table of the seeded rows seed0 .. seed0 + rows - 1. */
-__global__ void nc_seed_tables(uint32_t *table, size_t words, int rows, int nsub, uint32_t seed0,
-			       int zero_ok)
+/**
+ * The bmma column tables of the seeded rows seed0 .. seed0 + count - 1 in row tiles of tile_rows
+ * (a multiple of 8): tile t (rows t * tile_rows ..) at table + t * tile_words, tile_words =
+ * bmma_table_words(tile_rows, n). One launch for every tile of an encode.
+ */
+__global__ void nc_seed_tables(uint32_t *table, int n, uint32_t count, int tile_rows,
+			       size_t tile_words, uint32_t seed0, int zero_ok)
 {
-	const NcSeedCoef coef{ seed0, zero_ok };
+	const uint32_t ntiles = (count + tile_rows - 1) / tile_rows;
 
-	for (size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x; w < words;
-	     w += (size_t)gridDim.x * blockDim.x) {
-		uint32_t v = 0;
-
-		for (int q = 0; q < 4; q++)
-			v |= (uint32_t)nc_table_byte(4 * w + q, rows, nsub, coef) << (8 * q);
-		table[w] = v;
-	}
+	for (size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x; w < ntiles * tile_words;
+	     w += (size_t)gridDim.x * blockDim.x)
+		nc_seed_table_word(table, w, n, count, tile_rows, tile_words, seed0, zero_ok);
 }
 
 /**

@@ -6,7 +6,8 @@
  *
  *  - the seeded tables: nc_seed_tables' bytes (nc_table_byte of NcSeedCoef) must equal
  *    bmma_build_table() of the coefficient matrix the CPU draws with gfec_nc_prng_row(), for
- *    n = 1..1024, 1..200 rows, both coefficient ranges;
+ *    n = 1..1024, 1..200 rows, both coefficient ranges, and so must each of its row tiles
+ *    (nc_seed_table_word), a short last tile included;
  *  - the batched Gauss-Jordan: nc_gj_invert's phases (pivot offers and their minimum, factors,
  *    swap and scale, elimination), run thread by thread between the barriers for several thread
  *    counts, once in thread order and once in reverse (a phase whose threads depended on each
@@ -51,6 +52,34 @@ static uint32_t rnd(void)
 	rng_state ^= rng_state >> 17;
 	rng_state ^= rng_state << 5;
 	return rng_state;
+}
+
+// nc_seed_tables' tiling: every tile of tile_rows rows is bmma_build_table of those rows.
+static void test_seed_tiles(void)
+{
+	const int cases[][3] = { { 128, 133, 64 }, { 16, 64, 64 }, { 1024, 20, 8 }, { 3, 1, 128 } };
+
+	for (const auto &cs : cases) {
+		const int n = cs[0], tile_rows = cs[2];
+		const uint32_t count = (uint32_t)cs[1], seed0 = rnd(), ntiles = (count + tile_rows - 1) / tile_rows;
+		const size_t tile_words = bmma_table_words(tile_rows, n);
+		std::vector<uint32_t> got(ntiles * tile_words, 0xdeadbeef);
+		std::vector<uint8_t> a((size_t)n * tile_rows);
+
+		for (size_t w = 0; w < got.size(); w++)
+			nc_seed_table_word(got.data(), w, n, count, tile_rows, tile_words, seed0, 0);
+		for (uint32_t t = 0; t < ntiles; t++) {
+			const uint32_t r0 = t * tile_rows;
+			const int rows = count - r0 < (uint32_t)tile_rows ? (int)(count - r0) : tile_rows;
+			std::vector<uint32_t> want(bmma_table_words(rows, n));
+
+			for (int i = 0; i < rows; i++)
+				gfec_nc_prng_row(seed0 + r0 + i, (uint32_t)n, 0, a.data() + (size_t)i * n);
+			bmma_build_table(a.data(), n, rows, n, gfec_gf8_tab.mul, want.data());
+			CHECK(memcmp(want.data(), got.data() + t * tile_words, want.size() * 4) == 0,
+			      "seed tiles n=%d count=%u tile %u differs", n, count, t);
+		}
+	}
 }
 
 static void test_seed_tables(void)
@@ -224,6 +253,7 @@ int main(void)
 {
 	gfec_gf8_init();
 	test_seed_tables();
+	test_seed_tiles();
 	test_gauss_jordan();
 	if (failures) {
 		fprintf(stderr, "nc_emulate: %d failures\n", failures);
