@@ -5,11 +5,107 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gf16.h"
 #include "gf8.h"
 
 static int shape_ok(int k, int m)
 {
 	return k >= 1 && m >= 1 && k + m <= GFEC_MAX_CHUNKS;
+}
+
+int gfec_matrix_shape_ok(unsigned w, int k, int m)
+{
+	if (w == 8)
+		return shape_ok(k, m);
+	return w == 16 && k >= 1 && m >= 1 && k <= GFEC_MAX_CHUNKS_GF16 - m;
+}
+
+/*
+ * The field as a parameter: an element of a matrix over GF(2^w) is one byte (w = 8) or one
+ * uint16_t (w = 16); every routine below reads and writes elements and rows through these.
+ */
+static size_t esz(unsigned w)
+{
+	return w == 8 ? 1 : 2;
+}
+
+static unsigned el_get(unsigned w, const void *a, size_t i)
+{
+	return w == 8 ? ((const uint8_t *)a)[i] : ((const uint16_t *)a)[i];
+}
+
+static void el_set(unsigned w, void *a, size_t i, unsigned v)
+{
+	if (w == 8)
+		((uint8_t *)a)[i] = (uint8_t)v;
+	else
+		((uint16_t *)a)[i] = (uint16_t)v;
+}
+
+static unsigned f_mul(unsigned w, unsigned a, unsigned b)
+{
+	return w == 8 ? gfec_gf8_mul((uint8_t)a, (uint8_t)b) : gfec_gf16_mul((uint16_t)a, (uint16_t)b);
+}
+
+static unsigned f_inv(unsigned w, unsigned a)
+{
+	return w == 8 ? gfec_gf8_inv((uint8_t)a) : gfec_gf16_inv((uint16_t)a);
+}
+
+/* Row r of a matrix with n columns. */
+static void *row_at(unsigned w, void *a, size_t r, size_t n)
+{
+	return (char *)a + r * n * esz(w);
+}
+
+/* row *= f over n elements. */
+static void row_scale(unsigned w, void *row, size_t n, unsigned f)
+{
+	if (w == 8) {
+		const uint8_t *t = gfec_gf8_tab.mul[f];
+		uint8_t *r = row;
+
+		for (size_t x = 0; x < n; x++)
+			r[x] = t[r[x]];
+	} else {
+		uint16_t *r = row;
+
+		for (size_t x = 0; x < n; x++)
+			r[x] = gfec_gf16_mul(r[x], (uint16_t)f);
+	}
+}
+
+/* dst ^= f * src over n elements. */
+static void row_axpy(unsigned w, void *dst, const void *src, size_t n, unsigned f)
+{
+	if (f == 0)
+		return;
+	if (w == 8) {
+		const uint8_t *t = gfec_gf8_tab.mul[f];
+		const uint8_t *s = src;
+		uint8_t *d = dst;
+
+		for (size_t x = 0; x < n; x++)
+			d[x] ^= t[s[x]];
+	} else {
+		const uint16_t *s = src;
+		uint16_t *d = dst;
+
+		for (size_t x = 0; x < n; x++)
+			d[x] ^= gfec_gf16_mul(s[x], (uint16_t)f);
+	}
+}
+
+static void row_swap(unsigned w, void *a, void *b, size_t n)
+{
+	uint8_t *x = a, *y = b;
+
+	for (size_t i = 0; i < n * esz(w); i++) {
+		uint8_t t = x[i];
+
+		x[i] = y[i];
+		y[i] = t;
+	}
 }
 
 int gfec_matrix_isal_rs(int k, int m, uint8_t *g)
@@ -30,99 +126,107 @@ int gfec_matrix_isal_rs(int k, int m, uint8_t *g)
 	return 0;
 }
 
-int gfec_matrix_isal_cauchy1(int k, int m, uint8_t *g)
+int gfec_matrix_cauchy_w(unsigned w, int k, int m, void *g)
 {
-	if (!shape_ok(k, m) || !g)
+	if (!gfec_matrix_shape_ok(w, k, m) || !g)
 		return GFEC_E_INVAL;
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < k; j++)
-			g[i * k + j] = gfec_gf8_inv((uint8_t)((k + i) ^ j));
+			el_set(w, g, (size_t)i * k + j, f_inv(w, (unsigned)((k + i) ^ j)));
+	return 0;
+}
+
+int gfec_matrix_isal_cauchy1(int k, int m, uint8_t *g)
+{
+	return gfec_matrix_cauchy_w(8, k, m, g);
+}
+
+int gfec_matrix_jerasure_rs_van_w(unsigned w, int k, int m, void *g)
+{
+	const size_t rows = (size_t)k + m, cols = (size_t)k;
+	void *vt;
+
+	if (!gfec_matrix_shape_ok(w, k, m) || !g)
+		return GFEC_E_INVAL;
+	/* The (k+m) x k matrix V held transposed (vt: k x (k+m)), so column operations on V are
+	 * row operations here. */
+	vt = calloc(rows * cols, esz(w));
+	if (!vt)
+		return GFEC_E_NOMEM;
+
+	/* Extended Vandermonde: row 0 = e_0, last row = e_{k-1}, row i = (i^0, i^1, ...). */
+	el_set(w, vt, 0, 1);
+	el_set(w, vt, (cols - 1) * rows + rows - 1, 1);
+	for (size_t i = 1; i < rows - 1; i++) {
+		unsigned p = 1;
+
+		for (size_t j = 0; j < cols; j++) {
+			el_set(w, vt, j * rows + i, p);
+			p = f_mul(w, p, (unsigned)i);
+		}
+	}
+
+	/* Column operations until the top k x k block is the identity. */
+	for (size_t i = 1; i < cols; i++) {
+		void *ci = row_at(w, vt, i, rows);
+		size_t j = i;
+
+		while (j < rows && el_get(w, ci, j) == 0)
+			j++;
+		if (j == rows) {
+			free(vt);
+			return GFEC_E_SINGULAR;
+		}
+		if (j != i) /* swap rows i and j of V */
+			for (size_t c = 0; c < cols; c++) {
+				void *cc = row_at(w, vt, c, rows);
+				unsigned t = el_get(w, cc, i);
+
+				el_set(w, cc, i, el_get(w, cc, j));
+				el_set(w, cc, j, t);
+			}
+		unsigned d = el_get(w, ci, i);
+
+		if (d != 1)
+			row_scale(w, ci, rows, f_inv(w, d));
+		for (size_t c = 0; c < cols; c++) {
+			void *cc = row_at(w, vt, c, rows);
+
+			if (c != i)
+				row_axpy(w, cc, ci, rows, el_get(w, cc, i));
+		}
+	}
+
+	/* Scale columns so the first parity row is all ones ... */
+	for (size_t c = 0; c < cols; c++) {
+		char *cc = row_at(w, vt, c, rows);
+		unsigned f = el_get(w, cc, cols);
+
+		if (f != 0 && f != 1)
+			row_scale(w, cc + cols * esz(w), rows - cols, f_inv(w, f));
+	}
+	/* ... and the remaining parity rows so their first element is one. */
+	for (size_t r = cols + 1; r < rows; r++) {
+		unsigned f = el_get(w, vt, r);
+
+		if (f != 0 && f != 1) {
+			unsigned inv = f_inv(w, f);
+
+			for (size_t c = 0; c < cols; c++)
+				el_set(w, vt, c * rows + r, f_mul(w, el_get(w, vt, c * rows + r), inv));
+		}
+	}
+
+	for (size_t r = 0; r < (size_t)m; r++)
+		for (size_t c = 0; c < cols; c++)
+			el_set(w, g, r * cols + c, el_get(w, vt, c * rows + cols + r));
+	free(vt);
 	return 0;
 }
 
 int gfec_matrix_jerasure_rs_van(int k, int m, uint8_t *g)
 {
-	const int rows = k + m, cols = k;
-	uint8_t *v;
-
-	if (!shape_ok(k, m) || !g)
-		return GFEC_E_INVAL;
-	v = malloc((size_t)rows * cols);
-	if (!v)
-		return GFEC_E_NOMEM;
-
-	/* Extended Vandermonde: row 0 = e_0, last row = e_{k-1}, row i = (i^0, i^1, ...). */
-	memset(v, 0, (size_t)rows * cols);
-	v[0] = 1;
-	v[(rows - 1) * cols + cols - 1] = 1;
-	for (int i = 1; i < rows - 1; i++) {
-		uint8_t p = 1;
-
-		for (int j = 0; j < cols; j++) {
-			v[i * cols + j] = p;
-			p = gfec_gf8_mul(p, (uint8_t)i);
-		}
-	}
-
-	/* Column operations until the top k x k block is the identity. */
-	for (int i = 1; i < cols; i++) {
-		int j = i;
-
-		while (j < rows && v[j * cols + i] == 0)
-			j++;
-		if (j == rows) {
-			free(v);
-			return GFEC_E_SINGULAR;
-		}
-		if (j != i)
-			for (int x = 0; x < cols; x++) {
-				uint8_t t = v[i * cols + x];
-
-				v[i * cols + x] = v[j * cols + x];
-				v[j * cols + x] = t;
-			}
-		if (v[i * cols + i] != 1) {
-			uint8_t inv = gfec_gf8_inv(v[i * cols + i]);
-
-			for (int r = 0; r < rows; r++)
-				v[r * cols + i] = gfec_gf8_mul(v[r * cols + i], inv);
-		}
-		for (int c = 0; c < cols; c++) {
-			uint8_t f = v[i * cols + c];
-
-			if (c == i || f == 0)
-				continue;
-			for (int r = 0; r < rows; r++)
-				v[r * cols + c] ^= gfec_gf8_mul(f, v[r * cols + i]);
-		}
-	}
-
-	/* Scale columns so the first parity row is all ones ... */
-	for (int c = 0; c < cols; c++) {
-		uint8_t f = v[cols * cols + c];
-
-		if (f != 0 && f != 1) {
-			uint8_t inv = gfec_gf8_inv(f);
-
-			for (int r = cols; r < rows; r++)
-				v[r * cols + c] = gfec_gf8_mul(v[r * cols + c], inv);
-		}
-	}
-	/* ... and the remaining parity rows so their first element is one. */
-	for (int r = cols + 1; r < rows; r++) {
-		uint8_t f = v[r * cols];
-
-		if (f != 0 && f != 1) {
-			uint8_t inv = gfec_gf8_inv(f);
-
-			for (int c = 0; c < cols; c++)
-				v[r * cols + c] = gfec_gf8_mul(v[r * cols + c], inv);
-		}
-	}
-
-	memcpy(g, v + (size_t)cols * cols, (size_t)m * k);
-	free(v);
-	return 0;
+	return gfec_matrix_jerasure_rs_van_w(8, k, m, g);
 }
 
 int gfec_matrix_bitmatrix_ones(uint8_t e)
@@ -287,81 +391,79 @@ out:
 	return ret;
 }
 
-int gfec_matrix_invert(uint8_t *in, uint8_t *out, int n)
+int gfec_matrix_invert_w(unsigned w, void *in, void *out, int n)
 {
-	if (!in || !out || n < 1)
+	const size_t nn = (size_t)n;
+
+	if (!in || !out || n < 1 || (w != 8 && w != 16))
 		return GFEC_E_INVAL;
-	memset(out, 0, (size_t)n * n);
-	for (int i = 0; i < n; i++)
-		out[i * n + i] = 1;
+	memset(out, 0, nn * nn * esz(w));
+	for (size_t i = 0; i < nn; i++)
+		el_set(w, out, i * nn + i, 1);
 
-	for (int c = 0; c < n; c++) {
-		int p = c;
+	for (size_t c = 0; c < nn; c++) {
+		size_t p = c;
 
-		while (p < n && in[p * n + c] == 0)
+		while (p < nn && el_get(w, in, p * nn + c) == 0)
 			p++;
-		if (p == n)
+		if (p == nn)
 			return GFEC_E_SINGULAR;
-		if (p != c)
-			for (int x = 0; x < n; x++) {
-				uint8_t t = in[c * n + x];
-
-				in[c * n + x] = in[p * n + x];
-				in[p * n + x] = t;
-				t = out[c * n + x];
-				out[c * n + x] = out[p * n + x];
-				out[p * n + x] = t;
-			}
-		uint8_t inv = gfec_gf8_inv(in[c * n + c]);
-
-		for (int x = 0; x < n; x++) {
-			in[c * n + x] = gfec_gf8_mul(in[c * n + x], inv);
-			out[c * n + x] = gfec_gf8_mul(out[c * n + x], inv);
+		if (p != c) {
+			row_swap(w, row_at(w, in, c, nn), row_at(w, in, p, nn), nn);
+			row_swap(w, row_at(w, out, c, nn), row_at(w, out, p, nn), nn);
 		}
-		for (int r = 0; r < n; r++) {
-			uint8_t f = in[r * n + c];
+		unsigned inv = f_inv(w, el_get(w, in, c * nn + c));
+
+		row_scale(w, row_at(w, in, c, nn), nn, inv);
+		row_scale(w, row_at(w, out, c, nn), nn, inv);
+		for (size_t r = 0; r < nn; r++) {
+			unsigned f = el_get(w, in, r * nn + c);
 
 			if (r == c || f == 0)
 				continue;
-			for (int x = 0; x < n; x++) {
-				in[r * n + x] ^= gfec_gf8_mul(f, in[c * n + x]);
-				out[r * n + x] ^= gfec_gf8_mul(f, out[c * n + x]);
-			}
+			row_axpy(w, row_at(w, in, r, nn), row_at(w, in, c, nn), nn, f);
+			row_axpy(w, row_at(w, out, r, nn), row_at(w, out, c, nn), nn, f);
 		}
 	}
 	return 0;
 }
 
+int gfec_matrix_invert(uint8_t *in, uint8_t *out, int n)
+{
+	return gfec_matrix_invert_w(8, in, out, n);
+}
+
+void gfec_matrix_mul_w(unsigned w, const void *a, const void *b, void *c, int p, int n, int q)
+{
+	memset(c, 0, (size_t)p * q * esz(w));
+	for (size_t i = 0; i < (size_t)p; i++)
+		for (size_t x = 0; x < (size_t)n; x++)
+			row_axpy(w, row_at(w, c, i, (size_t)q), row_at(w, (void *)b, x, (size_t)q),
+				 (size_t)q, el_get(w, a, i * n + x));
+}
+
 void gfec_matrix_mul(const uint8_t *a, const uint8_t *b, uint8_t *c, int p, int n, int q)
 {
-	for (int i = 0; i < p; i++)
-		for (int j = 0; j < q; j++) {
-			uint8_t s = 0;
-
-			for (int x = 0; x < n; x++)
-				s ^= gfec_gf8_mul(a[i * n + x], b[x * q + j]);
-			c[i * q + j] = s;
-		}
+	gfec_matrix_mul_w(8, a, b, c, p, n, q);
 }
 
-/* Row r of the systematic generator [I_k ; G]. */
-static void gen_row(const uint8_t *g, int k, int r, uint8_t *row)
+/*
+ * The decode matrix without a k x k inverse. With L the e data chunks missing from src and P the
+ * e parity chunks in src, and A = G(P, L) (e x e):
+ *     data_L = A^-1 (parity_P + G(P, S) data_S)            (S: the data chunks in src)
+ * so only A is inverted: O(e^3 + e^2 k) instead of O(k^3). The result is the same matrix (the
+ * decode matrix is unique for a given src).
+ */
+int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src, const int *want,
+			 int nwant, void *d)
 {
-	if (r < k) {
-		memset(row, 0, (size_t)k);
-		row[r] = 1;
-	} else {
-		memcpy(row, g + (size_t)(r - k) * k, (size_t)k);
-	}
-}
+	const size_t kk = (size_t)k, es = esz(w);
+	int *pos = NULL, *lost, *par, *lidx;
+	void *a = NULL, *ainv, *l;
+	size_t e = 0, npar = 0;
+	int ret = 0;
 
-int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int *want,
-		       int nwant, uint8_t *d)
-{
-	uint8_t *b, *binv;
-	int ret;
-
-	if (!g || !src || !want || !d || !shape_ok(k, m) || nwant < 0)
+	if (!g || !src || !want || !d || !gfec_matrix_shape_ok(w, k, m) || nwant < 0)
 		return GFEC_E_INVAL;
 	for (int i = 0; i < k; i++)
 		if (src[i] < 0 || src[i] >= k + m)
@@ -370,20 +472,86 @@ int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int
 		if (want[i] < 0 || want[i] >= k + m)
 			return GFEC_E_INVAL;
 
-	b = malloc((size_t)2 * k * k);
-	if (!b)
+	/* pos[c]: where chunk c sits in src (-1: absent); lost, par and lidx share one block. */
+	pos = malloc(sizeof(int) * ((size_t)k + m + 3 * kk));
+	if (!pos)
 		return GFEC_E_NOMEM;
-	binv = b + (size_t)k * k;
-	for (int i = 0; i < k; i++)
-		gen_row(g, k, src[i], b + (size_t)i * k);
-	ret = gfec_matrix_invert(b, binv, k);
-	if (ret == 0) {
-		/* chunk w = row_w . Data, and Data = B^-1 . Sources, so D_i = row_w . B^-1. */
-		for (int i = 0; i < nwant; i++) {
-			gen_row(g, k, want[i], b);
-			gfec_matrix_mul(b, binv, d + (size_t)i * k, 1, k, k);
+	lost = pos + k + m;
+	par = lost + k;
+	lidx = par + k;
+	for (int c = 0; c < k + m; c++)
+		pos[c] = -1;
+	for (int i = 0; i < k; i++) {
+		if (pos[src[i]] >= 0) {
+			ret = GFEC_E_SINGULAR; /* a repeated source: k distinct rows are needed */
+			goto out;
+		}
+		pos[src[i]] = i;
+		if (src[i] >= k)
+			par[npar++] = src[i] - k;
+	}
+	for (int j = 0; j < k; j++) {
+		lidx[j] = -1;
+		if (pos[j] < 0) {
+			lidx[j] = (int)e;
+			lost[e++] = j;
 		}
 	}
-	free(b);
+
+	/* l (e x k): lost data chunk i as a combination of the sources, by position in src. */
+	a = malloc((e * kk + e * e + e * kk) * es + 1);
+	if (!a) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	ainv = (char *)a + e * kk * es;
+	l = (char *)ainv + e * e * es;
+	if (e) {
+		for (size_t r = 0; r < e; r++)
+			for (size_t c = 0; c < e; c++)
+				el_set(w, a, r * e + c, el_get(w, g, par[r] * kk + lost[c]));
+		ret = gfec_matrix_invert_w(w, a, ainv, (int)e);
+		if (ret)
+			goto out;
+		/* gs (e x k, in a's place): parity_P + G(P, S) data_S, by position in src; l = A^-1 gs. */
+		memset(a, 0, e * kk * es);
+		for (size_t r = 0; r < e; r++) {
+			el_set(w, a, r * kk + pos[k + par[r]], 1);
+			for (int j = 0; j < k; j++)
+				if (pos[j] >= 0)
+					el_set(w, a, r * kk + pos[j], el_get(w, g, par[r] * kk + j));
+		}
+		gfec_matrix_mul_w(w, ainv, a, l, (int)e, (int)e, k);
+	}
+
+	memset(d, 0, (size_t)nwant * kk * es);
+	for (int i = 0; i < nwant; i++) {
+		void *row = row_at(w, d, (size_t)i, kk);
+		int c = want[i];
+
+		if (pos[c] >= 0) {
+			el_set(w, row, (size_t)pos[c], 1);
+		} else if (c < k) {
+			memcpy(row, row_at(w, l, (size_t)lidx[c], kk), kk * es);
+		} else {
+			for (int j = 0; j < k; j++) {
+				unsigned f = el_get(w, g, (size_t)(c - k) * kk + j);
+
+				if (pos[j] >= 0)
+					el_set(w, row, (size_t)pos[j], el_get(w, row, (size_t)pos[j]) ^ f);
+				else
+					row_axpy(w, row, row_at(w, l, (size_t)lidx[j], kk), kk, f);
+			}
+		}
+	}
+out:
+	free(a);
+	free(pos);
 	return ret;
+}
+
+int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int *want,
+		       int nwant, uint8_t *d)
+{
+	return gfec_matrix_decode_w(8, g, k, m, src, want, nwant, d);
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file matrix.h
- * Generator matrices and matrix algebra over GF(2^8).
+ * Generator matrices and matrix algebra over GF(2^8) and GF(2^16).
  *
  * Vocabulary (used across gfec):
- *   k      data chunks, m  parity chunks, n = k + m <= 256.
+ *   k      data chunks, m  parity chunks, n = k + m <= 256 (w = 8) or <= 65536 (w = 16).
+ *   w      the field width: the _w functions take it (8 or 16); an element of a matrix is then
+ *          one uint8_t (w = 8) or one uint16_t (w = 16), passed as void *. The functions
+ *          without _w are their w = 8 forms on uint8_t.
  *   G      the m x k parity part of the systematic generator [I_k ; G]; element (i,j) is
  *          g[i*k + j] (row-major). Parity_i = sum_j G(i,j) * Data_j. "A matrix is just G."
  *   chunk  index 0..k-1 is data, k..n-1 is parity row (index - k).
@@ -24,6 +27,9 @@
 extern "C" {
 #endif
 
+/** 1 when (k, m) is a code over GF(2^w): w is 8 or 16, k, m >= 1, k + m within the field. */
+int gfec_matrix_shape_ok(unsigned w, int k, int m);
+
 /** ISA-L gf_gen_rs_matrix(): G(i,j) = (2^i)^j. Not MDS for every (k,m): check it. */
 int gfec_matrix_isal_rs(int k, int m, uint8_t *g);
 
@@ -31,11 +37,23 @@ int gfec_matrix_isal_rs(int k, int m, uint8_t *g);
 int gfec_matrix_isal_cauchy1(int k, int m, uint8_t *g);
 
 /**
+ * The same Cauchy matrix over GF(2^w): G(i,j) = 1 / ((k+i) ^ j). The sets {k+i} and {j} are
+ * disjoint, so every square submatrix is a nonsingular Cauchy matrix: MDS for every shape.
+ */
+int gfec_matrix_cauchy_w(unsigned w, int k, int m, void *g);
+
+/**
  * Jerasure reed_sol_vandermonde_coding_matrix(k, m, 8): a (k+m) x k Vandermonde matrix brought
  * to systematic form by column operations, then scaled so that the first parity row and the
  * first column are all ones. The matrix behind Ceph's jerasure technique=reed_sol_van.
  */
 int gfec_matrix_jerasure_rs_van(int k, int m, uint8_t *g);
+
+/**
+ * Jerasure reed_sol_vandermonde_coding_matrix(k, m, w) for w = 8 or 16 (the same construction in
+ * GF(2^w)). Allocates (k+m) x k elements and takes O((k+m) k^2) multiplies.
+ */
+int gfec_matrix_jerasure_rs_van_w(unsigned w, int k, int m, void *g);
 
 /**
  * Jerasure cauchy_good_general_coding_matrix(k, m, 8), the matrix of Ceph's jerasure
@@ -63,19 +81,24 @@ int gfec_matrix_check_mds(const uint8_t *g, int m, int k, uint64_t budget);
  * gf_invert_matrix). @returns 0 or GFEC_E_SINGULAR (out is then unspecified).
  */
 int gfec_matrix_invert(uint8_t *in, uint8_t *out, int n);
+int gfec_matrix_invert_w(unsigned w, void *in, void *out, int n);
 
 /** c (p x q) = a (p x n) * b (n x q). c must not alias a or b. */
 void gfec_matrix_mul(const uint8_t *a, const uint8_t *b, uint8_t *c, int p, int n, int q);
+void gfec_matrix_mul_w(unsigned w, const void *a, const void *b, void *c, int p, int n, int q);
 
 /**
  * The decode matrix D (nwant x k): chunk want[i] = sum_j D(i,j) * chunk src[j].
  * @param src   k distinct chunk indices that are available (any order).
  * @param want  nwant chunk indices to rebuild (data or parity; may include available ones).
- * @returns 0, GFEC_E_SINGULAR when the chosen sources do not span the code, or GFEC_E_INVAL.
- * Allocates a k x k scratch on the heap (GFEC_E_NOMEM on failure).
+ * @returns 0, GFEC_E_SINGULAR when the chosen sources do not span the code (or repeat one), or
+ * GFEC_E_INVAL. Only the e x e block of G between the e parity sources and the e data chunks
+ * missing from src is inverted: O(e^3 + e^2 k) time and O(e k) heap (GFEC_E_NOMEM on failure).
  */
 int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int *want,
 		       int nwant, uint8_t *d);
+int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src, const int *want,
+			 int nwant, void *d);
 
 #ifdef __cplusplus
 }
