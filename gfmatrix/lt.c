@@ -1,0 +1,723 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* LT codes: the robust soliton table, the encoder and the inactivation decoder (lt.h). */
+#include "lt.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gfec/gfec_errors.h"
+#include "lt_dist.h"
+#include "threadpool.h"
+
+#define LT_MAX_N 65536u /* GFEC_NC_MAX_N, the block format's bound */
+#define LT_SCAN_MAX 32	 /* degrees up to this test membership by a scan of the chosen */
+#define LT_STACKMAP_WORDS 256 /* a bitmap on the stack for n <= 16384 */
+
+/* R, the spike K and the normaliser beta of the robust soliton distribution. */
+static void rsd_shape(uint32_t n, double c, double delta, double *R, uint32_t *K, double *beta)
+{
+	double r = c * log((double)n / delta) * sqrt((double)n);
+	double k = floor((double)n / r);
+	double spike;
+
+	*K = k < 1.0 ? 1u : k > (double)n ? n : (uint32_t)k;
+	*R = r;
+	/* sum rho = 1; sum tau = R/n * H(K-1) + the spike (negative for tiny R/delta: then 0) */
+	spike = r * log(r / delta) / n;
+	*beta = 1.0 + (spike > 0.0 ? spike : 0.0);
+	for (uint32_t d = 1; d < *K; d++)
+		*beta += r / ((double)d * n);
+}
+
+double gfec_lt_dist_pmf(const struct gfec_lt_dist *dist, uint32_t d)
+{
+	double R, beta, p, spike;
+	uint32_t K;
+
+	if (!dist || d < 1 || d > dist->n)
+		return 0.0;
+	rsd_shape(dist->n, dist->c, dist->delta, &R, &K, &beta);
+	p = d == 1 ? 1.0 / dist->n : 1.0 / ((double)d * (d - 1));
+	if (d < K)
+		p += R / ((double)d * dist->n);
+	spike = R * log(R / dist->delta) / dist->n;
+	if (d == K && spike > 0.0)
+		p += spike;
+	return p / beta;
+}
+
+int gfec_lt_dist_create(uint32_t n, double c, double delta, struct gfec_lt_dist **out)
+{
+	struct gfec_lt_dist *d;
+	double cum = 0.0, mean = 0.0;
+
+	if (!out || n < 1 || n > LT_MAX_N || !(c > 0.0) || !(c < 1e6) || !(delta > 0.0) ||
+	    !(delta < 1.0))
+		return GFEC_E_INVAL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return GFEC_E_NOMEM;
+	d->n = n;
+	d->c = c;
+	d->delta = delta;
+	d->len = n - 1;
+	d->cdf = malloc(((size_t)n) * sizeof(uint32_t)); /* n >= 1: never malloc(0) */
+	if (!d->cdf) {
+		free(d);
+		return GFEC_E_NOMEM;
+	}
+	for (uint32_t deg = 1; deg <= n; deg++) {
+		double p = gfec_lt_dist_pmf(d, deg);
+
+		mean += p * deg;
+		cum += p;
+		if (deg < n) {
+			double t = floor(cum * 4294967296.0);
+
+			d->cdf[deg - 1] = t >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)t;
+		}
+	}
+	d->mean = mean;
+	*out = d;
+	return 0;
+}
+
+void gfec_lt_dist_free(struct gfec_lt_dist *d)
+{
+	if (!d)
+		return;
+	free(d->cdf);
+	free(d);
+}
+
+uint32_t gfec_lt_block(const struct gfec_lt_dist *d, uint32_t seed, uint32_t *idx)
+{
+	uint32_t key = gfec_nc_prng_key(seed);
+	uint32_t deg = gfec_lt_degree(d->cdf, d->len, key);
+
+	if (deg <= LT_SCAN_MAX) {
+		gfec_lt_neighbours(key, d->n, deg, idx);
+		return deg;
+	}
+	/* Floyd's sampler again, its membership test through a bitmap of the n sources (O(d)
+	 * instead of O(d^2)); the indices are the same as gfec_lt_neighbours()' */
+	{
+		uint64_t stackmap[LT_STACKMAP_WORDS];
+		size_t words = ((size_t)d->n + 63) / 64;
+		uint64_t *map = words <= LT_STACKMAP_WORDS ? stackmap : calloc(words, 8);
+
+		if (!map) {
+			gfec_lt_neighbours(key, d->n, deg, idx);
+			return deg;
+		}
+		if (map == stackmap)
+			memset(stackmap, 0, words * 8);
+		for (uint32_t t = 0; t < deg; t++) {
+			uint32_t j = d->n - deg + t;
+			uint32_t x = gfec_nc_mix32(key ^ ((t + 1U) * 0x9E3779B1U));
+			uint32_t v = (uint32_t)(((uint64_t)x * ((uint64_t)j + 1U)) >> 32);
+
+			if (map[v / 64] >> (v % 64) & 1)
+				v = j;
+			map[v / 64] |= 1ull << (v % 64);
+			idx[t] = v;
+		}
+		if (map != stackmap)
+			free(map);
+	}
+	return deg;
+}
+
+typedef uint8_t lt_vec __attribute__((vector_size(32)));
+
+/* an unaligned 32-byte load (a macro: a function returning a vector would change the ABI) */
+#define LD(p) __extension__({ lt_vec v_; memcpy(&v_, (p), sizeof(v_)); v_; })
+
+/* dst ^= src[0] ^ ... ^ src[ns-1], four sources per pass over dst, 32 bytes at a time. */
+__attribute__((target_clones("avx2", "default"))) static void
+xor_acc(uint8_t *dst, const uint8_t *const *src, uint32_t ns, size_t B)
+{
+	size_t v = B & ~(size_t)31;
+	uint32_t s = 0;
+
+	for (; s + 4 <= ns; s += 4) {
+		const uint8_t *a = src[s], *b = src[s + 1], *c = src[s + 2], *e = src[s + 3];
+		size_t i;
+
+		for (i = 0; i < v; i += 32) {
+			lt_vec x = LD(dst + i) ^ LD(a + i) ^ LD(b + i) ^ LD(c + i) ^ LD(e + i);
+
+			memcpy(dst + i, &x, sizeof(x));
+		}
+		for (; i < B; i++)
+			dst[i] ^= a[i] ^ b[i] ^ c[i] ^ e[i];
+	}
+	for (; s < ns; s++) {
+		const uint8_t *a = src[s];
+		size_t i;
+
+		for (i = 0; i < v; i += 32) {
+			lt_vec x = LD(dst + i) ^ LD(a + i);
+
+			memcpy(dst + i, &x, sizeof(x));
+		}
+		for (; i < B; i++)
+			dst[i] ^= a[i];
+	}
+}
+
+/* ---- encoder ---- */
+
+struct enc_job {
+	const struct gfec_lt_dist *d;
+	const uint8_t *seg;
+	size_t B, stride;
+	uint32_t first, count, per_task;
+	uint8_t *out;
+	int err;		  /* a task's scratch could not be allocated */
+};
+
+static void enc_task(void *arg, size_t t)
+{
+	struct enc_job *j = arg;
+	uint32_t *idx = malloc((size_t)j->d->n * sizeof(*idx));
+	const uint8_t **src = malloc((size_t)j->d->n * sizeof(*src));
+	uint32_t lo = (uint32_t)t * j->per_task;
+	uint32_t hi = lo + j->per_task < j->count ? lo + j->per_task : j->count;
+
+	if (!idx || !src) {
+		__atomic_store_n(&j->err, GFEC_E_NOMEM, __ATOMIC_RELAXED);
+		hi = lo;
+	}
+	for (uint32_t b = lo; b < hi; b++) {
+		uint32_t deg = gfec_lt_block(j->d, j->first + b, idx);
+		uint8_t *dst = j->out + (size_t)b * j->stride;
+
+		for (uint32_t i = 0; i < deg; i++)
+			src[i] = j->seg + (size_t)idx[i] * j->B;
+		memcpy(dst, src[0], j->B);
+		xor_acc(dst, src + 1, deg - 1, j->B);
+	}
+	free(idx);
+	free(src);
+}
+
+int gfec_lt_encode(const struct gfec_lt_dist *d, const uint8_t *seg, size_t B, uint32_t first,
+		   uint32_t count, uint8_t *out, size_t stride, struct gfec_cpu_pool *pool)
+{
+	struct enc_job j = {d, seg, B, stride, first, count, 0, out, 0};
+	size_t ntasks;
+	int threads = pool ? gfec_cpu_pool_threads(pool) : 1;
+
+	if (!d || !seg || !out || B == 0 || stride < B || (uint64_t)first + count > 1ull << 32)
+		return GFEC_E_INVAL;
+	if (count == 0)
+		return 0;
+	/* a few tasks per thread so that blocks of large degree even out */
+	ntasks = (size_t)threads * 8;
+	if (ntasks > count)
+		ntasks = count;
+	j.per_task = (uint32_t)((count + ntasks - 1) / ntasks);
+	ntasks = (count + j.per_task - 1) / j.per_task;
+	if (pool)
+		gfec_cpu_pool_run(pool, ntasks, enc_task, &j);
+	else
+		for (size_t t = 0; t < ntasks; t++)
+			enc_task(&j, t);
+	return j.err;
+}
+
+/* ---- decoder ---- */
+
+struct gfec_lt_decoder {
+	const struct gfec_lt_dist *d;
+	size_t B;
+	uint32_t m, cap;      /* blocks held, room for */
+	uint8_t *pay;	      /* cap * B */
+	uint32_t *off;	      /* cap + 1: block c's neighbours are nb[off[c] .. off[c+1]) */
+	uint32_t *nb;	      /* ecap */
+	size_t ecap;
+	uint32_t kinact;      /* of the last check or solve */
+	/* the last structural pass (check or solve) */
+	uint32_t *scount, *soff, *sadj; /* sources -> blocks (n + 1, n + 1, edges) */
+	uint32_t *cnt;	      /* per block: unknown neighbours left */
+	uint32_t *stack;      /* the ripple */
+	uint32_t *solver;     /* per source: the block that solved it, or inactivation id */
+	uint8_t *state;	      /* per source: 0 unknown, 1 solved, 2 inactivated */
+	uint8_t *used;	      /* per block: 1 if it solved a source */
+	uint32_t *order;      /* sources in the order they were solved */
+	uint32_t norder;
+	uint32_t *inact;      /* inactivated sources, by id */
+	uint32_t *pivots;     /* blocks whose rows became pivots, in order */
+	uint32_t npivots;
+	uint64_t *vec;	      /* n * W: each source as a combination of the inactivated ones */
+	uint64_t *rows;	      /* k * W: the pivot rows, indexed by their lowest column */
+	uint8_t *haspiv;      /* k */
+	size_t vec_cap, rows_cap, k_cap;
+	const uint8_t **src;  /* n: XOR operands */
+};
+
+int gfec_lt_decoder_create(const struct gfec_lt_dist *d, size_t B, struct gfec_lt_decoder **out)
+{
+	struct gfec_lt_decoder *dec;
+	uint32_t n;
+
+	if (!d || !out || B == 0)
+		return GFEC_E_INVAL;
+	n = d->n;
+	dec = calloc(1, sizeof(*dec));
+	if (!dec)
+		return GFEC_E_NOMEM;
+	dec->d = d;
+	dec->B = B;
+	dec->off = calloc(1, sizeof(uint32_t));
+	dec->scount = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	dec->soff = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	dec->solver = malloc((size_t)n * sizeof(uint32_t));
+	dec->state = malloc(n);
+	dec->order = malloc((size_t)n * sizeof(uint32_t));
+	dec->inact = malloc((size_t)n * sizeof(uint32_t));
+	dec->src = malloc((size_t)n * sizeof(*dec->src));
+	if (!dec->off || !dec->scount || !dec->soff || !dec->solver || !dec->state ||
+	    !dec->order || !dec->inact || !dec->src) {
+		gfec_lt_decoder_free(dec);
+		return GFEC_E_NOMEM;
+	}
+	*out = dec;
+	return 0;
+}
+
+void gfec_lt_decoder_free(struct gfec_lt_decoder *dec)
+{
+	if (!dec)
+		return;
+	free(dec->pay);
+	free(dec->off);
+	free(dec->nb);
+	free(dec->scount);
+	free(dec->soff);
+	free(dec->sadj);
+	free(dec->cnt);
+	free(dec->stack);
+	free(dec->solver);
+	free(dec->state);
+	free(dec->used);
+	free(dec->order);
+	free(dec->inact);
+	free(dec->pivots);
+	free(dec->vec);
+	free(dec->rows);
+	free(dec->haspiv);
+	free(dec->src);
+	free(dec);
+}
+
+void gfec_lt_decoder_reset(struct gfec_lt_decoder *dec)
+{
+	dec->m = 0;
+	dec->kinact = 0;
+}
+
+uint32_t gfec_lt_decoder_count(const struct gfec_lt_decoder *dec)
+{
+	return dec->m;
+}
+
+uint32_t gfec_lt_decoder_inactivated(const struct gfec_lt_decoder *dec)
+{
+	return dec->kinact;
+}
+
+/* Grows *p to hold @p want elements of @p size bytes (doubling); 0 or GFEC_E_NOMEM. */
+static int grow(void **p, size_t *cap, size_t want, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (want <= *cap)
+		return 0;
+	while (c < want)
+		c *= 2;
+	q = realloc(*p, c * size);
+	if (!q)
+		return GFEC_E_NOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+int gfec_lt_decoder_add(struct gfec_lt_decoder *dec, uint32_t seed, const uint8_t *payload)
+{
+	uint32_t n = dec->d->n, deg;
+	size_t e;
+
+	if (dec->m == UINT32_MAX - 1)
+		return GFEC_E_NOMEM;
+	if (dec->m == dec->cap) {
+		size_t cap = dec->cap ? (size_t)dec->cap * 2 : 64;
+		uint8_t *p;
+		uint32_t *o;
+
+		if (cap > UINT32_MAX - 1)
+			cap = UINT32_MAX - 1;
+		p = realloc(dec->pay, cap * dec->B);
+		if (!p)
+			return GFEC_E_NOMEM;
+		dec->pay = p;
+		o = realloc(dec->off, (cap + 1) * sizeof(uint32_t));
+		if (!o)
+			return GFEC_E_NOMEM;
+		dec->off = o;
+		dec->cap = (uint32_t)cap;
+	}
+	e = dec->off[dec->m];
+	if (grow((void **)&dec->nb, &dec->ecap, e + n, sizeof(uint32_t)))
+		return GFEC_E_NOMEM;
+	deg = gfec_lt_block(dec->d, seed, dec->nb + e);
+	dec->off[dec->m + 1] = (uint32_t)(e + deg);
+	if (payload)
+		memcpy(dec->pay + (size_t)dec->m * dec->B, payload, dec->B);
+	else
+		memset(dec->pay + (size_t)dec->m * dec->B, 0, dec->B);
+	dec->m++;
+	return (int)(dec->m > INT32_MAX ? INT32_MAX : dec->m);
+}
+
+/*
+ * The structural pass over blocks 0..m-1: peeling with inactivation (or without), then the
+ * inactivated sources' rows and a GF(2) elimination that picks k independent redundant blocks.
+ * Fills order/solver/state/inact/vec/pivots. @returns 1 decodable, 0 not, or GFEC_E_NOMEM.
+ */
+static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
+{
+	uint32_t n = dec->d->n, k = 0, sp = 0, W;
+	size_t edges = dec->off[m];
+	const uint32_t *off = dec->off, *nb = dec->nb;
+	uint32_t scan = 0;
+
+	dec->kinact = 0;
+	dec->norder = 0;
+	dec->npivots = 0;
+	if (m < n)
+		return 0;
+	/* per-block arrays (m) and the source -> block adjacency (edges) */
+	{
+		void *a = realloc(dec->cnt, (size_t)m * sizeof(uint32_t));
+
+		if (!a)
+			return GFEC_E_NOMEM;
+		dec->cnt = a;
+		a = realloc(dec->stack, (size_t)m * sizeof(uint32_t));
+		if (!a)
+			return GFEC_E_NOMEM;
+		dec->stack = a;
+		a = realloc(dec->used, m);
+		if (!a)
+			return GFEC_E_NOMEM;
+		dec->used = a;
+		a = realloc(dec->pivots, (size_t)m * sizeof(uint32_t));
+		if (!a)
+			return GFEC_E_NOMEM;
+		dec->pivots = a;
+		a = realloc(dec->sadj, (edges ? edges : 1) * sizeof(uint32_t));
+		if (!a)
+			return GFEC_E_NOMEM;
+		dec->sadj = a;
+	}
+	memset(dec->scount, 0, ((size_t)n + 1) * sizeof(uint32_t));
+	for (size_t e = 0; e < edges; e++)
+		dec->scount[nb[e]]++;
+	dec->soff[0] = 0;
+	for (uint32_t s = 0; s < n; s++)
+		dec->soff[s + 1] = dec->soff[s] + dec->scount[s];
+	memcpy(dec->scount, dec->soff, (size_t)n * sizeof(uint32_t)); /* fill cursors */
+	for (uint32_t c = 0; c < m; c++) {
+		for (uint32_t e = off[c]; e < off[c + 1]; e++)
+			dec->sadj[dec->scount[nb[e]]++] = c;
+		dec->cnt[c] = off[c + 1] - off[c];
+		dec->used[c] = 0;
+		if (dec->cnt[c] == 1)
+			dec->stack[sp++] = c;
+	}
+	memset(dec->state, 0, n);
+
+	for (;;) {
+		while (sp) {
+			uint32_t c = dec->stack[--sp], s = UINT32_MAX;
+
+			if (dec->cnt[c] != 1)
+				continue; /* its last unknown was solved by another block */
+			for (uint32_t e = off[c]; e < off[c + 1]; e++)
+				if (dec->state[nb[e]] == 0) {
+					s = nb[e];
+					break;
+				}
+			dec->state[s] = 1;
+			dec->solver[s] = c;
+			dec->used[c] = 1;
+			dec->order[dec->norder++] = s;
+			for (uint32_t e = dec->soff[s]; e < dec->soff[s + 1]; e++) {
+				uint32_t c2 = dec->sadj[e];
+
+				if (--dec->cnt[c2] == 1)
+					dec->stack[sp++] = c2;
+			}
+		}
+		if (dec->norder + k == n)
+			break;
+		if (flags & GFEC_LT_PEEL_ONLY)
+			return 0;
+		/* stalled: the block with the fewest unknowns left (>= 2) gives up all of them but
+		 * one to inactivation, and peeling resumes from it */
+		{
+			uint32_t best = UINT32_MAX, bc = 0, first = 1;
+
+			for (uint32_t i = 0; i < m; i++) {
+				uint32_t c = (scan + i) % m, v = dec->cnt[c];
+
+				if (v >= 2 && v < best) {
+					best = v;
+					bc = c;
+					if (v == 2)
+						break;
+				}
+			}
+			if (best == UINT32_MAX)
+				return 0; /* some source is in no block with an unknown left */
+			scan = bc;
+			for (uint32_t e = off[bc]; e < off[bc + 1]; e++) {
+				uint32_t s = nb[e];
+
+				if (dec->state[s] != 0)
+					continue;
+				if (first) {
+					first = 0;
+					continue;
+				}
+				dec->state[s] = 2;
+				dec->solver[s] = k;
+				dec->inact[k++] = s;
+				for (uint32_t f = dec->soff[s]; f < dec->soff[s + 1]; f++) {
+					uint32_t c2 = dec->sadj[f];
+
+					if (--dec->cnt[c2] == 1)
+						dec->stack[sp++] = c2;
+				}
+			}
+		}
+	}
+	dec->kinact = k;
+	if (k == 0)
+		return 1;
+
+	/* each source as a combination of the inactivated ones, in solving order */
+	W = (k + 63) / 64;
+	if (grow((void **)&dec->vec, &dec->vec_cap, (size_t)n * W, sizeof(uint64_t)) ||
+	    grow((void **)&dec->rows, &dec->rows_cap, (size_t)k * W, sizeof(uint64_t)) ||
+	    grow((void **)&dec->haspiv, &dec->k_cap, k, 1))
+		return GFEC_E_NOMEM;
+	for (uint32_t i = 0; i < k; i++) {
+		uint64_t *v = dec->vec + (size_t)dec->inact[i] * W;
+
+		memset(v, 0, W * sizeof(uint64_t));
+		v[i / 64] = 1ull << (i % 64);
+	}
+	for (uint32_t o = 0; o < dec->norder; o++) {
+		uint32_t s = dec->order[o], c = dec->solver[s];
+		uint64_t *v = dec->vec + (size_t)s * W;
+
+		memset(v, 0, W * sizeof(uint64_t));
+		for (uint32_t e = off[c]; e < off[c + 1]; e++) {
+			const uint64_t *u = dec->vec + (size_t)nb[e] * W;
+
+			if (nb[e] == s)
+				continue;
+			for (uint32_t w = 0; w < W; w++)
+				v[w] ^= u[w];
+		}
+	}
+	/* the unused blocks are equations on the inactivated sources: eliminate until k pivots */
+	memset(dec->haspiv, 0, k);
+	{
+		uint64_t *row = malloc(W * sizeof(uint64_t));
+
+		if (!row)
+			return GFEC_E_NOMEM;
+		for (uint32_t c = 0; c < m && dec->npivots < k; c++) {
+			if (dec->used[c])
+				continue;
+			memset(row, 0, W * sizeof(uint64_t));
+			for (uint32_t e = off[c]; e < off[c + 1]; e++) {
+				const uint64_t *u = dec->vec + (size_t)nb[e] * W;
+
+				for (uint32_t w = 0; w < W; w++)
+					row[w] ^= u[w];
+			}
+			for (uint32_t w = 0; w < W; w++) {
+				while (row[w]) {
+					uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(row[w]);
+					uint64_t *p = dec->rows + (size_t)j * W;
+
+					if (!dec->haspiv[j]) {
+						memcpy(p, row, W * sizeof(uint64_t));
+						dec->haspiv[j] = 1;
+						dec->pivots[dec->npivots++] = c;
+						goto next;
+					}
+					for (uint32_t x = w; x < W; x++)
+						row[x] ^= p[x];
+				}
+			}
+next:;
+		}
+		free(row);
+	}
+	return dec->npivots == k;
+}
+
+int gfec_lt_decoder_check(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
+{
+	if (!dec || m > dec->m)
+		return GFEC_E_INVAL;
+	return structure(dec, m, flags);
+}
+
+int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned flags)
+{
+	const uint32_t *off, *nb;
+	uint32_t k, W;
+	size_t B;
+	uint8_t *rhs;
+	int rc;
+
+	if (!dec || !out)
+		return GFEC_E_INVAL;
+	rc = structure(dec, dec->m, flags);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return GFEC_E_TOOFEW;
+	off = dec->off;
+	nb = dec->nb;
+	B = dec->B;
+	k = dec->kinact;
+	W = (k + 63) / 64;
+	/* 1: every solved source with the inactivated ones taken as zero */
+	for (uint32_t o = 0; o < dec->norder; o++) {
+		uint32_t s = dec->order[o], c = dec->solver[s], ns = 0;
+
+		for (uint32_t e = off[c]; e < off[c + 1]; e++)
+			if (nb[e] != s && dec->state[nb[e]] == 1)
+				dec->src[ns++] = out + (size_t)nb[e] * B;
+		memcpy(out + (size_t)s * B, dec->pay + (size_t)c * B, B);
+		xor_acc(out + (size_t)s * B, dec->src, ns, B);
+	}
+	if (k == 0)
+		return 0;
+	/* 2: the pivot blocks' right-hand sides, eliminated as in structure() */
+	rhs = malloc((size_t)k * B);
+	if (!rhs)
+		return GFEC_E_NOMEM;
+	memset(dec->haspiv, 0, k);
+	{
+		uint64_t *row = malloc(W * sizeof(uint64_t));
+		uint8_t *tmp = malloc(B);
+
+		if (!row || !tmp) {
+			free(row);
+			free(tmp);
+			free(rhs);
+			return GFEC_E_NOMEM;
+		}
+		for (uint32_t i = 0; i < dec->npivots; i++) {
+			uint32_t c = dec->pivots[i], ns = 0;
+
+			memset(row, 0, W * sizeof(uint64_t));
+			for (uint32_t e = off[c]; e < off[c + 1]; e++) {
+				const uint64_t *u = dec->vec + (size_t)nb[e] * W;
+
+				for (uint32_t w = 0; w < W; w++)
+					row[w] ^= u[w];
+				if (dec->state[nb[e]] == 1)
+					dec->src[ns++] = out + (size_t)nb[e] * B;
+			}
+			memcpy(tmp, dec->pay + (size_t)c * B, B);
+			xor_acc(tmp, dec->src, ns, B);
+			ns = 0;
+			for (uint32_t w = 0; w < W; w++) {
+				while (row[w]) {
+					uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(row[w]);
+					uint64_t *p = dec->rows + (size_t)j * W;
+
+					if (!dec->haspiv[j]) {
+						memcpy(p, row, W * sizeof(uint64_t));
+						dec->haspiv[j] = 1;
+						memcpy(rhs + (size_t)j * B, tmp, B);
+						xor_acc(rhs + (size_t)j * B, dec->src, ns, B);
+						goto next;
+					}
+					for (uint32_t x = w; x < W; x++)
+						row[x] ^= p[x];
+					dec->src[ns++] = rhs + (size_t)j * B;
+				}
+			}
+next:;
+		}
+		free(row);
+		free(tmp);
+	}
+	/* 3: back-substitution, highest column first: inactivated source j's value */
+	for (uint32_t j = k; j-- > 0;) {
+		const uint64_t *p = dec->rows + (size_t)j * W;
+		uint8_t *dst = out + (size_t)dec->inact[j] * B;
+		uint32_t ns = 0;
+
+		for (uint32_t w = j / 64; w < W; w++) {
+			uint64_t bits = p[w];
+
+			while (bits) {
+				uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+				bits &= bits - 1;
+				if (b != j)
+					dec->src[ns++] = out + (size_t)dec->inact[b] * B;
+			}
+		}
+		memcpy(dst, rhs + (size_t)j * B, B);
+		xor_acc(dst, dec->src, ns, B);
+	}
+	free(rhs);
+	/* 4: every solved source gets its inactivated part, by whichever sum is shorter: its
+	 * combination of inactivated values, or its solver block redone with final values */
+	for (uint32_t o = 0; o < dec->norder; o++) {
+		uint32_t s = dec->order[o], c = dec->solver[s], ns = 0, pop = 0;
+		const uint64_t *v = dec->vec + (size_t)s * W;
+		uint8_t *dst = out + (size_t)s * B;
+
+		for (uint32_t w = 0; w < W; w++)
+			pop += (uint32_t)__builtin_popcountll(v[w]);
+		if (pop == 0)
+			continue;
+		if (pop < off[c + 1] - off[c] - 1) {
+			for (uint32_t w = 0; w < W; w++) {
+				uint64_t bits = v[w];
+
+				while (bits) {
+					uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+					bits &= bits - 1;
+					dec->src[ns++] = out + (size_t)dec->inact[b] * B;
+				}
+			}
+			xor_acc(dst, dec->src, ns, B);
+		} else {
+			for (uint32_t e = off[c]; e < off[c + 1]; e++)
+				if (nb[e] != s)
+					dec->src[ns++] = out + (size_t)nb[e] * B;
+			memcpy(dst, dec->pay + (size_t)c * B, B);
+			xor_acc(dst, dec->src, ns, B);
+		}
+	}
+	return 0;
+}
