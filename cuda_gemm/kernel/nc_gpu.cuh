@@ -9,8 +9,9 @@
  * j is gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + r), j) (nc_prng.h, the CPU's very function), so
  * the table the kernel builds is byte for byte bmma_build_table() of the CPU's coefficient matrix.
  *
- * Batched Gauss-Jordan, one thread block per n x n matrix M, augmented [M | I] (n rows of 2n
- * bytes) in shared memory. For every column c, with barriers between the phases:
+ * Batched Gauss-Jordan, one thread block per n x n matrix M, augmented [M | I] in shared memory
+ * (n rows of 2n bytes, each padded to nc_gj_stride(n), a multiple of 4, with zeros). For every
+ * column c, with barriers between the phases:
  *
  *   1  pivot search: thread t looks at rows c + t, c + t + T, ... and offers the first with a
  *      non-zero entry in column c; the smallest offer (atomicMin) is the pivot row p. None: the
@@ -18,7 +19,8 @@
  *   2  every thread reads 1 / M[p][c] and the elimination factor of the rows it owns, taken
  *      before the swap: factor[r] = M[r][c] (r != c, p), old M[c][c] for r = p, 0 for r = c.
  *   3  rows p and c are swapped and row c scaled by 1 / M[p][c], one column per thread.
- *   4  every row r: row r ^= factor[r] * row c, for the columns c .. 2n-1 (left of c, row c is 0).
+ *   4  every row r: row r ^= factor[r] * row c, for the columns c .. 2n-1 (left of c, row c is 0),
+ *      one row per group of 32 threads, 4 bytes per thread and step (rows with factor 0 skipped).
  *
  * Any non-zero pivot gives the same inverse (it is unique), so the result is the CPU's. The block
  * then writes the bmma column tables of the inverse to global memory, in row tiles.
@@ -30,6 +32,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gemm_bmma.cuh"
 #include "nc_prng.h"
@@ -110,11 +113,19 @@ GFEC_BMMA_HD uint8_t nc_inv(const uint8_t *logexp, uint8_t a)
 	return logexp[256 + 255 - logexp[a]];
 }
 
-/** Loads M (n x n, row-major) as [M | I]. */
+/** Bytes per row of [M | I]: 2n rounded up to a multiple of 4 (the elimination's words). */
+GFEC_BMMA_HD int nc_gj_stride(int n)
+{
+	return (2 * n + 3) & ~3;
+}
+
+/** Loads M (n x n, row-major) as [M | I], padding zeroed. */
 GFEC_BMMA_HD void nc_gj_load(uint8_t *m, const uint8_t *src, int n, int tid, int nt)
 {
-	for (int i = tid; i < 2 * n * n; i += nt) {
-		const int r = i / (2 * n), k = i % (2 * n);
+	const int S = nc_gj_stride(n);
+
+	for (int i = tid; i < n * S; i += nt) {
+		const int r = i / S, k = i % S;
 
 		m[i] = k < n ? src[r * n + k] : (uint8_t)(k - n == r);
 	}
@@ -124,7 +135,7 @@ GFEC_BMMA_HD void nc_gj_load(uint8_t *m, const uint8_t *src, int n, int tid, int
 GFEC_BMMA_HD int nc_gj_offer(const uint8_t *m, int n, int c, int tid, int nt)
 {
 	for (int r = c + tid; r < n; r += nt)
-		if (m[(size_t)r * 2 * n + c])
+		if (m[(size_t)r * nc_gj_stride(n) + c])
 			return r;
 	return n;
 }
@@ -134,14 +145,15 @@ GFEC_BMMA_HD uint8_t nc_gj_factor(const uint8_t *m, int n, int c, int p, int r)
 {
 	if (r == c)
 		return 0;
-	return m[(size_t)(r == p ? c : r) * 2 * n + c];
+	return m[(size_t)(r == p ? c : r) * nc_gj_stride(n) + c];
 }
 
 /** Phase 3: swap rows p and c, scale row c by inv (= 1 / M[p][c]); this thread's columns. */
 GFEC_BMMA_HD void nc_gj_swap_scale(uint8_t *m, const uint8_t *logexp, int n, int c, int p,
 				   uint8_t inv, int tid, int nt)
 {
-	uint8_t *rc = m + (size_t)c * 2 * n, *rp = m + (size_t)p * 2 * n;
+	const int S = nc_gj_stride(n);
+	uint8_t *rc = m + (size_t)c * S, *rp = m + (size_t)p * S;
 
 	for (int k = c + tid; k < 2 * n; k += nt) {
 		const uint8_t a = rp[k];
@@ -151,26 +163,66 @@ GFEC_BMMA_HD void nc_gj_swap_scale(uint8_t *m, const uint8_t *logexp, int n, int
 	}
 }
 
-/** Phase 4: row r ^= factor[r] * row c over columns c .. 2n-1; this thread's (row, column) pairs. */
+// 4 bytes of shared memory (or of the emulation's buffer: memcpy, no aliasing) at a 4-aligned p.
+GFEC_BMMA_HD uint32_t nc_ld32(const uint8_t *p)
+{
+#if defined(__CUDA_ARCH__)
+	return *reinterpret_cast<const uint32_t *>(p);
+#else
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+#endif
+}
+
+GFEC_BMMA_HD void nc_st32(uint8_t *p, uint32_t v)
+{
+#if defined(__CUDA_ARCH__)
+	*reinterpret_cast<uint32_t *>(p) = v;
+#else
+	memcpy(p, &v, 4);
+#endif
+}
+
+/**
+ * Phase 4: row r ^= factor[r] * row c over columns c .. 2n-1. Threads work in groups of 32 (nt a
+ * multiple of 32): group g takes rows g, g + nt / 32, ...; lane l the 4-byte words l, l + 32, ...
+ * of the row from the word that holds column c (the bytes before c in it are 0 in row c).
+ */
 GFEC_BMMA_HD void nc_gj_eliminate(uint8_t *m, const uint8_t *logexp, const uint8_t *factor, int n,
 				  int c, int tid, int nt)
 {
-	const int width = 2 * n - c;
-	const uint8_t *rc = m + (size_t)c * 2 * n;
+	const int S = nc_gj_stride(n), lane = tid & 31;
+	const uint8_t *rc = m + (size_t)c * S;
 
-	for (int i = tid; i < n * width; i += nt) {
-		const int r = i / width, k = c + i % width;
+	for (int r = tid >> 5; r < n; r += nt >> 5) {
 		const uint8_t f = factor[r];
 
-		if (f)
-			m[(size_t)r * 2 * n + k] ^= nc_mul(logexp, f, rc[k]);
+		if (!f)
+			continue;
+		const uint32_t lf = logexp[f];
+		uint8_t *row = m + (size_t)r * S;
+
+		for (int k = 4 * ((c >> 2) + lane); k < S; k += 128) {
+			const uint32_t x = nc_ld32(rc + k);
+			uint32_t y = 0;
+
+			for (int q = 0; q < 4; q++) {
+				const uint32_t b = (x >> (8 * q)) & 0xff;
+
+				if (b)
+					y |= (uint32_t)logexp[256 + lf + logexp[b]] << (8 * q);
+			}
+			nc_st32(row + k, nc_ld32(row + k) ^ y);
+		}
 	}
 }
 
 /** Shared memory of the inversion kernel for n: [M | I], factors, log/exp. */
 GFEC_BMMA_HD size_t nc_gj_smem(int n)
 {
-	return (size_t)2 * n * n + (size_t)n + 768;
+	return (size_t)n * nc_gj_stride(n) + (size_t)n + 768;
 }
 
 } // namespace gfec
@@ -203,7 +255,7 @@ __global__ void nc_gj_invert(const uint8_t *mats, int n, const uint8_t *logexp_g
 			     size_t seg_words, int tile_rows, int *status)
 {
 	extern __shared__ __align__(16) uint8_t sm[];
-	uint8_t *m = sm, *factor = sm + (size_t)2 * n * n, *logexp = factor + n;
+	uint8_t *m = sm, *factor = sm + (size_t)n * nc_gj_stride(n), *logexp = factor + n;
 	__shared__ int piv;
 	const int tid = threadIdx.x, nt = blockDim.x;
 	const size_t mat = blockIdx.x;
@@ -227,7 +279,7 @@ __global__ void nc_gj_invert(const uint8_t *mats, int n, const uint8_t *logexp_g
 				status[mat] = 1;
 			return;
 		}
-		const uint8_t iv = nc_inv(logexp, m[(size_t)p * 2 * n + c]);
+		const uint8_t iv = nc_inv(logexp, m[(size_t)p * nc_gj_stride(n) + c]);
 
 		for (int r = tid; r < n; r += nt)
 			factor[r] = nc_gj_factor(m, n, c, p, r);
@@ -247,7 +299,8 @@ __global__ void nc_gj_invert(const uint8_t *mats, int n, const uint8_t *logexp_g
 		const int rows = n - r0 < tile_rows ? n - r0 : tile_rows;
 		const int nsub = bmma_nsub(rows);
 		const size_t words = bmma_table_words(rows, n);
-		auto coef = [m, n, r0](int i, int j) { return m[(size_t)(r0 + i) * 2 * n + n + j]; };
+		const int S = nc_gj_stride(n);
+		auto coef = [m, n, r0, S](int i, int j) { return m[(size_t)(r0 + i) * S + n + j]; };
 		uint32_t *t = tables + mat * seg_words + (size_t)(r0 / tile_rows) * tile_words;
 
 		for (size_t w = tid; w < words; w += nt) {
