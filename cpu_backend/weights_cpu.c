@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CPU kernel of weight enumeration: see weights_cpu.h. Rows i are dealt to tasks in blocks,
+ * folded (task s takes blocks s and 2T-1-s of every 2T) so that the triangle of pairs j > i
+ * splits evenly. A task counts into a small histogram hist[gv][a] for the weight group of its
+ * current u and adds it to the shared result when u's group changes: a handful of atomic adds
+ * per group instead of one per pair.
+ */
+#include "weights_cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gfec/gfec_errors.h"
+
+enum { WT_BLOCK = 32 };
+
+struct wt_job {
+	const uint64_t *cw;
+	int words, n, ng, tasks;
+	const int *gw;
+	const size_t *gs;
+	uint64_t *jh;
+	uint64_t *hist; /* tasks x ng x (n+1) */
+};
+
+static void wt_flush(const struct wt_job *jb, uint64_t *hist, int gu)
+{
+	size_t s = (size_t)jb->n + 1;
+	for (int gv = gu; gv < jb->ng; gv++) {
+		uint64_t *h = hist + (size_t)gv * s;
+		for (int a = 0; a <= jb->gw[gu] && a <= jb->gw[gv]; a++) {
+			if (!h[a])
+				continue;
+			size_t at = ((size_t)a * s + (size_t)(jb->gw[gu] - a)) * s + (size_t)(jb->gw[gv] - a);
+			__atomic_fetch_add(&jb->jh[at], h[a], __ATOMIC_RELAXED);
+			h[a] = 0;
+		}
+	}
+}
+
+/* hist[popcount(u AND v)]++ for every v in cw[from, to); W words per codeword (0: any). */
+#define WT_COUNT(W)                                                                              \
+	static void wt_count_##W(const uint64_t *u, const uint64_t *cw, size_t from, size_t to,   \
+				 int words, uint64_t *h)                                           \
+	{                                                                                        \
+		const int nw = (W) ? (W) : words;                                                \
+		for (size_t j = from; j < to; j++) {                                             \
+			const uint64_t *v = cw + j * (size_t)nw;                                 \
+			int a = 0;                                                               \
+			for (int x = 0; x < nw; x++)                                             \
+				a += __builtin_popcountll(u[x] & v[x]);                          \
+			h[a]++;                                                                  \
+		}                                                                                \
+	}
+WT_COUNT(1)
+WT_COUNT(2)
+WT_COUNT(3)
+WT_COUNT(4)
+WT_COUNT(0)
+
+static void wt_task(void *arg, size_t task)
+{
+	const struct wt_job *jb = arg;
+	size_t s = (size_t)jb->n + 1, count = jb->gs[jb->ng];
+	uint64_t *hist = jb->hist + task * (size_t)jb->ng * s;
+	size_t period = 2 * (size_t)jb->tasks;
+	int gu = 0, words = jb->words;
+	for (size_t q = 0; q * WT_BLOCK < count; q++) {
+		size_t f = q % period;
+		if (f != task && f != period - 1 - task)
+			continue;
+		size_t end = (q + 1) * WT_BLOCK < count ? (q + 1) * WT_BLOCK : count;
+		for (size_t i = q * WT_BLOCK; i < end; i++) {
+			if (i >= jb->gs[gu + 1]) {
+				wt_flush(jb, hist, gu);
+				while (i >= jb->gs[gu + 1])
+					gu++;
+			}
+			const uint64_t *u = jb->cw + i * (size_t)words;
+			for (int gv = gu; gv < jb->ng; gv++) {
+				size_t from = jb->gs[gv] > i + 1 ? jb->gs[gv] : i + 1;
+				size_t to = jb->gs[gv + 1];
+				uint64_t *h = hist + (size_t)gv * s;
+				if (from >= to)
+					continue;
+				switch (words) {
+				case 1: wt_count_1(u, jb->cw, from, to, words, h); break;
+				case 2: wt_count_2(u, jb->cw, from, to, words, h); break;
+				case 3: wt_count_3(u, jb->cw, from, to, words, h); break;
+				case 4: wt_count_4(u, jb->cw, from, to, words, h); break;
+				default: wt_count_0(u, jb->cw, from, to, words, h); break;
+				}
+			}
+		}
+	}
+	wt_flush(jb, hist, gu);
+}
+
+int gfec_cpu_weights_pairs(struct gfec_cpu_pool *pool, const uint64_t *cw, int words, int n,
+			   const int *gw, const size_t *gs, int ng, uint64_t *jh)
+{
+	int tasks = gfec_cpu_pool_threads(pool);
+	struct wt_job jb = {.cw = cw, .words = words, .n = n, .ng = ng, .tasks = tasks,
+			    .gw = gw, .gs = gs, .jh = jh};
+	jb.hist = calloc((size_t)tasks * (size_t)ng * ((size_t)n + 1), sizeof(uint64_t));
+	if (!jb.hist)
+		return GFEC_E_NOMEM;
+	gfec_cpu_pool_run(pool, (size_t)tasks, wt_task, &jb);
+	free(jb.hist);
+	return 0;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gfec_weights.h: checks and packs the generator, finds its rank and whether the all-ones word
+ * is in the code (gfmatrix/weights.c), lists the codewords of C (or of a complement C') sorted
+ * by weight, counts every pair once on the CPU kernel (cpu_backend/weights.c), then unfolds the
+ * symmetry and the all-ones reduction into J.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gfec/gfec_weights.h"
+#include "threadpool.h"
+#include "weights.h"
+#include "weights_cpu.h"
+
+/* Packs and checks @p gen; *out: rows x words, calloc'ed. */
+static int wt_pack(const uint8_t *gen, int rows, int n, uint64_t **out)
+{
+	if (!gen || rows < 1 || n < 1 || n > GFEC_WEIGHTS_MAX_N)
+		return GFEC_E_INVAL;
+	int words = gfec_wt_words(n);
+	uint64_t *m = calloc((size_t)rows * words, sizeof(uint64_t));
+	if (!m)
+		return GFEC_E_NOMEM;
+	for (int r = 0; r < rows; r++)
+		for (int j = 0; j < n; j++) {
+			uint8_t b = gen[(size_t)r * n + j];
+			if (b > 1) {
+				free(m);
+				return GFEC_E_INVAL;
+			}
+			m[(size_t)r * words + j / 64] |= (uint64_t)b << (j % 64);
+		}
+	*out = m;
+	return 0;
+}
+
+int gfec_weights_rank(const uint8_t *gen, int rows, int n)
+{
+	uint64_t *m;
+	int rc = wt_pack(gen, rows, n, &m);
+	if (rc)
+		return rc;
+	rc = gfec_wt_rref(m, rows, gfec_wt_words(n));
+	free(m);
+	return rc;
+}
+
+void gfec_weights_free(struct gfec_weights *w)
+{
+	if (!w)
+		return;
+	free(w->A);
+	free(w->J);
+	memset(w, 0, sizeof(*w));
+}
+
+/* J' and A' of the code spanned by the k rows of @p m (jp zeroed on entry). */
+static int wt_count(struct gfec_cpu_pool *pool, const uint64_t *m, int k, int n, uint64_t *ap,
+		    uint64_t *jp)
+{
+	int words = gfec_wt_words(n), ng = 0;
+	size_t count = (size_t)1 << k;
+	uint64_t *cw = malloc(count * (size_t)words * sizeof(uint64_t));
+	int *gw = malloc(((size_t)words * 64 + 2) * sizeof(int));
+	size_t *gs = malloc(((size_t)words * 64 + 2) * sizeof(size_t));
+	int rc = GFEC_E_NOMEM;
+	if (cw && gw && gs)
+		rc = gfec_wt_codewords(m, k, words, cw, gw, gs, &ng);
+	if (!rc) {
+		for (int g = 0; g < ng; g++)
+			ap[gw[g]] = gs[g + 1] - gs[g];
+		rc = gfec_cpu_weights_pairs(pool, cw, words, n, gw, gs, ng, jp);
+	}
+	if (!rc)
+		gfec_wt_symmetrize(jp, ap, n);
+	free(cw);
+	free(gw);
+	free(gs);
+	return rc;
+}
+
+int gfec_weights_enumerate(const uint8_t *gen, int rows, int n,
+			   enum gfec_weights_backend backend, int threads, unsigned flags,
+			   struct gfec_weights *out)
+{
+	if (!out || threads < 0 || (flags & ~(unsigned)GFEC_WEIGHTS_NO_ONES))
+		return GFEC_E_INVAL;
+	if (backend != GFEC_WEIGHTS_AUTO && backend != GFEC_WEIGHTS_CPU &&
+	    backend != GFEC_WEIGHTS_GPU)
+		return GFEC_E_INVAL;
+	uint64_t *m;
+	int rc = wt_pack(gen, rows, n, &m);
+	if (rc)
+		return rc;
+	int k = gfec_wt_rref(m, rows, gfec_wt_words(n));
+	if (k > GFEC_WEIGHTS_MAX_K) {
+		free(m);
+		return GFEC_E_NOTSUP;
+	}
+	if (backend == GFEC_WEIGHTS_GPU) {
+		free(m);
+		return GFEC_E_NOBACKEND;
+	}
+	int ones = !(flags & GFEC_WEIGHTS_NO_ONES) && gfec_wt_ones_last(m, k, n);
+	size_t s = (size_t)n + 1;
+	uint64_t *a = calloc(s, sizeof(uint64_t)), *j = calloc(s * s * s, sizeof(uint64_t));
+	uint64_t *ap = ones ? calloc(s, sizeof(uint64_t)) : a;
+	uint64_t *jp = ones ? calloc(s * s * s, sizeof(uint64_t)) : j;
+	struct gfec_cpu_pool *pool = NULL;
+	if (!a || !j || !ap || !jp)
+		rc = GFEC_E_NOMEM;
+	if (!rc) {
+		if (threads == 0) {
+			long c = sysconf(_SC_NPROCESSORS_ONLN);
+			threads = c > 0 && c < 1024 ? (int)c : 1;
+		}
+		rc = gfec_cpu_pool_create(threads, &pool);
+	}
+	if (!rc)
+		rc = wt_count(pool, m, ones ? k - 1 : k, n, ap, jp);
+	if (!rc && ones) {
+		gfec_wt_unfold_ones(jp, n, j);
+		for (size_t w = 0; w < s; w++)
+			a[w] = ap[w] + ap[s - 1 - w];
+	}
+	gfec_cpu_pool_destroy(pool);
+	if (ones) {
+		free(ap);
+		free(jp);
+	}
+	free(m);
+	if (rc) {
+		free(a);
+		free(j);
+		return rc;
+	}
+	*out = (struct gfec_weights){.n = n, .k = k, .has_ones = ones, .A = a, .J = j};
+	return 0;
+}
+
+int gfec_weights_bch(int n, int k, uint8_t *gen, int *delta)
+{
+	if (!delta)
+		return GFEC_E_INVAL;
+	int d, rc = gfec_wt_bch(n, k, NULL, &d);
+	if (rc || !gen) {
+		if (!rc)
+			*delta = d;
+		return rc;
+	}
+	int words = gfec_wt_words(n);
+	uint64_t *m = malloc((size_t)k * words * sizeof(uint64_t));
+	if (!m)
+		return GFEC_E_NOMEM;
+	gfec_wt_bch(n, k, m, &d);
+	for (int r = 0; r < k; r++)
+		for (int j = 0; j < n; j++)
+			gen[(size_t)r * n + j] = (uint8_t)(m[(size_t)r * words + j / 64] >> (j % 64) & 1);
+	free(m);
+	*delta = d;
+	return 0;
+}
+
+int gfec_weights_subcode(uint8_t *gen, int rows, int n, int t)
+{
+	uint64_t *m;
+	int rc = wt_pack(gen, rows, n, &m);
+	if (rc)
+		return rc;
+	int words = gfec_wt_words(n);
+	int k = gfec_wt_rref(m, rows, words);
+	if (t < 1 || t > k) {
+		free(m);
+		return GFEC_E_INVAL;
+	}
+	if (gfec_wt_ones_last(m, k, n)) /* row k-1 is now all-ones: it becomes row t-1 */
+		memcpy(m + (size_t)(t - 1) * words, m + (size_t)(k - 1) * words,
+		       (size_t)words * sizeof(uint64_t));
+	for (int r = 0; r < t; r++)
+		for (int j = 0; j < n; j++)
+			gen[(size_t)r * n + j] = (uint8_t)(m[(size_t)r * words + j / 64] >> (j % 64) & 1);
+	free(m);
+	return 0;
+}
