@@ -11,7 +11,8 @@
  *     (2 x 8 bits x 256 x ceil(n / 32) for each output byte).
  * Rows: seeded encode (n in {128, 256, 512}, B from 128 B to 32 KiB, 1024 coded blocks per
  * segment, enough segments for >= 64 MiB of output) and batch decode (n = 128, B = 4 KiB, 30, 60,
- * 1024 and 4096 segments, the inversion included: the whole call). Every row's output is checked
+ * 1024 and 4096 segments, the inversion included: the whole call, with the coefficients uploaded
+ * from host memory ("decode") or already in GPU memory ("decode_dc")). Every row's output is checked
  * (encode: sampled blocks against the CPU; decode: the whole result against the source).
  * Exit: 0, 1 a check failed, 2 usage or an unwritable --json, 3 no GPU or a CUDA error.
  */
@@ -195,8 +196,8 @@ static void bench_encode(void *ctx, uint32_t n, size_t B, double bmma_ops, doubl
 	cudaFree(d_out);
 }
 
-static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, double bmma_ops, double copy,
-			 int sms)
+static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int dev_coefs, double bmma_ops,
+			 double copy, int sms)
 {
 	const size_t seg_bytes = (size_t)n * B;
 	std::vector<uint8_t> h(seg_bytes * nseg), coefs((size_t)nseg * n * n), got(h.size());
@@ -226,10 +227,12 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, double bmma_
 	}
 	std::vector<int> status(nseg);
 	int ret = 0;
+	uint8_t *d_coefs = dev_coefs ? to_dev(coefs) : nullptr;
 	const double ms = best_ms([&] {
-		ret |= gfec_gpu_nc_decode_batch(ctx, n, B, nseg, coefs.data(), in.data(), out.data(),
-						status.data());
+		ret |= gfec_gpu_nc_decode_batch(ctx, n, B, nseg, dev_coefs ? d_coefs : coefs.data(),
+						in.data(), out.data(), status.data());
 	});
+	cudaFree(d_coefs);
 	CK(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
 	// A random matrix is singular with probability about 1/255: those segments are reported
 	// (GFEC_E_TOOFEW) and left out; every other one must be the source, byte for byte.
@@ -249,7 +252,7 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, double bmma_
 	const double xms = xor_ms(d_in, d_dst, (int)n, (int)n, nseg, B, sms);
 	const double bytes = (double)(nseg - nsing) * seg_bytes; // decoded data only
 
-	row_json("decode", n, B, nseg, n, ms, bytes / ms / 1e6, bytes / xms / 1e6,
+	row_json(dev_coefs ? "decode_dc" : "decode", n, B, nseg, n, ms, bytes / ms / 1e6, bytes / xms / 1e6,
 		 bmma_ops / (2.0 * 8 * 256 * ((n + 31) / 32)) / 1e9, copy);
 	cudaFree((void *)d_in);
 	cudaFree((void *)d_dst);
@@ -328,8 +331,9 @@ int main(int argc, char **argv)
 			if (!quick || B == 4096)
 				bench_encode(ctx, n, B, bmma, copy, prop.multiProcessorCount, target);
 	for (int nseg : { 30, 60, 1024, 4096 })
-		if (!quick || nseg <= 1024)
-			bench_decode(ctx, 128, 4096, nseg, bmma, copy, prop.multiProcessorCount);
+		for (int dc = 0; dc < 2; dc++)
+			if (!quick || nseg <= 1024)
+				bench_decode(ctx, 128, 4096, nseg, dc, bmma, copy, prop.multiProcessorCount);
 	gfec_gpu_backend()->fini(ctx);
 	if (g_rows) {
 		json_t *doc = json_pack("{s:s,s:o}", "device", prop.name, "rows", g_rows);

@@ -245,14 +245,21 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 	cudaStream_t st = v.stream;
 	Scratch sc{ st, {} };
 
-	if (sc.alloc(&d_mats, mbytes * nseg) != cudaSuccess ||
-	    sc.alloc(&d_tables, seg_words * 4 * nseg) != cudaSuccess ||
+	const uint8_t *mats = coefs; // device memory is read in place, host memory uploaded
+
+	if (!ctx_is_device(coefs)) {
+		if (sc.alloc(&d_mats, mbytes * nseg) != cudaSuccess ||
+		    cudaMemcpyAsync(d_mats, coefs, mbytes * nseg, cudaMemcpyHostToDevice, st) !=
+			    cudaSuccess)
+			return fail(st);
+		mats = d_mats;
+	}
+	if (sc.alloc(&d_tables, seg_words * 4 * nseg) != cudaSuccess ||
 	    sc.alloc(&d_status, sizeof(int) * nseg) != cudaSuccess ||
-	    cudaMemcpyAsync(d_mats, coefs, mbytes * nseg, cudaMemcpyHostToDevice, st) != cudaSuccess ||
 	    cudaFuncSetAttribute(nc_gj_invert, cudaFuncAttributeMaxDynamicSharedMemorySize,
 				 (int)gsmem) != cudaSuccess)
 		return fail(st);
-	nc_gj_invert<<<nseg, kInvertThreads, gsmem, st>>>(d_mats, (int)n, v.logexp, d_tables,
+	nc_gj_invert<<<nseg, kInvertThreads, gsmem, st>>>(mats, (int)n, v.logexp, d_tables,
 							    seg_words, R, d_status);
 	if (cudaGetLastError() != cudaSuccess ||
 	    cudaMemcpyAsync(sing.data(), d_status, sizeof(int) * nseg, cudaMemcpyDeviceToHost, st) !=

@@ -40,7 +40,8 @@ int gfec_gpu_nc_max_decode_n(void *ctx);
 
 /**
  * Batch decode of @p nseg segments: segment s received the n blocks in[s * n + r] (B bytes each,
- * device memory) with coefficient rows coefs + (s * n + r) * n (host memory). When those rows are
+ * device memory) with coefficient rows coefs + (s * n + r) * n (host or device memory: device
+ * memory saves the upload, e.g. when the blocks' headers arrived on the GPU). When those rows are
  * independent, out[s * n + j] (B bytes) receives source block j and status[s] = 0; otherwise
  * status[s] = GFEC_E_TOOFEW and that segment's outputs are not touched.
  * @returns 0 when every segment decoded, GFEC_E_TOOFEW when some did not (see status);

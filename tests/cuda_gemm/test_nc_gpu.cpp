@@ -6,7 +6,8 @@
  *    byte for byte, for n in {1, 2, 16, 128, 255, 256, 1024}, B from 1 byte to 1 MiB, odd sizes,
  *    segments and outputs at odd addresses (outputs spaced as in the block format), several
  *    segments per call, row counts across the kernel's row tiles, both coefficient ranges;
- *  - batch decode of 1 to 10,000 segments (each with its own seeds, some with source blocks
+ *  - batch decode of 1 to 10,000 segments (coefficients in host or device memory; each segment
+ *    with its own seeds, some with source blocks
  *    among the coded ones, in any order) gives back every segment; singular segments (a repeated
  *    block, and the random matrices the CPU's gfec_matrix_invert finds singular) are flagged
  *    GFEC_E_TOOFEW and their outputs left untouched;
@@ -122,7 +123,7 @@ static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nse
 // nseg segments of n blocks of B bytes; segment s gets its own seeds (encoded on the GPU, which
 // test_encode checked against the CPU); s % 5 == 1 also takes source blocks among the coded
 // ones (unit rows, reversed), s % 97 == 3 repeats a block (singular).
-static void test_decode(void *ctx, uint32_t n, size_t B, int nseg)
+static void test_decode(void *ctx, uint32_t n, size_t B, int nseg, int dev_coefs)
 {
 	const size_t seg_bytes = (size_t)n * B;
 	std::vector<uint8_t> h((size_t)nseg * seg_bytes), got(h.size());
@@ -165,8 +166,14 @@ static void test_decode(void *ctx, uint32_t n, size_t B, int nseg)
 			in[(size_t)s * n + n - 1] = in[(size_t)s * n];
 		}
 	}
-	const int ret = gfec_gpu_nc_decode_batch(ctx, n, B, nseg, coefs.data(), in.data(), out.data(),
-						 status.data());
+	uint8_t *d_coefs = nullptr;
+	if (dev_coefs) {
+		CUDA(cudaMalloc((void **)&d_coefs, coefs.size()));
+		CUDA(cudaMemcpy(d_coefs, coefs.data(), coefs.size(), cudaMemcpyHostToDevice));
+	}
+	const int ret = gfec_gpu_nc_decode_batch(ctx, n, B, nseg, dev_coefs ? d_coefs : coefs.data(),
+						 in.data(), out.data(), status.data());
+	cudaFree(d_coefs);
 	int nsing = 0;
 
 	CUDA(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
@@ -263,13 +270,13 @@ int main(void)
 	test_encode(ctx, 16, ((size_t)1 << 20) - 3, 3, 1, 1);
 	test_encode(ctx, 1024, 4096, 300, 1, 0);
 
-	test_decode(ctx, 1, 100, 7);
-	test_decode(ctx, 2, 33, 30);
-	test_decode(ctx, 16, 64, 10000);
-	test_decode(ctx, 128, 4096, 1024);
-	test_decode(ctx, 128, 4099, 60);
-	test_decode(ctx, 255, 1000, 100);
-	test_decode(ctx, 256, 4096, 20);
+	test_decode(ctx, 1, 100, 7, 0);
+	test_decode(ctx, 2, 33, 30, 1);
+	test_decode(ctx, 16, 64, 10000, 0);
+	test_decode(ctx, 128, 4096, 1024, 0);
+	test_decode(ctx, 128, 4099, 60, 1);
+	test_decode(ctx, 255, 1000, 100, 0);
+	test_decode(ctx, 256, 4096, 20, 0);
 	test_refusals(ctx);
 	gfec_gpu_backend()->fini(ctx);
 	if (failures) {
