@@ -4,8 +4,9 @@
  * Profile strings ("k=10 m=4 technique=cauchy"): gfec_profile_parse(), then gfec_codec_create()
  * on what parsed. Invariants: a profile that parses has 2 <= k, 1 <= m <= k, k+m <= 256 and
  * every knob within its registry range; written back as key=value text it parses to the same
- * profile; a codec built from it reports the same k and m, and its own profile string
- * (gfec_codec_profile) parses to the same code and builds a codec again.
+ * profile; a codec built from it (reed_sol_van: where proving it MDS is cheap) reports the same
+ * k and m, and its own profile string (gfec_codec_profile) parses to the same code and builds a
+ * codec again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,24 @@ static void check_same(const struct gfec_profile *a, const struct gfec_profile *
 	FUZZ_CHECK(a->gpu_streams == b->gpu_streams && a->gpu_segment == b->gpu_segment);
 	FUZZ_CHECK(a->gpu_fault == b->gpu_fault);
 	knobs_check_same(&a->set, &b->set);
+}
+
+/*
+ * Whether building (k,m) with reed_sol_van is cheap. Its MDS proof inverts every square
+ * submatrix of G, sum over s of C(m,s) C(k,s) s^3 steps (codec.c stops at 10^8): shapes like
+ * (246,3), a third of a second in a release build, take over libFuzzer's 10 s timeout with its
+ * instrumentation. Those are left to tests/plugin; the target builds shapes under 10^6 steps.
+ */
+static int mds_proof_cheap(int k, int m)
+{
+	double ck = 1, cm = 1, steps = 0;
+
+	for (int s = 1; s <= m && s <= k; s++) {
+		ck = ck * (k - s + 1) / s;
+		cm = cm * (m - s + 1) / s;
+		steps += ck * cm * s * s * s;
+	}
+	return steps <= 1e6;
 }
 
 /*
@@ -123,7 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "written back as '%s', refused: %s\n", again, err);
 		FUZZ_CHECK(ret == 0);
 		check_same(p, q);
-		check_codec(text, p);
+		if (p->technique != GFEC_TECH_REED_SOL_VAN || mds_proof_cheap(p->k, p->m))
+			check_codec(text, p);
 	}
 	free(q);
 	free(p);
