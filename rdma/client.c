@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/uio.h>
 
+#include "gfec/gfec_limits.h"
 #include "internal.h"
 
 struct gfec_rdma_client {
@@ -41,7 +42,8 @@ int gfec_rdma_client_connect(const char *transport, const char *addr, int k, int
 	int ret;
 
 	*out = NULL;
-	if (k < 2 || m < 1 || m > k || k + m > 256 || !chunk_len || chunk_len > UINT32_MAX)
+	if (k < 2 || m < 1 || m > k || k + m > GFEC_MAX_CHUNKS || !chunk_len ||
+	    chunk_len > UINT32_MAX)
 		return GFEC_E_INVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -79,7 +81,7 @@ fail:
 
 int gfec_rdma_client_send(gfec_rdma_client *c, uint64_t id, const uint8_t *const *data)
 {
-	struct iovec iov[1 + 256];
+	struct iovec iov[1 + GFEC_MAX_CHUNKS];
 	uint8_t raw[GFEC_RDMA_HDR_LEN];
 	struct gfec_rdma_hdr h;
 
@@ -101,7 +103,7 @@ int gfec_rdma_client_send(gfec_rdma_client *c, uint64_t id, const uint8_t *const
 
 int gfec_rdma_client_recv(gfec_rdma_client *c, uint64_t *id, uint8_t *const *parity, int *status)
 {
-	struct iovec iov[256];
+	struct iovec iov[GFEC_MAX_CHUNKS];
 	struct gfec_rdma_hdr h;
 	int ret = recv_hdr(c, (uint64_t)c->m * c->len, &h);
 

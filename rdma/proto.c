@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "gfec/gfec_limits.h"
 #include "gfec_rdma.h"
 #include "proto.h"
 
@@ -85,7 +86,7 @@ int gfec_rdma_hdr_unpack(const uint8_t in[GFEC_RDMA_HDR_LEN], uint64_t max_paylo
 		return GFEC_RDMA_E_LENGTH;
 	if (h->type == GFEC_RDMA_ERROR)
 		return h->payload_len ? GFEC_RDMA_E_LENGTH : 0;
-	if (h->k < 2 || h->m < 1 || h->m > h->k || h->k + h->m > 256)
+	if (h->k < 2 || h->m < 1 || h->m > h->k || h->k + h->m > GFEC_MAX_CHUNKS)
 		return GFEC_RDMA_E_CODE;
 	if (h->chunk_len == 0)
 		return GFEC_RDMA_E_LENGTH;

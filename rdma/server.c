@@ -16,6 +16,7 @@
 
 #include "core.h"
 #include "gfec/gfec_config.h"
+#include "gfec/gfec_limits.h"
 
 const char *gfec_rdma_strerror(int code)
 {
@@ -211,7 +212,7 @@ static int parse_codes(gfec_rdma_server *srv, const char *codes, char *err, size
 		if (srv->ncodes == RDMA_MAX_CODES)
 			return fail(err, errlen, GFEC_E_INVAL, "codes: at most %d (k,m) pairs",
 				    RDMA_MAX_CODES);
-		if (k < 2 || k > 255 || m < 1 || m > k || k + m > 256)
+		if (k < 2 || k >= GFEC_MAX_CHUNKS || m < 1 || m > k || k + m > GFEC_MAX_CHUNKS)
 			return fail(err, errlen, GFEC_E_INVAL, "codes: (%lld,%lld) out of range", k,
 				    m);
 		srv->codes[srv->ncodes].k = (int)k;

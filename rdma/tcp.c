@@ -22,6 +22,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "gfec/gfec_limits.h"
 #include "internal.h"
 
 #define RX_BUF (32u << 10)
@@ -689,7 +690,7 @@ static int tcp_connect(const char *host, const char *port, void **out)
 /* Sends or receives all of iov, resuming after partial transfers. */
 static int tcp_xfer(int fd, const struct iovec *iov_in, int iovcnt, int sending)
 {
-	struct iovec iov[1 + 256 + 1];
+	struct iovec iov[1 + GFEC_MAX_CHUNKS + 1];
 	struct msghdr msg = {.msg_iov = iov};
 	int first = 0;
 
