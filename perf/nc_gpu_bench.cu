@@ -272,7 +272,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--json FILE]\n"
+			fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
+				"usage: %s [--quick] [--json FILE]\n"
 					"  network coding on the GPU: seeded encode and batch decode "
 					"against the device copy, XOR-stream and BMMA ceilings\n"
 					"  exit: 0, 1 a check failed, 2 usage, 3 no GPU or a CUDA error\n",

@@ -209,7 +209,8 @@ extern "C" int gfec_gpu_nc_max_decode_n(void *ctx)
 	const CtxView v = ctx_view(ctx);
 	int n = 1, rows;
 
-	while (nc_gj_smem(n + 1) <= v.prop->sharedMemPerBlockOptin && pick_tile(*v.prop, n + 1, &rows))
+	while (nc_gj_smem(n + 1) + kNcGjStaticSmem <= v.prop->sharedMemPerBlockOptin &&
+	       pick_tile(*v.prop, n + 1, &rows))
 		n++;
 	return pick_tile(*v.prop, 1, &rows) ? n : 0;
 }
@@ -228,7 +229,7 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 
 	if (v.fault)
 		return GFEC_E_DEVICE;
-	if (!k || gsmem > v.prop->sharedMemPerBlockOptin || !ctx_is_device(in[0]) ||
+	if (!k || gsmem + kNcGjStaticSmem > v.prop->sharedMemPerBlockOptin || !ctx_is_device(in[0]) ||
 	    !ctx_is_device(out[0]))
 		return GFEC_E_NOTSUP;
 	if (cudaSetDevice(v.dev) != cudaSuccess)

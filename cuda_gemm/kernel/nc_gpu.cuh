@@ -219,11 +219,14 @@ GFEC_BMMA_HD void nc_gj_eliminate(uint8_t *m, const uint8_t *logexp, const uint8
 	}
 }
 
-/** Shared memory of the inversion kernel for n: [M | I], factors, log/exp. */
+/** Dynamic shared memory of the inversion kernel for n: [M | I], factors, log/exp. */
 GFEC_BMMA_HD size_t nc_gj_smem(int n)
 {
 	return (size_t)n * nc_gj_stride(n) + (size_t)n + 768;
 }
+
+/** Its static shared memory (the pivot), rounded up: the per-block limit counts both. */
+constexpr size_t kNcGjStaticSmem = 16;
 
 } // namespace gfec
 
