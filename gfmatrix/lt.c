@@ -254,7 +254,8 @@ struct gfec_lt_decoder {
 	uint64_t *vec;	      /* n * W: each source as a combination of the inactivated ones */
 	uint64_t *rows;	      /* k * W: the pivot rows, indexed by their lowest column */
 	uint8_t *haspiv;      /* k */
-	size_t vec_cap, rows_cap, k_cap;
+	uint8_t *rhs;	      /* k * B: the pivot rows' right-hand sides */
+	size_t vec_cap, rows_cap, k_cap, rhs_cap;
 	const uint8_t **src;  /* n: XOR operands */
 };
 
@@ -309,6 +310,7 @@ void gfec_lt_decoder_free(struct gfec_lt_decoder *dec)
 	free(dec->vec);
 	free(dec->rows);
 	free(dec->haspiv);
+	free(dec->rhs);
 	free(dec->src);
 	free(dec);
 }
@@ -471,7 +473,7 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		/* stalled: the block with the fewest unknowns left (>= 2) gives up all of them but
 		 * one to inactivation, and peeling resumes from it */
 		{
-			uint32_t best = UINT32_MAX, bc = 0, first = 1;
+			uint32_t best = UINT32_MAX, bc = 0, keep = UINT32_MAX, kdeg = UINT32_MAX;
 
 			for (uint32_t i = 0; i < m; i++) {
 				uint32_t c = (scan + i) % m, v = dec->cnt[c];
@@ -486,15 +488,20 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 			if (best == UINT32_MAX)
 				return 0; /* some source is in no block with an unknown left */
 			scan = bc;
+			/* it keeps the unknown in the fewest blocks; those in more free more blocks */
+			for (uint32_t e = off[bc]; e < off[bc + 1]; e++) {
+				uint32_t s = nb[e], deg = dec->soff[s + 1] - dec->soff[s];
+
+				if (dec->state[s] == 0 && deg < kdeg) {
+					kdeg = deg;
+					keep = s;
+				}
+			}
 			for (uint32_t e = off[bc]; e < off[bc + 1]; e++) {
 				uint32_t s = nb[e];
 
-				if (dec->state[s] != 0)
+				if (dec->state[s] != 0 || s == keep)
 					continue;
-				if (first) {
-					first = 0;
-					continue;
-				}
 				dec->state[s] = 2;
 				dec->solver[s] = k;
 				dec->inact[k++] = s;
@@ -616,9 +623,9 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 	if (k == 0)
 		return 0;
 	/* 2: the pivot blocks' right-hand sides, eliminated as in structure() */
-	rhs = malloc((size_t)k * B);
-	if (!rhs)
+	if (grow((void **)&dec->rhs, &dec->rhs_cap, (size_t)k * B, 1))
 		return GFEC_E_NOMEM;
+	rhs = dec->rhs;
 	memset(dec->haspiv, 0, k);
 	{
 		uint64_t *row = malloc(W * sizeof(uint64_t));
@@ -627,7 +634,6 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 		if (!row || !tmp) {
 			free(row);
 			free(tmp);
-			free(rhs);
 			return GFEC_E_NOMEM;
 		}
 		for (uint32_t i = 0; i < dec->npivots; i++) {
@@ -687,7 +693,6 @@ next:;
 		memcpy(dst, rhs + (size_t)j * B, B);
 		xor_acc(dst, dec->src, ns, B);
 	}
-	free(rhs);
 	/* 4: every solved source gets its inactivated part, by whichever sum is shorter: its
 	 * combination of inactivated values, or its solver block redone with final values */
 	for (uint32_t o = 0; o < dec->norder; o++) {

@@ -346,29 +346,34 @@ static void overhead(uint32_t n, int segs, double paper)
 	struct gfec_lt_decoder *dec;
 	double sum = 0.0, sum_peel = 0.0, worst = 0.0;
 	uint32_t kmax = 0, max_m;
+	int npeel = 0;
 
 	assert_int_equal(gfec_lt_dist_create(n, GFEC_LT_DEFAULT_C, GFEC_LT_DEFAULT_DELTA, &d), 0);
 	assert_int_equal(gfec_lt_decoder_create(d, 1, &dec), 0);
 	max_m = (uint32_t)(n * log(1e4 * n * segs) / d->mean) + 30;
 	for (int s = 0; s < segs; s++) {
 		uint32_t base = (uint32_t)test_rand() & 0x7FFFFFFFu;
-		uint32_t m = needed(dec, base, n, 0), mp = needed(dec, base, n, GFEC_LT_PEEL_ONLY);
+		uint32_t m = needed(dec, base, n, 0), mp;
 		double o = (double)(m - n) / n;
 
 		assert_true(gfec_lt_decoder_check(dec, m, 0) == 1);
 		kmax = gfec_lt_decoder_inactivated(dec) > kmax ? gfec_lt_decoder_inactivated(dec)
 								: kmax;
-		assert_true(mp >= m);
 		sum += o;
-		sum_peel += (double)(mp - n) / n;
+		if (s % 4 == 0) { /* peeling alone on a quarter of the segments (CI time) */
+			mp = needed(dec, base, n, GFEC_LT_PEEL_ONLY);
+			assert_true(mp >= m);
+			sum_peel += (double)(mp - n) / n;
+			npeel++;
+		}
 		worst = o > worst ? o : worst;
 		assert_true(m <= max_m);
 	}
 	fprintf(stderr, "# n=%u segments %d: overhead mean %.4f max %.4f (peeling alone %.4f, "
-		"thesis %.2f); most inactivated %u\n", n, segs, sum / segs, worst, sum_peel / segs,
+		"thesis %.2f); most inactivated %u\n", n, segs, sum / segs, worst, sum_peel / npeel,
 		paper, kmax);
 	assert_true(sum / segs <= 0.02 + 10.0 / n);
-	assert_true(sum_peel / segs >= 0.3 * paper && sum_peel / segs <= 2.0 * paper);
+	assert_true(sum_peel / npeel >= 0.3 * paper && sum_peel / npeel <= 2.0 * paper);
 	gfec_lt_decoder_free(dec);
 	gfec_lt_dist_free(d);
 }
