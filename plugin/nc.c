@@ -460,12 +460,12 @@ static void axpy(uint8_t *dst, const uint8_t *src, uint8_t c, uint32_t n)
 }
 
 /*
- * Stages A-D on e->row (set by the caller): reduces it against every slot, leaving the factors
- * in e->f (slot s was added f[s] times, f already scaled by 1/pivot value) and, with m, the new
+ * Stages A-D on e->row (set by the caller; with @p reduced, stage A is already done and e->f
+ * holds its factors): reduces it against every slot, leaving the factors in e->f (slot s was added f[s] times, f already scaled by 1/pivot value) and, with m, the new
  * transform row in e->mrow. Returns the new pivot column, or -1 when the row is dependent (the
  * state is untouched either way).
  */
-static int elim_reduce(struct elim *e)
+static int elim_reduce(struct elim *e, int reduced)
 {
 	const uint32_t n = e->n, k = e->rank;
 	int q = -1;
@@ -475,7 +475,7 @@ static int elim_reduce(struct elim *e)
 		memset(e->mrow, 0, n);
 		e->mrow[k] = 1;
 	}
-	for (uint32_t s = 0; s < k; s++) {
+	for (uint32_t s = 0; s < k && !reduced; s++) {
 		/* row[pivot[s]] is still the original value: no other slot touches that column */
 		uint8_t f = e->row[e->pivot[s]];
 
@@ -503,12 +503,15 @@ static int elim_reduce(struct elim *e)
 	return q;
 }
 
-/* Stage E on the coefficients and commit: the reduced row becomes slot rank, pivot @p q. */
-static void elim_commit(struct elim *e, int q)
+/*
+ * Stage E on the coefficients (unless the caller did it: @p done) and commit: the reduced row
+ * becomes slot rank, pivot @p q.
+ */
+static void elim_commit(struct elim *e, int q, int done)
 {
 	const uint32_t n = e->n, k = e->rank;
 
-	for (uint32_t s = 0; s < k; s++) {
+	for (uint32_t s = 0; s < k && !done; s++) {
 		axpy(e->r + (size_t)s * n, e->row, e->g[s], n);
 		if (e->m)
 			axpy(e->m + (size_t)s * n, e->mrow, e->g[s], k + 1);
@@ -600,15 +603,11 @@ static int take_block(const gfec_nc *nc, uint64_t segment, const uint8_t *block,
 	return 0;
 }
 
-/*
- * A one-column product: dst[i] ^= col[i] * src for i < rows, through the backend's update. Every
- * plan is made before any row changes, so a failure leaves the rows as they were.
- */
-static int update_column(const gfec_nc *nc, const uint8_t *col, int rows, const uint8_t *src,
-			 uint8_t *const *dst)
+/* Plans for the one-column product col (rows x 1), cut at TILE rows; NULL on failure. */
+static void **column_plans(const gfec_nc *nc, const uint8_t *col, int rows)
 {
 	const int nt = (rows + TILE - 1) / TILE;
-	void **plans = calloc((size_t)nt, sizeof(*plans));
+	void **plans = calloc((size_t)nt + 1, sizeof(*plans));
 	int ret = plans ? 0 : GFEC_E_NOMEM;
 
 	for (int t = 0; t < nt && !ret; t++) {
@@ -617,15 +616,72 @@ static int update_column(const gfec_nc *nc, const uint8_t *col, int rows, const 
 
 		ret = nc->ops->plan_create(nc->ctx, &m, &plans[t]);
 	}
-	for (int t = 0; t < nt && !ret; t++) {
+	if (ret && plans) {
+		for (int t = 0; t < nt; t++)
+			if (plans[t])
+				nc->ops->plan_free(nc->ctx, plans[t]);
+		free(plans);
+		plans = NULL;
+	}
+	return plans;
+}
+
+static void column_plans_free(const gfec_nc *nc, void **plans)
+{
+	for (int t = 0; plans && plans[t]; t++)
+		nc->ops->plan_free(nc->ctx, plans[t]);
+	free(plans);
+}
+
+/* dst[i] ^= col[i] * src over len bytes for i < rows, through the backend's update. */
+static int column_apply(const gfec_nc *nc, void **plans, int rows, size_t len, const uint8_t *src,
+			uint8_t *const *dst)
+{
+	int ret = 0;
+
+	for (int t = 0; t * TILE < rows && !ret; t++) {
 		size_t done;
 
-		ret = nc->ops->update(nc->ctx, plans[t], 0, nc->bsize, src, dst + t * TILE, &done);
+		ret = nc->ops->update(nc->ctx, plans[t], 0, len, src, dst + t * TILE, &done);
 	}
-	for (int t = 0; plans && t < nt; t++)
-		if (plans[t])
-			nc->ops->plan_free(nc->ctx, plans[t]);
-	free(plans);
+	return ret;
+}
+
+/*
+ * Stage A on the coefficients of an eager decoder, through the backend: row += sum_s
+ * row[pivot[s]] * R_s, one 1 x (k+1) product over n bytes (the scalar loop of elim_reduce was
+ * most of an eager decode's time at n = 128). Leaves the factors in e->f; on error, row is as
+ * it was.
+ */
+static int reduce_product(const gfec_nc *nc, struct elim *e)
+{
+	const uint32_t n = e->n, k = e->rank;
+	const uint8_t **src = malloc(sizeof(*src) * (k + 1));
+	uint8_t *a = malloc(k + 1);
+	uint8_t *const dst[1] = { e->mrow };
+	struct product p = { 0 };
+	uint32_t nz = 0;
+	int ret = src && a ? 0 : GFEC_E_NOMEM;
+
+	for (uint32_t s = 0; s < k && !ret; s++) {
+		e->f[s] = e->row[e->pivot[s]];
+		if (e->f[s]) {
+			a[nz] = e->f[s];
+			src[nz++] = e->r + (size_t)s * n;
+		}
+	}
+	if (!ret && nz) {
+		a[nz] = 1;
+		src[nz++] = e->row;
+		ret = product_create(nc, a, 1, (int)nz, &p);
+		if (!ret)
+			ret = product_run_all(nc, &p, src, dst, n);
+		if (!ret)
+			memcpy(e->row, e->mrow, n);
+	}
+	product_free(nc, &p);
+	free(src);
+	free(a);
 	return ret;
 }
 
@@ -648,7 +704,14 @@ int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
 		d->st.dependent++;
 		return GFEC_NC_DEPENDENT;
 	}
-	q = elim_reduce(e);
+	/* eager: stage A on the coefficients as a product (state untouched on error) */
+	ret = d->c ? 0 : reduce_product(d->nc, e);
+	if (ret) {
+		d->st.received--;
+		d->st.refused++;
+		return ret;
+	}
+	q = elim_reduce(e, !d->c);
 	if (q < 0) {
 		d->st.dependent++;
 		return GFEC_NC_DEPENDENT;
@@ -671,9 +734,11 @@ int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
 		struct product p = { 0 };
 		uint32_t nz = 0, ng = 0;
 		uint8_t **gdst = malloc(sizeof(*gdst) * (k + 1));
+		uint8_t **grow = malloc(sizeof(*grow) * (k + 1));
 		uint8_t *gcol = malloc(k + 1);
+		void **plans = NULL;
 
-		ret = src && a && gdst && gcol ? 0 : GFEC_E_NOMEM;
+		ret = src && a && gdst && grow && gcol ? 0 : GFEC_E_NOMEM;
 		for (uint32_t s = 0; s < k && !ret; s++) {
 			if (e->f[s]) {
 				a[nz] = e->f[s];
@@ -681,6 +746,7 @@ int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
 			}
 			if (e->g[s]) {
 				gcol[ng] = e->g[s];
+				grow[ng] = e->r + (size_t)s * e->n;
 				gdst[ng++] = d->yrow[s];
 			}
 		}
@@ -692,12 +758,22 @@ int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
 		if (!ret)
 			ret = product_run_all(d->nc, &p, src, dst, B);
 		product_free(d->nc, &p);
-		/* stage E on the payloads: clear column q from every other row */
-		if (!ret && ng)
-			ret = update_column(d->nc, gcol, (int)ng, d->yrow[k], gdst);
+		/*
+		 * stage E: clear column q from every other row, payloads then coefficients, with
+		 * plans made before either changes (the CPU backend's update cannot fail after)
+		 */
+		if (!ret && ng) {
+			plans = column_plans(d->nc, gcol, (int)ng);
+			ret = plans ? column_apply(d->nc, plans, (int)ng, B, d->yrow[k], gdst)
+				    : GFEC_E_NOMEM;
+			if (!ret)
+				ret = column_apply(d->nc, plans, (int)ng, e->n, e->row, grow);
+		}
+		column_plans_free(d->nc, plans);
 		free(src);
 		free(a);
 		free(gdst);
+		free(grow);
 		free(gcol);
 		if (ret) {
 			d->st.received--;
@@ -705,7 +781,7 @@ int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
 			return ret;
 		}
 	}
-	elim_commit(e, q);
+	elim_commit(e, q, !d->c);
 	d->st.innovative++;
 	return e->rank == e->n ? GFEC_NC_COMPLETE : GFEC_NC_INNOVATIVE;
 }
@@ -851,13 +927,13 @@ static void batch_dec_task(void *arg, size_t i)
 				    : GFEC_E_INVAL;
 		if (ret)
 			goto out;
-		q = elim_reduce(&e);
+		q = elim_reduce(&e, 0);
 		if (q < 0) {
 			sg->dependent++;
 			continue;
 		}
 		src[e.rank] = b.payload;
-		elim_commit(&e, q);
+		elim_commit(&e, q, 0);
 	}
 	if (e.rank < n) {
 		ret = GFEC_E_TOOFEW;
