@@ -206,8 +206,6 @@ int gfec_plan_cache_get(struct gfec_plan_cache *pc, struct gfec_engine *e, const
 	struct gfec_cached_plan *d, *victim;
 	int ret;
 
-	if (keylen > GFEC_PLAN_KEY_MAX)
-		return GFEC_E_INVAL;
 	pthread_mutex_lock(&pc->lock);
 	d = find(pc, key, keylen);
 	pthread_mutex_unlock(&pc->lock);
@@ -218,7 +216,7 @@ int gfec_plan_cache_get(struct gfec_plan_cache *pc, struct gfec_engine *e, const
 	}
 	count(&pc->misses, 1);
 
-	d = calloc(1, sizeof(*d));
+	d = calloc(1, sizeof(*d) + keylen);
 	if (!d)
 		return GFEC_E_NOMEM;
 	ret = build(arg, e, &d->plan);

@@ -59,18 +59,20 @@ int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int ro
 
 /* ---- the plan cache -------------------------------------------------------------------------- */
 
-#define GFEC_PLAN_KEY_MAX 64
-
 /** A cached plan: valid between gfec_plan_cache_get() and the matching _put(). */
 struct gfec_cached_plan {
-	uint8_t key[GFEC_PLAN_KEY_MAX];
-	size_t keylen;
 	struct gfec_eplan plan;
 	int refs;	/* the cache's reference + one per user */
 	uint64_t used;	/* LRU clock */
+	size_t keylen;
+	uint8_t key[];	/* keylen bytes */
 };
 
-/** Up to @p cap plans keyed by byte strings of at most GFEC_PLAN_KEY_MAX bytes. */
+/**
+ * Up to @p cap plans keyed by byte strings of any length (the codec's erasure pattern; the ISA-L
+ * drop-in's whole coefficient matrix). Keys are compared with memcmp: put what tells keys apart
+ * (a hash, the shape) first.
+ */
 struct gfec_plan_cache {
 	pthread_mutex_t lock;
 	struct gfec_cached_plan **slot;

@@ -95,7 +95,7 @@ static void update_base(int len, int k, int rows, int vec_i, const unsigned char
 }
 
 /* Through gfec's GFNI kernels: parity = A * data, or (vec_i >= 0) parity ^= A[:,vec_i] * data[0]. */
-static void gfni_run(const struct isal_matrix *m, int len, int vec_i, unsigned char **data,
+static void gfni_run(const struct isal_plan *m, int len, int vec_i, unsigned char **data,
 		     unsigned char **coding)
 {
 	void (*kernel)(size_t, int, int, const uint64_t *, const uint8_t *const *, uint8_t *const *,
@@ -140,13 +140,29 @@ ISAL_API void ec_encode_data_update_base(int len, int k, int rows, int vec_i, un
 		update_base(len, k, rows, vec_i, v, data, dest);
 }
 
+void isal_cpu_run(const struct isal_plan *m, int len, int vec_i, unsigned char **data,
+		  unsigned char **coding)
+{
+	const struct isal_real *real = isal_real();
+
+	if (m->mats)
+		gfni_run(m, len, vec_i, data, coding);
+	else if (m->tbls && vec_i < 0)
+		real->ec_encode_data(len, m->k, m->rows, m->tbls, data, coding);
+	else if (m->tbls)
+		real->ec_encode_data_update(len, m->k, m->rows, vec_i, m->tbls, data[0], coding);
+	else if (vec_i < 0)
+		gfec_cpu_gemm_base((size_t)len, m->k, m->rows, m->coef,
+				   (const uint8_t *const *)data, coding);
+	else
+		gfec_cpu_update_base((size_t)len, m->k, m->rows, vec_i, m->coef, data[0], coding);
+}
+
 ISAL_API void ec_encode_data(int len, int k, int rows, unsigned char *g_tbls, unsigned char **data,
 			     unsigned char **coding)
 {
 	const struct isal_real *real = isal_real();
-	struct isal_matrix *m = NULL;
 	const uint8_t *coef;
-	int gpu;
 
 	if (len <= 0 || rows <= 0 || encode_no_sources(len, k, rows, coding))
 		return;
@@ -158,31 +174,15 @@ ISAL_API void ec_encode_data(int len, int k, int rows, unsigned char *g_tbls, un
 			encode_base(len, k, rows, g_tbls, data, coding);
 		return;
 	}
-	gpu = isal_gpu_wanted(len, k, rows);
-	if (gpu || real || isal_cpu_path() != GFEC_CPU_ISAL)
-		m = isal_matrix_get(k, rows, coef);
-	if (m && gpu && isal_gpu_encode(m, len, data, coding) == 0) {
-		isal_matrix_put(m);
-		return;
-	}
-	if (m && m->mats)
-		gfni_run(m, len, -1, data, coding);
-	else if (m && m->tbls)
-		real->ec_encode_data(len, k, rows, m->tbls, data, coding);
-	else
+	if (isal_run(k, rows, coef, len, -1, data, coding) != 0)
 		encode_base(len, k, rows, g_tbls, data, coding);
-	isal_matrix_put(m);
 }
 
 ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigned char *g_tbls,
 				    unsigned char *data, unsigned char **coding)
 {
 	const struct isal_real *real = isal_real();
-	unsigned char *rest[GFEC_MAX_CHUNKS];
-	struct isal_matrix *m = NULL;
 	const uint8_t *coef;
-	size_t done = 0;
-	int gpu;
 
 	if (len <= 0 || k <= 0 || rows <= 0)
 		return;
@@ -196,29 +196,7 @@ ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigne
 	}
 	if (vec_i < 0 || vec_i >= k)
 		return;
-	gpu = isal_gpu_wanted(len, k, rows);
-	if (gpu || real || isal_cpu_path() != GFEC_CPU_ISAL)
-		m = isal_matrix_get(k, rows, coef);
-	if (m && gpu && isal_gpu_update(m, len, vec_i, data, coding, &done) == 0) {
-		isal_matrix_put(m);
-		return;
-	}
-	/*
-	 * The GPU may have finished a prefix of every parity buffer: do only the rest. It only runs
-	 * matrices of at most GFEC_MAX_CHUNKS rows (isal_gpu_wanted), so rest[] is large enough.
-	 */
-	if (done) {
-		for (int l = 0; l < rows; l++)
-			rest[l] = coding[l] + done;
-		coding = rest;
-		data += done;
-		len -= (int)done;
-	}
-	if (m && m->mats)
-		gfni_run(m, len, vec_i, &data, coding);
-	else if (m && m->tbls)
-		real->ec_encode_data_update(len, k, rows, vec_i, m->tbls, data, coding);
-	else
+	/* A GPU error leaves the rest of the update to the CPU; engine.c never applies it twice. */
+	if (isal_run(k, rows, coef, len, vec_i, &data, coding) != 0)
 		update_base(len, k, rows, vec_i, g_tbls, data, coding);
-	isal_matrix_put(m);
 }

@@ -2,8 +2,11 @@
 /**
  * @file engine.c
  * Where ec_encode_data() gets its engines: the real ISA-L (loaded by absolute path, since our
- * soname shadows it), the GPU backend (started on the first large call), and a cache that maps a
- * coefficient matrix to what each engine derived from it: the real library's tables, a GPU plan.
+ * soname shadows it) and the GPU backend (started on the first large call), driven through
+ * gfec's one dispatch module, plugin/engine.c: its CPU executor here is the drop-in's CPU routes
+ * (gfec's GFNI kernels, the real ISA-L's own tables, gfec's plain C), and engine.c does the
+ * dispatch, the CPU redo after a GPU error (an update resumes where the GPU stopped) and the
+ * cache of prepared matrices, keyed by the coefficients.
  *
  * Knobs, read once on the first call through gfec's registry (registry.c; a bad value keeps
  * the default):
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "gfec/gfec_errors.h"
 #include "isal_abi.h"
 #include "matrix.h"
@@ -59,15 +63,22 @@ static enum gfec_cpu_path cpu_path = GFEC_CPU_ISAL;
 static uint64_t gpu_min = GPU_NEVER;
 static int gpu_fault;
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct isal_matrix *cache[CACHE_SLOTS];
-static uint64_t cache_tick;
+static const struct gfec_backend_ops isal_cpu_ops;
 
+/*
+ * Two engines, each with its own plan cache (a cached plan is freed through the engine that made
+ * it): the CPU alone, and, once the GPU has started, the GPU with the same CPU routes for its
+ * redo. A call is sent to the GPU engine by the drop-in's own rule (engine_for), so that
+ * engine runs every call it gets on the GPU (gpu_always).
+ */
+static struct gfec_engine cpu_engine = { .cpu_ops = &isal_cpu_ops };
+static struct gfec_plan_cache cpu_cache;
+static int caches_ready;
 #ifdef GFEC_HAVE_CUDA
 static pthread_once_t gpu_once = PTHREAD_ONCE_INIT;
-static const struct gfec_backend_ops *gpu_ops; /* set once the GPU has started */
-static void *gpu_ctx;
-static int gpu_absent;
+static struct gfec_engine gpu_engine = { .cpu_ops = &isal_cpu_ops, .gpu_always = 1 };
+static struct gfec_plan_cache gpu_cache;
+static int gpu_started; /* written in gpu_once only */
 #endif
 
 /* 1 when @p a and @p b lie in the same loaded object. */
@@ -119,6 +130,10 @@ static void setup(void)
 						       : (uint64_t)set.v[GFEC_KNOB_ISAL_GPU_MIN].num;
 	gpu_fault = strcmp(set.v[GFEC_KNOB_FAULT].text, "cuda") == 0;
 	cpu_path = pick_cpu_path(set.v[GFEC_KNOB_CPU_PATH].text);
+	caches_ready = gfec_plan_cache_init(&cpu_cache, CACHE_SLOTS) == 0;
+#ifdef GFEC_HAVE_CUDA
+	caches_ready = caches_ready && gfec_plan_cache_init(&gpu_cache, CACHE_SLOTS) == 0;
+#endif
 	real_handle = dlopen(*path ? path : ISAL_REAL_PATH, REAL_FLAGS);
 	if (!real_handle)
 		return;
@@ -145,155 +160,90 @@ enum gfec_cpu_path isal_cpu_path(void)
 	return cpu_path;
 }
 
-static void matrix_free(struct isal_matrix *m)
+/* ---- the CPU executor: the drop-in's CPU routes as a backend for engine.c ------------------- */
+
+static void cpu_plan_free(void *ctx, void *plan)
 {
-#ifdef GFEC_HAVE_CUDA
-	if (m->plan)
-		gpu_ops->plan_free(gpu_ctx, m->plan);
-#endif
+	struct isal_plan *m = plan;
+
 	free(m->tbls);
 	free(m->mats);
 	free(m->coef);
 	free(m);
 }
 
-static uint64_t fnv1a(int k, int rows, const uint8_t *p, size_t n)
+static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **plan)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)k << 32 | (uint32_t)rows);
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
-
-/* Caller holds cache_lock. */
-static struct isal_matrix *cache_find(int k, int rows, const uint8_t *coef, uint64_t hash)
-{
-	for (int i = 0; i < CACHE_SLOTS; i++) {
-		struct isal_matrix *m = cache[i];
-
-		if (m && m->hash == hash && m->k == k && m->rows == rows &&
-		    memcmp(m->coef, coef, (size_t)k * rows) == 0) {
-			m->refs++;
-			m->last_use = ++cache_tick;
-			return m;
-		}
-	}
-	return NULL;
-}
-
-static struct isal_matrix *matrix_new(int k, int rows, const uint8_t *coef, uint64_t hash)
-{
+	const int k = a->cols, rows = a->rows;
 	const size_t n = (size_t)k * rows;
 	const struct isal_real *r = isal_real();
 	const enum gfec_cpu_path path = isal_cpu_path();
 	/* The kernels' update gathers a column of at most GFEC_MAX_CHUNKS rows. */
 	const int gfni = (path == GFEC_CPU_GFNI512 || path == GFEC_CPU_GFNI256) &&
 			 rows <= GFEC_MAX_CHUNKS;
-	struct isal_matrix *m = calloc(1, sizeof(*m));
+	struct isal_plan *m = calloc(1, sizeof(*m));
 
 	if (!m)
-		return NULL;
+		return GFEC_E_NOMEM;
 	m->k = k;
 	m->rows = rows;
-	m->hash = hash;
-	m->refs = 1;
 	m->coef = malloc(n);
 	if (r)
 		m->tbls = malloc(32 * n);
 	if (gfni)
 		m->mats = malloc(sizeof(*m->mats) * n);
 	if (!m->coef || (r && !m->tbls) || (gfni && !m->mats)) {
-		matrix_free(m);
-		return NULL;
+		cpu_plan_free(ctx, m);
+		return GFEC_E_NOMEM;
 	}
-	memcpy(m->coef, coef, n);
+	memcpy(m->coef, a->a, n);
 	if (gfni)
 		gfec_cpu_gfni_matrices(m->coef, n, m->mats);
 	if (r)
 		r->ec_init_tables(k, rows, m->coef, m->tbls);
-	return m;
+	*plan = m;
+	return 0;
 }
 
-struct isal_matrix *isal_matrix_get(int k, int rows, const uint8_t *coef)
+/* One stripe per call: the ABI has no batches. */
+static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
+		    const uint8_t *const *src, uint8_t *const *dst)
 {
-	const uint64_t hash = fnv1a(k, rows, coef, (size_t)k * rows);
-	struct isal_matrix *m, *victim = NULL, *found;
-	int slot = -1;
-
-	pthread_mutex_lock(&cache_lock);
-	m = cache_find(k, rows, coef, hash);
-	pthread_mutex_unlock(&cache_lock);
-	if (m)
-		return m;
-	/* Built outside the lock: the real ec_init_tables() and malloc() need no serialising. */
-	m = matrix_new(k, rows, coef, hash);
-	if (!m)
-		return NULL;
-	pthread_mutex_lock(&cache_lock);
-	found = cache_find(k, rows, coef, hash);
-	if (!found) {
-		/* An empty slot, else the least recently used entry that nobody holds. */
-		for (int i = 0; i < CACHE_SLOTS; i++) {
-			if (!cache[i]) {
-				slot = i;
-				break;
-			}
-			if (!cache[i]->refs &&
-			    (slot < 0 || cache[i]->last_use < cache[slot]->last_use))
-				slot = i;
-		}
-		if (slot >= 0) {
-			victim = cache[slot];
-			cache[slot] = m;
-			m->cached = 1;
-		}
-		m->last_use = ++cache_tick;
-	}
-	pthread_mutex_unlock(&cache_lock);
-	if (victim)
-		matrix_free(victim);
-	if (found) { /* another thread made it meanwhile */
-		matrix_free(m);
-		return found;
-	}
-	return m;
+	isal_cpu_run(plan, (int)len, -1, (unsigned char **)src, (unsigned char **)dst);
+	return 0;
 }
 
-void isal_matrix_put(struct isal_matrix *m)
+static int cpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *src,
+		      uint8_t *const *dst, size_t *done)
 {
-	int drop;
+	unsigned char *data = (unsigned char *)src;
 
-	if (!m)
-		return;
-	pthread_mutex_lock(&cache_lock);
-	drop = --m->refs == 0 && !m->cached;
-	pthread_mutex_unlock(&cache_lock);
-	if (drop)
-		matrix_free(m);
+	isal_cpu_run(plan, (int)len, col, &data, (unsigned char **)dst);
+	*done = len;
+	return 0;
 }
+
+static const struct gfec_backend_ops isal_cpu_ops = {
+	.name = "isal-abi-cpu",
+	.plan_create = cpu_plan_create,
+	.plan_free = cpu_plan_free,
+	.gemm = cpu_gemm,
+	.update = cpu_update,
+};
 
 static void teardown(void)
 {
-	for (int i = 0; i < CACHE_SLOTS; i++) {
-		if (cache[i])
-			matrix_free(cache[i]);
-		cache[i] = NULL;
-	}
+	gfec_plan_cache_fini(&cpu_cache, &cpu_engine);
 #ifdef GFEC_HAVE_CUDA
-	if (gpu_ops)
-		gpu_ops->fini(gpu_ctx);
-	gpu_ops = NULL;
+	gfec_plan_cache_fini(&gpu_cache, &gpu_engine);
+	gfec_engine_fini(&gpu_engine);
 #endif
 	if (real_handle)
 		dlclose(real_handle);
 	real_handle = NULL;
 }
 
-__attribute__((destructor)) static void isal_unload(void)
-{
-	teardown();
-}
+/* ---- the GPU engine, started on the first call that wants it ---------------------------------- */
 
 #ifdef GFEC_HAVE_CUDA
 static void gpu_setup(void)
@@ -304,76 +254,96 @@ static void gpu_setup(void)
 
 	pthread_once(&setup_once, setup); /* gpu_fault */
 	conf.fault = gpu_fault;
-	if (ops->init(&conf, &gpu_ctx) != 0) {
-		__atomic_store_n(&gpu_absent, 1, __ATOMIC_RELEASE);
+	if (ops->init(&conf, &gpu_engine.gpu_ctx) != 0)
 		return;
-	}
-	gpu_ops = ops;
+	gpu_engine.gpu_ops = ops;
+	gpu_started = 1;
 	atexit(teardown);
 	if (dladdr((const void *)gpu_setup, &self))
 		dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
-
-int isal_gpu_wanted(int len, int k, int rows)
-{
-	pthread_once(&setup_once, setup);
-	return gpu_min != GPU_NEVER && (uint64_t)len * (uint64_t)k >= gpu_min &&
-	       k <= GFEC_MAX_CHUNKS && rows <= GFEC_MAX_CHUNKS &&
-	       !__atomic_load_n(&gpu_absent, __ATOMIC_ACQUIRE);
-}
-
-/* The GPU plan of @p m, made on first use; NULL when the GPU cannot run this matrix. */
-static void *gpu_plan(struct isal_matrix *m)
-{
-	const struct gfec_gemm_matrix a = { .w = 8, .rows = m->rows, .cols = m->k, .a = m->coef };
-	void *plan;
-
-	pthread_once(&gpu_once, gpu_setup);
-	if (!gpu_ops)
-		return NULL;
-	/* Under the cache lock, so that one thread makes it; plans are rare and calls are large. */
-	pthread_mutex_lock(&cache_lock);
-	if (!m->gpu)
-		m->gpu = gpu_ops->plan_create(gpu_ctx, &a, &m->plan) ? -1 : 1;
-	plan = m->gpu > 0 ? m->plan : NULL;
-	pthread_mutex_unlock(&cache_lock);
-	return plan;
-}
-
-int isal_gpu_encode(struct isal_matrix *m, int len, unsigned char **data, unsigned char **coding)
-{
-	void *plan = gpu_plan(m);
-
-	if (!plan)
-		return GFEC_E_NOBACKEND;
-	return gpu_ops->gemm(gpu_ctx, plan, 1, (size_t)len, (const uint8_t *const *)data, coding);
-}
-
-int isal_gpu_update(struct isal_matrix *m, int len, int vec_i, unsigned char *data,
-		    unsigned char **coding, size_t *done)
-{
-	void *plan = gpu_plan(m);
-
-	*done = 0;
-	if (!plan)
-		return GFEC_E_NOBACKEND;
-	return gpu_ops->update(gpu_ctx, plan, vec_i, (size_t)len, data, coding, done);
-}
-#else
-int isal_gpu_wanted(int len, int k, int rows)
-{
-	return 0;
-}
-
-int isal_gpu_encode(struct isal_matrix *m, int len, unsigned char **data, unsigned char **coding)
-{
-	return GFEC_E_NOBACKEND;
-}
-
-int isal_gpu_update(struct isal_matrix *m, int len, int vec_i, unsigned char *data,
-		    unsigned char **coding, size_t *done)
-{
-	*done = 0;
-	return GFEC_E_NOBACKEND;
-}
 #endif
+
+/* The engine for a call moving k * len source bytes, and its cache. */
+static struct gfec_engine *engine_for(int len, int k, int rows, struct gfec_plan_cache **pc)
+{
+#ifdef GFEC_HAVE_CUDA
+	if (gpu_min != GPU_NEVER && (uint64_t)len * (uint64_t)k >= gpu_min &&
+	    k <= GFEC_MAX_CHUNKS && rows <= GFEC_MAX_CHUNKS) {
+		pthread_once(&gpu_once, gpu_setup);
+		if (gpu_started) {
+			*pc = &gpu_cache;
+			return &gpu_engine;
+		}
+	}
+#endif
+	*pc = &cpu_cache;
+	return &cpu_engine;
+}
+
+static int plan_build(void *arg, struct gfec_engine *e, struct gfec_eplan *out)
+{
+	return gfec_engine_plan_create(e, arg, out);
+}
+
+/* The cache key: shape and hash first (they tell most matrices apart), then the coefficients. */
+static uint8_t *plan_key(int k, int rows, const uint8_t *coef, size_t *keylen)
+{
+	const size_t n = (size_t)k * rows;
+	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)k << 32 | (uint32_t)rows);
+	int32_t shape[2] = { k, rows };
+	uint8_t *key = malloc(sizeof(shape) + sizeof(h) + n);
+
+	if (!key)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ coef[i]) * 0x100000001b3ull;
+	memcpy(key, shape, sizeof(shape));
+	memcpy(key + sizeof(shape), &h, sizeof(h));
+	memcpy(key + sizeof(shape) + sizeof(h), coef, n);
+	*keylen = sizeof(shape) + sizeof(h) + n;
+	return key;
+}
+
+int isal_run(int k, int rows, const uint8_t *coef, int len, int vec_i, unsigned char **data,
+	     unsigned char **coding)
+{
+	const struct gfec_gemm_matrix a = { .w = 8, .rows = rows, .cols = k, .a = coef };
+	struct gfec_plan_cache *pc;
+	struct gfec_engine *e;
+	struct gfec_cached_plan *d;
+	size_t keylen;
+	uint8_t *key;
+	int ret;
+
+	pthread_once(&setup_once, setup);
+	if (!caches_ready)
+		return GFEC_E_NOMEM;
+	e = engine_for(len, k, rows, &pc);
+	if (e == &cpu_engine && !real_handle && cpu_path == GFEC_CPU_ISAL)
+		return GFEC_E_NOTSUP; /* plain C: nothing to prepare */
+	key = plan_key(k, rows, coef, &keylen);
+	if (!key)
+		return GFEC_E_NOMEM;
+	ret = gfec_plan_cache_get(pc, e, key, keylen, plan_build, (void *)&a, &d);
+	if (ret && e != &cpu_engine) { /* the GPU cannot run this matrix: the CPU can */
+		e = &cpu_engine;
+		pc = &cpu_cache;
+		ret = gfec_plan_cache_get(pc, e, key, keylen, plan_build, (void *)&a, &d);
+	}
+	free(key);
+	if (ret)
+		return ret;
+	if (vec_i < 0)
+		ret = gfec_engine_gemm(e, &d->plan, k, 1, (size_t)len,
+				       (const uint8_t *const *)data, coding);
+	else
+		ret = gfec_engine_update(e, &d->plan, rows, vec_i, (size_t)len, data[0], coding);
+	gfec_plan_cache_put(pc, e, d);
+	return ret;
+}
+
+__attribute__((destructor)) static void isal_unload(void)
+{
+	teardown();
+}

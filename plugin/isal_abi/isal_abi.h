@@ -2,19 +2,21 @@
 /**
  * @file isal_abi.h
  * What the files of the ISA-L drop-in (libisal.so.2) share: the private table format, the real
- * ISA-L it forwards small calls to, and the per-matrix state (the real library's tables, a GPU
- * plan) that encode calls look up by coefficients.
+ * ISA-L it forwards small calls to, the CPU executor's per-matrix plan (the real library's
+ * tables, GFNI matrices) and the way into gfec's dispatch engine (plugin/engine.c).
  *
  * Who calls what:
  *
  *   HDFS / liberasurecode --> ec_encode_data(g_tbls)            (ec_api.c)
  *                               |  g_tbls: our header + coefficients, or a foreign table
  *                               v
- *                             isal_matrix_get(coefficients)     (engine.c, one cache)
+ *                             isal_run(coefficients)            (engine.c)
+ *                               |   plugin/engine.c: dispatch, GPU -> CPU redo, plan cache
  *                               |-- GPU plan  (k * len >= GFEC_ISAL_GPU_MIN)
- *                               |-- GFNI matrices --> gfec's GFNI kernels (CPUs with GFNI)
- *                               |-- the real ISA-L's own tables --> real ec_encode_data
- *                               '-- neither: gfec's _base code on the coefficients
+ *                               '-- CPU executor (isal_cpu_run, ec_api.c):
+ *                                   |-- GFNI matrices --> gfec's GFNI kernels (CPUs with GFNI)
+ *                                   |-- the real ISA-L's own tables --> real ec_encode_data
+ *                                   '-- neither: gfec's _base code on the coefficients
  */
 #ifndef GFEC_ISAL_ABI_H
 #define GFEC_ISAL_ABI_H
@@ -68,18 +70,12 @@ struct isal_real {
  */
 const struct isal_real *isal_real(void);
 
-/** One coefficient matrix that encode calls have used, and what was derived from it. */
-struct isal_matrix {
+/** What the CPU routes derive from one coefficient matrix: the plan of the drop-in's CPU executor. */
+struct isal_plan {
 	int k, rows;
-	uint64_t hash;
 	uint8_t *coef;	     /* rows x k */
 	unsigned char *tbls; /* the real ISA-L's own tables for coef; NULL without it */
 	uint64_t *mats;	     /* gfec_cpu_gfni_matrix() of each coef on a GFNI path, else NULL */
-	void *plan;	     /* the GPU backend's plan, made on the first large call */
-	int gpu;	     /* 0: not tried yet, 1: plan ready, -1: the GPU cannot run it */
-	unsigned refs;	     /* callers using it now; only unused entries are evicted */
-	uint64_t last_use;
-	int cached;	     /* 0: a one-off made while every cache slot was busy */
 };
 
 /**
@@ -89,21 +85,18 @@ struct isal_matrix {
  */
 enum gfec_cpu_path isal_cpu_path(void);
 
-/** Finds or makes the entry for @p coef (rows x k) and holds it; NULL when out of memory. */
-struct isal_matrix *isal_matrix_get(int k, int rows, const uint8_t *coef);
-void isal_matrix_put(struct isal_matrix *m);
-
-/** 1 when a call moving @p k * @p len source bytes should try the GPU. */
-int isal_gpu_wanted(int len, int k, int rows);
-
-/** parity = A * data on the GPU. 0, or a negative GFEC_E_* code (coding is then unspecified). */
-int isal_gpu_encode(struct isal_matrix *m, int len, unsigned char **data, unsigned char **coding);
-
 /**
- * coding[i] ^= A(i, vec_i) * data on the GPU. On error *done says how many leading bytes of
- * every coding buffer are final; the rest are untouched.
+ * parity = A * data (@p vec_i < 0), or parity ^= A(:, vec_i) * data[0], for the rows x k
+ * coefficients @p coef, through plugin/engine.c: on the GPU for calls of at least
+ * GFEC_ISAL_GPU_MIN source bytes (k * len), else on the CPU routes, with the matrix prepared
+ * once and cached. 0; GFEC_E_NOTSUP when the only CPU route is gfec's plain C on the table (no
+ * real ISA-L, no GFNI: nothing to prepare), or GFEC_E_NOMEM: the caller then runs that plain C.
  */
-int isal_gpu_update(struct isal_matrix *m, int len, int vec_i, unsigned char *data,
-		    unsigned char **coding, size_t *done);
+int isal_run(int k, int rows, const uint8_t *coef, int len, int vec_i, unsigned char **data,
+	     unsigned char **coding);
+
+/** The CPU routes on a prepared matrix: GFNI kernels, else the real ISA-L, else plain C. */
+void isal_cpu_run(const struct isal_plan *m, int len, int vec_i, unsigned char **data,
+		  unsigned char **coding);
 
 #endif
