@@ -134,7 +134,8 @@ struct gfec_nc_params {
 	uint32_t flags;		/**< GFEC_NC_SYSTEMATIC: gfec_nc_encode() sends source blocks as
 				     sequence numbers 0..n-1; GFEC_NC_ZERO_COEFS: coefficients from
 				     0..255 instead of 1..255 */
-	int threads;		/**< CPU threads for encode, recode and batch decode; 0 = online CPUs;
+	int threads;		/**< CPU threads for encode, recode and batch decode; 0 = the threads
+				     knob (default: online CPUs);
 				     progressive decoders always run on their caller's thread */
 	int decode;		/**< enum gfec_nc_decode_mode for decoders made from this gfec_nc */
 };
@@ -143,8 +144,11 @@ typedef struct gfec_nc gfec_nc;
 typedef struct gfec_nc_decoder gfec_nc_decoder;
 
 /**
- * Creates an RLC code of shape @p p (copied). @returns 0 and *out, GFEC_E_INVAL for a bad field,
- * GFEC_E_NOMEM, or GFEC_E_SYSTEM when threads cannot start.
+ * Creates an RLC code of shape @p p (copied). The CPU path and, when p->threads is 0, the thread
+ * count come from the knobs a codec reads (gfec_config.h: GFEC_CPU_PATH, GFEC_THREADS, gfec.conf).
+ * @returns 0 and *out; GFEC_E_INVAL for a bad field or a bad knob value in the environment;
+ * GFEC_E_NOTSUP for a forced CPU path this CPU lacks; GFEC_E_NOMEM; GFEC_E_SYSTEM when threads
+ * cannot start.
  */
 GFEC_API int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out);
 
