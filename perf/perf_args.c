@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <gfec/gfec_config.h>
+#include <gfec/gfec_limits.h>
 
 #include "gfec_perf.h"
 #include "perf_util.h"
@@ -113,8 +114,8 @@ static int parse_codes(const char *s, struct perf_opts *o)
 		if (!comma || o->ncodes == PERF_MAX_CODES)
 			return -1;
 		*comma = '\0';
-		if (gfec_parse_number(tok, 2, 255, &k) || gfec_parse_number(comma + 1, 1, k, &m) ||
-		    k + m > 256)
+		if (gfec_parse_number(tok, 2, GFEC_MAX_CHUNKS - 1, &k) ||
+		    gfec_parse_number(comma + 1, 1, k, &m) || k + m > GFEC_MAX_CHUNKS)
 			return -1;
 		o->codes[o->ncodes].k = (int)k;
 		o->codes[o->ncodes++].m = (int)m;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gfec/gfec_limits.h"
 #include "internal.h"
 
 #define MAX_CONF (256 * 1024)
@@ -125,10 +126,10 @@ static int parse_rule(const char *v, struct gfec_tune_rule *r)
 		return -1;
 	memset(r, 0, sizeof(*r));
 	snprintf(r->kernel, sizeof(r->kernel), "%.*s", (int)sizeof(r->kernel) - 1, kernel);
-	if (range(kr, 1, 255, &a, &b))
+	if (range(kr, 1, GFEC_MAX_CHUNKS - 1, &a, &b))
 		return -1;
 	r->cols_min = (int)a, r->cols_max = (int)b;
-	if (range(mr, 1, 255, &a, &b))
+	if (range(mr, 1, GFEC_MAX_CHUNKS - 1, &a, &b))
 		return -1;
 	r->rows_min = (int)a, r->rows_max = (int)b;
 	if (range(cr, 0, 1ll << 50, &a, &b))

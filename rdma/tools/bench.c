@@ -11,7 +11,6 @@
  * the wrong stripe, or left over in a reused server buffer, does not match.
  */
 #include <getopt.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gfec/gfec_config.h"
 #include "gfec_rdma.h"
+#include "tool_args.h"
 
 #define PATTERNS 8
 #define MAX_WINDOW 1024
@@ -259,17 +258,6 @@ static void usage(FILE *f)
 	fputs(usage_text, f);
 }
 
-/* gfec's number parser (decimal, K/M/G/T suffixes) in 0..max. */
-static int parse_size(const char *s, unsigned long long max, unsigned long long *out)
-{
-	long long v;
-
-	if (!s || gfec_parse_number(s, 0, max > LLONG_MAX ? LLONG_MAX : (long long)max, &v))
-		return -1;
-	*out = (unsigned long long)v;
-	return 0;
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -315,22 +303,22 @@ int main(int argc, char **argv)
 			o.addr = optarg;
 			break;
 		case 'c':
-			if (parse_size(optarg, 4096, &v) || !v)
+			if (rdma_tool_number(optarg, 4096, &v) || !v)
 				goto bad;
 			o.conns = (int)v;
 			break;
 		case 'k':
-			if (parse_size(optarg, 255, &v))
+			if (rdma_tool_number(optarg, 255, &v))
 				goto bad;
 			o.k = (int)v;
 			break;
 		case 'm':
-			if (parse_size(optarg, 255, &v))
+			if (rdma_tool_number(optarg, 255, &v))
 				goto bad;
 			o.m = (int)v;
 			break;
 		case 's':
-			if (parse_size(optarg, UINT32_MAX, &v) || !v)
+			if (rdma_tool_number(optarg, UINT32_MAX, &v) || !v)
 				goto bad;
 			o.chunk = (size_t)v;
 			break;
@@ -340,12 +328,12 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'N':
-			if (parse_size(optarg, 1ull << 48, &v) || !v)
+			if (rdma_tool_number(optarg, 1ull << 48, &v) || !v)
 				goto bad;
 			o.stripes = v;
 			break;
 		case 'w':
-			if (parse_size(optarg, MAX_WINDOW, &v) || !v)
+			if (rdma_tool_number(optarg, MAX_WINDOW, &v) || !v)
 				goto bad;
 			o.window = (int)v;
 			break;

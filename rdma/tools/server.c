@@ -6,7 +6,6 @@
  * the port, for scripts that bind port 0) and its counters when SIGINT or SIGTERM stops it.
  */
 #include <getopt.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gfec/gfec_config.h"
 #include "gfec_rdma.h"
+#include "tool_args.h"
 
 static gfec_rdma_server *server;
 
@@ -69,17 +68,6 @@ static const char usage_text[] =
 static void usage(FILE *f)
 {
 	fputs(usage_text, f);
-}
-
-/* gfec's number parser (decimal, K/M/G/T suffixes) in 0..max. */
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	long long v;
-
-	if (!s || gfec_parse_number(s, 0, max > LLONG_MAX ? LLONG_MAX : (long long)max, &v))
-		return -1;
-	*out = (unsigned long long)v;
-	return 0;
 }
 
 static void print_hist(const char *name, const uint64_t *h)
@@ -138,12 +126,12 @@ int main(int argc, char **argv)
 			cfg.codes = optarg;
 			break;
 		case 'n':
-			if (parse_uint(optarg, 1 << 20, &v) || !v)
+			if (rdma_tool_number(optarg, 1 << 20, &v) || !v)
 				goto bad;
 			cfg.batch = (int)v;
 			break;
 		case 'd':
-			if (parse_uint(optarg, 60000000, &v))
+			if (rdma_tool_number(optarg, 60000000, &v))
 				goto bad;
 			cfg.deadline_us = (unsigned)v;
 			break;
@@ -157,17 +145,17 @@ int main(int argc, char **argv)
 			extra = optarg;
 			break;
 		case 1:
-			if (parse_uint(optarg, 1 << 16, &v) || !v)
+			if (rdma_tool_number(optarg, 1 << 16, &v) || !v)
 				goto bad;
 			cfg.credits = (unsigned)v;
 			break;
 		case 2:
-			if (parse_uint(optarg, UINT32_MAX, &v) || !v)
+			if (rdma_tool_number(optarg, UINT32_MAX, &v) || !v)
 				goto bad;
 			cfg.max_chunk = (size_t)v;
 			break;
 		case 3:
-			if (parse_uint(optarg, 1 << 20, &v) || !v)
+			if (rdma_tool_number(optarg, 1 << 20, &v) || !v)
 				goto bad;
 			cfg.max_conns = (unsigned)v;
 			break;
@@ -185,23 +173,23 @@ int main(int argc, char **argv)
 			return ret ? 1 : 0;
 		}
 		case 7:
-			if (parse_uint(optarg, 64, &v) || !v)
+			if (rdma_tool_number(optarg, 64, &v) || !v)
 				goto bad;
 			cfg.io_threads = (unsigned)v;
 			break;
 		case 8:
-			if (parse_uint(optarg, UINT64_MAX, &v) || !v)
+			if (rdma_tool_number(optarg, UINT64_MAX, &v) || !v)
 				goto bad;
 			cfg.max_buffer_bytes = v;
 			break;
 		case 9:
-			if (parse_uint(optarg, 1 << 20, &v))
+			if (rdma_tool_number(optarg, 1 << 20, &v))
 				goto bad;
 			cfg.max_conns_per_addr = (unsigned)v;
 			break;
 		case 10:
 		case 11:
-			if (parse_uint(optarg, 86400000, &v))
+			if (rdma_tool_number(optarg, 86400000, &v))
 				goto bad;
 			*(opt == 10 ? &cfg.header_timeout_ms : &cfg.idle_timeout_ms) = (unsigned)v;
 			break;
@@ -221,7 +209,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (getenv("GFEC_RDMA_FAULT_CORRUPT") &&
-	    parse_uint(getenv("GFEC_RDMA_FAULT_CORRUPT"), UINT32_MAX, &v) == 0)
+	    rdma_tool_number(getenv("GFEC_RDMA_FAULT_CORRUPT"), UINT32_MAX, &v) == 0)
 		cfg.corrupt_every = (unsigned)v;
 	snprintf(profile, sizeof(profile), "technique=%s backend=%s %s", technique, backend, extra);
 	cfg.profile = profile;
