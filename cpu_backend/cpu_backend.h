@@ -70,6 +70,33 @@ enum gfec_cpu_path gfec_cpu_path_best(void);
 /** The path's name as gfec_cpu_path_parse() takes it. */
 const char *gfec_cpu_path_name(enum gfec_cpu_path path);
 
+/*
+ * GF(2^16) (w = 16) products on 16-bit little-endian symbols (gemm16.c): dst[i] = sum_j
+ * a[i*cols+j] * src[j] (@p add = 0) or dst[i] ^= that sum (@p add = 1). len is even (an odd last
+ * byte is left alone); no alignment requirement.
+ */
+
+/** Reference: symbol by symbol through gfec_gf16_region_mul(). */
+void gfec_cpu_gemm16_base(size_t len, int cols, int rows, const uint16_t *a,
+			  const uint8_t *const *src, uint8_t *const *dst, int add);
+
+/** Bytes of nibble tables per coefficient that gfec_cpu_gemm16_avx2() takes. */
+#define GFEC_CPU_GF16_TABLE 128
+
+/** The kernel's tables of the n coefficients a[] (n * GFEC_CPU_GF16_TABLE bytes into tbl). */
+void gfec_cpu_gf16_tables(const uint16_t *a, size_t n, uint8_t *tbl);
+
+/**
+ * The AVX2 kernel, from the tables of the rows x cols matrix (row-major). Run it only where
+ * gfec_cpu_avx2_supported(). Allocates max(1 MiB, 64 * cols) bytes of scratch at most: 0 or
+ * GFEC_E_NOMEM (dst is then untouched).
+ */
+int gfec_cpu_gemm16_avx2(size_t len, int cols, int rows, const uint8_t *tbls,
+			 const uint8_t *const *src, uint8_t *const *dst, int add);
+
+/** 1 when the CPU can run gfec_cpu_gemm16_avx2(). */
+int gfec_cpu_avx2_supported(void);
+
 /** The 8x8 bit-matrix GF2P8AFFINEQB takes to multiply each byte by @p c (gfni.c). */
 uint64_t gfec_cpu_gfni_matrix(uint8_t c);
 
