@@ -15,6 +15,9 @@
 
 enum { WT_BLOCK = 32 };
 
+typedef void (*wt_count_fn)(const uint64_t *u, const uint64_t *cw, size_t from, size_t to,
+			    int words, uint64_t *h);
+
 struct wt_job {
 	const uint64_t *cw;
 	int words, n, ng, tasks;
@@ -22,6 +25,7 @@ struct wt_job {
 	const size_t *gs;
 	uint64_t *jh;
 	uint64_t *hist; /* tasks x ng x (n+1) */
+	wt_count_fn count;
 };
 
 static void wt_flush(const struct wt_job *jb, uint64_t *hist, int gu)
@@ -39,10 +43,13 @@ static void wt_flush(const struct wt_job *jb, uint64_t *hist, int gu)
 	}
 }
 
-/* hist[popcount(u AND v)]++ for every v in cw[from, to); W words per codeword (0: any). */
-#define WT_COUNT(W)                                                                              \
-	static void wt_count_##W(const uint64_t *u, const uint64_t *cw, size_t from, size_t to,   \
-				 int words, uint64_t *h)                                           \
+/*
+ * hist[popcount(u AND v)]++ for every v in cw[from, to); W words per codeword (0: any). Built
+ * twice: with the POPCNT instruction (picked when the CPU has it) and portable (libgcc's).
+ */
+#define WT_COUNT(W, NAME, ATTR)                                                                  \
+	ATTR static void NAME(const uint64_t *u, const uint64_t *cw, size_t from, size_t to,     \
+			      int words, uint64_t *h)                                            \
 	{                                                                                        \
 		const int nw = (W) ? (W) : words;                                                \
 		for (size_t j = from; j < to; j++) {                                             \
@@ -53,11 +60,28 @@ static void wt_flush(const struct wt_job *jb, uint64_t *hist, int gu)
 			h[a]++;                                                                  \
 		}                                                                                \
 	}
-WT_COUNT(1)
-WT_COUNT(2)
-WT_COUNT(3)
-WT_COUNT(4)
-WT_COUNT(0)
+#define WT_POPCNT __attribute__((target("popcnt")))
+WT_COUNT(1, wt_count_1p, WT_POPCNT)
+WT_COUNT(2, wt_count_2p, WT_POPCNT)
+WT_COUNT(3, wt_count_3p, WT_POPCNT)
+WT_COUNT(4, wt_count_4p, WT_POPCNT)
+WT_COUNT(0, wt_count_0p, WT_POPCNT)
+WT_COUNT(1, wt_count_1, )
+WT_COUNT(2, wt_count_2, )
+WT_COUNT(3, wt_count_3, )
+WT_COUNT(4, wt_count_4, )
+WT_COUNT(0, wt_count_0, )
+
+static wt_count_fn wt_pick(int words)
+{
+	static const wt_count_fn hw[5] = {wt_count_0p, wt_count_1p, wt_count_2p, wt_count_3p,
+					  wt_count_4p};
+	static const wt_count_fn sw[5] = {wt_count_0, wt_count_1, wt_count_2, wt_count_3,
+					  wt_count_4};
+	int i = words <= 4 ? words : 0;
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("popcnt") ? hw[i] : sw[i];
+}
 
 static void wt_task(void *arg, size_t task)
 {
@@ -84,13 +108,7 @@ static void wt_task(void *arg, size_t task)
 				uint64_t *h = hist + (size_t)gv * s;
 				if (from >= to)
 					continue;
-				switch (words) {
-				case 1: wt_count_1(u, jb->cw, from, to, words, h); break;
-				case 2: wt_count_2(u, jb->cw, from, to, words, h); break;
-				case 3: wt_count_3(u, jb->cw, from, to, words, h); break;
-				case 4: wt_count_4(u, jb->cw, from, to, words, h); break;
-				default: wt_count_0(u, jb->cw, from, to, words, h); break;
-				}
+				jb->count(u, jb->cw, from, to, words, h);
 			}
 		}
 	}
@@ -102,7 +120,7 @@ int gfec_cpu_weights_pairs(struct gfec_cpu_pool *pool, const uint64_t *cw, int w
 {
 	int tasks = gfec_cpu_pool_threads(pool);
 	struct wt_job jb = {.cw = cw, .words = words, .n = n, .ng = ng, .tasks = tasks,
-			    .gw = gw, .gs = gs, .jh = jh};
+			    .gw = gw, .gs = gs, .jh = jh, .count = wt_pick(words)};
 	jb.hist = calloc((size_t)tasks * (size_t)ng * ((size_t)n + 1), sizeof(uint64_t));
 	if (!jb.hist)
 		return GFEC_E_NOMEM;
