@@ -257,11 +257,13 @@ void job_close(struct job *j);
 
 /* --- the commands, one file each: run with argv[0] the command's name ------------------------- */
 
-extern const char help_encode[], help_decode[], help_verify[], help_info[], help_tune[];
+extern const char help_encode[], help_decode[], help_verify[], help_info[], help_tune[],
+    help_weights[];
 int cmd_encode(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_weights(int argc, char **argv);
 
 #endif

@@ -35,6 +35,7 @@ static const char help_main[] =
     "  verify   FILE                check every chunk's CRC32C and the parity\n"
     "  info     [FILE]              library, backend and CPUs; with FILE its metadata\n"
     "  tune     [OPTIONS]           tune GPU kernels and the CPU/GPU crossover into gfec.conf\n"
+    "  weights  FILE | --bch N,K    weight and joint weight distribution of a binary code\n"
     "  help     [COMMAND]           this text, or a command's\n"
     "\n"
     "'gfec COMMAND --help' describes each command.\n"
@@ -67,7 +68,8 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
     {"encode", cmd_encode, help_encode}, {"decode", cmd_decode, help_decode},
     {"verify", cmd_verify, help_verify}, {"info", cmd_info, help_info},
-    {"tune", cmd_tune, help_tune}, {"help", cmd_help, help_help},
+    {"tune", cmd_tune, help_tune}, {"weights", cmd_weights, help_weights},
+    {"help", cmd_help, help_help},
 };
 
 static const struct command *find_command(const char *name)
