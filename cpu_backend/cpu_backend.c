@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gf16.h"
 #include "gf8.h"
 #include "gfec/gfec_errors.h"
 #include "threadpool.h"
@@ -38,6 +39,9 @@ struct cpu_plan {
 	uint64_t *mats;	/* GFNI paths: rows x cols affine matrices, one per coefficient */
 	size_t packetsize; /* > 0: CRS packet layout, through bits */
 	uint8_t *bits;	/* 8rows x 8cols bitmatrix (CRS layout) */
+	unsigned w;	/* 8, or 16: a16 (and tbl16 on AVX2) instead of a */
+	uint16_t *a16;	/* rows x cols (w = 16) */
+	uint8_t *tbl16;	/* the AVX2 kernel's tables of a16; NULL on the base path */
 };
 
 struct slice_job {
@@ -69,6 +73,37 @@ static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct 
 		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, col >= 0);
 }
 
+/*
+ * A w = 16 slice. An update is a rows x 1 product added into dst, from its column's coefficients
+ * (or tables) gathered. Should the AVX2 kernel find no memory for its scratch, the slice is
+ * computed by the plain-C kernel, which needs none.
+ */
+static void gf16_slice(size_t n, int col, const struct cpu_plan *p, const uint8_t *const *src,
+		       uint8_t *const *dst)
+{
+	uint8_t tcol[GFEC_MAX_CHUNKS * GFEC_CPU_GF16_TABLE];
+	uint16_t acol[GFEC_MAX_CHUNKS];
+	const uint8_t *tbl = p->tbl16;
+	const uint16_t *a = p->a16;
+	int cols = p->cols;
+
+	if (col >= 0) {
+		for (int i = 0; i < p->rows; i++) {
+			const size_t e = (size_t)i * p->cols + col;
+
+			acol[i] = p->a16[e];
+			if (tbl)
+				memcpy(tcol + (size_t)i * GFEC_CPU_GF16_TABLE,
+				       tbl + e * GFEC_CPU_GF16_TABLE, GFEC_CPU_GF16_TABLE);
+		}
+		a = acol;
+		tbl = tbl ? tcol : NULL;
+		cols = 1;
+	}
+	if (!tbl || gfec_cpu_gemm16_avx2(n, cols, p->rows, tbl, src, dst, col >= 0))
+		gfec_cpu_gemm16_base(n, cols, p->rows, a, src, dst, col >= 0);
+}
+
 static void run_slice(void *arg, size_t index)
 {
 	const struct slice_job *j = arg;
@@ -84,7 +119,9 @@ static void run_slice(void *arg, size_t index)
 	for (int i = 0; i < p->rows; i++)
 		dst[i] = j->dst[i] + off;
 
-	if (p->packetsize) {
+	if (p->w == 16) {
+		gf16_slice(n, j->col, p, (const uint8_t *const *)src, dst);
+	} else if (p->packetsize) {
 		gfec_cpu_bitmatrix_base(n, p->cols, p->rows, j->col, p->bits, p->packetsize,
 					(const uint8_t *const *)src, dst);
 	} else if (p->mats) {
@@ -114,8 +151,8 @@ static void run_sliced(struct cpu_ctx *c, struct slice_job *j)
 			   __ATOMIC_RELAXED);
 	if (j->len == 0)
 		return;
-	/* CRS slices hold whole blocks of 8 packets. */
-	const size_t unit = j->plan->packetsize ? 8 * j->plan->packetsize : 1;
+	/* CRS slices hold whole blocks of 8 packets; w = 16 slices whole symbols. */
+	const size_t unit = j->plan->packetsize ? 8 * j->plan->packetsize : j->plan->w / 8;
 
 	if (c->pool && j->len >= PARALLEL_MIN) {
 		j->slice = c->slice < unit ? unit : c->slice / unit * unit;
@@ -136,6 +173,7 @@ static int cpu_init(const struct gfec_backend_conf *conf, void **out)
 	int ret;
 
 	gfec_gf8_init();
+	gfec_gf16_init();
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return GFEC_E_NOMEM;
@@ -178,8 +216,9 @@ static void cpu_fini(void *ctx)
 static int cpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 {
 	(void)ctx;
-	if (a->w != 8 || a->rows < 1 || a->cols < 1 || a->rows > GFEC_MAX_CHUNKS ||
-	    a->cols > GFEC_MAX_CHUNKS || a->packetsize % 8)
+	if ((a->w != 8 && a->w != 16) || a->rows < 1 || a->cols < 1 ||
+	    a->rows > GFEC_MAX_CHUNKS || a->cols > GFEC_MAX_CHUNKS || a->packetsize % 8 ||
+	    (a->w == 16 && a->packetsize))
 		return GFEC_E_NOTSUP;
 	return 0;
 }
@@ -195,6 +234,8 @@ static void cpu_plan_free(void *ctx, void *plan)
 	free(p->tbls);
 	free(p->mats);
 	free(p->bits);
+	free(p->a16);
+	free(p->tbl16);
 	free(p);
 }
 
@@ -214,6 +255,22 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 	p->rows = a->rows;
 	p->cols = a->cols;
 	p->packetsize = a->packetsize;
+	p->w = a->w;
+	if (p->w == 16) {
+		const int avx2 = c->path != GFEC_CPU_BASE && gfec_cpu_avx2_supported();
+
+		p->a16 = malloc(sizeof(uint16_t) * n);
+		p->tbl16 = avx2 ? malloc(GFEC_CPU_GF16_TABLE * n) : NULL;
+		if (!p->a16 || (avx2 && !p->tbl16)) {
+			cpu_plan_free(ctx, p);
+			return GFEC_E_NOMEM;
+		}
+		memcpy(p->a16, a->a, sizeof(uint16_t) * n);
+		if (avx2)
+			gfec_cpu_gf16_tables(p->a16, n, p->tbl16);
+		*out = p;
+		return 0;
+	}
 	p->a = malloc(n);
 	if (p->packetsize)
 		p->bits = malloc(64 * n);
@@ -241,7 +298,7 @@ static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 {
 	const struct cpu_plan *p = plan;
 
-	if (p->packetsize && len % (8 * p->packetsize))
+	if ((p->packetsize && len % (8 * p->packetsize)) || len % (p->w / 8))
 		return GFEC_E_INVAL;
 	for (int s = 0; s < nstripes; s++) {
 		struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
@@ -261,7 +318,8 @@ static int cpu_update(void *ctx, const void *plan, int col, size_t len, const ui
 			       .src = &src, .dst = dst };
 
 	*done = 0;
-	if (col < 0 || col >= p->cols || (p->packetsize && len % (8 * p->packetsize)))
+	if (col < 0 || col >= p->cols || (p->packetsize && len % (8 * p->packetsize)) ||
+	    len % (p->w / 8))
 		return GFEC_E_INVAL;
 	run_sliced(ctx, &j);
 	*done = len;

@@ -33,12 +33,16 @@ extern "C" {
  * A acts through its w x w bitmatrix: packet l of dst[i] is the XOR of packets x of src[j] over
  * the set bits (l, x) of A(i,j)'s bitmatrix (Jerasure's jerasure_bitmatrix_encode). len must
  * then be a multiple of w * P, and P a multiple of 8.
+ *
+ * w = 16: symbols are 16-bit little-endian words (Jerasure's w = 16 region layout), len is even,
+ * and a points at rows x cols uint16_t elements (packetsize must be 0).
  */
 struct gfec_gemm_matrix {
-	unsigned w;	  /**< field width in bits; only 8 is implemented today */
+	unsigned w;	  /**< field width in bits: 8, or 16 (the CPU backend, up to 256 x 256) */
 	int rows;	  /**< outputs */
 	int cols;	  /**< inputs */
-	const uint8_t *a; /**< rows x cols, row-major, one byte per element for w = 8 */
+	const uint8_t *a; /**< rows x cols, row-major: one byte per element for w = 8, one
+			       uint16_t (cast to this pointer) for w = 16 */
 	size_t packetsize;
 };
 

@@ -4,7 +4,8 @@
  * The GF(2^16) products of cpu_backend/gemm16.c: the plain-C reference against Jerasure's
  * jerasure_matrix_encode(w = 16), and the AVX2 kernel against the reference (random shapes,
  * lengths from 0 to 40 KB with tails of any even size, unaligned buffers, write and XOR
- * forms, guard bytes around every output). The AVX2 part is skipped on a CPU without AVX2.
+ * forms, guard bytes around every output), and both behind the backend table (w = 16 plans,
+ * threaded gemm and update, odd lengths refused). The AVX2 part is skipped on a CPU without AVX2.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,11 +122,60 @@ static void test_avx2_matches_base(void **state)
 	check_avx2(1, 1, 2, 1, 1);
 }
 
+/* Through the backend table on two threads (slices of whole symbols), each CPU path. */
+static void backend_check(const char *path)
+{
+	const struct gfec_backend_ops *ops = gfec_cpu_backend();
+	struct gfec_backend_conf conf = { .threads = 2, .path = path, .slice = 64 * 1024 + 2 };
+	const int k = 12, m = 5;
+	struct shape s;
+	struct gfec_gemm_matrix gm = { .w = 16, .rows = m, .cols = k };
+	void *ctx, *plan;
+	size_t done;
+
+	assert_int_equal(ops->init(&conf, &ctx), 0);
+	shape_make(&s, k, m, 2 * 300001, 1);
+	gm.a = (const uint8_t *)s.a;
+	assert_int_equal(ops->can_implement(ctx, &gm), 0);
+	assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
+	gfec_cpu_gemm16_base(s.len, k, m, s.a, (const uint8_t *const *)s.src, s.want, 0);
+	assert_int_equal(ops->gemm(ctx, plan, 1, s.len, (const uint8_t *const *)s.src, s.got), 0);
+	for (int i = 0; i < m; i++)
+		assert_memory_equal(s.got[i] - GUARD, s.want[i] - GUARD, s.len + 2 * GUARD);
+	/* The update: column 7 of a into every output. */
+	for (int i = 0; i < m; i++)
+		gfec_gf16_region_mul(s.src[0], s.want[i], s.len, s.a[i * k + 7], 1);
+	assert_int_equal(ops->update(ctx, plan, 7, s.len, s.src[0], s.got, &done), 0);
+	assert_int_equal(done, s.len);
+	for (int i = 0; i < m; i++)
+		assert_memory_equal(s.got[i] - GUARD, s.want[i] - GUARD, s.len + 2 * GUARD);
+	/* Half a symbol is refused. */
+	assert_int_equal(ops->gemm(ctx, plan, 1, 3, (const uint8_t *const *)s.src, s.got),
+			 GFEC_E_INVAL);
+	assert_int_equal(ops->update(ctx, plan, 0, 5, s.src[0], s.got, &done), GFEC_E_INVAL);
+	ops->plan_free(ctx, plan);
+	gm.w = 12;
+	assert_int_equal(ops->can_implement(ctx, &gm), GFEC_E_NOTSUP);
+	gm.w = 16;
+	gm.packetsize = 8;
+	assert_int_equal(ops->can_implement(ctx, &gm), GFEC_E_NOTSUP);
+	ops->fini(ctx);
+	shape_free(&s);
+}
+
+static void test_backend_table(void **state)
+{
+	(void)state;
+	backend_check("base");
+	backend_check(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_base_matches_jerasure),
 		cmocka_unit_test(test_avx2_matches_base),
+		cmocka_unit_test(test_backend_table),
 	};
 
 	test_seed();
