@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gf8.h"
 #include "gfec/gfec_weights.h"
+#include "internal.h"
+#include "matrix.h"
 #include "threadpool.h"
 #include "weights.h"
 #include "weights_cpu.h"
@@ -182,5 +185,52 @@ int gfec_weights_subcode(uint8_t *gen, int rows, int n, int t)
 		for (int j = 0; j < n; j++)
 			gen[(size_t)r * n + j] = (uint8_t)(m[(size_t)r * words + j / 64] >> (j % 64) & 1);
 	free(m);
+	return 0;
+}
+
+int gfec_weights_code(const char *profile, int dual, uint8_t **gen, int *rows, int *n,
+		      char *err, size_t errlen)
+{
+	struct gfec_profile p;
+	if (!profile || !gen || !rows || !n)
+		return GFEC_E_INVAL;
+	int rc = gfec_profile_parse(profile, NULL, &p, err, errlen);
+	if (rc)
+		return rc;
+	int k = p.k, m = p.m, len = 8 * (k + m), r = dual ? 8 * m : 8 * k;
+	uint8_t *g = malloc((size_t)k * m), *bits = malloc((size_t)64 * k * m);
+	uint8_t *out = calloc((size_t)r * len, 1);
+	rc = g && bits && out ? 0 : GFEC_E_NOMEM;
+	if (!rc) {
+		switch (p.technique) {
+		case GFEC_TECH_REED_SOL_VAN: rc = gfec_matrix_isal_rs(k, m, g); break;
+		case GFEC_TECH_CAUCHY: rc = gfec_matrix_isal_cauchy1(k, m, g); break;
+		case GFEC_TECH_JERASURE_RS_VAN: rc = gfec_matrix_jerasure_rs_van(k, m, g); break;
+		case GFEC_TECH_CAUCHY_GOOD: rc = gfec_matrix_jerasure_cauchy_good(k, m, g); break;
+		}
+	}
+	if (!rc) {
+		/* bits: 8m x 8k; parity bit i = XOR over data bits j of bits[i][j] */
+		gfec_gf8_to_bitmatrix(g, m, k, bits);
+		for (int i = 0; i < 8 * m; i++)
+			for (int j = 0; j < 8 * k; j++) {
+				uint8_t b = bits[(size_t)i * 8 * k + j];
+				if (dual)
+					out[(size_t)i * len + j] = b;
+				else
+					out[(size_t)j * len + 8 * k + i] = b;
+			}
+		for (int i = 0; i < r; i++)
+			out[(size_t)i * len + (dual ? 8 * k : 0) + i] = 1;
+	}
+	free(g);
+	free(bits);
+	if (rc) {
+		free(out);
+		return rc;
+	}
+	*gen = out;
+	*rows = r;
+	*n = len;
 	return 0;
 }

@@ -38,6 +38,23 @@ printf '1001101\n0101011  # a comment\n\n0010111\n1011010\n' >"$dir/g.txt"
 grep -q 'rank 3' "$dir/err" || bad "rank not reported: $(cat "$dir/err")"
 grep -q '^J 2 2 2 1 42$' "$dir/out" || bad "simplex J(2,2,2,1) != 42"
 
+# the binary image of a gfec code and its dual satisfy the joint MacWilliams identity
+"$gfec" weights --code "k=2 m=1 technique=cauchy" --json "$dir/c.json" >/dev/null 2>&1 || bad "--code exited $?"
+"$gfec" weights --code "k=2 m=1 technique=cauchy" --dual --json "$dir/d.json" >/dev/null 2>&1 ||
+	bad "--code --dual exited $?"
+python3 -c "
+import json, random
+c, d = json.load(open('$dir/c.json')), json.load(open('$dir/d.json'))
+assert (c['n'], c['k'], d['n'], d['k']) == (24, 16, 24, 8)
+def W(r, x):
+    return sum(n * x[3]**a * x[2]**b * x[1]**cc * x[0]**dd for a, b, cc, dd, n in r['J'])
+random.seed(1)
+for _ in range(20):
+    x = [random.randint(-5, 5) for _ in range(4)]
+    y = [x[0]+x[1]+x[2]+x[3], x[0]-x[1]+x[2]-x[3], x[0]+x[1]-x[2]-x[3], x[0]-x[1]-x[2]+x[3]]
+    assert 4**c['k'] * W(d, x) == W(c, y) and 4**d['k'] * W(c, x) == W(d, y), x
+" || bad "joint MacWilliams between --code and --code --dual"
+
 refused() { # WHAT PATTERN ARGS...: exit 2 with one line matching PATTERN
 	local what=$1 pat=$2 rc=0
 	shift 2
@@ -61,6 +78,8 @@ refused "subcode too large" "exceeds the dimension" --bch 15,7 --subcode 8
 refused "no input" "one generator FILE" --verify
 refused "bad backend" "want cpu, gpu or auto" --bch 15,7 --backend tpu
 refused "gpu" "not available" --bch 15,7 --backend gpu
+refused "bad profile" "k must be >= 2" --code "k=1 m=1"
+refused "--dual alone" "goes with --code" --bch 15,7 --dual
 rc=0
 "$gfec" weights "$dir/missing.txt" 2>/dev/null || rc=$?
 [[ $rc == 3 ]] || bad "missing file: exit $rc, want 3"

@@ -22,7 +22,7 @@
 #include "cli.h"
 
 const char help_weights[] =
-    "usage: gfec weights (FILE | --bch N,K) [OPTIONS]\n"
+    "usage: gfec weights (FILE | --bch N,K | --code PROFILE [--dual]) [OPTIONS]\n"
     "\n"
     "Enumerates the weight distribution A_w and the joint weight distribution J(a,b,c,d) of a\n"
     "binary linear code over all ordered pairs (u,v) of codewords: a = |u AND v|,\n"
@@ -33,6 +33,9 @@ const char help_weights[] =
     "\n"
     "  --bch N,K              the narrow-sense primitive BCH code of length N = 2^r - 1 and\n"
     "                         dimension K (127,22: the (127,22) code, designed distance 47)\n"
+    "  --code PROFILE         the binary image of a gfec code (\"k=2 m=1 technique=cauchy\"):\n"
+    "                         [I | P] of length 8(k+m), dimension 8k, P its bitmatrix\n"
+    "  --dual                 with --code: its dual (parity-check) code, dimension 8m\n"
     "  --subcode T            a T-dimensional subcode: the first T rows of the generator's\n"
     "                         reduced row-echelon form, the T-th replaced by the all-ones word\n"
     "                         when the code has it (so the subcode keeps it)\n"
@@ -216,17 +219,18 @@ static int write_svg(const char *path, const struct gfec_weights *w)
 
 int cmd_weights(int argc, char **argv)
 {
-	enum { O_BCH = 256, O_SUB, O_NOONES, O_BACKEND, O_THREADS, O_JSON, O_SVG, O_VERIFY };
+	enum { O_BCH = 256, O_CODE, O_DUAL, O_SUB, O_NOONES, O_BACKEND, O_THREADS, O_JSON, O_SVG, O_VERIFY };
 	static const struct option longs[] = {
 	    {"bch", required_argument, NULL, O_BCH},	      {"subcode", required_argument, NULL, O_SUB},
 	    {"no-ones", no_argument, NULL, O_NOONES},	      {"backend", required_argument, NULL, O_BACKEND},
 	    {"threads", required_argument, NULL, O_THREADS}, {"json", required_argument, NULL, O_JSON},
 	    {"svg", required_argument, NULL, O_SVG},	      {"verify", no_argument, NULL, O_VERIFY},
+	    {"code", required_argument, NULL, O_CODE},     {"dual", no_argument, NULL, O_DUAL},
 	    {"help", no_argument, NULL, 'h'},		      {NULL, 0, NULL, 0},
 	};
-	const char *bch = NULL, *json = NULL, *svg = NULL;
+	const char *bch = NULL, *code = NULL, *json = NULL, *svg = NULL;
 	long long sub = 0, threads = 0;
-	int noones = 0, check = 0, opt;
+	int noones = 0, check = 0, dual = 0, opt;
 	enum gfec_weights_backend backend = GFEC_WEIGHTS_AUTO;
 	optind = 1;
 	opterr = 0;
@@ -234,6 +238,8 @@ int cmd_weights(int argc, char **argv)
 		switch (opt) {
 		case 'h': fputs(help_weights, stdout); return 0;
 		case O_BCH: bch = optarg; break;
+		case O_CODE: code = optarg; break;
+		case O_DUAL: dual = 1; break;
 		case O_SUB:
 			if (gfec_parse_number(optarg, 1, GFEC_WEIGHTS_MAX_K, &sub))
 				return fail(GFEC_EXIT_USAGE, "weights: --subcode %s: want 1..%d", optarg,
@@ -261,9 +267,11 @@ int cmd_weights(int argc, char **argv)
 				    argv[optind - 1]);
 		}
 	}
-	if ((optind < argc) == (bch != NULL) || argc - optind > 1)
-		return fail(GFEC_EXIT_USAGE, "weights: give one generator FILE or --bch N,K "
-					     "(gfec weights --help)");
+	if ((optind < argc) + (bch != NULL) + (code != NULL) != 1 || argc - optind > 1)
+		return fail(GFEC_EXIT_USAGE, "weights: give one generator FILE, --bch N,K or --code "
+					     "PROFILE (gfec weights --help)");
+	if (dual && !code)
+		return fail(GFEC_EXIT_USAGE, "weights: --dual goes with --code");
 
 	uint8_t *gen = NULL;
 	int rows = 0, n = 0, ret;
@@ -289,6 +297,13 @@ int cmd_weights(int argc, char **argv)
 			return out_of_memory();
 		gfec_weights_bch(n, rows, gen, &delta);
 		snprintf(source, sizeof(source), "BCH(%d,%d), designed distance %d", n, rows, delta);
+	} else if (code) {
+		char err[256];
+		if ((ret = gfec_weights_code(code, dual, &gen, &rows, &n, err, sizeof(err))))
+			return ret == GFEC_E_PROFILE ? fail(GFEC_EXIT_USAGE, "weights: --code: %s", err)
+						     : fail(GFEC_EXIT_INTERNAL, "weights: --code: %s",
+							    gfec_strerror(ret));
+		snprintf(source, sizeof(source), "%s%s", dual ? "dual of " : "", code);
 	} else {
 		if ((ret = read_matrix(argv[optind], &gen, &rows, &n)))
 			return ret;

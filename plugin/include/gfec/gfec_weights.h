@@ -15,6 +15,7 @@
 #ifndef GFEC_WEIGHTS_H
 #define GFEC_WEIGHTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gfec/gfec_errors.h"
@@ -87,6 +88,17 @@ GFEC_API int gfec_weights_bch(int n, int k, uint8_t *gen, int *delta);
  * @returns 0, GFEC_E_INVAL (bad matrix, t < 1 or t > rank) or GFEC_E_NOMEM.
  */
 GFEC_API int gfec_weights_subcode(uint8_t *gen, int rows, int n, int t);
+
+/**
+ * The binary image of a gfec code: for @p profile's k, m and technique (other keys are
+ * accepted and ignored), the systematic code [I | B^T] of length 8(k+m) and dimension 8k, where
+ * B is the 8m x 8k bitmatrix of its GF(2^8) generator (polynomial basis, as
+ * gfec_gf8_to_bitmatrix and Jerasure lay it out); with @p dual, its dual code [B | I] of
+ * dimension 8m. *gen (malloc'ed: free() it) gets *rows x *n bytes as above.
+ * @returns 0, GFEC_E_PROFILE (with a reason in @p err), GFEC_E_INVAL or GFEC_E_NOMEM.
+ */
+GFEC_API int gfec_weights_code(const char *profile, int dual, uint8_t **gen, int *rows, int *n,
+			       char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
