@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file backend.c  Which GPU backend this build has, if any. */
+/** @file backend.c  Which GPU backend this build has, if any, and its device memory for NICs. */
+#include <stdio.h>
+
 #include "internal.h"
 
 #ifdef GFEC_HAVE_CUDA
@@ -21,6 +23,29 @@ const char *gfec_backend_gpu_kernels(void)
 	return gfec_gpu_kernel_names();
 #else
 	return "";
+#endif
+}
+
+int gfec_backend_gpu_dmabuf(int device, size_t len, void **ptr, int *fd, char *why,
+			    size_t whylen)
+{
+#ifdef GFEC_HAVE_CUDA
+	return gfec_gpu_dmabuf_alloc(device, len, ptr, fd, why, whylen);
+#else
+	(void)device, (void)len;
+	*ptr = NULL;
+	*fd = -1;
+	snprintf(why, whylen, "gfec was built without CUDA");
+	return GFEC_E_NOBACKEND;
+#endif
+}
+
+void gfec_backend_gpu_dmabuf_free(int device, void *ptr)
+{
+#ifdef GFEC_HAVE_CUDA
+	gfec_gpu_dmabuf_free(device, ptr);
+#else
+	(void)device, (void)ptr;
 #endif
 }
 

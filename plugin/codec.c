@@ -299,6 +299,17 @@ const char *gfec_codec_backend(const gfec_codec *c)
 	return c ? c->backend_name : "";
 }
 
+int gfec_codec_gpu_dmabuf(const gfec_codec *c, size_t len, void **ptr, int *fd, char *why,
+			  size_t whylen)
+{
+	return gfec_backend_gpu_dmabuf(c ? c->prof.gpu_device : 0, len, ptr, fd, why, whylen);
+}
+
+void gfec_codec_gpu_dmabuf_free(const gfec_codec *c, void *ptr)
+{
+	gfec_backend_gpu_dmabuf_free(c ? c->prof.gpu_device : 0, ptr);
+}
+
 void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 {
 	if (!c || !s)

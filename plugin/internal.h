@@ -93,4 +93,9 @@ const struct gfec_backend_ops *gfec_backend_gpu(void);
 /** The GPU kernels this build has, comma-separated ("" without a GPU backend). */
 const char *gfec_backend_gpu_kernels(void);
 
+/** gfec_gpu_dmabuf_alloc()/_free() of the GPU backend; GFEC_E_NOBACKEND in a build without. */
+int gfec_backend_gpu_dmabuf(int device, size_t len, void **ptr, int *fd, char *why,
+			    size_t whylen);
+void gfec_backend_gpu_dmabuf_free(int device, void *ptr);
+
 #endif

@@ -160,6 +160,8 @@ unsigned rdma_credits(const gfec_rdma_server *srv);
 unsigned rdma_io_threads(const gfec_rdma_server *srv);
 /** The configured memory wish: "auto", "host" or "gpu". */
 const char *rdma_memory_wanted(const gfec_rdma_server *srv);
+/** The codec serving (k,m) (NULL: none); k = 0: the first one (they share one profile). */
+gfec_codec *rdma_codec(const gfec_rdma_server *srv, int k, int m);
 /** Says where stripe buffers live (gfec_rdma_server_memory). */
 void rdma_set_memory(gfec_rdma_server *srv, const char *what);
 void rdma_conn_landed(gfec_rdma_server *srv, struct rdma_slot *s);

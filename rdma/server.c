@@ -337,12 +337,19 @@ void gfec_rdma_server_stop(gfec_rdma_server *srv)
 	srv->ops->kick(srv->tp, -1);
 }
 
-const char *gfec_rdma_server_backend(const gfec_rdma_server *srv, int k, int m)
+gfec_codec *rdma_codec(const gfec_rdma_server *srv, int k, int m)
 {
 	for (int i = 0; i < srv->ncodes; i++)
-		if (srv->codes[i].k == k && srv->codes[i].m == m)
-			return gfec_codec_backend(srv->codes[i].codec);
+		if (!k || (srv->codes[i].k == k && srv->codes[i].m == m))
+			return srv->codes[i].codec;
 	return NULL;
+}
+
+const char *gfec_rdma_server_backend(const gfec_rdma_server *srv, int k, int m)
+{
+	gfec_codec *c = rdma_codec(srv, k, m);
+
+	return c ? gfec_codec_backend(c) : NULL;
 }
 
 void gfec_rdma_server_stats(gfec_rdma_server *srv, struct gfec_rdma_stats *out)

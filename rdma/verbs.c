@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file verbs.c
- * The verbs transport's ground floor (verbs.h has the protocol mapping): rdma-core and the
- * CUDA driver, loaded with dlopen on first use so gfec and its tools run on hosts without
- * them; stripe regions registered with the NIC (GPU memory through dma-buf, or host memory);
+ * The verbs transport's ground floor (verbs.h has the protocol mapping): rdma-core, loaded with
+ * dlopen on first use so gfec and its tools run on hosts without it; stripe regions registered
+ * with the NIC (GPU memory on the codec's device, which gfec allocates and exports as dma-buf
+ * (gfec_codec_gpu_dmabuf), or host memory);
  * posting; gfec_rdma_probe(); and the ops table joining verbs_server.c and verbs_client.c.
  */
 #include <dlfcn.h>
@@ -105,97 +106,31 @@ int rdma_verbs_load(void)
 	return 0;
 }
 
-/* The few CUDA driver calls that GPU memory registration needs (libcuda.so.1, if present). */
-static struct {
-	int (*init)(unsigned);
-	int (*device_get)(int *, int);
-	int (*attribute)(int *, int, int);
-	int (*primary_retain)(void **, int);
-	int (*ctx_set)(void *);
-	int (*mem_alloc)(unsigned long long *, size_t);
-	int (*mem_free)(unsigned long long);
-	int (*get_handle)(void *, unsigned long long, size_t, int, unsigned long long);
-} C;
-#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124
-#define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD 1
-
-static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
-static char cuda_error[160];
-static void *cuda_ctx;
-
-static void cuda_load(void)
+int rdma_region_gpu(struct ibv_pd *pd, const gfec_codec *codec, size_t len, struct region *r,
+		    char *why, size_t whylen)
 {
-	static const char *const names[] = {"cuInit",
-					    "cuDeviceGet",
-					    "cuDeviceGetAttribute",
-					    "cuDevicePrimaryCtxRetain",
-					    "cuCtxSetCurrent",
-					    "cuMemAlloc_v2",
-					    "cuMemFree_v2",
-					    "cuMemGetHandleForAddressRange"};
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	void **slot = (void **)&C;
-	int dev, ok = 0;
+	void *dptr;
+	int fd;
 
-	if (!h) {
-		snprintf(cuda_error, sizeof(cuda_error), "no CUDA driver (libcuda.so.1)");
-		return;
-	}
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		slot[i] = dlsym(h, names[i]);
-		if (!slot[i]) {
-			snprintf(cuda_error, sizeof(cuda_error), "the CUDA driver lacks %s",
-				 names[i]);
-			return;
-		}
-	}
-	if (C.init(0) || C.device_get(&dev, 0)) {
-		snprintf(cuda_error, sizeof(cuda_error), "no CUDA device");
-		return;
-	}
-	if (C.attribute(&ok, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev) || !ok) {
-		snprintf(cuda_error, sizeof(cuda_error), "GPU 0 cannot export dma-buf");
-		return;
-	}
-	if (C.primary_retain(&cuda_ctx, dev))
-		snprintf(cuda_error, sizeof(cuda_error), "cannot open GPU 0's context");
-}
-
-int rdma_region_gpu(struct ibv_pd *pd, size_t len, struct region *r, const char **why)
-{
-	unsigned long long dptr = 0;
-	int fd = -1;
-
-	pthread_once(&cuda_once, cuda_load);
-	if (cuda_error[0]) {
-		*why = cuda_error;
-		return -1;
-	}
-	if (!V.reg_dmabuf_mr) {
-		*why = "rdma-core has no ibv_reg_dmabuf_mr";
-		return -1;
-	}
 	len = (len + GPU_ALIGN - 1) / GPU_ALIGN * GPU_ALIGN;
-	if (C.ctx_set(cuda_ctx) || C.mem_alloc(&dptr, len)) {
-		*why = "cannot allocate GPU memory";
+	if (gfec_codec_gpu_dmabuf(codec, len, &dptr, &fd, why, whylen))
 		return -1;
-	}
-	if (C.get_handle(&fd, dptr, len, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0)) {
-		*why = "the CUDA driver cannot export this memory as dma-buf";
-		C.mem_free(dptr);
-		return -1;
-	}
-	r->mr =
-	    V.reg_dmabuf_mr(pd, 0, len, dptr, fd, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	r->mr = V.reg_dmabuf_mr ? V.reg_dmabuf_mr(pd, 0, len, (uintptr_t)dptr, fd,
+						  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
+				: NULL;
 	close(fd); /* the MR holds its own reference */
 	if (!r->mr) {
-		*why = "the NIC cannot register dma-buf memory (ibv_reg_dmabuf_mr failed)";
-		C.mem_free(dptr);
+		snprintf(why, whylen, "%s",
+			 V.reg_dmabuf_mr
+			     ? "the NIC cannot register dma-buf memory (ibv_reg_dmabuf_mr failed)"
+			     : "rdma-core has no ibv_reg_dmabuf_mr");
+		gfec_codec_gpu_dmabuf_free(codec, dptr);
 		return -1;
 	}
-	r->base = (uint8_t *)(uintptr_t)dptr;
+	r->base = dptr;
 	r->len = len;
 	r->on_gpu = 1;
+	r->codec = codec;
 	return 0;
 }
 
@@ -217,8 +152,8 @@ void rdma_region_free(struct region *r)
 {
 	if (r->mr)
 		V.dereg_mr(r->mr);
-	if (r->on_gpu && C.ctx_set(cuda_ctx) == 0) /* any thread may free it */
-		C.mem_free((unsigned long long)(uintptr_t)r->base);
+	if (r->on_gpu)
+		gfec_codec_gpu_dmabuf_free(r->codec, r->base);
 	else
 		gfec_free(r->base);
 	memset(r, 0, sizeof(*r));
@@ -272,8 +207,8 @@ int gfec_rdma_probe(char *out, size_t outlen)
 	struct ibv_context *ctx = NULL;
 	struct ibv_pd *pd = NULL;
 	struct region r = {0};
-	const char *why = "no RDMA device to register it with";
-	int n = 0, ret = rdma_verbs_load();
+	char why[160] = "no RDMA device to register it with", gpu[160];
+	int n = 0, ok = 0, ret = rdma_verbs_load();
 	size_t len;
 
 	if (ret) {
@@ -292,18 +227,26 @@ int gfec_rdma_probe(char *out, size_t outlen)
 	ctx = n ? V.open_device(list[0]) : NULL;
 	pd = ctx ? V.alloc_pd(ctx) : NULL;
 	if (n && !pd)
-		why = "cannot open the first RDMA device";
-	if (pd && rdma_region_gpu(pd, GPU_ALIGN, &r, &why) == 0)
-		why = NULL;
+		snprintf(why, sizeof(why), "cannot open the first RDMA device");
+	/* No codec here: GPU 0 */
+	if (pd && rdma_region_gpu(pd, NULL, GPU_ALIGN, &r, why, sizeof(why)) == 0)
+		ok = 1;
 	if (!pd) { /* still say whether the GPU side could do it */
-		pthread_once(&cuda_once, cuda_load);
+		void *dptr;
+		int fd;
+
+		if (gfec_codec_gpu_dmabuf(NULL, GPU_ALIGN, &dptr, &fd, gpu, sizeof(gpu)) == 0) {
+			close(fd);
+			gfec_codec_gpu_dmabuf_free(NULL, dptr);
+			snprintf(gpu, sizeof(gpu), "supported by GPU 0");
+		}
 		if (len < outlen)
 			len += (size_t)snprintf(out + len, outlen - len, "; GPU dma-buf export: %s",
-						cuda_error[0] ? cuda_error : "supported by GPU 0");
+						gpu);
 	}
 	if (len < outlen)
 		snprintf(out + len, outlen - len, "; GPU memory registration: %s%s",
-			 why ? "not available: " : "available (dma-buf)", why ? why : "");
+			 ok ? "available (dma-buf)" : "not available: ", ok ? "" : why);
 	rdma_region_free(&r);
 	if (pd)
 		V.dealloc_pd(pd);

@@ -94,11 +94,16 @@ struct region {
 	uint8_t *base;
 	size_t len;
 	int on_gpu;
+	const gfec_codec *codec; /* on_gpu: the codec whose device holds it */
 	struct ibv_mr *mr;
 };
 
-/** GPU memory registered through dma-buf; 0, or -1 with *why set. */
-int rdma_region_gpu(struct ibv_pd *pd, size_t len, struct region *r, const char **why);
+/**
+ * GPU memory on @p codec's device (NULL: GPU 0), from gfec (gfec_codec_gpu_dmabuf), registered
+ * through dma-buf; 0, or -1 with @p why saying why not.
+ */
+int rdma_region_gpu(struct ibv_pd *pd, const gfec_codec *codec, size_t len, struct region *r,
+		    char *why, size_t whylen);
 int rdma_region_host(struct ibv_pd *pd, size_t len, int access, struct region *r);
 void rdma_region_free(struct region *r);
 

@@ -236,7 +236,7 @@ static int vconn_hello(struct vconn *c, const struct gfec_rdma_hdr *h, const uin
 	size_t stride = (size_t)(h->k + h->m) * h->chunk_len;
 	size_t len = stride * c->credits;
 	const char *backend = gfec_rdma_server_backend(srv, h->k, h->m);
-	const char *why = "";
+	char why[160] = "";
 	uint8_t *msg = smsg(c, c->credits);
 
 	c->dst_addr = calloc(c->credits, sizeof(*c->dst_addr));
@@ -245,13 +245,14 @@ static int vconn_hello(struct vconn *c, const struct gfec_rdma_hdr *h, const uin
 		return GFEC_E_NOMEM;
 	/* GPU memory only for a codec that runs on the GPU: a CPU codec cannot read it. */
 	if (!(c->t->gpu_ok && backend && strncmp(backend, "gpu", 3) == 0 &&
-	      rdma_region_gpu(c->pd, len, &c->slots, &why) == 0) &&
+	      rdma_region_gpu(c->pd, rdma_codec(srv, h->k, h->m), len, &c->slots, why,
+			      sizeof(why)) == 0) &&
 	    rdma_region_host(c->pd, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
 			     &c->slots))
 		return GFEC_E_NOMEM;
 	if (c->t->gpu_ok && !c->slots.on_gpu)
 		rdma_log(GFEC_LOG_INFO, "gfec-rdma: verbs: (%d,%d) stripes in host memory: %s",
-			 h->k, h->m, *why ? why : "its codec runs on the CPU");
+			 h->k, h->m, why[0] ? why : "its codec runs on the CPU");
 	c->refs++; /* the core's, until it releases the slots */
 	rdma_conn_set_buffers(srv, c->rc, c->slots.base, stride, c->slots.on_gpu, slots_release, c);
 	memset(msg, 0, MSG_LEN);
@@ -478,13 +479,15 @@ void rdma_verbs_kick(void *tp, int shard)
 	}
 }
 
-/* Whether GPU stripe memory can be registered with the listening device: a real try. */
+/* Whether GPU stripe memory can be registered with the listening device: a real try, on the first
+ * codec's GPU (every codec of a server has the same profile, so the same gpu_device). */
 static void probe_gpu(struct vsrv *t)
 {
-	const char *wanted = rdma_memory_wanted(t->srv), *why = "";
+	const char *wanted = rdma_memory_wanted(t->srv);
+	char why[160] = "";
 	struct ibv_pd *pd = t->lid->verbs ? V.alloc_pd(t->lid->verbs) : NULL;
 	struct region r = {0};
-	char what[200];
+	char what[240];
 
 	if (strcmp(wanted, "host") == 0) {
 		rdma_set_memory(t->srv, "host memory registered with the NIC (memory=host)");
@@ -493,8 +496,9 @@ static void probe_gpu(struct vsrv *t)
 		return;
 	}
 	if (!pd)
-		why = "no device context on the bound address";
-	else if (rdma_region_gpu(pd, GPU_ALIGN, &r, &why) == 0)
+		snprintf(why, sizeof(why), "no device context on the bound address");
+	else if (rdma_region_gpu(pd, rdma_codec(t->srv, 0, 0), GPU_ALIGN, &r, why, sizeof(why)) ==
+		 0)
 		t->gpu_ok = 1;
 	rdma_region_free(&r);
 	if (pd)

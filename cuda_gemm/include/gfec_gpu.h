@@ -25,6 +25,15 @@ const struct gfec_backend_ops *gfec_gpu_backend(void);
 /** Names of the compiled kernels, comma-separated (static storage), for messages and tools. */
 const char *gfec_gpu_kernel_names(void);
 
+/**
+ * @p len bytes of device memory on GPU @p device, exported as a dma-buf (*fd, which the caller
+ * closes once a NIC has registered it): 0, or GFEC_E_NOBACKEND (no driver or no such GPU),
+ * GFEC_E_NOTSUP (no dma-buf export), GFEC_E_NOMEM or GFEC_E_DEVICE, with @p why saying which.
+ */
+int gfec_gpu_dmabuf_alloc(int device, size_t len, void **ptr, int *fd, char *why, size_t whylen);
+/** Frees what gfec_gpu_dmabuf_alloc() gave on @p device; from any thread. */
+void gfec_gpu_dmabuf_free(int device, void *ptr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -883,6 +883,39 @@ static void capture(enum gfec_log_level level, const char *msg, void *user)
 	snprintf(cap->last, sizeof(cap->last), "%s", msg);
 }
 
+/*
+ * GPU memory for a NIC comes from the codec's own GPU: device 0 either works (a GPU that exports
+ * dma-buf) or says why not; gpu_device=64 exists on no host, so it always fails with a reason.
+ */
+static void test_gpu_dmabuf_on_codec_device(void **state)
+{
+	const char *profiles[] = { "k=4 m=2 backend=cpu", "k=4 m=2 backend=cpu gpu_device=64" };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		gfec_codec *c;
+		char err[256], why[160] = "";
+		void *p = (void *)&c;
+		int fd = 7, ret;
+
+		assert_int_equal(gfec_codec_create(profiles[i], &c, err, sizeof(err)), 0);
+		ret = gfec_codec_gpu_dmabuf(c, 1 << 21, &p, &fd, why, sizeof(why));
+		if (ret == 0) {
+			assert_int_equal(i, 0);
+			assert_non_null(p);
+			assert_true(fd >= 0);
+			close(fd);
+			gfec_codec_gpu_dmabuf_free(c, p);
+		} else {
+			assert_true(ret < 0);
+			assert_null(p);
+			assert_int_equal(fd, -1);
+			assert_true(why[0] != '\0');
+		}
+		gfec_codec_free(c);
+	}
+}
+
 static void test_logs_through_callback_only(void **state)
 {
 	struct captured cap = { 0 };
@@ -934,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_threads_share_codec),
 		cmocka_unit_test(test_async_requests),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_gpu_dmabuf_on_codec_device),
 		cmocka_unit_test(test_logs_through_callback_only),
 	};
 

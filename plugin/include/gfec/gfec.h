@@ -208,6 +208,18 @@ GFEC_API void gfec_codec_stats(const gfec_codec *codec, struct gfec_stats *out);
 /** The backend and inner path in use, e.g. "cpu/isal"; valid while the codec lives. */
 GFEC_API const char *gfec_codec_backend(const gfec_codec *codec);
 
+/**
+ * Device memory for a NIC to write into (RDMA): @p len bytes on the GPU that @p codec runs on
+ * (its profile's gpu_device; GPU 0 for a NULL codec), exported as a dma-buf file descriptor
+ * *fd that the caller registers with the NIC and then closes. 0, or GFEC_E_NOBACKEND (no CUDA in
+ * this build, no driver, no such GPU), GFEC_E_NOTSUP (the GPU or driver cannot export dma-buf),
+ * GFEC_E_NOMEM or GFEC_E_DEVICE, with @p why (one line) saying which. Free with
+ * gfec_codec_gpu_dmabuf_free(), from any thread.
+ */
+GFEC_API int gfec_codec_gpu_dmabuf(const gfec_codec *codec, size_t len, void **ptr, int *fd,
+				   char *why, size_t whylen);
+GFEC_API void gfec_codec_gpu_dmabuf_free(const gfec_codec *codec, void *ptr);
+
 /** GFEC_ALIGN-aligned allocation for chunk buffers; NULL on failure. Free with gfec_free(). */
 GFEC_API void *gfec_alloc(size_t size);
 GFEC_API void gfec_free(void *p);
