@@ -17,10 +17,13 @@
  * The environment and profile keys override it (registry.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gfec/gfec_limits.h"
 #include "internal.h"
@@ -219,26 +222,44 @@ int gfec_config_parse(const char *text, const char *name, struct gfec_settings *
 }
 
 /* 1 and the file's text when it exists and can be read; 0 when it does not exist. */
+/*
+ * Reads a config file of at most MAX_CONF bytes: 1 with *out set, 0 if it does not exist, -1
+ * if it cannot be read, is too large or is not a regular file. Opened non-blocking so that a
+ * FIFO or a device named by $GFEC_CONF cannot hang every codec creation.
+ */
 static int slurp(const char *path, char **out)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	char *buf;
-	size_t n;
+	size_t n = 0;
 
 	*out = NULL;
-	if (!f)
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_CONF) {
+		close(fd);
+		return -1;
+	}
 	buf = malloc(MAX_CONF + 1);
 	if (!buf) {
-		fclose(f);
+		close(fd);
 		return -1;
 	}
-	n = fread(buf, 1, MAX_CONF + 1, f);
-	fclose(f);
-	if (n > MAX_CONF) {
-		free(buf);
-		return -1;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, MAX_CONF + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (n += (size_t)r) > MAX_CONF) {
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		if (r == 0)
+			break;
 	}
+	close(fd);
 	buf[n] = '\0';
 	*out = buf;
 	return 1;

@@ -51,13 +51,13 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				   .key = "device", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 64,
 				   .dflt = "0", .ceph = 1, .help = "CUDA device ordinal" },
 	[GFEC_KNOB_GPU_STREAMS] = { .name = "gpu_streams", .profile = 1, .section = "gpu",
-				    .key = "streams", .type = GFEC_KNOB_NUM, .lo = 1, .hi = 8,
+				    .key = "streams", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 8,
 				    .dflt = "0",
 				    .help = "host-buffer pipeline depth (0 = the backend's "
 					    "default)" },
 	[GFEC_KNOB_GPU_SEGMENT] = { .name = "gpu_segment", .profile = 1, .section = "gpu",
 				    .key = "segment", .type = GFEC_KNOB_NUM, .lo = 4096,
-				    .hi = 1ll << 34, .dflt = "0",
+				    .hi = 1ll << 34, .zero = 1, .dflt = "0",
 				    .help = "staging bytes per pipeline slot (0 = the backend's "
 					    "default)" },
 	[GFEC_KNOB_FAULT] = { .name = "fault", .env = "GFEC_FAULT", .type = GFEC_KNOB_WORD,
@@ -171,6 +171,8 @@ int gfec_knob_set(struct gfec_settings *s, enum gfec_knob k, const char *text,
 	case GFEC_KNOB_NUM:
 		if (d->off && strcmp(text, "off") == 0)
 			x = -1;
+		else if (d->zero && strcmp(text, "0") == 0)
+			x = 0;
 		else if (gfec_parse_number(text, d->lo, d->hi, &x))
 			return -1;
 		break;
@@ -196,7 +198,7 @@ const char *gfec_knob_expect(enum gfec_knob k, char *buf, size_t len)
 	switch (d->type) {
 	case GFEC_KNOB_NUM:
 		snprintf(buf, len, "a number in %lld..%lld (K, M, G, T: x 2^10, 2^20, 2^30, 2^40)%s",
-			 d->lo, d->hi, d->off ? ", or off" : "");
+			 d->lo, d->hi, d->off ? ", or off" : d->zero ? ", or 0" : "");
 		break;
 	case GFEC_KNOB_WORD:
 		snprintf(buf, len, "one of %s", d->words);
@@ -257,19 +259,21 @@ int gfec_conf_section(const char *section)
 
 int gfec_settings_env(struct gfec_settings *s, char *err, size_t errlen)
 {
+	int rc = 0;
+
 	for (int k = 0; k < GFEC_NKNOBS; k++) {
 		const char *v = gfec_knobs[k].env ? getenv(gfec_knobs[k].env) : NULL;
 		char expect[128];
 
 		if (!v || !*v)
 			continue;
-		if (gfec_knob_set(s, (enum gfec_knob)k, v, GFEC_FROM_ENV, NULL)) {
+		if (gfec_knob_set(s, (enum gfec_knob)k, v, GFEC_FROM_ENV, NULL) && rc == 0) {
 			snprintf(err, errlen, "%s=%s: expected %s", gfec_knobs[k].env, v,
 				 gfec_knob_expect((enum gfec_knob)k, expect, sizeof(expect)));
-			return GFEC_E_PROFILE;
+			rc = GFEC_E_PROFILE;
 		}
 	}
-	return 0;
+	return rc;
 }
 
 int gfec_conf_user_path(char *buf, size_t len)

@@ -54,6 +54,7 @@ struct gfec_knob_def {
 	enum gfec_knob_type type;
 	long long lo, hi;	     /* GFEC_KNOB_NUM: the range; GFEC_KNOB_TEXT: the length */
 	int off;		     /* GFEC_KNOB_NUM: "off" is a value (num = -1) */
+	int zero;		     /* GFEC_KNOB_NUM: 0 (the backend's default) is a value too */
 	const char *words;	     /* GFEC_KNOB_WORD: the values, "a, b, c" */
 	const char *dflt;	     /* the default's text ("" = chosen by the code that uses it) */
 	int ceph;		     /* the Ceph plugin passes this profile key on to the codec */
@@ -105,8 +106,9 @@ int gfec_knob_by_file(const char *section, const char *key);
 int gfec_conf_section(const char *section);
 
 /**
- * Applies every knob's environment variable that is set and not empty. A bad value: "VAR=value:
- * expected ..." in @p err and GFEC_E_PROFILE (the variables before it are applied).
+ * Applies every knob's environment variable that is set and not empty. A bad value leaves that
+ * knob as it was and the others are still applied; the first one is reported as "VAR=value:
+ * expected ..." in @p err with GFEC_E_PROFILE.
  */
 int gfec_settings_env(struct gfec_settings *s, char *err, size_t errlen);
 

@@ -3,8 +3,9 @@
  * @file test_config.c
  * The knob registry and gfec.conf: the one number parser, good files, every malformed-line error
  * (named by file and line), the search order through GFEC_CONF, the precedence profile > env >
- * file > default with gfec_config_describe()'s origin column, a bad environment value, a broken
- * file that leaves the defaults in place with a warning, and the writer `gfec tune` uses.
+ * file > default with gfec_config_describe()'s origin column, a bad environment value (the
+ * others still applied), a broken file and a FIFO that leave the defaults in place with a
+ * warning, every default inside its knob's range, and the writer `gfec tune` uses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -74,9 +76,22 @@ static void test_table(void **state)
 	for (int k = 0; k < GFEC_NKNOBS; k++) {
 		const struct gfec_knob_def *d = &gfec_knobs[k];
 
-		/* a default outside the range means "the code that uses it decides" (0 streams) */
-		if (d->type == GFEC_KNOB_NUM && strcmp(d->dflt, "off") != 0)
-			assert_int_equal(gfec_parse_number(d->dflt, -1, 1ll << 62, &x), 0);
+		/* a number's default is in its own range, or 0 / off where the knob takes those */
+		if (d->type == GFEC_KNOB_NUM) {
+			x = s.v[k].num;
+			if (!(d->lo <= x && x <= d->hi) && !(d->zero && x == 0) &&
+			    !(d->off && x == -1))
+				fail_msg("%s: default %s outside %lld..%lld", d->name, d->dflt,
+					 d->lo, d->hi);
+		}
+		/* the default's text is a value the knob takes ("" = decided by its user) */
+		if (*d->dflt) {
+			struct gfec_settings t;
+
+			gfec_settings_defaults(&t);
+			if (gfec_knob_set(&t, (enum gfec_knob)k, d->dflt, GFEC_FROM_FILE, "x"))
+				fail_msg("%s: default \"%s\" is refused", d->name, d->dflt);
+		}
 		if (d->type == GFEC_KNOB_WORD)
 			assert_true(s.v[k].num >= 0); /* the default is one of the words */
 		assert_int_equal(s.v[k].origin, GFEC_FROM_DEFAULT);
@@ -95,6 +110,23 @@ static void test_table(void **state)
 			assert_int_equal(strncmp(d->env, "GFEC_", 5), 0);
 		for (int j = 0; j < k; j++)
 			assert_string_not_equal(gfec_knobs[j].name, d->name);
+	}
+	/* a gfec.conf that sets every file knob to its default parses */
+	{
+		char text[4096], err[256];
+		size_t used = 0;
+
+		for (int k = 0; k < GFEC_NKNOBS; k++)
+			if (gfec_knobs[k].section && *gfec_knobs[k].dflt)
+				used += (size_t)snprintf(text + used, sizeof(text) - used,
+							 "[%s]\n%s = %s\n", gfec_knobs[k].section,
+							 gfec_knobs[k].key, gfec_knobs[k].dflt);
+		assert_true(used < sizeof(text));
+		gfec_settings_defaults(&s);
+		if (gfec_config_parse(text, "defaults.conf", &s, err, sizeof(err)))
+			fail_msg("%s", err);
+		assert_int_equal(s.v[GFEC_KNOB_GPU_STREAMS].origin, GFEC_FROM_FILE);
+		assert_int_equal(s.v[GFEC_KNOB_GPU_SEGMENT].num, 0);
 	}
 	assert_int_equal(gfec_technique_find("cauchy_good"), GFEC_TECH_CAUCHY_GOOD);
 	assert_int_equal(gfec_technique_find("liberation"), -1);
@@ -283,6 +315,33 @@ static void test_precedence(void **state)
 	assert_int_equal(p.gpu_fault, 1);
 	unsetenv("GFEC_FAULT");
 
+	/* one bad variable does not drop the others: each good one applies, the first bad one is
+	 * reported, and the bad ones keep their defaults (the ISA-L drop-in relies on this) */
+	{
+		struct gfec_settings s;
+
+		setenv("GFEC_THREADS", "abc", 1);
+		setenv("GFEC_FAULT", "cuda", 1);
+		setenv("GFEC_ISAL_LIB", "/nowhere/libisal.so.2", 1);
+		setenv("GFEC_ISAL_GPU_MIN", "lots", 1);
+		gfec_settings_defaults(&s);
+		assert_int_equal(gfec_settings_env(&s, err, sizeof(err)), GFEC_E_PROFILE);
+		assert_non_null(strstr(err, "GFEC_THREADS=abc"));
+		assert_int_equal(s.v[GFEC_KNOB_THREADS].origin, GFEC_FROM_DEFAULT);
+		assert_string_equal(s.v[GFEC_KNOB_FAULT].text, "cuda");
+		assert_string_equal(s.v[GFEC_KNOB_ISAL_LIB].text, "/nowhere/libisal.so.2");
+		assert_int_equal(s.v[GFEC_KNOB_ISAL_GPU_MIN].num, -1);
+		assert_int_equal(s.v[GFEC_KNOB_ISAL_GPU_MIN].origin, GFEC_FROM_DEFAULT);
+		setenv("GFEC_ISAL_GPU_MIN", "64K", 1);
+		gfec_settings_defaults(&s);
+		assert_int_equal(gfec_settings_env(&s, err, sizeof(err)), GFEC_E_PROFILE);
+		assert_int_equal(s.v[GFEC_KNOB_ISAL_GPU_MIN].num, 65536);
+		unsetenv("GFEC_THREADS");
+		unsetenv("GFEC_FAULT");
+		unsetenv("GFEC_ISAL_LIB");
+		unsetenv("GFEC_ISAL_GPU_MIN");
+	}
+
 	/* too small a buffer, and a bad profile */
 	assert_int_equal(gfec_config_describe("k=4 m=2", line, 16), GFEC_E_INVAL);
 	assert_int_equal(gfec_config_describe("k=4 m=2 threads=x", line, sizeof(line)),
@@ -326,6 +385,32 @@ static void test_file_and_profile_override(void **state)
 
 	unlink(path);
 	unsetenv("GFEC_CONF");
+}
+
+/* A FIFO (or any non-regular file) as GFEC_CONF: a warning and the defaults, not a hang. */
+static void test_fifo(void **state)
+{
+	char dir[] = "/tmp/gfec_fifo_XXXXXX", path[64];
+	struct gfec_profile p;
+	struct captured cap = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/gfec.conf", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	setenv("GFEC_CONF", path, 1);
+	alarm(20); /* a regression blocks in open() or read(): fail instead of hanging */
+	gfec_set_log(capture, &cap, GFEC_LOG_DEBUG);
+	assert_int_equal(gfec_settings_resolve("k=4 m=2", &p, err, sizeof(err)), 0);
+	gfec_set_log(NULL, NULL, GFEC_LOG_ERROR);
+	alarm(0);
+	assert_int_equal(cap.warnings, 1);
+	assert_non_null(strstr(cap.last, "cannot be read"));
+	assert_int_equal(p.set.v[GFEC_KNOB_THREADS].origin, GFEC_FROM_DEFAULT);
+	unsetenv("GFEC_CONF");
+	unlink(path);
+	rmdir(dir);
 }
 
 /* What tune writes replaces its own earlier output, keeps the rest, and parses. */
@@ -374,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_file_and_profile_override),
+		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_update),
 	};
 
