@@ -84,7 +84,24 @@ for i in 1 2 3 4; do
 	kp+=($!)
 	pids+=($!)
 done
-sleep 1.5
+# A victim counts as lost mid-stream only with stripes outstanding, so each must be streaming
+# before it is killed: wait until its sockets have sent more than a HELLO (a stripe is 640 KiB).
+# Under a sanitizer on a loaded machine the clients can take seconds to start.
+sent_by() { # bytes that process $1 has sent over TCP (ss -i: bytes_sent on each socket's line)
+	ss -tinpH 2>/dev/null | awk -v pid="pid=$1," '
+		index($0, pid) { want = 1; next }
+		want { for (i = 1; i <= NF; i++) if ($i ~ /^bytes_sent:/) { split($i, a, ":"); s += a[2] }
+		       want = 0 }
+		END { print s + 0 }'
+}
+for p in "${kp[@]}"; do
+	for ((w = 0; w < 600; w++)); do
+		(($(sent_by "$p") > 1048576)) && break
+		sleep 0.1
+	done
+	(($(sent_by "$p") > 1048576)) || fail "victim $p sent no stripe in 60 s"
+done
+sleep 0.3
 for p in "${kp[@]}"; do kill -9 "$p"; done
 for p in "${kp[@]}"; do wait "$p" 2>/dev/null || true; done
 kill -0 "$SPID" || fail "server died with its clients"
