@@ -18,6 +18,20 @@
 #include "nc_prng.h"
 #include "test_util.h"
 
+/* 1 when the kernel grants any allocation (vm.overcommit_memory = 1). */
+static int overcommit_always(void)
+{
+	FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+	int mode = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &mode) != 1)
+			mode = 0;
+		fclose(f);
+	}
+	return mode == 1;
+}
+
 static gfec_nc *mk(uint32_t n, uint32_t B, uint32_t flags, int mode)
 {
 	struct gfec_nc_params p = { .n = n, .block_size = B, .flags = flags, .threads = 2,
@@ -524,12 +538,20 @@ static void test_bad_input(void **state)
 	gfec_nc_free(other_b);
 	gfec_nc_free(zero);
 
-	/* out of memory: a decoder of 4096 blocks of 1 GiB */
+	/*
+	 * out of memory: a decoder of 4096 blocks of 1 GiB (4 TiB). A host that overcommits
+	 * without limit (vm.overcommit_memory = 1, as container hosts often do) hands out the
+	 * address space; only a refusal can be checked there.
+	 */
 	p.n = GFEC_NC_RLC_MAX_N, p.block_size = GFEC_NC_MAX_BLOCK, p.decode = 0;
 	assert_int_equal(gfec_nc_create(&p, &nc), 0);
 	d = (gfec_nc_decoder *)&p; /* must stay as it was */
-	assert_int_equal(gfec_nc_decoder_create(nc, 0, &d), GFEC_E_NOMEM);
-	assert_ptr_equal(d, (gfec_nc_decoder *)&p);
+	if (overcommit_always()) {
+		print_message("vm.overcommit_memory = 1: the out-of-memory case is not checked\n");
+	} else {
+		assert_int_equal(gfec_nc_decoder_create(nc, 0, &d), GFEC_E_NOMEM);
+		assert_ptr_equal(d, (gfec_nc_decoder *)&p);
+	}
 	gfec_nc_free(nc);
 }
 
