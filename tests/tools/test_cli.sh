@@ -444,6 +444,63 @@ rmdir chk.0
 cp keep/chk.0 .
 echo "ok: FIFOs and directories are never opened for reading as files"
 
+# OUT is replaced by a rename: a FIFO, a device node or a symbolic link there is refused (exit
+# 2), and stays what it was.
+mkfifo fifo
+gfec_t 2 decode chk -o fifo
+one_error_line
+has err "fifo is a special file"
+[[ -p fifo ]] || fail "decode -o FIFO replaced the FIFO"
+cp chk target
+ln -s target link
+gfec 2 decode chk -o link
+one_error_line
+has err "link is a symbolic link"
+[[ -L link ]] || fail "decode -o LINK replaced the link"
+if mknod nul c 1 3 2>/dev/null; then
+	gfec 2 decode chk -o nul
+	has err "nul is a special file"
+	[[ -c nul ]] || fail "decode -o DEVICE replaced the device node"
+	rm nul
+fi
+[[ -z $(find . -name '*.tmp.*') ]] || fail "a refused decode left a temp file"
+rm fifo link target
+echo "ok: an OUT that is not a regular file is refused"
+
+# --- permissions ----------------------------------------------------------------------------------
+
+# A private FILE makes private chunks and metadata; decode gives a new OUT and repaired chunks
+# the chunks' mode, and a replaced OUT keeps its own.
+mkdir perm
+head -c 3000 /dev/urandom >perm/s
+chmod 640 perm/s
+(umask 022 && "$GFEC" encode -k 2 -m 1 perm/s >out 2>err) || fail "encode of a 0640 file failed"
+for f in perm/s.0 perm/s.1 perm/s.2 perm/s.gfec; do
+	[[ $(stat -c %a "$f") == 640 ]] || fail "$f has mode $(stat -c %a "$f"), FILE has 640"
+done
+chmod 755 perm/s
+(umask 022 && "$GFEC" encode -k 2 -m 1 perm/s >out 2>err) || fail "encode of a 0755 file failed"
+[[ $(stat -c %a perm/s.0) == 644 ]] || fail "perm/s.0 has mode $(stat -c %a perm/s.0), not 644"
+chmod 600 perm/s.0 perm/s.1 perm/s.2
+rm perm/s.1
+gfec 0 decode --repair perm/s -o perm/new
+[[ $(stat -c %a perm/new) == 600 ]] || fail "new OUT has mode $(stat -c %a perm/new), not 600"
+[[ $(stat -c %a perm/s.1) == 600 ]] || fail "repaired chunk has mode $(stat -c %a perm/s.1)"
+same perm/new perm/s
+echo old >perm/old
+chmod 604 perm/old
+gfec 0 decode perm/s -o perm/old
+[[ $(stat -c %a perm/old) == 604 ]] || fail "replaced OUT has mode $(stat -c %a perm/old), not 604"
+same perm/old perm/s
+# A repair that fails after OUT is in place says that OUT was written.
+rm perm/s.1
+mkdir perm/s.1
+gfec 3 decode --repair perm/s -o perm/out2
+has err "perm/out2 written, but repairs stopped at chunk 1"
+same perm/out2 perm/s
+rm -rf perm
+echo "ok: outputs get their inputs' permissions"
+
 # --- info, progress, leftovers --------------------------------------------------------------------
 
 gfec 0 info

@@ -67,13 +67,14 @@ struct io_tmp {
 
 /** Installs the signal handlers that remove pending temp files. Call once, early. */
 void io_tmp_init(void);
-/** Creates @p final's temp file. @returns 0 or -errno. */
+/** Creates @p final's temp file, mode 0600 until committed. @returns 0 or -errno. */
 int io_tmp_open(struct io_tmp *t, const char *final);
 /**
- * fsync()s, closes and renames the temp file over the final name. @returns 0, or -errno with
- * t->final still set (for a message) and the temp file left for io_tmp_abort().
+ * Gives the temp file @p mode's permission bits (& 0777, umask aside), fsync()s, closes and
+ * renames it over the final name. @returns 0, or -errno with t->final still set (for a message)
+ * and the temp file left for io_tmp_abort().
  */
-int io_tmp_commit(struct io_tmp *t);
+int io_tmp_commit(struct io_tmp *t, mode_t mode);
 /** Closes and removes the temp file; a no-op on a zeroed or committed @p t. */
 void io_tmp_abort(struct io_tmp *t);
 /** fsync()s the directory holding @p path, so that renames into it are durable. */
@@ -227,6 +228,7 @@ struct chunk {
 	enum ck_state state;
 	int err;       /* errno for CK_UNREADABLE */
 	uint64_t size; /* actual size, for CK_WRONG_SIZE */
+	mode_t mode;   /* permission bits, when it could be opened; else 0 */
 	uint32_t crc;  /* running, then final CRC32C */
 };
 

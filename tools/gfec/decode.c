@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gfec/gfec.h>
@@ -26,7 +27,10 @@ const char help_decode[] =
     "CRC32C and OUT matches FILE's SHA-256 (metadata written by gfec 0.1 has no SHA-256).\n"
     "\n"
     "  -o, --output OUT       where to write FILE's bytes; default FILE.decoded if FILE\n"
-    "                         exists, else FILE itself\n"
+    "                         exists, else FILE itself. OUT must be a regular file or not\n"
+    "                         exist: a symbolic link, FIFO or device there is refused (exit\n"
+    "                         2), not written through. A new OUT gets the chunks' mode, a\n"
+    "                         replaced one keeps its own\n"
     "  -r, --repair           also rewrite every missing or damaged chunk file (checks all\n"
     "                         chunks; the rebuilt ones must match the metadata's CRC32C)\n"
     "      --backend B        auto (default), cpu or gpu\n"
@@ -59,6 +63,9 @@ int cmd_decode(int argc, char **argv)
 	uint8_t *want[GFEC_MAX_CHUNKS];
 	char src[GFEC_MAX_CHUNKS] = {0}, rebuild[GFEC_MAX_CHUNKS] = {0}, what[128];
 	char *out_path = NULL;
+	struct stat out_st;
+	mode_t ck_mode = 0;
+	int out_exists = 0;
 	struct io_progress prog;
 	struct job j;
 	uint32_t used_crc[GFEC_MAX_CHUNKS]; /* CRC32C of each chunk as this pass read or rebuilt it */
@@ -101,6 +108,20 @@ int cmd_decode(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
+	/* The rename would turn a FIFO or a device into a regular file, and replace a symbolic
+	 * link rather than write through it: OUT must be a regular file, or not exist. */
+	if (lstat(out_path, &out_st) == 0) {
+		if (!S_ISREG(out_st.st_mode)) {
+			ret = fail(GFEC_EXIT_USAGE,
+				   "decode: %s is %s; OUT must be a regular file or not exist",
+				   out_path,
+				   S_ISLNK(out_st.st_mode)   ? "a symbolic link"
+				   : S_ISDIR(out_st.st_mode) ? "a directory"
+							     : "a special file");
+			goto out;
+		}
+		out_exists = 1;
+	}
 
 	/* Data chunks first (they need no arithmetic), and only until k are known good, unless
 	 * --repair needs to know the state of every chunk. */
@@ -129,6 +150,9 @@ int cmd_decode(int argc, char **argv)
 		used_crc[i] = IO_CRC_INIT;
 		if (j.ck[i].state == CK_OK && nsrc < j.k) {
 			src[i] = 1;
+			/* Chunks and a new OUT get the chunks' mode: FILE's, as encode gave it. */
+			if (!nsrc)
+				ck_mode = j.ck[i].mode & 0666;
 			nsrc++;
 		} else if (i < j.k || (o.repair && chunk_bad(&j.ck[i]))) {
 			rebuild[i] = 1;
@@ -241,7 +265,7 @@ int cmd_decode(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = io_tmp_commit(&out);
+	ret = io_tmp_commit(&out, out_exists ? out_st.st_mode : ck_mode);
 	if (ret) {
 		ret = fail_errno(ret, "cannot write", out_path);
 		goto out;
@@ -249,9 +273,11 @@ int cmd_decode(int argc, char **argv)
 	for (int i = 0; i < j.n; i++) {
 		if (!fix[i].final)
 			continue;
-		ret = io_tmp_commit(&fix[i]);
+		ret = io_tmp_commit(&fix[i], ck_mode);
 		if (ret) {
-			ret = fail_errno(ret, "cannot write", fix[i].final);
+			ret = fail(GFEC_EXIT_IO,
+				   "decode: %s written, but repairs stopped at chunk %d: %s: %s",
+				   out_path, i, fix[i].final, io_strerror(ret));
 			goto out;
 		}
 	}

@@ -21,7 +21,7 @@ const char help_encode[] =
     "divided by K, rounded up to 64 bytes); data chunk i holds bytes [i*S, (i+1)*S) of FILE,\n"
     "zero-padded at the end, and chunks K .. K+M-1 hold the parity. FILE.gfec records K, M,\n"
     "the technique, S, FILE's size and SHA-256, and a CRC32C of every chunk. Existing files\n"
-    "are replaced.\n"
+    "are replaced. All get FILE's read and write permission bits (umask aside).\n"
     "\n"
     "  -k, --k K              data chunks (2 <= K, 1 <= M <= K, K+M <= 256)\n"
     "  -m, --m M              parity chunks: any M chunks may be lost\n"
@@ -199,7 +199,7 @@ int cmd_encode(int argc, char **argv)
 	/* The metadata goes last: until it is renamed, an older FILE.gfec still describes (and its
 	 * CRCs reject) whatever mix of chunks a crash left behind. */
 	for (int i = 0; i <= n; i++) {
-		ret = io_tmp_commit(&tmp[i]);
+		ret = io_tmp_commit(&tmp[i], st.st_mode & 0666);
 		if (ret) {
 			ret = fail_errno(ret, "cannot write", tmp[i].final);
 			goto out;

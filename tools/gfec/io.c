@@ -200,8 +200,9 @@ int io_tmp_open(struct io_tmp *t, const char *final)
 			err = -ENOMEM;
 			break;
 		}
-		/* Readable too: the commands read back what they wrote for its SHA-256. */
-		t->fd = open(t->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		/* Readable too: the commands read back what they wrote for its SHA-256. Private
+		 * until io_tmp_commit() gives it its mode: it may hold a private file's bytes. */
+		t->fd = open(t->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (t->fd < 0 && errno != EEXIST) {
 			err = -errno;
 			break;
@@ -220,11 +221,13 @@ int io_tmp_open(struct io_tmp *t, const char *final)
 	return 0;
 }
 
-int io_tmp_commit(struct io_tmp *t)
+int io_tmp_commit(struct io_tmp *t, mode_t mode)
 {
 	int err = 0;
 
-	if (fsync(t->fd) < 0 && errno != EINVAL)
+	if (fchmod(t->fd, mode & 0777) < 0)
+		err = -errno;
+	if (!err && fsync(t->fd) < 0 && errno != EINVAL)
 		err = -errno;
 	if (close(t->fd) < 0 && !err)
 		err = -errno;

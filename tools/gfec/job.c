@@ -66,6 +66,7 @@ static void chunk_open(struct chunk *c, uint64_t S)
 		c->fd = -1;
 		return;
 	}
+	c->mode = st.st_mode & 0777;
 	if ((uint64_t)st.st_size != S) {
 		c->size = (uint64_t)st.st_size;
 		c->state = CK_WRONG_SIZE;
