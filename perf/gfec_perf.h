@@ -77,6 +77,26 @@ void perf_mem_rmw(uint8_t *p, size_t n);
 /** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
 size_t perf_rotate_bytes(const struct perf_opts *o);
 
+/**
+ * The ceilings cache's key: the machine and what the figures depend on (@p threads, the rotation
+ * size, --quick), so that a cache written on another machine, by a -T run or by a --quick run is
+ * not reused by another kind of run.
+ */
+void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
+		       const struct perf_ceilings *c, int threads);
+/** A --ceilings-cache file's first line; a file without it (an older format) is not used. */
+#define PERF_CEILINGS_VERSION "gfec-perf ceilings 2"
+
+/**
+ * Reads a ceilings cache written by perf_ceilings_save() with the same @p key into @p c: 0; 1 if
+ * there is no such file; -1 with the reason in @p why if it cannot be read, has another version
+ * or key, or any line is malformed (every line must have exactly its fields).
+ */
+int perf_ceilings_load(const char *path, const char *key, struct perf_ceilings *c, char *why,
+		       size_t len);
+/** Writes @p c under @p key to a temporary file renamed over @p path: 0, or -1 (errno set). */
+int perf_ceilings_save(const char *path, const char *key, const struct perf_ceilings *c);
+
 void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c);
 /** The ceilings of RS(k,m), or NULL. */
 const struct perf_code_ceil *perf_code_ceil(const struct perf_ceilings *c, int k, int m);

@@ -29,7 +29,8 @@
 /* sweeps per pattern, the best kept: a ceiling is what the machine can do, even when shared */
 #define MEM_TRIALS 5
 
-static void machine_id(char *buf, size_t len, const struct perf_ceilings *c)
+void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
+		       const struct perf_ceilings *c, int threads)
 {
 	struct utsname u;
 	char cpu[128];
@@ -37,8 +38,9 @@ static void machine_id(char *buf, size_t len, const struct perf_ceilings *c)
 	perf_cpu_model(cpu, sizeof(cpu));
 	if (uname(&u) != 0)
 		snprintf(u.nodename, sizeof(u.nodename), "unknown");
-	snprintf(buf, len, "%s|%s|%ld cpus|%s", u.nodename, cpu, sysconf(_SC_NPROCESSORS_ONLN),
-		 c->gpu_name[0] ? c->gpu_name : "no gpu");
+	snprintf(buf, len, "%s|%s|%ld cpus|%s|threads %d|rotate %zu|%s", u.nodename, cpu,
+		 sysconf(_SC_NPROCESSORS_ONLN), c->gpu_name[0] ? c->gpu_name : "no gpu", threads,
+		 perf_rotate_bytes(o), o->quick ? "quick" : "full");
 }
 
 enum mem_pattern { MEM_COPY, MEM_READ, MEM_RMW, MEM_NPATTERNS };
@@ -130,55 +132,97 @@ static double cpu_mem_bw(size_t bytes, int threads, double *spread)
 	return best;
 }
 
-static int load_ceilings(const char *path, struct perf_ceilings *c, const char *id)
+/* 1 when sscanf's %n left @p end at the line's newline: no field missing, none extra. */
+static int at_eol(const char *line, int end)
+{
+	return end > 0 && strcmp(line + end, "\n") == 0;
+}
+
+/* One line after the first two: 1 when it is a well-formed cpu, gpu or code line. */
+static int load_line(const char *line, struct perf_ceilings *c, int *have_cpu, int *have_gpu)
+{
+	struct perf_code_ceil *pc = &c->codes[c->ncodes];
+	int end = -1;
+
+	if (strncmp(line, "cpu ", 4) == 0)
+		return !(*have_cpu)++ &&
+		       sscanf(line, "cpu %d %d %lf %lf %lf %lf%n", &c->cpus, &c->threads,
+			      &c->cpu_mem_1, &c->cpu_mem_1_spread, &c->cpu_mem_t,
+			      &c->cpu_mem_t_spread, &end) == 6 &&
+		       at_eol(line, end);
+	if (strncmp(line, "gpu ", 4) == 0)
+		return !(*have_gpu)++ &&
+		       sscanf(line, "gpu %lf %lf %lf %lf%n", &c->d2d, &c->h2d, &c->d2h, &c->both,
+			      &end) == 4 &&
+		       at_eol(line, end);
+	if (strncmp(line, "code ", 5) != 0 || c->ncodes >= PERF_MAX_CODES ||
+	    sscanf(line, "code %d %d %lf %lf %lf%n", &pc->k, &pc->m, &pc->isal_1, &pc->isal_all,
+		   &pc->xor_gpu, &end) != 5 ||
+	    !at_eol(line, end))
+		return 0;
+	c->ncodes++;
+	return 1;
+}
+
+int perf_ceilings_load(const char *path, const char *key, struct perf_ceilings *c, char *why,
+		       size_t len)
 {
 	FILE *f = fopen(path, "r");
-	char line[512], key[64];
-	int ok = 0;
+	char line[1024], want[600];
+	int lineno = 0, have_cpu = 0, have_gpu = 0, ok = 1;
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		struct perf_code_ceil *pc;
-
-		if (sscanf(line, "%63s", key) != 1)
-			continue;
-		if (strcmp(key, "machine") == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			ok = strcmp(line + 8, id) == 0;
-		} else if (strcmp(key, "cpu") == 0) {
-			sscanf(line, "cpu %d %d %lf %lf %lf %lf", &c->cpus, &c->threads, &c->cpu_mem_1,
-			       &c->cpu_mem_1_spread, &c->cpu_mem_t, &c->cpu_mem_t_spread);
-		} else if (strcmp(key, "gpu") == 0) {
-			sscanf(line, "gpu %lf %lf %lf %lf", &c->d2d, &c->h2d, &c->d2h, &c->both);
-		} else if (strcmp(key, "code") == 0 && c->ncodes < PERF_MAX_CODES) {
-			pc = &c->codes[c->ncodes];
-			if (sscanf(line, "code %d %d %lf %lf %lf", &pc->k, &pc->m, &pc->isal_1,
-				   &pc->isal_all, &pc->xor_gpu) == 5)
-				c->ncodes++;
-		}
+	if (!f) {
+		snprintf(why, len, "%s", strerror(errno));
+		return errno == ENOENT ? 1 : -1;
 	}
+	snprintf(want, sizeof(want), "machine %s\n", key);
+	c->ncodes = 0;
+	while (ok && fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (lineno == 1 && strcmp(line, PERF_CEILINGS_VERSION "\n") != 0)
+			snprintf(why, len, "not a \"%s\" file", PERF_CEILINGS_VERSION), ok = 0;
+		else if (lineno == 2 && strcmp(line, want) != 0)
+			snprintf(why, len, "written for another machine or other options"), ok = 0;
+		else if (lineno > 2 && !load_line(line, c, &have_cpu, &have_gpu))
+			snprintf(why, len, "line %d is malformed", lineno), ok = 0;
+	}
+	if (ok && ferror(f))
+		snprintf(why, len, "read error"), ok = 0;
+	else if (ok && (!have_cpu || !have_gpu))
+		snprintf(why, len, "incomplete"), ok = 0;
 	fclose(f);
 	return ok ? 0 : -1;
 }
 
-static void save_ceilings(const char *path, const struct perf_ceilings *c, const char *id)
+int perf_ceilings_save(const char *path, const char *key, const struct perf_ceilings *c)
 {
-	FILE *f = fopen(path, "w");
+	char tmp[4096];
+	FILE *f;
+	int ok;
 
-	if (!f) {
-		fprintf(stderr, "gfec-perf: %s: cannot write the ceilings cache: %s\n", path,
-			strerror(errno));
-		return;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return -1;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%s\nmachine %s\n", PERF_CEILINGS_VERSION, key) > 0;
+	ok = ok && fprintf(f, "cpu %d %d %.6f %.6f %.6f %.6f\n", c->cpus, c->threads,
+			   c->cpu_mem_1, c->cpu_mem_1_spread, c->cpu_mem_t,
+			   c->cpu_mem_t_spread) > 0;
+	ok = ok && fprintf(f, "gpu %.6f %.6f %.6f %.6f\n", c->d2d, c->h2d, c->d2h, c->both) > 0;
+	for (int i = 0; ok && i < c->ncodes; i++)
+		ok = fprintf(f, "code %d %d %.6f %.6f %.6f\n", c->codes[i].k, c->codes[i].m,
+			     c->codes[i].isal_1, c->codes[i].isal_all, c->codes[i].xor_gpu) > 0;
+	ok = ok && fflush(f) == 0 && !ferror(f);
+	ok = (fclose(f) == 0) && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+		return -1;
 	}
-	fprintf(f, "machine %s\n", id);
-	fprintf(f, "cpu %d %d %.6f %.6f %.6f %.6f\n", c->cpus, c->threads, c->cpu_mem_1,
-		c->cpu_mem_1_spread, c->cpu_mem_t, c->cpu_mem_t_spread);
-	fprintf(f, "gpu %.6f %.6f %.6f %.6f\n", c->d2d, c->h2d, c->d2h, c->both);
-	for (int i = 0; i < c->ncodes; i++)
-		fprintf(f, "code %d %d %.6f %.6f %.6f\n", c->codes[i].k, c->codes[i].m,
-			c->codes[i].isal_1, c->codes[i].isal_all, c->codes[i].xor_gpu);
-	fclose(f);
+	return 0;
 }
 
 size_t perf_rotate_bytes(const struct perf_opts *o)
@@ -202,7 +246,7 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 	const size_t copy_bytes = perf_rotate_bytes(o);
 	const int threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct perf_isal_api isal;
-	char id[512];
+	char id[512], why[128];
 
 	memset(c, 0, sizeof(*c));
 #ifdef GFEC_HAVE_CUDA
@@ -218,14 +262,22 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 		}
 	}
 #endif
-	machine_id(id, sizeof(id), c);
-	if (o->ceilings_cache && load_ceilings(o->ceilings_cache, c, id) == 0) {
-		int all = 1;
+	perf_ceilings_key(id, sizeof(id), o, c, threads);
+	if (o->ceilings_cache) {
+		int r = perf_ceilings_load(o->ceilings_cache, id, c, why, sizeof(why)), all = 1;
 
-		for (int i = 0; i < o->ncodes; i++)
+		for (int i = 0; r == 0 && i < o->ncodes; i++)
 			all &= perf_code_ceil(c, o->codes[i].k, o->codes[i].m) != NULL;
 		all &= c->threads == threads;
-		if (all) {
+		if (r < 0)
+			fprintf(stderr, "gfec-perf: %s: not used (%s); measuring the ceilings and "
+					"rewriting it\n",
+				o->ceilings_cache, why);
+		else if (r == 0 && !all)
+			fprintf(stderr, "gfec-perf: %s: lacks some of these codes; measuring the "
+					"ceilings and rewriting it\n",
+				o->ceilings_cache);
+		if (r == 0 && all) {
 			c->from_cache = 1;
 			fprintf(stderr, "gfec-perf: ceilings from the cache %s (measured earlier on "
 					"this machine)\n",
@@ -234,7 +286,7 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 		}
 	}
 	{
-		/* a cache for another machine or other codes is not used: measure everything */
+		/* a cache for another machine, other options or other codes: measure everything */
 		int gpu = c->gpu, sms = c->gpu_sms, clk = c->gpu_sm_clock, mclk = c->gpu_mem_clock;
 		char name[128];
 
@@ -280,6 +332,7 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 		}
 #endif
 	}
-	if (o->ceilings_cache)
-		save_ceilings(o->ceilings_cache, c, id);
+	if (o->ceilings_cache && perf_ceilings_save(o->ceilings_cache, id, c))
+		fprintf(stderr, "gfec-perf: %s: cannot write the ceilings cache: %s\n",
+			o->ceilings_cache, strerror(errno));
 }
