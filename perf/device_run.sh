@@ -5,13 +5,13 @@
 # and perf/results quote. Every step logs to OUT/<step>.log and a failed step does not stop the
 # next; the logs come back as one archive (the device tool returns at most 8 files).
 #   source .device/env.sh && bash perf/device_run.sh "$OUT" [STEP ...]
-# Steps (default: all): build gputest cputest gpubench nc perf isal
+# Steps (default: all): build gputest cputest gpubench nc perf isal ceil lt
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
-steps=${*:-build gputest cputest gpubench nc perf isal}
+steps=${*:-build gputest cputest gpubench nc perf isal ceil lt}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -63,6 +63,16 @@ isal() {
 		./$b/perf/gfec-perf isal -k '10,4' -b 1M -e 1M -T "$jobs" -r 7 --isal-lib $up/bin/libisal.so.2
 }
 
+ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB rows beat it here once
+	lscpu -C 2>/dev/null || true
+	local a
+	for a in "-k 10,4 -b 16M -e 16M" "-k 10,4 -b 64M -e 64M" "-k 4,2 -b 16M -e 16M"; do
+		# shellcheck disable=SC2086
+		./$b/perf/gfec-perf $a -o encode,update -a cpu -r 3
+	done
+}
+lt() { ./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5; }
+
 step build build
 step gputest gputest
 step cputest cputest
@@ -70,4 +80,6 @@ step gpubench gpubench
 step nc nc
 step perf perf
 step isal isal
+step ceil ceil
+step lt lt
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
