@@ -2,8 +2,8 @@
 /*
  * gfec_weights.h: checks and packs the generator, finds its rank and whether the all-ones word
  * is in the code (gfmatrix/weights.c), lists the codewords of C (or of a complement C') sorted
- * by weight, counts every pair once on the CPU kernel (cpu_backend/weights.c), then unfolds the
- * symmetry and the all-ones reduction into J.
+ * by weight, counts every pair once on the GPU kernel (cuda_gemm/device/weights.cu) or the CPU
+ * kernel (cpu_backend/weights_cpu.c), then unfolds the symmetry and the all-ones reduction into J.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,12 @@
 #include "threadpool.h"
 #include "weights.h"
 #include "weights_cpu.h"
+#ifdef GFEC_HAVE_CUDA
+#include "gfec_gpu_weights.h"
+#endif
+
+/* AUTO tries the GPU from this many codewords on: below, a CUDA context costs more than it saves. */
+enum { WT_GPU_MIN_LOG2 = 16 };
 
 /* Packs and checks @p gen; *out: rows x words, calloc'ed. */
 static int wt_pack(const uint8_t *gen, int rows, int n, uint64_t **out)
@@ -59,9 +65,29 @@ void gfec_weights_free(struct gfec_weights *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/*
+ * The pair histogram: on the GPU when @p gpu (and this build has one), else, or after any
+ * device error (the GPU's partial counts are dropped), on the CPU pool: identical counts.
+ */
+static int wt_pairs(struct gfec_cpu_pool *pool, int gpu, const uint64_t *cw, int words, int n,
+		    const int *gw, const size_t *gs, int ng, uint64_t *jp)
+{
+#ifdef GFEC_HAVE_CUDA
+	if (gpu) {
+		if (!gfec_gpu_weights_pairs(cw, words, n, gw, gs, ng, jp))
+			return 0;
+		size_t s = (size_t)n + 1;
+		memset(jp, 0, s * s * s * sizeof(uint64_t));
+	}
+#else
+	(void)gpu;
+#endif
+	return gfec_cpu_weights_pairs(pool, cw, words, n, gw, gs, ng, jp);
+}
+
 /* J' and A' of the code spanned by the k rows of @p m (jp zeroed on entry). */
-static int wt_count(struct gfec_cpu_pool *pool, const uint64_t *m, int k, int n, uint64_t *ap,
-		    uint64_t *jp)
+static int wt_count(struct gfec_cpu_pool *pool, int gpu, const uint64_t *m, int k, int n,
+		    uint64_t *ap, uint64_t *jp)
 {
 	int words = gfec_wt_words(n), ng = 0;
 	size_t count = (size_t)1 << k;
@@ -74,7 +100,7 @@ static int wt_count(struct gfec_cpu_pool *pool, const uint64_t *m, int k, int n,
 	if (!rc) {
 		for (int g = 0; g < ng; g++)
 			ap[gw[g]] = gs[g + 1] - gs[g];
-		rc = gfec_cpu_weights_pairs(pool, cw, words, n, gw, gs, ng, jp);
+		rc = wt_pairs(pool, gpu, cw, words, n, gw, gs, ng, jp);
 	}
 	if (!rc)
 		gfec_wt_symmetrize(jp, ap, n);
@@ -102,10 +128,12 @@ int gfec_weights_enumerate(const uint8_t *gen, int rows, int n,
 		free(m);
 		return GFEC_E_NOTSUP;
 	}
+#ifndef GFEC_HAVE_CUDA
 	if (backend == GFEC_WEIGHTS_GPU) {
 		free(m);
 		return GFEC_E_NOBACKEND;
 	}
+#endif
 	int ones = !(flags & GFEC_WEIGHTS_NO_ONES) && gfec_wt_ones_last(m, k, n);
 	size_t s = (size_t)n + 1;
 	uint64_t *a = calloc(s, sizeof(uint64_t)), *j = calloc(s * s * s, sizeof(uint64_t));
@@ -121,8 +149,12 @@ int gfec_weights_enumerate(const uint8_t *gen, int rows, int n,
 		}
 		rc = gfec_cpu_pool_create(threads, &pool);
 	}
-	if (!rc)
-		rc = wt_count(pool, m, ones ? k - 1 : k, n, ap, jp);
+	if (!rc) {
+		int kc = ones ? k - 1 : k;
+		int gpu = backend == GFEC_WEIGHTS_GPU ||
+			  (backend == GFEC_WEIGHTS_AUTO && kc >= WT_GPU_MIN_LOG2);
+		rc = wt_count(pool, gpu, m, kc, n, ap, jp);
+	}
 	if (!rc && ones) {
 		gfec_wt_unfold_ones(jp, n, j);
 		for (size_t w = 0; w < s; w++)

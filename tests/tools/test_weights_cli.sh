@@ -77,7 +77,13 @@ refused "no such BCH code" "no narrow-sense primitive BCH" --bch 127,21
 refused "subcode too large" "exceeds the dimension" --bch 15,7 --subcode 8
 refused "no input" "one generator FILE" --verify
 refused "bad backend" "want cpu, gpu or auto" --bch 15,7 --backend tpu
-refused "gpu" "not available" --bch 15,7 --backend gpu
+if [[ ${GFEC_TEST_CUDA:-0} == 1 ]]; then # the GPU, or the CPU after a device error: same output
+	"$gfec" weights --bch 31,11 --backend gpu >"$dir/gpu.out" || bad "--backend gpu failed"
+	"$gfec" weights --bch 31,11 --backend cpu >"$dir/cpu.out" || bad "--backend cpu failed"
+	cmp -s "$dir/gpu.out" "$dir/cpu.out" || bad "--backend gpu and cpu differ"
+else
+	refused "gpu" "not available" --bch 15,7 --backend gpu
+fi
 refused "bad profile" "k must be >= 2" --code "k=1 m=1"
 refused "--dual alone" "goes with --code" --bch 15,7 --dual
 rc=0

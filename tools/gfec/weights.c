@@ -40,7 +40,7 @@ const char help_weights[] =
     "                         reduced row-echelon form, the T-th replaced by the all-ones word\n"
     "                         when the code has it (so the subcode keeps it)\n"
     "  --no-ones              do not use the all-ones reduction (timing, cross-checks)\n"
-    "  --backend B            cpu, gpu or auto  [auto; gpu: not in this build]\n"
+    "  --backend B            cpu, gpu or auto  [auto; gpu: CUDA builds]\n"
     "  --threads N            CPU threads  [one per online CPU]\n"
     "  --json FILE            also write the result as JSON\n"
     "  --svg FILE             also write a heat map of J over (a, b), summed over c\n"

@@ -30,9 +30,14 @@ extern "C" {
 #define GFEC_WEIGHTS_MAX_K 31
 
 enum gfec_weights_backend {
-	GFEC_WEIGHTS_AUTO = 0, /**< the CPU (the only backend this build has for enumeration) */
-	GFEC_WEIGHTS_CPU = 1,  /**< every core through gfec's thread pool */
-	GFEC_WEIGHTS_GPU = 2,  /**< GFEC_E_NOBACKEND: no GPU enumerator in this build */
+	/** the GPU from 2^16 codewords to enumerate on (in a CUDA build), else the CPU */
+	GFEC_WEIGHTS_AUTO = 0,
+	GFEC_WEIGHTS_CPU = 1, /**< every core through gfec's thread pool */
+	/**
+	 * the current CUDA device, the CPU after any device error (identical counts);
+	 * GFEC_E_NOBACKEND in a build without CUDA
+	 */
+	GFEC_WEIGHTS_GPU = 2,
 };
 
 /** Flags for gfec_weights_enumerate(). */
