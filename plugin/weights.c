@@ -20,7 +20,7 @@
 #include "gfec_gpu_weights.h"
 #endif
 
-/* AUTO tries the GPU from this many codewords on: below, a CUDA context costs more than it saves. */
+/* AUTO tries the GPU from 2^this codewords on: below, a CUDA context costs more than it saves. */
 enum { WT_GPU_MIN_LOG2 = 16 };
 
 /* Packs and checks @p gen; *out: rows x words, calloc'ed. */

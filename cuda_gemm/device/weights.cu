@@ -22,9 +22,10 @@
 
 #include "gfec_gpu_weights.h"
 
-namespace {
+namespace
+{
 
-constexpr int kR = 4;		   // codewords u per thread
+constexpr int kR = 4;		  // codewords u per thread
 constexpr size_t kShared = 49152; // the histogram's budget: no opt-in needed
 
 template <int W>
@@ -37,7 +38,8 @@ __global__ void wt_pairs(const uint64_t *__restrict__ cw, const unsigned long lo
 	const size_t s = (size_t)n + 1;
 
 	for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
-		unsigned long long q = (unsigned long long)((sqrt(8.0 * (double)t + 1.0) - 1.0) / 2.0);
+		unsigned long long q =
+		    (unsigned long long)((sqrt(8.0 * (double)t + 1.0) - 1.0) / 2.0);
 		while (q * (q + 1) / 2 > t)
 			q--;
 		while ((q + 1) * (q + 2) / 2 <= t)
@@ -77,7 +79,8 @@ __global__ void wt_pairs(const uint64_t *__restrict__ cw, const unsigned long lo
 				sum += row[x];
 			if (sum) {
 				const int a = b + lo;
-				atomicAdd(jh + ((size_t)a * s + (size_t)(wu - a)) * s + (size_t)(wv - a),
+				atomicAdd(jh + ((size_t)a * s + (size_t)(wu - a)) * s +
+					      (size_t)(wv - a),
 					  sum);
 			}
 		}
@@ -85,14 +88,15 @@ __global__ void wt_pairs(const uint64_t *__restrict__ cw, const unsigned long lo
 	}
 }
 
-template <int W> int wt_launch(int blocks, int nt, size_t shm, const uint64_t *cw,
-			       const unsigned long long *cs, const int *cl, const int *cwt,
-			       unsigned long long ntiles, int n, unsigned long long *jh,
-			       cudaStream_t st)
+template <int W>
+int wt_launch(int blocks, int nt, size_t shm, const uint64_t *cw, const unsigned long long *cs,
+	      const int *cl, const int *cwt, unsigned long long ntiles, int n,
+	      unsigned long long *jh, cudaStream_t st)
 {
 	int per_sm = 0;
 	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wt_pairs<W>, nt, shm) !=
-	    cudaSuccess || per_sm < 1)
+		cudaSuccess ||
+	    per_sm < 1)
 		return GFEC_E_DEVICE;
 	const unsigned long long want = (unsigned long long)blocks * (unsigned)per_sm * 4;
 	const unsigned grid = (unsigned)std::min(ntiles, want);
@@ -125,7 +129,8 @@ int wt_pairs_host(const uint64_t *cw, int words, int n, const int *gw, const siz
 	int span = 1;
 	for (int g = 0; g < ng; g++)
 		for (int e = g; e < ng; e++)
-			span = std::max(span, std::min(gw[g], gw[e]) - std::max(0, gw[g] + gw[e] - n) + 1);
+			span = std::max(span, std::min(gw[g], gw[e]) -
+						  std::max(0, gw[g] + gw[e] - n) + 1);
 	int nt = 256;
 	while (nt > 32 && (size_t)span * (nt + 1) * sizeof(uint32_t) > kShared)
 		nt /= 2;
@@ -161,9 +166,9 @@ int wt_pairs_host(const uint64_t *cw, int words, int n, const int *gw, const siz
 	    cudaMemcpyAsync(d.cs, cs.data(), nc * sizeof(unsigned long long),
 			    cudaMemcpyHostToDevice, d.st) != cudaSuccess ||
 	    cudaMemcpyAsync(d.cl, cl.data(), nc * sizeof(int), cudaMemcpyHostToDevice, d.st) !=
-		    cudaSuccess ||
+		cudaSuccess ||
 	    cudaMemcpyAsync(d.cwt, cwt.data(), nc * sizeof(int), cudaMemcpyHostToDevice, d.st) !=
-		    cudaSuccess ||
+		cudaSuccess ||
 	    cudaMemsetAsync(d.jh, 0, jbytes, d.st) != cudaSuccess)
 		return GFEC_E_DEVICE;
 	int rc;
@@ -185,7 +190,7 @@ int wt_pairs_host(const uint64_t *cw, int words, int n, const int *gw, const siz
 		return rc;
 	std::vector<uint64_t> out(s * s * s);
 	if (cudaMemcpyAsync(out.data(), d.jh, jbytes, cudaMemcpyDeviceToHost, d.st) !=
-		    cudaSuccess ||
+		cudaSuccess ||
 	    cudaStreamSynchronize(d.st) != cudaSuccess)
 		return GFEC_E_DEVICE;
 	for (size_t i = 0; i < s * s * s; i++)

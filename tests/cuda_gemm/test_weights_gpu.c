@@ -38,7 +38,8 @@ static void compare(struct gfec_cpu_pool *pool, const uint64_t *m, int k, int n,
 	uint64_t *cw = malloc(count * words * sizeof(uint64_t));
 	int *gw = malloc((s + 1) * sizeof(int));
 	size_t *gs = malloc((s + 1) * sizeof(size_t));
-	uint64_t *jc = calloc(s * s * s, sizeof(uint64_t)), *jg = calloc(s * s * s, sizeof(uint64_t));
+	uint64_t *jc = calloc(s * s * s, sizeof(uint64_t)),
+		 *jg = calloc(s * s * s, sizeof(uint64_t));
 	if (!cw || !gw || !gs || !jc || !jg || gfec_wt_codewords(m, k, words, cw, gw, gs, &ng) ||
 	    gfec_cpu_weights_pairs(pool, cw, words, n, gw, gs, ng, jc)) {
 		fprintf(stderr, "%s: out of memory\n", what);
@@ -75,7 +76,8 @@ static void random_codes(struct gfec_cpu_pool *pool)
 			for (int r = 0; r < t; r++)
 				for (int x = 0; x < words; x++) {
 					int bits = n - 64 * x < 64 ? n - 64 * x : 64;
-					m[r * words + x] = rng() & (bits == 64 ? ~0ull : (1ull << bits) - 1);
+					m[r * words + x] =
+					    rng() & (bits == 64 ? ~0ull : (1ull << bits) - 1);
 				}
 			/* sparse rows too: low weights, so that weight groups are many and small */
 			if (t % 2 == 0)
@@ -96,7 +98,8 @@ static void bch_subcodes(struct gfec_cpu_pool *pool)
 		uint8_t gen[22 * 127];
 		uint64_t m[22 * 2] = {0};
 		int delta;
-		if (gfec_weights_bch(127, 22, gen, &delta) || gfec_weights_subcode(gen, 22, 127, t)) {
+		if (gfec_weights_bch(127, 22, gen, &delta) ||
+		    gfec_weights_subcode(gen, 22, 127, t)) {
 			fprintf(stderr, "FAIL: the (127,22) subcode t=%d\n", t);
 			failures++;
 			continue;
