@@ -5,13 +5,13 @@
 # and perf/results quote. Every step logs to OUT/<step>.log and a failed step does not stop the
 # next; the logs come back as one archive (the device tool returns at most 8 files).
 #   source .device/env.sh && bash perf/device_run.sh "$OUT" [STEP ...]
-# Steps (default: all): build gputest cputest gpubench nc perf isal ceil lt
+# Steps (default: all): build gputest cputest gpubench nc perf isal ceil lt weights
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
-steps=${*:-build gputest cputest gpubench nc perf isal ceil lt}
+steps=${*:-build gputest cputest gpubench nc perf isal ceil lt weights}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -72,6 +72,17 @@ ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB row
 	done
 }
 lt() { ./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5; }
+weights() { # the (127,22) BCH code's joint weights: the paper's t sweep on the GPU, and the CPU
+	local t
+	for t in 16 18 20 22; do
+		/usr/bin/time -f "t=$t gpu wall %e s" ./$b/tools/gfec weights --bch 127,22 --subcode $t \
+			--backend gpu --verify --json "$log/weights_gpu_t$t.json" | head -3
+	done
+	for t in 16 18 20; do
+		/usr/bin/time -f "t=$t cpu $(nproc) threads wall %e s" ./$b/tools/gfec weights --bch 127,22 \
+			--subcode $t --backend cpu --verify | head -3
+	done
+}
 
 step build build
 step gputest gputest
@@ -82,4 +93,5 @@ step perf perf
 step isal isal
 step ceil ceil
 step lt lt
+step weights weights
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
