@@ -5,8 +5,8 @@
  *
  * First the ceilings (each only where the hardware is there): GPU device-to-device copy, the
  * GPU XOR-stream bound for every requested (k,m) (read k chunks, write m, no GF work), pinned H2D
- * and D2H alone and together, CPU memory bandwidth (the best of a copy, a read-only and a
- * read-modify-write sweep) on one thread and on the rows' thread count, raw ISA-L ec_encode_data on one thread and on all (a
+ * and D2H alone and together, CPU memory bandwidth (the best of a copy, and of read-only and
+ * read-modify-write sweeps of 1 and 8 streams per thread) on one thread and on the rows' thread count, raw ISA-L ec_encode_data on one thread and on all (a
  * reference, not a bound). Then the workloads through the public API (encode, decode with e erasures,
  * update) over the requested codes, chunk sizes, batch sizes, backends and data locations. Every
  * row is compared with the ceiling that bounds it by construction, measured in the same process,
@@ -67,7 +67,7 @@ int perf_main(int argc, char **argv)
 
 	printf("# reproduce: %s\n", cmd);
 	printf("# gfec %s, CPU: %d cpus, memory (read + written, the best of copy, read, "
-	       "read-modify-write) %.1f GB/s on 1 thread, %.1f GB/s on %d%s\n",
+	       "read-modify-write, 1 and 8 streams) %.1f GB/s on 1 thread, %.1f GB/s on %d%s\n",
 	       gfec_version(), ce.cpus, ce.cpu_mem_1, ce.cpu_mem_t, ce.threads,
 	       ce.from_cache ? " [ceilings from cache]" : "");
 	printf("# CPU figures and rows rotate over >= %zu MiB (4 x L3) of what they touch\n",

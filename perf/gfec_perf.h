@@ -73,6 +73,10 @@ struct perf_ceilings {
 uint64_t perf_mem_read(const uint8_t *p, size_t n);
 /** Reads and writes back @p n bytes at @p p (flipped) at full speed (perf_membw.c). */
 void perf_mem_rmw(uint8_t *p, size_t n);
+/** The read-only and in-place sweeps over @p streams interleaved parts of [p, p + n) at once
+ * (n / streams / 64 whole 64-byte blocks of each). */
+uint64_t perf_mem_read_streams(const uint8_t *p, size_t n, int streams);
+void perf_mem_rmw_streams(uint8_t *p, size_t n, int streams);
 
 /** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
 size_t perf_rotate_bytes(const struct perf_opts *o);

@@ -43,7 +43,9 @@ void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
 		 perf_rotate_bytes(o), o->quick ? "quick" : "full");
 }
 
-enum mem_pattern { MEM_COPY, MEM_READ, MEM_RMW, MEM_NPATTERNS };
+/* the sweeps: a copy, one stream read or updated in place per thread, or MEM_STREAMS at once */
+enum mem_pattern { MEM_COPY, MEM_READ, MEM_RMW, MEM_READ_N, MEM_RMW_N, MEM_NPATTERNS };
+#define MEM_STREAMS 8
 
 struct mem_job {
 	enum mem_pattern pattern;
@@ -67,8 +69,12 @@ static void *mem_worker(void *arg)
 			memcpy(j->dst, j->src, j->n);
 		else if (j->pattern == MEM_READ)
 			j->sink ^= perf_mem_read(j->src, j->n);
-		else
+		else if (j->pattern == MEM_RMW)
 			perf_mem_rmw(j->src, j->n);
+		else if (j->pattern == MEM_READ_N)
+			j->sink ^= perf_mem_read_streams(j->src, j->n, MEM_STREAMS);
+		else
+			perf_mem_rmw_streams(j->src, j->n, MEM_STREAMS);
 	return NULL;
 }
 
@@ -77,7 +83,8 @@ static void *mem_worker(void *arg)
 static double mem_sweep(enum mem_pattern pattern, uint8_t *src, uint8_t *dst, size_t bytes,
 			int threads)
 {
-	const size_t part = bytes / (size_t)threads / 64 * 64;
+	/* a multiple of MEM_STREAMS blocks, so the streamed sweeps cover every byte counted */
+	const size_t part = bytes / (size_t)threads / (64 * MEM_STREAMS) * (64 * MEM_STREAMS);
 	struct mem_job jobs[1024];
 	pthread_t tid[1024];
 	atomic_int go = 0;
@@ -96,7 +103,7 @@ static double mem_sweep(enum mem_pattern pattern, uint8_t *src, uint8_t *dst, si
 		pthread_join(tid[i], NULL);
 	t = perf_now() - t0;
 	return started == threads
-		       ? (pattern == MEM_READ ? 1.0 : 2.0) * MEM_PASSES * (double)part * threads / t /
+		       ? (pattern == MEM_READ || pattern == MEM_READ_N ? 1.0 : 2.0) * MEM_PASSES * (double)part * threads / t /
 				 1e9
 		       : 0;
 }
@@ -104,7 +111,7 @@ static double mem_sweep(enum mem_pattern pattern, uint8_t *src, uint8_t *dst, si
 /*
  * Memory bandwidth on @p threads threads, GB/s read + written: the best of a copy, a read-only
  * sweep and an in-place read-modify-write sweep (the mixes of an encode, a read-heavy decode and
- * an update), each thread on its own part of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each; the spread of the
+ * an update), the last two also over MEM_STREAMS streams per thread at once, each thread on its own part of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each; the spread of the
  * winning pattern's runs in @p spread.
  */
 static double cpu_mem_bw(size_t bytes, int threads, double *spread)
