@@ -54,8 +54,9 @@ perf() {
 }
 isal() {
 	local up=/tmp/isa-l-2.32.1
+	PATH=$PWD/.device/root/usr/bin:$PATH # nasm, carried
 	tar -xzf .device/isa-l-2.32.1.tar.gz -C /tmp &&
-		make -C $up -f Makefile.unx -j"$jobs" slib AS="$(command -v nasm)" >/dev/null &&
+		make -C $up -f Makefile.unx -j"$jobs" slib >/dev/null &&
 		./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --isal-lib $up/bin/libisal.so.2 &&
 		./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --hot --isal-lib $up/bin/libisal.so.2 &&
 		./$b/perf/gfec-perf isal -k '10,4 4,2 223,32 128,16 128,64 128,128' -b 4K -e 4K -T 1 -r 7 --hot \
@@ -76,12 +77,15 @@ weights() { # the (127,22) BCH code's joint weights: the paper's t sweep on the 
 	local t
 	for t in 16 18 20 22; do
 		/usr/bin/time -f "t=$t gpu wall %e s" ./$b/tools/gfec weights --bch 127,22 --subcode $t \
-			--backend gpu --verify --json "$log/weights_gpu_t$t.json" | head -3
+			--backend gpu --verify --json "$log/weights_gpu_t$t.json" >"$log/w.txt" 2>&1
+		grep -E '^# BCH|verify|wall' "$log/w.txt"
 	done
 	for t in 16 18 20; do
 		/usr/bin/time -f "t=$t cpu $(nproc) threads wall %e s" ./$b/tools/gfec weights --bch 127,22 \
-			--subcode $t --backend cpu --verify | head -3
+			--subcode $t --backend cpu --verify >"$log/w.txt" 2>&1
+		grep -E '^# BCH|verify|wall' "$log/w.txt"
 	done
+	rm -f "$log/w.txt"
 }
 
 step build build
