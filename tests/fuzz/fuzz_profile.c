@@ -13,6 +13,7 @@
 
 #include "fuzz.h"
 #include "gfec/gfec.h"
+#include "cpu_backend.h"
 #include "internal.h"
 #include "knobs.h"
 
@@ -71,6 +72,14 @@ static int mds_proof_cheap(int k, int m)
 	return steps <= 1e6;
 }
 
+/* 1 when @p p names a CPU path that this CPU cannot run. */
+static int cpu_path_missing(const struct gfec_profile *p)
+{
+	enum gfec_cpu_path path;
+
+	return gfec_cpu_path_parse(p->cpu_path, &path) == 0 && !gfec_cpu_path_supported(path);
+}
+
 /*
  * The codec for @p text, kept cheap to build whatever the input asks for: later keys win, so
  * the appended ones keep it on one CPU thread.
@@ -89,9 +98,14 @@ static void check_codec(const char *text, const struct gfec_profile *p)
 	memcpy(full, text, n);
 	memcpy(full + n, cheap, sizeof(cheap));
 	ret = gfec_codec_create(full, &c, err, sizeof(err));
-	/* reed_sol_van is refused where ISA-L's matrix is not MDS (or too large to prove it). */
-	FUZZ_CHECK(ret == 0 || (p->technique == GFEC_TECH_REED_SOL_VAN &&
-				(ret == GFEC_E_NOT_MDS || ret == GFEC_E_BUDGET)));
+	/*
+	 * reed_sol_van is refused where ISA-L's matrix is not MDS (or too large to prove it), and
+	 * a cpu_path this CPU cannot run (cpu_path=gfni512 without GFNI) as not supported.
+	 */
+	FUZZ_CHECK(ret == 0 ||
+		   (p->technique == GFEC_TECH_REED_SOL_VAN &&
+		    (ret == GFEC_E_NOT_MDS || ret == GFEC_E_BUDGET)) ||
+		   (ret == GFEC_E_NOTSUP && cpu_path_missing(p)));
 	FUZZ_CHECK(memchr(err, '\0', sizeof(err)) && (ret == 0 || err[0]));
 	if (ret == 0) {
 		FUZZ_CHECK(gfec_codec_k(c) == p->k && gfec_codec_m(c) == p->m);
