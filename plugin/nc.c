@@ -23,6 +23,7 @@
 #include "gf8.h"
 #include "gfec/gfec_nc.h"
 #include "internal.h"
+#include "nc_lt.h"
 #include "nc_prng.h"
 #include "threadpool.h"
 
@@ -41,6 +42,7 @@ struct gfec_nc {
 	void *ctx;			  /* the CPU backend on one thread: nc.c threads over tiles */
 	struct gfec_cpu_pool *pool;	  /* NULL on one thread */
 	int threads;
+	struct nc_lt *lt;		  /* an LT code (nc_lt.c): no backend, ctx NULL */
 };
 
 /* ---------- products through the backend ---------- */
@@ -247,7 +249,11 @@ int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out)
 	gfec_nc *nc;
 	int ret;
 
-	if (!p || !out || p->n < 1 || p->n > GFEC_NC_RLC_MAX_N || p->block_size < 1 ||
+	const int lt = p && p->family == GFEC_NC_LT;
+
+	if (!p || !out || p->n < 1 || p->n > (lt ? GFEC_NC_MAX_N : GFEC_NC_RLC_MAX_N) ||
+	    (!lt && (p->family != 0 && p->family != GFEC_NC_RLC)) ||
+	    (!lt && (p->lt_c != 0.0 || p->lt_delta != 0.0)) || p->block_size < 1 ||
 	    p->block_size > GFEC_NC_MAX_BLOCK ||
 	    p->flags & ~(GFEC_NC_SYSTEMATIC | GFEC_NC_ZERO_COEFS) || p->threads < 0 ||
 	    p->threads > 1024 || p->decode < GFEC_NC_AUTO || p->decode > GFEC_NC_DEFERRED ||
@@ -273,9 +279,11 @@ int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out)
 	}
 	conf.path = set.v[GFEC_KNOB_CPU_PATH].text[0] ? set.v[GFEC_KNOB_CPU_PATH].text : NULL;
 	nc->ops = gfec_cpu_backend();
-	ret = nc->ops->init(&conf, &nc->ctx);
+	ret = lt ? 0 : nc->ops->init(&conf, &nc->ctx);
 	if (!ret && nc->threads > 1)
 		ret = gfec_cpu_pool_create(nc->threads, &nc->pool);
+	if (!ret && lt)
+		ret = nc_lt_create(p, nc->pool, &nc->lt);
 	if (ret) {
 		gfec_nc_free(nc);
 		return ret;
@@ -288,6 +296,7 @@ void gfec_nc_free(gfec_nc *nc)
 {
 	if (!nc)
 		return;
+	nc_lt_free(nc->lt);
 	gfec_cpu_pool_destroy(nc->pool);
 	if (nc->ctx)
 		nc->ops->fini(nc->ctx);
@@ -326,6 +335,8 @@ int gfec_nc_encode(gfec_nc *nc, const struct gfec_nc_segment *segs, int nseg, ui
 	uint32_t nsys = 0, ncoded;
 	int ret = 0;
 
+	if (nc && nc->lt)
+		return nc_lt_encode(nc->lt, segs, nseg, first, count, out, out_len);
 	if (!nc || !segs || !out || nseg < 1 || count > INT_MAX ||
 	    (uint64_t)first + count > (1ull << 32))
 		return GFEC_E_INVAL;
@@ -534,12 +545,14 @@ struct gfec_nc_decoder {
 	uint8_t *y;	/* n x B: eager, the reduced payloads; deferred, the received ones */
 	uint8_t **yrow; /* n pointers into y */
 	struct gfec_nc_decoder_stats st;
+	struct nc_lt_decoder *lt;	/* an LT code's decoder (nc_lt.c); the rest unused */
 };
 
 void gfec_nc_decoder_free(gfec_nc_decoder *d)
 {
 	if (!d)
 		return;
+	nc_lt_decoder_free(d->lt);
 	elim_free(&d->e);
 	free(d->c);
 	free(d->y);
@@ -559,6 +572,15 @@ int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out)
 		return GFEC_E_NOMEM;
 	d->nc = nc;
 	d->segment = segment;
+	if (nc->lt) {
+		int ret = nc_lt_decoder_create(nc->lt, segment, &d->lt);
+
+		if (ret)
+			free(d);
+		else
+			*out = d;
+		return ret;
+	}
 	d->y = malloc((size_t)n * nc->bsize);
 	d->yrow = malloc(sizeof(*d->yrow) * n);
 	d->c = nc->deferred ? malloc((size_t)n * n) : NULL;
@@ -574,12 +596,16 @@ int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out)
 
 uint32_t gfec_nc_decoder_rank(const gfec_nc_decoder *d)
 {
+	if (d && d->lt)
+		return nc_lt_decoder_rank(d->lt);
 	return d ? d->e.rank : 0;
 }
 
 void gfec_nc_decoder_stats(const gfec_nc_decoder *d, struct gfec_nc_decoder_stats *out)
 {
-	if (d && out)
+	if (d && out && d->lt)
+		nc_lt_decoder_stats(d->lt, out);
+	else if (d && out)
 		*out = d->st;
 }
 
@@ -693,6 +719,8 @@ int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
 
 	if (!d || !block)
 		return GFEC_E_INVAL;
+	if (d->lt)
+		return nc_lt_decoder_add(d->lt, block, len);
 	e = &d->e;
 	ret = take_block(d->nc, d->segment, block, len, &b, e->row);
 	if (ret) {
@@ -796,6 +824,8 @@ int gfec_nc_decoder_read(gfec_nc_decoder *d, uint8_t *out, size_t len)
 
 	if (!d || !out)
 		return GFEC_E_INVAL;
+	if (d->lt)
+		return nc_lt_decoder_read(d->lt, out, len);
 	e = &d->e;
 	B = d->nc->bsize;
 	if (len < (size_t)e->n * B)
@@ -840,6 +870,8 @@ int gfec_nc_recode(gfec_nc_decoder *d, uint32_t seed, uint32_t count, uint8_t *o
 
 	if (!d || !out || count > INT_MAX || (uint64_t)seed + count > (1ull << 32))
 		return GFEC_E_INVAL;
+	if (d->lt)
+		return GFEC_E_NOTSUP;
 	if (count == 0)
 		return 0;
 	if (count > SIZE_MAX / bytes || (size_t)count * bytes > out_len)
@@ -960,6 +992,8 @@ int gfec_nc_decode_batch(gfec_nc *nc, struct gfec_nc_batch_segment *segs, int ns
 
 	if (!nc || !segs || nseg < 1)
 		return GFEC_E_INVAL;
+	if (nc->lt)
+		return GFEC_E_NOTSUP;
 	for (int i = 0; i < nseg; i++)
 		if (!segs[i].out)
 			return GFEC_E_INVAL;
