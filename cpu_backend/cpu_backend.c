@@ -24,6 +24,14 @@
 #define PARALLEL_MIN (128u * 1024)
 /* ISA-L takes an int length; serial calls are cut at this size. */
 #define SERIAL_SLICE (1u << 30)
+/*
+ * w = 16 on AVX2: a plan keeps its matrix's nibble tables (128 bytes per coefficient) up to this
+ * size; a larger matrix (k = 10000, m = 1000: 1.3 GB of tables) has them made per slice, a few
+ * rows at a time (about GF16_ROW_TABLES bytes), which costs 64 multiplies per coefficient per
+ * slice against the kernel's 1024 table lookups per coefficient for a 64 KiB slice.
+ */
+#define GF16_PLAN_TABLES (64u << 20)
+#define GF16_ROW_TABLES (1u << 20)
 
 struct cpu_ctx {
 	enum gfec_cpu_path path; /* never GFEC_CPU_AUTO */
@@ -41,7 +49,8 @@ struct cpu_plan {
 	uint8_t *bits;	/* 8rows x 8cols bitmatrix (CRS layout) */
 	unsigned w;	/* 8, or 16: a16 (and tbl16 on AVX2) instead of a */
 	uint16_t *a16;	/* rows x cols (w = 16) */
-	uint8_t *tbl16;	/* the AVX2 kernel's tables of a16; NULL on the base path */
+	int avx2;	/* w = 16 runs the AVX2 kernel (else the plain-C one) */
+	uint8_t *tbl16;	/* its tables of a16; NULL on the base path or beyond GF16_PLAN_TABLES */
 };
 
 struct slice_job {
@@ -51,6 +60,7 @@ struct slice_job {
 	int col;	/* < 0: gemm; else the column to update */
 	const uint8_t *const *src;
 	uint8_t *const *dst;
+	int err;	/* a slice's GFEC_E_NOMEM (w = 16 gemm beyond 256 rows or columns) */
 };
 
 static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct cpu_plan *p,
@@ -73,45 +83,110 @@ static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct 
 		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, col >= 0);
 }
 
-/*
- * A w = 16 slice. An update is a rows x 1 product added into dst, from its column's coefficients
- * (or tables) gathered. Should the AVX2 kernel find no memory for its scratch, the slice is
- * computed by the plain-C kernel, which needs none.
- */
-static void gf16_slice(size_t n, int col, const struct cpu_plan *p, const uint8_t *const *src,
-		       uint8_t *const *dst)
+/* Rows r0..r0+nr-1 (nr <= GFEC_MAX_CHUNKS) of a w = 16 update: dst[i] ^= A(r0+i, col) * src. */
+static void gf16_update_rows(size_t n, int col, const struct cpu_plan *p, int r0, int nr,
+			     const uint8_t *src, uint8_t *const *dst)
 {
 	uint8_t tcol[GFEC_MAX_CHUNKS * GFEC_CPU_GF16_TABLE];
 	uint16_t acol[GFEC_MAX_CHUNKS];
-	const uint8_t *tbl = p->tbl16;
-	const uint16_t *a = p->a16;
-	int cols = p->cols;
 
-	if (col >= 0) {
-		for (int i = 0; i < p->rows; i++) {
-			const size_t e = (size_t)i * p->cols + col;
+	for (int i = 0; i < nr; i++) {
+		const size_t e = (size_t)(r0 + i) * p->cols + col;
 
-			acol[i] = p->a16[e];
-			if (tbl)
-				memcpy(tcol + (size_t)i * GFEC_CPU_GF16_TABLE,
-				       tbl + e * GFEC_CPU_GF16_TABLE, GFEC_CPU_GF16_TABLE);
-		}
-		a = acol;
-		tbl = tbl ? tcol : NULL;
-		cols = 1;
+		acol[i] = p->a16[e];
+		if (p->tbl16)
+			memcpy(tcol + (size_t)i * GFEC_CPU_GF16_TABLE,
+			       p->tbl16 + e * GFEC_CPU_GF16_TABLE, GFEC_CPU_GF16_TABLE);
 	}
-	if (!tbl || gfec_cpu_gemm16_avx2(n, cols, p->rows, tbl, src, dst, col >= 0))
-		gfec_cpu_gemm16_base(n, cols, p->rows, a, src, dst, col >= 0);
+	if (p->avx2 && !p->tbl16)
+		gfec_cpu_gf16_tables(acol, (size_t)nr, tcol);
+	if (!p->avx2 || gfec_cpu_gemm16_avx2(n, 1, nr, tcol, &src, dst, 1))
+		gfec_cpu_gemm16_base(n, 1, nr, acol, &src, dst, 1);
+}
+
+/*
+ * dst = A x src at w = 16, through the plan's tables, or tables made here a few rows at a time.
+ * Should the AVX2 kernel find no memory for its scratch (or its tables), the rows are computed
+ * by the plain-C kernel, which needs none.
+ */
+static void gf16_gemm(size_t n, const struct cpu_plan *p, const uint8_t *const *src,
+		      uint8_t *const *dst)
+{
+	const size_t row_tables = (size_t)p->cols * GFEC_CPU_GF16_TABLE;
+	size_t nr = GF16_ROW_TABLES / row_tables;
+	uint8_t *t;
+
+	if (!p->avx2 || p->tbl16) {
+		if (!p->tbl16 || gfec_cpu_gemm16_avx2(n, p->cols, p->rows, p->tbl16, src, dst, 0))
+			gfec_cpu_gemm16_base(n, p->cols, p->rows, p->a16, src, dst, 0);
+		return;
+	}
+	nr = nr < 1 ? 1 : nr > (size_t)p->rows ? (size_t)p->rows : nr;
+	t = malloc(nr * row_tables);
+	for (size_t r0 = 0; r0 < (size_t)p->rows; r0 += nr) {
+		const int r = (int)((size_t)p->rows - r0 < nr ? (size_t)p->rows - r0 : nr);
+		const uint16_t *a = p->a16 + r0 * (size_t)p->cols;
+
+		if (t)
+			gfec_cpu_gf16_tables(a, (size_t)r * p->cols, t);
+		if (!t || gfec_cpu_gemm16_avx2(n, p->cols, r, t, src, dst + r0, 0))
+			gfec_cpu_gemm16_base(n, p->cols, r, a, src, dst + r0, 0);
+	}
+	free(t);
+}
+
+/*
+ * A w = 16 slice at byte @p off. An update runs 256 rows at a time on the stack, so it cannot
+ * fail; a product with more than 256 rows or columns takes its pointer arrays from the heap.
+ */
+static void gf16_slice(struct slice_job *j, size_t off, size_t n)
+{
+	const struct cpu_plan *p = j->plan;
+	const uint8_t *src_s[GFEC_MAX_CHUNKS], **src = src_s;
+	uint8_t *dst_s[GFEC_MAX_CHUNKS], **dst = dst_s;
+	void *heap = NULL;
+
+	if (j->col >= 0) {
+		for (int r0 = 0; r0 < p->rows; r0 += GFEC_MAX_CHUNKS) {
+			const int left = p->rows - r0;
+			const int nr = left < GFEC_MAX_CHUNKS ? left : GFEC_MAX_CHUNKS;
+
+			for (int i = 0; i < nr; i++)
+				dst[i] = j->dst[r0 + i] + off;
+			gf16_update_rows(n, j->col, p, r0, nr, j->src[0] + off, dst);
+		}
+		return;
+	}
+	if (p->cols > GFEC_MAX_CHUNKS || p->rows > GFEC_MAX_CHUNKS) {
+		heap = malloc(sizeof(void *) * ((size_t)p->cols + (size_t)p->rows));
+		if (!heap) {
+			__atomic_store_n(&j->err, GFEC_E_NOMEM, __ATOMIC_RELAXED);
+			return;
+		}
+		src = heap;
+		dst = (uint8_t **)(src + p->cols);
+	}
+	for (int i = 0; i < p->cols; i++)
+		src[i] = j->src[i] + off;
+	for (int i = 0; i < p->rows; i++)
+		dst[i] = j->dst[i] + off;
+	gf16_gemm(n, p, src, dst);
+	free(heap);
 }
 
 static void run_slice(void *arg, size_t index)
 {
-	const struct slice_job *j = arg;
+	struct slice_job *j = arg;
 	const struct cpu_plan *p = j->plan;
 	size_t off = index * j->slice;
 	size_t n = j->len - off < j->slice ? j->len - off : j->slice;
 	uint8_t *src[GFEC_MAX_CHUNKS], *dst[GFEC_MAX_CHUNKS];
 	int nsrc = j->col < 0 ? p->cols : 1;
+
+	if (p->w == 16) {
+		gf16_slice(j, off, n);
+		return;
+	}
 
 	/* ISA-L's prototypes take non-const pointers; it only reads the sources. */
 	for (int i = 0; i < nsrc; i++)
@@ -119,9 +194,7 @@ static void run_slice(void *arg, size_t index)
 	for (int i = 0; i < p->rows; i++)
 		dst[i] = j->dst[i] + off;
 
-	if (p->w == 16) {
-		gf16_slice(n, j->col, p, (const uint8_t *const *)src, dst);
-	} else if (p->packetsize) {
+	if (p->packetsize) {
 		gfec_cpu_bitmatrix_base(n, p->cols, p->rows, j->col, p->bits, p->packetsize,
 					(const uint8_t *const *)src, dst);
 	} else if (p->mats) {
@@ -141,7 +214,8 @@ static void run_slice(void *arg, size_t index)
 	}
 }
 
-static void run_sliced(struct cpu_ctx *c, struct slice_job *j)
+/* 0, or the first error a slice met (the other slices still ran). */
+static int run_sliced(struct cpu_ctx *c, struct slice_job *j)
 {
 	size_t ntasks;
 
@@ -150,7 +224,7 @@ static void run_sliced(struct cpu_ctx *c, struct slice_job *j)
 			   (uint64_t)j->len * (uint64_t)(j->col < 0 ? j->plan->cols : 1),
 			   __ATOMIC_RELAXED);
 	if (j->len == 0)
-		return;
+		return 0;
 	/* CRS slices hold whole blocks of 8 packets; w = 16 slices whole symbols. */
 	const size_t unit = j->plan->packetsize ? 8 * j->plan->packetsize : j->plan->w / 8;
 
@@ -158,12 +232,13 @@ static void run_sliced(struct cpu_ctx *c, struct slice_job *j)
 		j->slice = c->slice < unit ? unit : c->slice / unit * unit;
 		ntasks = (j->len + j->slice - 1) / j->slice;
 		gfec_cpu_pool_run(c->pool, ntasks, run_slice, j);
-		return;
+		return __atomic_load_n(&j->err, __ATOMIC_RELAXED);
 	}
 	j->slice = SERIAL_SLICE / unit * unit;
 	ntasks = (j->len + j->slice - 1) / j->slice;
 	for (size_t i = 0; i < ntasks; i++)
 		run_slice(j, i);
+	return j->err;
 }
 
 static int cpu_init(const struct gfec_backend_conf *conf, void **out)
@@ -215,10 +290,11 @@ static void cpu_fini(void *ctx)
 
 static int cpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 {
+	const int most = a->w == 16 ? GFEC_MAX_CHUNKS_GF16 : GFEC_MAX_CHUNKS;
+
 	(void)ctx;
-	if ((a->w != 8 && a->w != 16) || a->rows < 1 || a->cols < 1 ||
-	    a->rows > GFEC_MAX_CHUNKS || a->cols > GFEC_MAX_CHUNKS || a->packetsize % 8 ||
-	    (a->w == 16 && a->packetsize))
+	if ((a->w != 8 && a->w != 16) || a->rows < 1 || a->cols < 1 || a->rows > most ||
+	    a->cols > most || a->packetsize % 8 || (a->w == 16 && a->packetsize))
 		return GFEC_E_NOTSUP;
 	return 0;
 }
@@ -257,16 +333,17 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 	p->packetsize = a->packetsize;
 	p->w = a->w;
 	if (p->w == 16) {
-		const int avx2 = c->path != GFEC_CPU_BASE && gfec_cpu_avx2_supported();
+		const int tables = GFEC_CPU_GF16_TABLE * n <= GF16_PLAN_TABLES;
 
+		p->avx2 = c->path != GFEC_CPU_BASE && gfec_cpu_avx2_supported();
 		p->a16 = malloc(sizeof(uint16_t) * n);
-		p->tbl16 = avx2 ? malloc(GFEC_CPU_GF16_TABLE * n) : NULL;
-		if (!p->a16 || (avx2 && !p->tbl16)) {
+		p->tbl16 = p->avx2 && tables ? malloc(GFEC_CPU_GF16_TABLE * n) : NULL;
+		if (!p->a16 || (p->avx2 && tables && !p->tbl16)) {
 			cpu_plan_free(ctx, p);
 			return GFEC_E_NOMEM;
 		}
 		memcpy(p->a16, a->a, sizeof(uint16_t) * n);
-		if (avx2)
+		if (p->tbl16)
 			gfec_cpu_gf16_tables(p->a16, n, p->tbl16);
 		*out = p;
 		return 0;
@@ -304,8 +381,10 @@ static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 		struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
 				       .src = src + (size_t)s * p->cols,
 				       .dst = dst + (size_t)s * p->rows };
+		int ret = run_sliced(ctx, &j);
 
-		run_sliced(ctx, &j);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -321,7 +400,7 @@ static int cpu_update(void *ctx, const void *plan, int col, size_t len, const ui
 	if (col < 0 || col >= p->cols || (p->packetsize && len % (8 * p->packetsize)) ||
 	    len % (p->w / 8))
 		return GFEC_E_INVAL;
-	run_sliced(ctx, &j);
+	run_sliced(ctx, &j); /* an update's slices cannot fail */
 	*done = len;
 	return 0;
 }

@@ -23,6 +23,7 @@
 
 #include "cpu_backend.h"
 #include "engine.h"
+#include "gf16.h"
 #include "gf8.h"
 #include "internal.h"
 #include "matrix.h"
@@ -31,16 +32,19 @@
 #define MDS_BUDGET 100000000ull
 /* verify() recomputes parity in pieces of this many bytes per chunk. */
 #define VERIFY_PIECE (1u << 20)
-
-struct pattern {
-	uint64_t src[4];	/* bitmap of the k source chunks */
-	uint64_t want[4];	/* bitmap of the rebuilt chunks */
-};
+/*
+ * w = 16: the most bytes a dense generator may take (m x k uint16_t; 32768 + 32768 would be
+ * 2 GiB), and the multiplies Jerasure's Vandermonde construction may spend ((k+m) k^2: about 3 s
+ * at 1000 + 200 on one core).
+ */
+#define GF16_DENSE_CAP (64ull << 20)
+#define RS_VAN16_BUDGET 1500000000ull
 
 struct gfec_codec {
 	struct gfec_profile prof;
 	int k, m;
-	uint8_t *g;	/* m x k */
+	unsigned w;	/* 8 or 16 */
+	void *g;	/* m x k elements: uint8_t (w = 8) or uint16_t (w = 16) */
 	struct gfec_engine eng;		/* dispatch and the CPU redo (engine.c) */
 	struct gfec_eplan enc;
 	struct gfec_plan_cache dcache;	/* decode plans by erasure pattern */
@@ -59,10 +63,26 @@ static size_t packetsize(const gfec_codec *c)
 	return c->prof.technique == GFEC_TECH_CAUCHY_GOOD ? (size_t)c->prof.packetsize : 0;
 }
 
-/* Every len must be a multiple of this: 1, or one CRS block of 8 packets. */
+/* Every len must be a multiple of this: 1, 2 (w = 16 symbols), or one CRS block of 8 packets. */
 static size_t len_unit(const gfec_codec *c)
 {
-	return packetsize(c) ? 8 * packetsize(c) : 1;
+	return packetsize(c) ? 8 * packetsize(c) : c->w / 8;
+}
+
+/* 1 when @p len is whole symbols (packets); else logs why and returns 0. */
+static int len_ok(const gfec_codec *c, size_t len)
+{
+	if (len % len_unit(c) == 0)
+		return 1;
+	gfec_log(GFEC_LOG_WARN, "len=%zu: chunks of this codec (w=%u%s) hold whole %zu-byte %s", len,
+		 c->w, packetsize(c) ? ", cauchy_good" : "", len_unit(c),
+		 packetsize(c) ? "blocks of 8 packets" : "symbols");
+	return 0;
+}
+
+static size_t elem_size(const gfec_codec *c)
+{
+	return c->w / 8;
 }
 
 static void count(uint64_t *c, uint64_t n)
@@ -70,10 +90,47 @@ static void count(uint64_t *c, uint64_t n)
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
 }
 
+/*
+ * The w = 16 generator: the cauchy technique's 1 / ((k+i) ^ j) (gfmatrix's Cauchy matrix, as at
+ * w = 8) or Jerasure's reed_sol_vandermonde_coding_matrix(k, m, 16). Shapes whose dense matrix
+ * (or its construction) is too large are refused.
+ */
+static int shape16_ok(const gfec_codec *c, char *err, size_t errlen)
+{
+	const uint64_t k = (uint64_t)c->k, m = (uint64_t)c->m;
+
+	if (k * m * 2 > GF16_DENSE_CAP) {
+		snprintf(err, errlen,
+			 "k=%d m=%d w=16: the %llu MiB generator is over gfec's %llu MiB cap for a "
+			 "dense matrix; generating its rows on the fly is not implemented",
+			 c->k, c->m, (unsigned long long)(k * m * 2 >> 20),
+			 (unsigned long long)(GF16_DENSE_CAP >> 20));
+		return GFEC_E_NOTSUP;
+	}
+	if (c->prof.technique == GFEC_TECH_JERASURE_RS_VAN && (k + m) * k * k > RS_VAN16_BUDGET) {
+		snprintf(err, errlen,
+			 "technique=jerasure_reed_sol_van w=16: k=%d m=%d is too large to build "
+			 "Jerasure's Vandermonde matrix ((k+m) k^2 > %llu multiplies); use "
+			 "technique=cauchy",
+			 c->k, c->m, RS_VAN16_BUDGET);
+		return GFEC_E_NOTSUP;
+	}
+	return 0;
+}
+
+static int make_generator16(gfec_codec *c)
+{
+	if (c->prof.technique == GFEC_TECH_CAUCHY)
+		return gfec_matrix_cauchy_w(16, c->k, c->m, c->g);
+	return gfec_matrix_jerasure_rs_van_w(16, c->k, c->m, c->g);
+}
+
 static int make_generator(gfec_codec *c, char *err, size_t errlen)
 {
 	int k = c->k, m = c->m, ret = 0;
 
+	if (c->w == 16)
+		return make_generator16(c);
 	switch (c->prof.technique) {
 	case GFEC_TECH_REED_SOL_VAN:
 		ret = gfec_matrix_isal_rs(k, m, c->g);
@@ -109,7 +166,7 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 {
 	const int required = c->prof.backend == GFEC_BACKEND_GPU;
 	struct gfec_backend_conf conf = { 0 };
-	struct gfec_gemm_matrix gm = { .w = 8, .rows = c->m, .cols = c->k, .a = c->g,
+	struct gfec_gemm_matrix gm = { .w = c->w, .rows = c->m, .cols = c->k, .a = c->g,
 				       .packetsize = packetsize(c) };
 	const struct gfec_backend_ops *ops = gfec_backend_gpu();
 	int ret;
@@ -147,8 +204,9 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 		snprintf(err, errlen, "gpu_kernel=%s: no such kernel; compiled: %s",
 			 c->prof.gpu_kernel, gfec_backend_gpu_kernels());
 	else if (ret == GFEC_E_NOTSUP)
-		snprintf(err, errlen, "backend=gpu: no compiled kernel runs k=%d m=%d%s%s", c->k,
-			 c->m, c->prof.gpu_kernel[0] ? " with gpu_kernel=" : "", c->prof.gpu_kernel);
+		snprintf(err, errlen, "backend=gpu: no compiled kernel runs k=%d m=%d w=%u%s%s",
+			 c->k, c->m, c->w, c->prof.gpu_kernel[0] ? " with gpu_kernel=" : "",
+			 c->prof.gpu_kernel);
 	else
 		snprintf(err, errlen, "backend=gpu: no usable CUDA device (%s)", gfec_strerror(ret));
 	return ret;
@@ -173,6 +231,7 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	}
 	*out = NULL;
 	gfec_gf8_init();
+	gfec_gf16_init();
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return GFEC_E_NOMEM;
@@ -182,7 +241,13 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 		goto out;
 	c->k = c->prof.k;
 	c->m = c->prof.m;
-	c->g = malloc((size_t)c->k * c->m);
+	c->w = (unsigned)c->prof.w;
+	if (c->w == 16) {
+		ret = shape16_ok(c, err, errlen);
+		if (ret)
+			goto out;
+	}
+	c->g = malloc((size_t)c->k * c->m * elem_size(c));
 	c->async = gfec_async_create(execute, c, c->prof.async_threads);
 	if (!c->g || !c->async || gfec_plan_cache_init(&c->dcache, c->prof.decode_cache)) {
 		ret = GFEC_E_NOMEM;
@@ -208,7 +273,7 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 		if (ret)
 			goto out;
 	}
-	gm = (struct gfec_gemm_matrix){ .w = 8, .rows = c->m, .cols = c->k, .a = c->g,
+	gm = (struct gfec_gemm_matrix){ .w = c->w, .rows = c->m, .cols = c->k, .a = c->g,
 					.packetsize = packetsize(c) };
 	ret = gfec_engine_plan_create(&c->eng, &gm, &c->enc);
 	if (ret) {
@@ -232,7 +297,7 @@ out:
 		gfec_codec_free(c);
 		return ret;
 	}
-	gfec_log(GFEC_LOG_INFO, "codec k=%d m=%d technique=%s on %s", c->k, c->m,
+	gfec_log(GFEC_LOG_INFO, "codec k=%d m=%d w=%u technique=%s on %s", c->k, c->m, c->w,
 		 gfec_technique_name(c->prof.technique), c->backend_name);
 	*out = c;
 	return 0;
@@ -265,6 +330,11 @@ int gfec_codec_chunk_count(const gfec_codec *c)
 	return c ? c->k + c->m : GFEC_E_INVAL;
 }
 
+int gfec_codec_w(const gfec_codec *c)
+{
+	return c ? (int)c->w : GFEC_E_INVAL;
+}
+
 size_t gfec_codec_chunk_size(const gfec_codec *c, size_t object_size)
 {
 	size_t per;
@@ -285,9 +355,10 @@ size_t gfec_codec_profile(const gfec_codec *c, char *buf, size_t buflen)
 
 	if (!c)
 		return 0;
-	n = snprintf(buf, buflen, "k=%d m=%d technique=%s backend=%s threads=%d cpu_path=%s "
+	/* w=8 is left out, so w = 8 profiles read as they did before the key existed. */
+	n = snprintf(buf, buflen, "k=%d m=%d%s technique=%s backend=%s threads=%d cpu_path=%s "
 			       "decode_cache=%d%s%.0d",
-		     c->k, c->m, gfec_technique_name(c->prof.technique),
+		     c->k, c->m, c->w == 16 ? " w=16" : "", gfec_technique_name(c->prof.technique),
 		     gfec_backend_choice_name(c->prof.backend), c->prof.threads,
 		     c->eng.cpu_ops->path_name(c->eng.cpu_ctx), c->prof.decode_cache,
 		     packetsize(c) ? " packetsize=" : "", packetsize(c) ? c->prof.packetsize : 0);
@@ -340,7 +411,7 @@ int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parit
 	int ret;
 
 	if (!c || !ptrs_ok((const void *const *)data, c->k) ||
-	    !ptrs_ok((const void *const *)parity, c->m))
+	    !ptrs_ok((const void *const *)parity, c->m) || !len_ok(c, len))
 		return GFEC_E_INVAL;
 	ret = gfec_engine_gemm(&c->eng, &c->enc, c->k, 1, len, data, parity);
 	if (ret)
@@ -356,7 +427,7 @@ int gfec_encode_batch(gfec_codec *c, int nstripes, const uint8_t *const *data,
 	int ret;
 
 	if (!c || nstripes < 0 || !ptrs_ok((const void *const *)data, c->k * nstripes) ||
-	    !ptrs_ok((const void *const *)parity, c->m * nstripes))
+	    !ptrs_ok((const void *const *)parity, c->m * nstripes) || !len_ok(c, len))
 		return GFEC_E_INVAL;
 	if (nstripes == 0)
 		return 0;
@@ -374,7 +445,7 @@ int gfec_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *
 	int ret;
 
 	if (!c || vec_i < 0 || vec_i >= c->k || !delta ||
-	    !ptrs_ok((const void *const *)parity, c->m))
+	    !ptrs_ok((const void *const *)parity, c->m) || !len_ok(c, len))
 		return GFEC_E_INVAL;
 	ret = gfec_engine_update(&c->eng, &c->enc, c->m, vec_i, len, delta, parity);
 	if (ret)
@@ -398,14 +469,14 @@ static int dplan_build(void *arg, struct gfec_engine *e, struct gfec_eplan *out)
 	const struct dplan_args *a = arg;
 	const gfec_codec *c = a->c;
 	struct gfec_gemm_matrix gm;
-	uint8_t *dm = malloc((size_t)a->nwant * c->k);
+	void *dm = malloc((size_t)a->nwant * c->k * elem_size(c));
 	int ret;
 
 	if (!dm)
 		return GFEC_E_NOMEM;
-	ret = gfec_matrix_decode(c->g, c->k, c->m, a->src, a->want, a->nwant, dm);
+	ret = gfec_matrix_decode_w(c->w, c->g, c->k, c->m, a->src, a->want, a->nwant, dm);
 	if (ret == 0) {
-		gm = (struct gfec_gemm_matrix){ .w = 8, .rows = a->nwant, .cols = c->k, .a = dm,
+		gm = (struct gfec_gemm_matrix){ .w = c->w, .rows = a->nwant, .cols = c->k, .a = dm,
 						.packetsize = packetsize(c) };
 		ret = gfec_engine_plan_create(e, &gm, out);
 	}
@@ -415,30 +486,34 @@ static int dplan_build(void *arg, struct gfec_engine *e, struct gfec_eplan *out)
 
 /* --- decode, reconstruct, verify ---------------------------------------------------------- */
 
-/* One stripe's decode problem: its first k present chunks as sources, the chunks to rebuild. */
-struct dproblem {
-	struct pattern key;
-	int src[GFEC_MAX_CHUNKS], want[GFEC_MAX_CHUNKS];
-	int nwant;
-};
+/*
+ * One stripe's decode problem as its plan-cache key: the field width, then a bitmap of its
+ * sources (its first k present chunks) and a bitmap of the chunks to rebuild, n bits each.
+ * The key says everything about the problem: its source and wanted lists are read back from it.
+ */
+static size_t key_words(const gfec_codec *c)
+{
+	return 1 + 2 * (((size_t)c->k + c->m + 63) / 64);
+}
 
-static int dproblem_init(const gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out,
-			 struct dproblem *d)
+static int dproblem_key(const gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out,
+			uint64_t *key)
 {
 	const int n = c->k + c->m;
+	const size_t nw = (key_words(c) - 1) / 2;
+	uint64_t *src = key + 1, *want = src + nw;
 	int nsrc = 0;
 
-	memset(&d->key, 0, sizeof(d->key));
-	d->nwant = 0;
+	memset(key, 0, key_words(c) * sizeof(*key));
+	key[0] = c->w;
 	for (int i = 0; i < n; i++) {
 		if (chunks[i]) {
 			if (nsrc < c->k) {
-				d->src[nsrc++] = i;
-				d->key.src[i / 64] |= 1ull << (i % 64);
+				nsrc++;
+				src[i / 64] |= 1ull << (i % 64);
 			}
 		} else if (out[i]) {
-			d->want[d->nwant++] = i;
-			d->key.want[i / 64] |= 1ull << (i % 64);
+			want[i / 64] |= 1ull << (i % 64);
 		}
 	}
 	if (nsrc < c->k) {
@@ -449,15 +524,33 @@ static int dproblem_init(const gfec_codec *c, const uint8_t *const *chunks, uint
 	return 0;
 }
 
+/* The set bits of a bitmap of @p n bits, ascending, into @p idx; returns how many. */
+static int bitmap_list(const uint64_t *map, int n, int *idx)
+{
+	int cnt = 0;
+
+	for (int i = 0; i < n; i++)
+		if (map[i / 64] >> (i % 64) & 1)
+			idx[cnt++] = i;
+	return cnt;
+}
+
 int gfec_decode(gfec_codec *c, const uint8_t *const *chunks, uint8_t *const *out, size_t len)
 {
 	return gfec_decode_batch(c, 1, chunks, out, len);
 }
 
-static int cmp_problem(const void *a, const void *b)
+struct stripe_key {
+	const uint64_t *key;
+	size_t words;
+	int s; /* the stripe */
+};
+
+static int cmp_key(const void *a, const void *b)
 {
-	return memcmp(&(*(const struct dproblem *const *)a)->key,
-		      &(*(const struct dproblem *const *)b)->key, sizeof(struct pattern));
+	const struct stripe_key *x = a, *y = b;
+
+	return memcmp(x->key, y->key, x->words * sizeof(*x->key));
 }
 
 /*
@@ -467,52 +560,65 @@ static int cmp_problem(const void *a, const void *b)
 int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 		      uint8_t *const *out, size_t len)
 {
-	struct dproblem *prob = NULL, **order = NULL;
+	struct stripe_key *order = NULL;
+	uint64_t *keys = NULL;
+	int *src = NULL, *want;
 	const uint8_t **sp = NULL;
 	uint8_t **wp = NULL;
+	size_t words;
 	int n, ret = 0;
 	uint64_t done = 0;
 
-	if (!c || !chunks || !out || nstripes < 0)
+	if (!c || !chunks || !out || nstripes < 0 || !len_ok(c, len))
 		return GFEC_E_INVAL;
 	if (nstripes == 0)
 		return 0;
 	n = c->k + c->m;
-	prob = malloc(sizeof(*prob) * (size_t)nstripes);
+	words = key_words(c);
+	keys = malloc(sizeof(*keys) * words * (size_t)nstripes);
 	order = malloc(sizeof(*order) * (size_t)nstripes);
+	src = malloc(sizeof(*src) * 2 * (size_t)n);
 	sp = malloc(sizeof(*sp) * (size_t)nstripes * c->k);
 	wp = malloc(sizeof(*wp) * (size_t)nstripes * n);
-	if (!prob || !order || !sp || !wp) {
+	if (!keys || !order || !src || !sp || !wp) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
+	want = src + n;
 	for (int s = 0; s < nstripes; s++) {
-		ret = dproblem_init(c, chunks + (size_t)s * n, out + (size_t)s * n, &prob[s]);
+		uint64_t *key = keys + (size_t)s * words;
+
+		ret = dproblem_key(c, chunks + (size_t)s * n, out + (size_t)s * n, key);
 		if (ret)
 			goto out;
-		order[s] = &prob[s];
+		order[s] = (struct stripe_key){ key, words, s };
 	}
 	if (nstripes > 1)
-		qsort(order, (size_t)nstripes, sizeof(*order), cmp_problem);
+		qsort(order, (size_t)nstripes, sizeof(*order), cmp_key);
 
 	for (int g0 = 0, g1; g0 < nstripes; g0 = g1) {
-		const struct dproblem *first = order[g0];
-		struct dplan_args args = { c, first->src, first->want, first->nwant };
+		const uint64_t *key = order[g0].key;
+		const size_t nw = (words - 1) / 2;
 		struct gfec_cached_plan *d;
+		int nwant;
 
-		for (g1 = g0 + 1; g1 < nstripes && !cmp_problem(&order[g0], &order[g1]); g1++)
+		for (g1 = g0 + 1; g1 < nstripes && !cmp_key(&order[g0], &order[g1]); g1++)
 			;
-		if (first->nwant == 0)
+		bitmap_list(key + 1, n, src);
+		nwant = bitmap_list(key + 1 + nw, n, want);
+		if (nwant == 0)
 			continue;
 		for (int t = g0; t < g1; t++) {
-			const size_t s = (size_t)(order[t] - prob);
+			const size_t s = (size_t)order[t].s;
 
 			for (int j = 0; j < c->k; j++)
-				sp[(size_t)(t - g0) * c->k + j] = chunks[s * n + first->src[j]];
-			for (int i = 0; i < first->nwant; i++)
-				wp[(size_t)(t - g0) * first->nwant + i] = out[s * n + first->want[i]];
+				sp[(size_t)(t - g0) * c->k + j] = chunks[s * n + src[j]];
+			for (int i = 0; i < nwant; i++)
+				wp[(size_t)(t - g0) * nwant + i] = out[s * n + want[i]];
 		}
-		ret = gfec_plan_cache_get(&c->dcache, &c->eng, &first->key, sizeof(first->key),
+		struct dplan_args args = { c, src, want, nwant };
+
+		ret = gfec_plan_cache_get(&c->dcache, &c->eng, key, words * sizeof(*key),
 					  dplan_build, &args, &d);
 		if (ret)
 			goto out;
@@ -525,8 +631,9 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 	count(&c->decodes, done);
 	count(&c->bytes, (uint64_t)len * (uint64_t)c->k * done);
 out:
-	free(prob);
+	free(keys);
 	free(order);
+	free(src);
 	free(sp);
 	free(wp);
 	return ret;
@@ -534,12 +641,15 @@ out:
 
 int gfec_reconstruct(gfec_codec *c, uint8_t **chunks, size_t len)
 {
-	uint8_t *fresh[GFEC_MAX_CHUNKS] = { 0 };
+	uint8_t **fresh;
 	int n, ret = 0;
 
-	if (!c || !chunks)
+	if (!c || !chunks || !len_ok(c, len))
 		return GFEC_E_INVAL;
 	n = c->k + c->m;
+	fresh = calloc((size_t)n, sizeof(*fresh));
+	if (!fresh)
+		return GFEC_E_NOMEM;
 	for (int i = 0; i < n; i++)
 		if (!chunks[i]) {
 			fresh[i] = gfec_alloc(len);
@@ -558,26 +668,40 @@ out:
 		else
 			chunks[i] = fresh[i];
 	}
+	free(fresh);
 	return ret;
 }
 
 int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t *parity_ok)
 {
 	size_t piece, off;
-	uint8_t *buf, *pp[GFEC_MAX_CHUNKS];
-	const uint8_t *dp[GFEC_MAX_CHUNKS];
-	uint8_t ok[GFEC_MAX_CHUNKS];
+	uint8_t *buf, **pp = NULL, *ok = NULL;
+	const uint8_t **dp = NULL;
 	int ret = 0, all = 1;
 
-	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m) || gfec_engine_is_device(&c->eng, chunks[0]))
+	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m) || !len_ok(c, len) ||
+	    gfec_engine_is_device(&c->eng, chunks[0]))
 		return GFEC_E_INVAL;
 	piece = VERIFY_PIECE / len_unit(c) * len_unit(c);
 	piece = piece ? piece : len_unit(c);
 	piece = len < piece ? len : piece;
+	/* Many parity rows (w = 16) would make m pieces of 1 MiB: keep the scratch near 64 MiB. */
+	if (piece * (size_t)c->m > (64u << 20) && piece > len_unit(c)) {
+		piece = (64u << 20) / (size_t)c->m / 64 * 64;
+		piece = piece < 64 ? 64 : piece;
+		piece = piece / len_unit(c) * len_unit(c);
+		piece = piece ? piece : len_unit(c);
+		piece = len < piece ? len : piece;
+	}
 	buf = gfec_alloc(piece * (size_t)c->m);
-	if (!buf)
-		return GFEC_E_NOMEM;
-	memset(ok, 1, sizeof(ok));
+	pp = malloc(sizeof(*pp) * (size_t)c->m);
+	dp = malloc(sizeof(*dp) * (size_t)c->k);
+	ok = malloc((size_t)c->m);
+	if (!buf || !pp || !dp || !ok) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	memset(ok, 1, (size_t)c->m);
 	for (off = 0; off < len; off += piece) {
 		size_t n = len - off < piece ? len - off : piece;
 
@@ -601,6 +725,9 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 	ret = all ? 0 : GFEC_E_MISMATCH;
 out:
 	gfec_free(buf);
+	free(pp);
+	free(dp);
+	free(ok);
 	return ret;
 }
 
@@ -609,21 +736,29 @@ out:
 int gfec_minimum_to_decode(const gfec_codec *c, const int *want, int nwant, const int *avail,
 			   int navail, int *need, int *nneed)
 {
-	uint8_t have[GFEC_MAX_CHUNKS] = { 0 }, wanted[GFEC_MAX_CHUNKS] = { 0 };
-	int n, all = 1, cnt = 0;
+	uint8_t *have, *wanted;
+	int n, all = 1, cnt = 0, ret = 0;
 
 	if (!c || nwant < 0 || navail < 0 || (nwant && !want) || (navail && !avail) || !need ||
 	    !nneed)
 		return GFEC_E_INVAL;
 	n = c->k + c->m;
+	have = calloc(2, (size_t)n);
+	if (!have)
+		return GFEC_E_NOMEM;
+	wanted = have + n;
 	for (int i = 0; i < navail; i++) {
-		if (avail[i] < 0 || avail[i] >= n)
-			return GFEC_E_INVAL;
+		if (avail[i] < 0 || avail[i] >= n) {
+			ret = GFEC_E_INVAL;
+			goto out;
+		}
 		have[avail[i]] = 1;
 	}
 	for (int i = 0; i < nwant; i++) {
-		if (want[i] < 0 || want[i] >= n)
-			return GFEC_E_INVAL;
+		if (want[i] < 0 || want[i] >= n) {
+			ret = GFEC_E_INVAL;
+			goto out;
+		}
 		wanted[want[i]] = 1;
 		all &= have[want[i]];
 	}
@@ -635,11 +770,15 @@ int gfec_minimum_to_decode(const gfec_codec *c, const int *want, int nwant, cons
 		for (int i = 0; i < n && cnt < c->k; i++)
 			if (have[i])
 				need[cnt++] = i;
-		if (cnt < c->k)
-			return GFEC_E_TOOFEW;
+		if (cnt < c->k) {
+			ret = GFEC_E_TOOFEW;
+			goto out;
+		}
 	}
 	*nneed = cnt;
-	return 0;
+out:
+	free(have);
+	return ret;
 }
 
 /* --- asynchronous requests -------------------------------------------------------------------- */

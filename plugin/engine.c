@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "gfec/gfec_errors.h"
-#include "gfec/gfec_limits.h"
 #include "log_sink.h"
 
 static void count(uint64_t *c, uint64_t n)
@@ -111,12 +110,16 @@ int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int ro
 	if (gfec_engine_is_device(e, src) || gfec_engine_is_device(e, dst[0]))
 		return ret;
 	/* Finish on the CPU from where the GPU stopped: never apply a delta twice. */
-	uint8_t *rest[GFEC_MAX_CHUNKS];
+	uint8_t **rest = malloc(sizeof(*rest) * (size_t)rows); /* up to 65536 rows at w = 16 */
 
+	if (!rest)
+		return GFEC_E_NOMEM;
 	fell_back(e, "update", ret);
 	for (int i = 0; i < rows; i++)
 		rest[i] = dst[i] + done;
-	return e->cpu_ops->update(e->cpu_ctx, p->cpu, col, len - done, src + done, rest, &done);
+	ret = e->cpu_ops->update(e->cpu_ctx, p->cpu, col, len - done, src + done, rest, &done);
+	free(rest);
+	return ret;
 }
 
 /* ---- the plan cache -------------------------------------------------------------------------- */

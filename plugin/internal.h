@@ -15,6 +15,7 @@ enum gfec_backend_choice { GFEC_BACKEND_CPU, GFEC_BACKEND_GPU, GFEC_BACKEND_AUTO
 
 struct gfec_profile {
 	int k, m;
+	int w;			/* field width: 8 (GF(2^8), the default) or 16 (GF(2^16)) */
 	enum gfec_technique technique;
 	enum gfec_backend_choice backend;
 	int threads;		/* 0 = online CPUs */

@@ -61,6 +61,10 @@ static int set_key(struct gfec_profile *p, const char *key, const char *val, int
 		if (parse_int(val, -1000000, 1000000, &p->m))
 			return fail(err, errlen, "m=%s: m must be a number", val);
 		*seen_m = 1;
+	} else if (strcmp(key, "w") == 0) {
+		if (strcmp(val, "8") != 0 && strcmp(val, "16") != 0)
+			return fail(err, errlen, "w=%s: w must be 8 or 16", val);
+		p->w = atoi(val);
 	} else if (strcmp(key, "technique") == 0) {
 		x = gfec_technique_find(val);
 		if (x < 0) {
@@ -124,6 +128,7 @@ int gfec_profile_parse(const char *text, const struct gfec_settings *base, struc
 	if (!text || !p)
 		return fail(err, errlen, "profile: no profile given");
 	memset(p, 0, sizeof(*p));
+	p->w = 8;
 	p->technique = GFEC_TECH_CAUCHY;
 	p->backend = GFEC_BACKEND_AUTO;
 	p->packetsize = 2048; /* Jerasure's and Ceph's default for cauchy_good */
@@ -166,8 +171,20 @@ int gfec_profile_parse(const char *text, const struct gfec_settings *base, struc
 		return fail(err, errlen, "m=%d: m must be >= 1", p->m);
 	if (p->m > p->k)
 		return fail(err, errlen, "m=%d: m must be <= k (%d)", p->m, p->k);
+	if (p->w == 16) {
+		if (p->k + p->m > GFEC_MAX_CHUNKS_GF16)
+			return fail(err, errlen, "k=%d m=%d: k+m must be <= %d with w=16", p->k,
+				    p->m, GFEC_MAX_CHUNKS_GF16);
+		/* ISA-L's matrices and CRS bitmatrices are GF(2^8) constructions. */
+		if (p->technique != GFEC_TECH_CAUCHY && p->technique != GFEC_TECH_JERASURE_RS_VAN)
+			return fail(err, errlen,
+				    "technique=%s: not available with w=16 (cauchy, "
+				    "jerasure_reed_sol_van)",
+				    gfec_technique_name(p->technique));
+		return 0;
+	}
 	if (p->k + p->m > GFEC_MAX_CHUNKS)
-		return fail(err, errlen, "k=%d m=%d: k+m must be <= %d", p->k, p->m,
-			    GFEC_MAX_CHUNKS);
+		return fail(err, errlen, "k=%d m=%d: k+m must be <= %d (up to %d with w=16)", p->k,
+			    p->m, GFEC_MAX_CHUNKS, GFEC_MAX_CHUNKS_GF16);
 	return 0;
 }

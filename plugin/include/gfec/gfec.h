@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file gfec.h
- * gfec: Reed-Solomon erasure coding as a GF(2^8) matrix product, on ISA-L or a GPU.
+ * gfec: Reed-Solomon erasure coding as a GF(2^8) or GF(2^16) matrix product, on ISA-L or a GPU.
  *
  * Vocabulary, used by every function below:
+ *   w        the field: GF(2^w), w = 8 (the default) or 16 (profile key w; gfec_codec_w()).
  *   k        number of data chunks; m number of parity chunks; 2 <= k, 1 <= m <= k,
- *            k+m <= GFEC_MAX_CHUNKS (256).
+ *            k+m <= GFEC_MAX_CHUNKS (256) for w = 8, <= GFEC_MAX_CHUNKS_GF16 (65536) for w = 16.
  *   chunk i  0 <= i < k is data (the object split in order), k <= i < k+m is parity.
  *   len      bytes in every chunk of one call; all chunks of a call have the same len.
  *            Any len >= 0 and any pointer alignment work; gfec_codec_chunk_size() rounds to
- *            GFEC_ALIGN so that the fast paths see whole vectors.
- *   G        the m x k generator (parity part), row-major: parity_i = sum_j G(i,j) * data_j.
+ *            GFEC_ALIGN so that the fast paths see whole vectors. With w = 16 a chunk is an array
+ *            of 16-bit little-endian symbols (Jerasure's w = 16 region layout: symbol s is
+ *            byte 2s | byte 2s+1 << 8), so len must be even: an odd len is GFEC_E_INVAL, with
+ *            nothing written, from every call that takes one.
+ *   G        the m x k generator (parity part), row-major: parity_i = sum_j G(i,j) * data_j,
+ *            with elements in GF(2^w).
  *   chunks[] an array of k+m pointers indexed by chunk number; NULL marks a missing chunk.
  * Buffers are always owned by the caller unless a function says otherwise.
  *
@@ -20,6 +25,14 @@
  * | cauchy (ISA-L Cauchy1, default) | jerasure_reed_sol_van (Jerasure's systematic Vandermonde)
  * | cauchy_good (Jerasure's Cauchy RS over packets: packetsize = P bytes, default 2048; every len
  * must then be a multiple of 8 * P, which gfec_codec_chunk_size() returns);
+ * w = 8 | 16 (default 8). With w = 16 the techniques are cauchy (G(i,j) = 1 / ((k+i) XOR j) in
+ * GF(2^16), polynomial 0x1100B: MDS for every shape) and jerasure_reed_sol_van (Jerasure's
+ * reed_sol_vandermonde_coding_matrix(k, m, 16): its parity is byte-identical to
+ * jerasure_matrix_encode(w = 16)); others are GFEC_E_PROFILE. G is held dense: a w = 16 shape
+ * with 2 k m bytes over 64 MiB (about k = m = 4096), or a jerasure_reed_sol_van one whose
+ * construction would take over 1.5e9 multiplies (about k = 1000, m = 500), is GFEC_E_NOTSUP
+ * with the reason in err. w = 16 codecs run on the CPU (backend=auto stays there; backend=gpu
+ * is GFEC_E_NOTSUP while the GPU backend has no w = 16 kernel).
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
  * cpu_path = auto | gfni512 | gfni256 | isal | base (auto, the default: the best this CPU has;
  * GFEC_CPU_PATH does the same);
@@ -84,6 +97,8 @@ GFEC_API int gfec_codec_k(const gfec_codec *codec);
 GFEC_API int gfec_codec_m(const gfec_codec *codec);
 /** k + m. */
 GFEC_API int gfec_codec_chunk_count(const gfec_codec *codec);
+/** The field width w: 8 or 16 (GFEC_E_INVAL for NULL). With 16, every len must be even. */
+GFEC_API int gfec_codec_w(const gfec_codec *codec);
 
 /**
  * Bytes per chunk for an object of @p object_size bytes: ceil(object_size / k) rounded up to
@@ -93,7 +108,8 @@ GFEC_API int gfec_codec_chunk_count(const gfec_codec *codec);
 GFEC_API size_t gfec_codec_chunk_size(const gfec_codec *codec, size_t object_size);
 
 /**
- * The normalised profile, defaults filled in ("k=4 m=2 technique=cauchy backend=cpu ...").
+ * The normalised profile, defaults filled in ("k=4 m=2 technique=cauchy backend=cpu ...");
+ * w = 16 codecs have "w=16" after m (w = 8 is not written).
  * @returns the length it needs (excluding the NUL); writes at most buflen bytes, NUL-terminated.
  */
 GFEC_API size_t gfec_codec_profile(const gfec_codec *codec, char *buf, size_t buflen);
