@@ -73,19 +73,10 @@ ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB row
 	done
 }
 lt() { ./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5; }
-weights() { # the (127,22) BCH code's joint weights: the paper's t sweep on the GPU, and the CPU
-	local t
-	for t in 16 18 20 22; do
-		/usr/bin/time -f "t=$t gpu wall %e s" ./$b/tools/gfec weights --bch 127,22 --subcode $t \
-			--backend gpu --verify --json "$log/weights_gpu_t$t.json" >"$log/w.txt" 2>&1
-		grep -E '^# BCH|verify|wall' "$log/w.txt"
-	done
-	for t in 16 18 20; do
-		/usr/bin/time -f "t=$t cpu $(nproc) threads wall %e s" ./$b/tools/gfec weights --bch 127,22 \
-			--subcode $t --backend cpu --verify >"$log/w.txt" 2>&1
-		grep -E '^# BCH|verify|wall' "$log/w.txt"
-	done
-	rm -f "$log/w.txt"
+weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
+	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
+		bash perf/weights_sweep.sh ./$b/tools/gfec 11 21 --backend cpu &&
+		bash perf/weights_sweep.sh ./$b/tools/gfec 18 20 --backend cpu --popcnt
 }
 
 step build build

@@ -5,8 +5,10 @@
  * by weight, counts every pair once on the GPU kernel (cuda_gemm/device/weights.cu) or the CPU
  * kernel (cpu_backend/weights_cpu.c), then unfolds the symmetry and the all-ones reduction into J.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gf8.h"
@@ -65,29 +67,67 @@ void gfec_weights_free(struct gfec_weights *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/* Progress: the kernels' ticks summed, passed on to the caller's callback at most every
+ * WT_PROGRESS_NS, by one thread at a time. */
+#define WT_PROGRESS_NS 100000000ull
+struct wt_progress {
+	gfec_weights_progress_fn fn;
+	void *arg;
+	uint64_t total;
+	atomic_uint_fast64_t done, last_ns;
+	atomic_flag busy;
+};
+
+static uint64_t wt_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void wt_tick(void *arg, uint64_t pairs)
+{
+	struct wt_progress *p = arg;
+	uint64_t done = atomic_fetch_add(&p->done, pairs) + pairs, now = wt_now_ns();
+	uint_fast64_t last = atomic_load(&p->last_ns);
+	if (now - last < WT_PROGRESS_NS || !atomic_compare_exchange_strong(&p->last_ns, &last, now))
+		return;
+	if (atomic_flag_test_and_set(&p->busy))
+		return;
+	p->fn(p->arg, done < p->total ? done : p->total, p->total);
+	atomic_flag_clear(&p->busy);
+}
+
 /*
  * The pair histogram: on the GPU when @p gpu (and this build has one), else, or after any
  * device error (the GPU's partial counts are dropped), on the CPU pool: identical counts.
  */
-static int wt_pairs(struct gfec_cpu_pool *pool, int gpu, const uint64_t *cw, int words, int n,
-		    const int *gw, const size_t *gs, int ng, uint64_t *jp)
+static int wt_pairs(struct gfec_cpu_pool *pool, int gpu, unsigned flags, const uint64_t *cw,
+		    int words, int n, const int *gw, const size_t *gs, int ng,
+		    struct wt_progress *prog, uint64_t *jp)
 {
+	void (*tick)(void *, uint64_t) = prog ? wt_tick : NULL;
 #ifdef GFEC_HAVE_CUDA
 	if (gpu) {
-		if (!gfec_gpu_weights_pairs(cw, words, n, gw, gs, ng, jp))
+		if (!gfec_gpu_weights_pairs(cw, words, n, gw, gs, ng, tick, prog, jp))
 			return 0;
 		size_t s = (size_t)n + 1;
 		memset(jp, 0, s * s * s * sizeof(uint64_t));
+		if (prog)
+			atomic_store(&prog->done, 0);
 	}
 #else
 	(void)gpu;
 #endif
-	return gfec_cpu_weights_pairs(pool, cw, words, n, gw, gs, ng, jp);
+	return gfec_cpu_weights_pairs(pool, cw, words, n, gw, gs, ng,
+				      flags & GFEC_WEIGHTS_POPCNT ? GFEC_CPU_WT_POPCNT
+								  : GFEC_CPU_WT_BEST,
+				      tick, prog, jp);
 }
 
 /* J' and A' of the code spanned by the k rows of @p m (jp zeroed on entry). */
-static int wt_count(struct gfec_cpu_pool *pool, int gpu, const uint64_t *m, int k, int n,
-		    uint64_t *ap, uint64_t *jp)
+static int wt_count(struct gfec_cpu_pool *pool, int gpu, unsigned flags, const uint64_t *m, int k,
+		    int n, struct wt_progress *prog, uint64_t *ap, uint64_t *jp)
 {
 	int words = gfec_wt_words(n), ng = 0;
 	size_t count = (size_t)1 << k;
@@ -100,8 +140,12 @@ static int wt_count(struct gfec_cpu_pool *pool, int gpu, const uint64_t *m, int 
 	if (!rc) {
 		for (int g = 0; g < ng; g++)
 			ap[gw[g]] = gs[g + 1] - gs[g];
-		rc = wt_pairs(pool, gpu, cw, words, n, gw, gs, ng, jp);
+		if (prog)
+			prog->total = (uint64_t)count * (count - 1) / 2;
+		rc = wt_pairs(pool, gpu, flags, cw, words, n, gw, gs, ng, prog, jp);
 	}
+	if (!rc && prog) /* the kernels' ticks add up to the total */
+		prog->fn(prog->arg, atomic_load(&prog->done), prog->total);
 	if (!rc)
 		gfec_wt_symmetrize(jp, ap, n);
 	free(cw);
@@ -114,7 +158,17 @@ int gfec_weights_enumerate(const uint8_t *gen, int rows, int n,
 			   enum gfec_weights_backend backend, int threads, unsigned flags,
 			   struct gfec_weights *out)
 {
-	if (!out || threads < 0 || (flags & ~(unsigned)GFEC_WEIGHTS_NO_ONES))
+	return gfec_weights_enumerate_progress(gen, rows, n, backend, threads, flags, NULL, NULL,
+					       out);
+}
+
+int gfec_weights_enumerate_progress(const uint8_t *gen, int rows, int n,
+				    enum gfec_weights_backend backend, int threads, unsigned flags,
+				    gfec_weights_progress_fn progress, void *arg,
+				    struct gfec_weights *out)
+{
+	if (!out || threads < 0 ||
+	    (flags & ~(unsigned)(GFEC_WEIGHTS_NO_ONES | GFEC_WEIGHTS_POPCNT)))
 		return GFEC_E_INVAL;
 	if (backend != GFEC_WEIGHTS_AUTO && backend != GFEC_WEIGHTS_CPU &&
 	    backend != GFEC_WEIGHTS_GPU)
@@ -140,6 +194,7 @@ int gfec_weights_enumerate(const uint8_t *gen, int rows, int n,
 	uint64_t *ap = ones ? calloc(s, sizeof(uint64_t)) : a;
 	uint64_t *jp = ones ? calloc(s * s * s, sizeof(uint64_t)) : j;
 	struct gfec_cpu_pool *pool = NULL;
+	struct wt_progress prog = {.fn = progress, .arg = arg, .busy = ATOMIC_FLAG_INIT};
 	if (!a || !j || !ap || !jp)
 		rc = GFEC_E_NOMEM;
 	if (!rc) {
@@ -153,7 +208,9 @@ int gfec_weights_enumerate(const uint8_t *gen, int rows, int n,
 		int kc = ones ? k - 1 : k;
 		int gpu = backend == GFEC_WEIGHTS_GPU ||
 			  (backend == GFEC_WEIGHTS_AUTO && kc >= WT_GPU_MIN_LOG2);
-		rc = wt_count(pool, gpu, m, kc, n, ap, jp);
+		atomic_init(&prog.done, 0);
+		atomic_init(&prog.last_ns, wt_now_ns());
+		rc = wt_count(pool, gpu, flags, m, kc, n, progress ? &prog : NULL, ap, jp);
 	}
 	if (!rc && ones) {
 		gfec_wt_unfold_ones(jp, n, j);

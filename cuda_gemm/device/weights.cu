@@ -11,7 +11,8 @@
  * column of the shared histogram, h[(a - lo) * (threads + 1) + thread], so that an increment is
  * a plain load and store with no atomics and no bank conflicts (the + 1 spreads the flush's row
  * sums over the banks). lo = max(0, wt u + wt v - n) and span = min(wt u, wt v) - lo + 1 bound a.
- * Tiles are numbered q(q+1)/2 + p and dealt to a grid of resident blocks, grid-stride.
+ * Tiles are numbered q(q+1)/2 + p and dealt to a grid of resident blocks, grid-stride; when
+ * the caller wants progress, in kSlices launches over consecutive tile ranges, reported after each.
  */
 #include <cuda_runtime.h>
 
@@ -27,17 +28,19 @@ namespace
 
 constexpr int kR = 4;		  // codewords u per thread
 constexpr size_t kShared = 49152; // the histogram's budget: no opt-in needed
+constexpr int kSlices = 64;	  // launches when progress is reported
 
 template <int W>
 __global__ void wt_pairs(const uint64_t *__restrict__ cw, const unsigned long long *__restrict__ cs,
 			 const int *__restrict__ cl, const int *__restrict__ cwt,
-			 unsigned long long ntiles, int n, unsigned long long *__restrict__ jh)
+			 unsigned long long t0, unsigned long long t1, int n,
+			 unsigned long long *__restrict__ jh)
 {
 	extern __shared__ uint32_t h[];
 	const int nt = blockDim.x, stride = nt + 1, tid = threadIdx.x;
 	const size_t s = (size_t)n + 1;
 
-	for (unsigned long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+	for (unsigned long long t = t0 + blockIdx.x; t < t1; t += gridDim.x) {
 		unsigned long long q =
 		    (unsigned long long)((sqrt(8.0 * (double)t + 1.0) - 1.0) / 2.0);
 		while (q * (q + 1) / 2 > t)
@@ -90,7 +93,7 @@ __global__ void wt_pairs(const uint64_t *__restrict__ cw, const unsigned long lo
 
 template <int W>
 int wt_launch(int blocks, int nt, size_t shm, const uint64_t *cw, const unsigned long long *cs,
-	      const int *cl, const int *cwt, unsigned long long ntiles, int n,
+	      const int *cl, const int *cwt, unsigned long long t0, unsigned long long t1, int n,
 	      unsigned long long *jh, cudaStream_t st)
 {
 	int per_sm = 0;
@@ -99,9 +102,26 @@ int wt_launch(int blocks, int nt, size_t shm, const uint64_t *cw, const unsigned
 	    per_sm < 1)
 		return GFEC_E_DEVICE;
 	const unsigned long long want = (unsigned long long)blocks * (unsigned)per_sm * 4;
-	const unsigned grid = (unsigned)std::min(ntiles, want);
-	wt_pairs<W><<<grid, nt, shm, st>>>(cw, cs, cl, cwt, ntiles, n, jh);
+	const unsigned grid = (unsigned)std::min(t1 - t0, want);
+	wt_pairs<W><<<grid, nt, shm, st>>>(cw, cs, cl, cwt, t0, t1, n, jh);
 	return cudaGetLastError() == cudaSuccess ? 0 : GFEC_E_DEVICE;
+}
+
+int wt_launch_words(int words, int blocks, int nt, size_t shm, const uint64_t *cw,
+		    const unsigned long long *cs, const int *cl, const int *cwt,
+		    unsigned long long t0, unsigned long long t1, int n, unsigned long long *jh,
+		    cudaStream_t st)
+{
+	switch (words) {
+	case 1:
+		return wt_launch<1>(blocks, nt, shm, cw, cs, cl, cwt, t0, t1, n, jh, st);
+	case 2:
+		return wt_launch<2>(blocks, nt, shm, cw, cs, cl, cwt, t0, t1, n, jh, st);
+	case 3:
+		return wt_launch<3>(blocks, nt, shm, cw, cs, cl, cwt, t0, t1, n, jh, st);
+	default:
+		return wt_launch<4>(blocks, nt, shm, cw, cs, cl, cwt, t0, t1, n, jh, st);
+	}
 }
 
 // Device buffers and the stream of one call, released on every path.
@@ -123,7 +143,7 @@ struct WtDev {
 };
 
 int wt_pairs_host(const uint64_t *cw, int words, int n, const int *gw, const size_t *gs, int ng,
-		  uint64_t *jh)
+		  void (*tick)(void *, uint64_t), void *arg, uint64_t *jh)
 {
 	// The widest a-range of any pair of groups sizes the histogram, hence the block.
 	int span = 1;
@@ -171,23 +191,30 @@ int wt_pairs_host(const uint64_t *cw, int words, int n, const int *gw, const siz
 		cudaSuccess ||
 	    cudaMemsetAsync(d.jh, 0, jbytes, d.st) != cudaSuccess)
 		return GFEC_E_DEVICE;
-	int rc;
-	switch (words) {
-	case 1:
-		rc = wt_launch<1>(sms, nt, shm, d.cw, d.cs, d.cl, d.cwt, ntiles, n, d.jh, d.st);
-		break;
-	case 2:
-		rc = wt_launch<2>(sms, nt, shm, d.cw, d.cs, d.cl, d.cwt, ntiles, n, d.jh, d.st);
-		break;
-	case 3:
-		rc = wt_launch<3>(sms, nt, shm, d.cw, d.cs, d.cl, d.cwt, ntiles, n, d.jh, d.st);
-		break;
-	default:
-		rc = wt_launch<4>(sms, nt, shm, d.cw, d.cs, d.cl, d.cwt, ntiles, n, d.jh, d.st);
-		break;
+	// Tile t = q(q+1)/2 + p pairs chunk p with chunk q (p <= q): its pair count, for progress.
+	unsigned long long p = 0, q = 0;
+	const unsigned long long slices = tick ? kSlices : 1;
+	for (unsigned long long i = 0; i < slices; i++) {
+		const unsigned long long t0 = ntiles * i / slices, t1 = ntiles * (i + 1) / slices;
+		if (t0 == t1)
+			continue;
+		int rc = wt_launch_words(words, sms, nt, shm, d.cw, d.cs, d.cl, d.cwt, t0, t1, n,
+					 d.jh, d.st);
+		if (rc)
+			return rc;
+		if (!tick)
+			continue;
+		if (cudaStreamSynchronize(d.st) != cudaSuccess)
+			return GFEC_E_DEVICE;
+		uint64_t pairs = 0;
+		for (unsigned long long t = t0; t < t1; t++) {
+			const uint64_t lp = (uint64_t)cl[p], lq = (uint64_t)cl[q];
+			pairs += p == q ? lp * (lp - 1) / 2 : lp * lq;
+			if (++p > q)
+				p = 0, q++;
+		}
+		tick(arg, pairs);
 	}
-	if (rc)
-		return rc;
 	std::vector<uint64_t> out(s * s * s);
 	if (cudaMemcpyAsync(out.data(), d.jh, jbytes, cudaMemcpyDeviceToHost, d.st) !=
 		cudaSuccess ||
@@ -201,12 +228,13 @@ int wt_pairs_host(const uint64_t *cw, int words, int n, const int *gw, const siz
 } // namespace
 
 extern "C" int gfec_gpu_weights_pairs(const uint64_t *cw, int words, int n, const int *gw,
-				      const size_t *gs, int ng, uint64_t *jh)
+				      const size_t *gs, int ng, void (*tick)(void *arg, uint64_t pairs),
+				      void *arg, uint64_t *jh)
 {
 	if (!cw || !gw || !gs || !jh || words < 1 || words > 4 || n < 1 || n > 64 * words || ng < 1)
 		return GFEC_E_INVAL;
 	try {
-		return wt_pairs_host(cw, words, n, gw, gs, ng, jh);
+		return wt_pairs_host(cw, words, n, gw, gs, ng, tick, arg, jh);
 	} catch (...) { // std::bad_alloc from the host-side vectors
 		return GFEC_E_NOMEM;
 	}

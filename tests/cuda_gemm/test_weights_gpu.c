@@ -30,6 +30,12 @@ static uint64_t rng(void)
 	return rng_state;
 }
 
+/* The GPU's progress reports, summed (they come from the calling thread). */
+static void tick(void *arg, uint64_t pairs)
+{
+	*(uint64_t *)arg += pairs;
+}
+
 /* Pair histograms of the k rows of m (packed, rref) on the CPU and the GPU: 0 when equal. */
 static void compare(struct gfec_cpu_pool *pool, const uint64_t *m, int k, int n, const char *what)
 {
@@ -41,11 +47,13 @@ static void compare(struct gfec_cpu_pool *pool, const uint64_t *m, int k, int n,
 	uint64_t *jc = calloc(s * s * s, sizeof(uint64_t)),
 		 *jg = calloc(s * s * s, sizeof(uint64_t));
 	if (!cw || !gw || !gs || !jc || !jg || gfec_wt_codewords(m, k, words, cw, gw, gs, &ng) ||
-	    gfec_cpu_weights_pairs(pool, cw, words, n, gw, gs, ng, jc)) {
+	    gfec_cpu_weights_pairs(pool, cw, words, n, gw, gs, ng, GFEC_CPU_WT_BEST, NULL, NULL,
+				   jc)) {
 		fprintf(stderr, "%s: out of memory\n", what);
 		exit(1);
 	}
-	int rc = gfec_gpu_weights_pairs(cw, words, n, gw, gs, ng, jg);
+	uint64_t ticked = 0;
+	int rc = gfec_gpu_weights_pairs(cw, words, n, gw, gs, ng, tick, &ticked, jg);
 	uint64_t sum = 0;
 	for (size_t i = 0; i < s * s * s; i++)
 		sum += jg[i];
@@ -53,8 +61,9 @@ static void compare(struct gfec_cpu_pool *pool, const uint64_t *m, int k, int n,
 		fprintf(stderr, "FAIL %s: gfec_gpu_weights_pairs: %s\n", what, gfec_strerror(rc));
 		failures++;
 	} else if (memcmp(jc, jg, s * s * s * sizeof(uint64_t)) ||
-		   sum != (uint64_t)count * (count - 1) / 2) {
-		fprintf(stderr, "FAIL %s: GPU histogram differs from the CPU's\n", what);
+		   sum != (uint64_t)count * (count - 1) / 2 || ticked != sum) {
+		fprintf(stderr, "FAIL %s: GPU histogram (or its progress total) differs from the CPU's\n",
+			what);
 		failures++;
 	} else {
 		printf("ok %s (n=%d k=%d, %zu weights)\n", what, n, k, (size_t)ng);

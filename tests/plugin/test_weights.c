@@ -90,13 +90,11 @@ static void check_identities(const struct gfec_weights *w)
 	}
 }
 
-/* Enumerates gen on CPU with @p threads and @p flags, checks it against the brute force. */
-static void check_against_brute(const uint8_t *gen, int rows, int n, int threads, unsigned flags)
+/* Enumerates gen on CPU with @p threads and @p flags, checks it against @p a and @p j. */
+static void check_against(const uint8_t *gen, int rows, int n, int threads, unsigned flags,
+			  const uint64_t *a, const uint64_t *j)
 {
 	size_t s = (size_t)n + 1;
-	uint64_t *a = malloc(s * sizeof(uint64_t)), *j = malloc(s * s * s * sizeof(uint64_t));
-	assert_true(a && j);
-	brute(gen, rows, n, a, j);
 	struct gfec_weights w;
 	assert_int_equal(gfec_weights_enumerate(gen, rows, n, GFEC_WEIGHTS_CPU, threads, flags, &w),
 			 0);
@@ -106,8 +104,26 @@ static void check_against_brute(const uint8_t *gen, int rows, int n, int threads
 	assert_memory_equal(w.J, j, s * s * s * sizeof(uint64_t));
 	check_identities(&w);
 	gfec_weights_free(&w);
+}
+
+/* Enumerates gen on CPU with @p threads and each of the @p nflags flag sets, checks every result
+ * against the brute force. */
+static void check_against_brute_flags(const uint8_t *gen, int rows, int n, int threads,
+				      const unsigned *flags, int nflags)
+{
+	size_t s = (size_t)n + 1;
+	uint64_t *a = malloc(s * sizeof(uint64_t)), *j = malloc(s * s * s * sizeof(uint64_t));
+	assert_true(a && j);
+	brute(gen, rows, n, a, j);
+	for (int f = 0; f < nflags; f++)
+		check_against(gen, rows, n, threads, flags[f], a, j);
 	free(a);
 	free(j);
+}
+
+static void check_against_brute(const uint8_t *gen, int rows, int n, int threads, unsigned flags)
+{
+	check_against_brute_flags(gen, rows, n, threads, &flags, 1);
 }
 
 static void random_gen(uint8_t *gen, int rows, int n)
@@ -119,14 +135,68 @@ static void random_gen(uint8_t *gen, int rows, int n)
 static void test_random_codes(void **state)
 {
 	(void)state;
-	static const int lens[] = {1, 7, 31, 63, 64, 65, 100, 127, 128, 129, 130};
-	uint8_t gen[12 * 130];
+	/* 1, 2, 3 and 4 words per codeword: every width of every counting kernel */
+	static const int lens[] = {1, 7, 31, 63, 64, 65, 100, 127, 128, 129, 130, 193, 200};
+	uint8_t gen[12 * 200];
+	if (!__builtin_cpu_supports("avx512vpopcntdq"))
+		printf("# the AVX-512 VPOPCNTQ kernel: skipped, this CPU lacks it (POPCNT only)\n");
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		int n = lens[i];
-		for (int t = 1; t <= 12; t += 1 + (n > 64) * 3) {
+		for (int t = 1; t <= 12; t += 1 + (n > 64) * 3 + (n > 130) * 4) {
+			static const unsigned kernels[] = {0, GFEC_WEIGHTS_POPCNT};
 			random_gen(gen, t, n);
-			check_against_brute(gen, t, n, 1 + (int)(test_rand() % 3), 0);
+			check_against_brute_flags(gen, t, n, 1 + (int)(test_rand() % 3), kernels, 2);
 		}
+	}
+}
+
+struct progress_log {
+	int calls;
+	uint64_t last, total;
+	int backwards;
+};
+
+static void progress_cb(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress_log *p = arg;
+	if (p->calls && (done < p->last || total != p->total))
+		p->backwards = 1;
+	p->calls++;
+	p->last = done;
+	p->total = total;
+}
+
+/* Progress goes forward and ends at the number of pairs counted: C(2^k', 2), k' the dimension
+ * enumerated (k - 1 with the all-ones reduction). */
+static void test_progress(void **state)
+{
+	(void)state;
+	uint8_t gen[14 * 127];
+	int delta;
+	assert_int_equal(gfec_weights_bch(127, 22, NULL, &delta), 0);
+	uint8_t *g = malloc(22 * 127);
+	assert_non_null(g);
+	assert_int_equal(gfec_weights_bch(127, 22, g, &delta), 0);
+	assert_int_equal(gfec_weights_subcode(g, 22, 127, 14), 0);
+	memcpy(gen, g, sizeof(gen));
+	free(g);
+	for (unsigned flags = 0; flags <= GFEC_WEIGHTS_NO_ONES; flags++) {
+		struct progress_log log = {0};
+		struct gfec_weights w, plain;
+		uint64_t count = (uint64_t)1 << (flags ? 14 : 13);
+		assert_int_equal(gfec_weights_enumerate_progress(gen, 14, 127, GFEC_WEIGHTS_CPU, 2,
+								 flags, progress_cb, &log, &w),
+				 0);
+		assert_true(log.calls >= 1);
+		assert_false(log.backwards);
+		assert_true(log.total == count * (count - 1) / 2);
+		assert_true(log.last == log.total);
+		assert_int_equal(gfec_weights_enumerate(gen, 14, 127, GFEC_WEIGHTS_CPU, 2, flags,
+							&plain),
+				 0);
+		assert_memory_equal(w.J, plain.J, (size_t)128 * 128 * 128 * sizeof(uint64_t));
+		gfec_weights_free(&w);
+		gfec_weights_free(&plain);
 	}
 }
 
@@ -291,7 +361,7 @@ static void test_refused(void **state)
 	assert_int_equal(gfec_weights_enumerate(gen, 1, GFEC_WEIGHTS_MAX_N + 1, 0, 1, 0, &w),
 			 GFEC_E_INVAL);
 	assert_int_equal(gfec_weights_enumerate(gen, 1, 8, 0, -1, 0, &w), GFEC_E_INVAL);
-	assert_int_equal(gfec_weights_enumerate(gen, 1, 8, 0, 1, 2, &w), GFEC_E_INVAL);
+	assert_int_equal(gfec_weights_enumerate(gen, 1, 8, 0, 1, 4, &w), GFEC_E_INVAL);
 	assert_int_equal(gfec_weights_enumerate(gen, 1, 8, (enum gfec_weights_backend)7, 1, 0, &w),
 			 GFEC_E_INVAL);
 	gen[3] = 2;
@@ -329,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_random_codes),   cmocka_unit_test(test_with_ones),
 		cmocka_unit_test(test_rank_deficient), cmocka_unit_test(test_simplex_hamming),
 		cmocka_unit_test(test_bch),	       cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

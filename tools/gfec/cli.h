@@ -94,6 +94,8 @@ double io_now(void);
 /** A progress line on stderr, only when stderr is a terminal and the job is large. */
 struct io_progress {
 	const char *what;
+	const char *unit; /* the rate's unit, "MB/s" unless the caller sets another */
+	double scale;	  /* units of work per unit of the rate (1e6 for MB/s) */
 	uint64_t total;
 	double t0, last;
 	int on, shown;

@@ -308,6 +308,8 @@ void io_progress_start(struct io_progress *p, const char *what, uint64_t total)
 {
 	memset(p, 0, sizeof(*p));
 	p->what = what;
+	p->unit = "MB/s";
+	p->scale = 1e6;
 	p->total = total;
 	p->t0 = p->last = io_now();
 	/* A progress line in a log file or a pipe is only noise full of carriage returns. */
@@ -326,8 +328,18 @@ void io_progress_update(struct io_progress *p, uint64_t done)
 	p->last = t;
 	if (done > p->total)
 		done = p->total;
-	fprintf(stderr, "\r%s: %3d%%  %.1f MB/s ", p->what, (int)(done * 100 / p->total),
-		(double)done / 1e6 / (t - p->t0));
+	fprintf(stderr, "\r%s: %3d%%  %.1f %s", p->what, (int)((double)done * 100 / (double)p->total),
+		(double)done / p->scale / (t - p->t0), p->unit);
+	if (done > 0) {
+		double left = (double)(p->total - done) * (t - p->t0) / (double)done;
+		unsigned secs = left < 1e7 ? (unsigned)(left + 0.5) : 9999999u;
+
+		if (secs < 120)
+			fprintf(stderr, ", %u s left", secs);
+		else
+			fprintf(stderr, ", %u min %02u s left", secs / 60, secs % 60);
+	}
+	fprintf(stderr, "\033[K");
 	p->shown = 1;
 }
 

@@ -40,6 +40,8 @@ const char help_weights[] =
     "                         reduced row-echelon form, the T-th replaced by the all-ones word\n"
     "                         when the code has it (so the subcode keeps it)\n"
     "  --no-ones              do not use the all-ones reduction (timing, cross-checks)\n"
+    "  --popcnt               count with the one-codeword POPCNT kernel even where the CPU has\n"
+    "                         AVX-512 VPOPCNTQ (timing, cross-checks)\n"
     "  --backend B            cpu, gpu or auto  [auto; gpu: CUDA builds]\n"
     "  --threads N            CPU threads  [one per online CPU]\n"
     "  --json FILE            also write the result as JSON\n"
@@ -217,20 +219,36 @@ static int write_svg(const char *path, const struct gfec_weights *w)
 	return fclose(f) ? fail(GFEC_EXIT_IO, "weights: cannot write %s", path) : 0;
 }
 
+/* gfec_weights_progress_fn: the progress line, started at the first report (the total of pairs
+ * is known only then). */
+static void show_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct io_progress *p = arg;
+
+	if (!p->what) {
+		io_progress_start(p, "weights", total);
+		p->unit = "G pairs/s";
+		p->scale = 1e9;
+	}
+	io_progress_update(p, done);
+}
+
 int cmd_weights(int argc, char **argv)
 {
-	enum { O_BCH = 256, O_CODE, O_DUAL, O_SUB, O_NOONES, O_BACKEND, O_THREADS, O_JSON, O_SVG, O_VERIFY };
+	enum { O_BCH = 256, O_CODE, O_DUAL, O_SUB, O_NOONES, O_POPCNT, O_BACKEND, O_THREADS, O_JSON,
+	       O_SVG, O_VERIFY };
 	static const struct option longs[] = {
 	    {"bch", required_argument, NULL, O_BCH},	      {"subcode", required_argument, NULL, O_SUB},
 	    {"no-ones", no_argument, NULL, O_NOONES},	      {"backend", required_argument, NULL, O_BACKEND},
 	    {"threads", required_argument, NULL, O_THREADS}, {"json", required_argument, NULL, O_JSON},
 	    {"svg", required_argument, NULL, O_SVG},	      {"verify", no_argument, NULL, O_VERIFY},
 	    {"code", required_argument, NULL, O_CODE},     {"dual", no_argument, NULL, O_DUAL},
-	    {"help", no_argument, NULL, 'h'},		      {NULL, 0, NULL, 0},
+	    {"popcnt", no_argument, NULL, O_POPCNT},	      {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *bch = NULL, *code = NULL, *json = NULL, *svg = NULL;
 	long long sub = 0, threads = 0;
-	int noones = 0, check = 0, dual = 0, opt;
+	int noones = 0, popcnt = 0, check = 0, dual = 0, opt;
 	enum gfec_weights_backend backend = GFEC_WEIGHTS_AUTO;
 	optind = 1;
 	opterr = 0;
@@ -246,6 +264,7 @@ int cmd_weights(int argc, char **argv)
 					    GFEC_WEIGHTS_MAX_K);
 			break;
 		case O_NOONES: noones = 1; break;
+		case O_POPCNT: popcnt = 1; break;
 		case O_BACKEND:
 			if (!strcmp(optarg, "cpu"))
 				backend = GFEC_WEIGHTS_CPU;
@@ -339,8 +358,12 @@ int cmd_weights(int argc, char **argv)
 	struct gfec_weights w;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = gfec_weights_enumerate(gen, rows, n, backend, (int)threads,
-				     noones ? GFEC_WEIGHTS_NO_ONES : 0, &w);
+	struct io_progress prog = {0};
+	ret = gfec_weights_enumerate_progress(
+	    gen, rows, n, backend, (int)threads,
+	    (noones ? GFEC_WEIGHTS_NO_ONES : 0) | (popcnt ? GFEC_WEIGHTS_POPCNT : 0), show_progress,
+	    &prog, &w);
+	io_progress_end(&prog);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	free(gen);
 	if (ret)

@@ -44,7 +44,22 @@ enum gfec_weights_backend {
 enum {
 	/** Do not use the all-ones reduction even when 1 is in the code (for checks and timing). */
 	GFEC_WEIGHTS_NO_ONES = 1u << 0,
+	/**
+	 * Count with the one-codeword POPCNT kernel even where the CPU has AVX-512 VPOPCNTQ (for
+	 * checks and timing; the GPU ignores it).
+	 */
+	GFEC_WEIGHTS_POPCNT = 1u << 1,
 };
+
+/**
+ * Progress of gfec_weights_enumerate_progress(): @p done of the @p total pairs of codewords
+ * counted so far (pairs u before v; total is the pairs of the code actually enumerated: with the all-ones
+ * reduction, those of the complement C'). Called from one thread at a time (the caller's or one
+ * of the library's), at most about ten times a second, and once more with done == total when
+ * the count is complete. When the GPU fails and the CPU redoes the count, done starts again
+ * from 0. It must return quickly and must not call gfec_weights functions.
+ */
+typedef void (*gfec_weights_progress_fn)(void *arg, uint64_t done, uint64_t total);
 
 /** A result; gfec_weights_free() releases A and J. */
 struct gfec_weights {
@@ -67,6 +82,12 @@ struct gfec_weights {
 GFEC_API int gfec_weights_enumerate(const uint8_t *gen, int rows, int n,
 				    enum gfec_weights_backend backend, int threads, unsigned flags,
 				    struct gfec_weights *out);
+
+/** gfec_weights_enumerate(), reporting its progress to @p progress (NULL: none) with @p arg. */
+GFEC_API int gfec_weights_enumerate_progress(const uint8_t *gen, int rows, int n,
+					     enum gfec_weights_backend backend, int threads,
+					     unsigned flags, gfec_weights_progress_fn progress,
+					     void *arg, struct gfec_weights *out);
 
 /** Frees A and J and zeroes @p w. NULL is accepted. */
 GFEC_API void gfec_weights_free(struct gfec_weights *w);
