@@ -23,6 +23,7 @@
 #include "gf8.h"
 #include "gfec/gfec_nc.h"
 #include "internal.h"
+#include "nc_gpu.h"
 #include "nc_lt.h"
 #include "nc_prng.h"
 #include "threadpool.h"
@@ -43,6 +44,7 @@ struct gfec_nc {
 	struct gfec_cpu_pool *pool;	  /* NULL on one thread */
 	int threads;
 	struct nc_lt *lt;		  /* an LT code (nc_lt.c): no backend, ctx NULL */
+	struct gfec_nc_gpu *gpu;	  /* encode and batch decode on the GPU (nc_gpu.c), or NULL */
 };
 
 /* ---------- products through the backend ---------- */
@@ -284,6 +286,8 @@ int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out)
 		ret = gfec_cpu_pool_create(nc->threads, &nc->pool);
 	if (!ret && lt)
 		ret = nc_lt_create(p, nc->pool, &nc->lt);
+	if (!ret)
+		ret = gfec_nc_gpu_create(p, &set, &nc->gpu);
 	if (ret) {
 		gfec_nc_free(nc);
 		return ret;
@@ -297,10 +301,17 @@ void gfec_nc_free(gfec_nc *nc)
 	if (!nc)
 		return;
 	nc_lt_free(nc->lt);
+	gfec_nc_gpu_free(nc->gpu);
 	gfec_cpu_pool_destroy(nc->pool);
 	if (nc->ctx)
 		nc->ops->fini(nc->ctx);
 	free(nc);
+}
+
+void gfec_nc_stats(const gfec_nc *nc, struct gfec_nc_stats *out)
+{
+	if (out)
+		gfec_nc_gpu_stats(nc ? nc->gpu : NULL, out);
 }
 
 size_t gfec_nc_block_bytes(const gfec_nc *nc, int kind)
@@ -347,6 +358,10 @@ int gfec_nc_encode(gfec_nc *nc, const struct gfec_nc_segment *segs, int nseg, ui
 		return 0;
 	if ((uint64_t)nseg * count > SIZE_MAX / bytes || (size_t)nseg * count * bytes > out_len)
 		return GFEC_E_INVAL;
+	ret = gfec_nc_gpu_encode(nc->gpu, &nc->p, segs, nseg, first, count, out);
+	if (ret != GFEC_NC_GPU_PASS)
+		return ret;
+	ret = 0;
 	if (nc->p.flags & GFEC_NC_SYSTEMATIC && first < nc->p.n)
 		nsys = nc->p.n - first < count ? nc->p.n - first : count;
 	ncoded = count - nsys;
@@ -989,6 +1004,7 @@ out:
 int gfec_nc_decode_batch(gfec_nc *nc, struct gfec_nc_batch_segment *segs, int nseg)
 {
 	struct batch_dec bd = { .nc = nc, .segs = segs };
+	int ret;
 
 	if (!nc || !segs || nseg < 1)
 		return GFEC_E_INVAL;
@@ -997,6 +1013,9 @@ int gfec_nc_decode_batch(gfec_nc *nc, struct gfec_nc_batch_segment *segs, int ns
 	for (int i = 0; i < nseg; i++)
 		if (!segs[i].out)
 			return GFEC_E_INVAL;
+	ret = gfec_nc_gpu_decode_batch(nc->gpu, &nc->p, segs, nseg);
+	if (ret != GFEC_NC_GPU_PASS)
+		return ret;
 	if (nc->pool)
 		gfec_cpu_pool_run(nc->pool, (size_t)nseg, batch_dec_task, &bd);
 	else

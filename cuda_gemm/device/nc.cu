@@ -329,3 +329,96 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 		return fail(st);
 	return ng == (size_t)nseg ? 0 : GFEC_E_TOOFEW;
 }
+
+extern "C" int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p)
+{
+	if (!ctx || !p)
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+
+	*p = nullptr;
+	if (v.fault || cudaSetDevice(v.dev) != cudaSuccess)
+		return fail(v.stream);
+	const cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+
+	if (e == cudaErrorMemoryAllocation) {
+		cudaGetLastError();
+		*p = nullptr;
+		return GFEC_E_NOMEM;
+	}
+	if (e != cudaSuccess) {
+		*p = nullptr;
+		return fail(v.stream);
+	}
+	return 0;
+}
+
+extern "C" void gfec_gpu_nc_free(void *ctx, void *p)
+{
+	if (!ctx || !p)
+		return;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+
+	if (cudaSetDevice(v.dev) == cudaSuccess)
+		cudaFree(p);
+	cudaGetLastError();
+}
+
+extern "C" int gfec_gpu_nc_memcpy(void *ctx, void *dst, const void *src, size_t bytes)
+{
+	if (!ctx || (bytes && (!dst || !src)))
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!bytes)
+		return 0;
+	if (cudaSetDevice(v.dev) != cudaSuccess ||
+	    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, v.stream) != cudaSuccess ||
+	    cudaStreamSynchronize(v.stream) != cudaSuccess)
+		return fail(v.stream);
+	return 0;
+}
+
+extern "C" int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *const *src,
+				       const size_t *len, uint8_t *const *dst)
+{
+	if (!ctx || (count && (!src || !len || !dst)))
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!count)
+		return 0;
+	if (!ctx_is_device(src[0]) || !ctx_is_device(dst[0]))
+		return GFEC_E_NOTSUP;
+	if (cudaSetDevice(v.dev) != cudaSuccess)
+		return fail(v.stream);
+
+	// One upload: the source pointers, the destination pointers, the lengths.
+	std::vector<uintptr_t> arr(3 * count);
+	uintptr_t *d_arr = nullptr;
+	cudaStream_t st = v.stream;
+	Scratch sc{ st, {} };
+
+	for (size_t i = 0; i < count; i++) {
+		arr[i] = (uintptr_t)src[i];
+		arr[count + i] = (uintptr_t)dst[i];
+		arr[2 * count + i] = (uintptr_t)len[i];
+	}
+	static_assert(sizeof(uintptr_t) == sizeof(size_t), "lengths travel as pointer-sized words");
+	if (to_device(sc, arr, &d_arr) != cudaSuccess)
+		return fail(st);
+	nc_copy_pieces<<<(unsigned)std::min<size_t>(count, 65535), 256, 0, st>>>(
+		(const uint8_t *const *)d_arr, (const size_t *)(d_arr + 2 * count),
+		(uint8_t *const *)(d_arr + count), count);
+	if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(st) != cudaSuccess)
+		return fail(st);
+	return 0;
+}

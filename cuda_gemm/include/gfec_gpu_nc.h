@@ -51,6 +51,25 @@ int gfec_gpu_nc_max_decode_n(void *ctx);
 int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg, const uint8_t *coefs,
 			     const uint8_t *const *in, uint8_t *const *out, int *status);
 
+/*
+ * Memory for plugin/'s nc code (which includes no CUDA header): staging host buffers through the
+ * device, and block headers into or out of device memory. Each holds the backend's lock, is
+ * synchronous, and fails with GFEC_E_DEVICE under gfec_backend_conf.fault.
+ */
+
+/** @p bytes of device memory on the context's device: 0 and *p; GFEC_E_NOMEM; GFEC_E_DEVICE. */
+int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p);
+/** Frees what gfec_gpu_nc_alloc() gave; NULL is accepted. */
+void gfec_gpu_nc_free(void *ctx, void *p);
+/** Copies @p bytes from @p src to @p dst, each host or device memory. 0 or GFEC_E_DEVICE. */
+int gfec_gpu_nc_memcpy(void *ctx, void *dst, const void *src, size_t bytes);
+/**
+ * Piece i: len[i] bytes from src[i] to dst[i], all device memory, in one launch (the arrays are
+ * host memory). 0; GFEC_E_NOTSUP when src[0] or dst[0] is not device memory; GFEC_E_DEVICE.
+ */
+int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *const *src,
+			    const size_t *len, uint8_t *const *dst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -316,5 +316,39 @@ __global__ void nc_gj_invert(const uint8_t *mats, int n, const uint8_t *logexp_g
 	}
 }
 
+/**
+ * Piece i: len[i] bytes from src[i] to dst[i], every pointer device memory (the headers of coded
+ * blocks, and a systematic code's source blocks, which the GEMM kernels do not write). One block
+ * per piece in turn; 16-byte words where both ends allow, bytes otherwise.
+ */
+__global__ void nc_copy_pieces(const uint8_t *const *src, const size_t *len, uint8_t *const *dst,
+			       size_t count)
+{
+	for (size_t i = blockIdx.x; i < count; i += gridDim.x) {
+		const uint8_t *s = src[i];
+		uint8_t *d = dst[i];
+		const size_t l = len[i];
+		size_t head = 0;
+
+		if ((uintptr_t)s % 16 == (uintptr_t)d % 16) {
+			head = (16 - (uintptr_t)s % 16) % 16;
+			head = head < l ? head : l;
+			const size_t words = (l - head) / 16;
+			const uint4 *s4 = reinterpret_cast<const uint4 *>(s + head);
+			uint4 *d4 = reinterpret_cast<uint4 *>(d + head);
+
+			for (size_t w = threadIdx.x; w < words; w += blockDim.x)
+				d4[w] = s4[w];
+			for (size_t b = threadIdx.x; b < head; b += blockDim.x)
+				d[b] = s[b];
+			for (size_t b = head + words * 16 + threadIdx.x; b < l; b += blockDim.x)
+				d[b] = s[b];
+		} else {
+			for (size_t b = threadIdx.x; b < l; b += blockDim.x)
+				d[b] = s[b];
+		}
+	}
+}
+
 } // namespace gfec
 #endif // __CUDACC__

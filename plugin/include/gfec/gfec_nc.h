@@ -146,6 +146,39 @@ struct gfec_nc_params {
 				     "LT codes" below (n up to GFEC_NC_MAX_N) */
 	double lt_c;		/**< LT: the robust soliton's c > 0; 0 = 0.03 */
 	double lt_delta;	/**< LT: the robust soliton's delta, 0 < delta < 1; 0 = 0.05 */
+	int backend;		/**< enum gfec_nc_backend (RLC; an LT code takes AUTO or CPU) */
+};
+
+/**
+ * Where an RLC code's gfec_nc_encode and gfec_nc_decode_batch run (gfec_nc_params.backend; the
+ * progressive decoder and recoding always run on the CPU). The GPU is device gpu_device
+ * (gfec.conf [gpu] device, default 0), started by gfec_nc_create. On the GPU, coefficients are
+ * generated on the device from the seeds and a batch decode inverts every segment's matrix there
+ * (Gauss-Jordan with a pivot search, one thread block per segment), then applies the inverses in
+ * batched GEMMs; the bytes written are those of the CPU path, headers included.
+ *   - Buffers: all host memory or all device memory (cudaMalloc or managed) within one call: the
+ *     segments and out of an encode, the blocks and every out of a batch decode; a mix is
+ *     GFEC_E_INVAL. Device memory always runs on the GPU (the CPU cannot read it).
+ *   - A GPU error on host buffers (GFEC_E_DEVICE; also forced by GFEC_FAULT=cuda) makes the CPU
+ *     redo the whole call, with identical output, counted in gfec_nc_stats.fallbacks. On device
+ *     buffers the error is returned (outputs unspecified).
+ *   - n wider than the GPU decoder takes (340 on an H200: one segment's matrix in a thread
+ *     block's shared memory): a batch decode on host buffers runs on the CPU without a word; on
+ *     device buffers it is GFEC_E_NOTSUP.
+ *   - A batch segment whose first n blocks are all well formed goes to the GPU as is; when they
+ *     are singular (or a segment has fewer than n, or a bad block among them) the CPU picks the
+ *     first n independent blocks from the headers alone, exactly as the CPU decoder would, and
+ *     the GPU decodes those: status and dependent are the CPU path's in every case.
+ */
+enum gfec_nc_backend {
+	/** Device buffers on the GPU, host buffers on the CPU; without a usable GPU, the CPU. */
+	GFEC_NC_BACKEND_AUTO = 0,
+	/** The CPU only: every buffer must be host memory. */
+	GFEC_NC_BACKEND_CPU = 1,
+	/** The GPU for every encode and batch decode: host buffers are staged through device
+	 *  memory. gfec_nc_create fails with GFEC_E_NOBACKEND without a usable GPU (or in a build
+	 *  without CUDA). */
+	GFEC_NC_BACKEND_GPU = 2,
 };
 
 typedef struct gfec_nc gfec_nc;
@@ -184,6 +217,16 @@ GFEC_API void gfec_nc_free(gfec_nc *nc);
 
 /** Bytes of one block of @p kind for this code: gfec_nc_header_bytes(kind, n) + B. */
 GFEC_API size_t gfec_nc_block_bytes(const gfec_nc *nc, int kind);
+
+/** What a code's encodes and batch decodes ran on, since it was created. */
+struct gfec_nc_stats {
+	int gpu;		/**< 1 when the code has a GPU (gfec_nc_params.backend) */
+	uint64_t gpu_calls;	/**< encode and batch-decode calls the GPU completed */
+	uint64_t fallbacks;	/**< calls the GPU failed on host buffers, redone on the CPU */
+};
+
+/** Copies @p nc's counters into *out (zeros for NULL @p nc). */
+GFEC_API void gfec_nc_stats(const gfec_nc *nc, struct gfec_nc_stats *out);
 
 /** One segment to encode from. */
 struct gfec_nc_segment {

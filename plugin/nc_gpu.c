@@ -1,0 +1,679 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file nc_gpu.c
+ * RLC encode and batch decode on the GPU (nc_gpu.h, gfec_nc.h's gfec_nc_backend): headers are
+ * built on the host as nc.c builds them, payloads are computed by cuda_gemm's gfec_gpu_nc.h.
+ *
+ *   encode   device buffers: headers (and a systematic code's source blocks) go into the blocks
+ *            in one copy launch, the coded payloads straight from gfec_gpu_nc_encode. Host
+ *            buffers (backend=gpu): the segments are uploaded, the payloads come back into the
+ *            blocks, headers and source blocks are written by the CPU.
+ *   decode   the headers are read on the host (device blocks: gathered in one copy launch);
+ *            round 1 sends each segment's first n blocks to the GPU, which inverts and applies
+ *            them; a segment the GPU finds singular, or that has fewer than n blocks or a bad one
+ *            among its first n, is eliminated on the host on its coefficients alone, block by
+ *            block as nc.c's CPU decoder does, and round 2 decodes the n blocks it kept.
+ *
+ * Every GPU error on host buffers makes the whole call PASS to the CPU (a fallback); on device
+ * buffers it is the call's result.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gf8.h"
+#include "internal.h"
+#include "nc_gpu.h"
+#include "nc_prng.h"
+
+#ifdef GFEC_HAVE_CUDA
+#include "gfec_gpu.h"
+#include "gfec_gpu_nc.h"
+#endif
+
+struct gfec_nc_gpu {
+	const struct gfec_backend_ops *ops;
+	void *ctx;
+	int always;	    /* backend=gpu: host buffers too */
+	uint32_t max_n;	    /* widest n the GPU decoder takes */
+	uint64_t gpu_calls; /* atomic */
+	uint64_t fallbacks; /* atomic */
+};
+
+void gfec_nc_gpu_stats(const struct gfec_nc_gpu *g, struct gfec_nc_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!g)
+		return;
+	out->gpu = 1;
+	out->gpu_calls = __atomic_load_n(&g->gpu_calls, __ATOMIC_RELAXED);
+	out->fallbacks = __atomic_load_n(&g->fallbacks, __ATOMIC_RELAXED);
+}
+
+void gfec_nc_gpu_free(struct gfec_nc_gpu *g)
+{
+	if (!g)
+		return;
+	if (g->ctx)
+		g->ops->fini(g->ctx);
+	free(g);
+}
+
+int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_settings *set,
+		       struct gfec_nc_gpu **out)
+{
+	const int required = p->backend == GFEC_NC_BACKEND_GPU;
+	const struct gfec_backend_ops *ops = gfec_backend_gpu();
+	struct gfec_backend_conf conf = {0};
+	struct gfec_nc_gpu *g;
+	int ret;
+
+	*out = NULL;
+	if (p->backend < GFEC_NC_BACKEND_AUTO || p->backend > GFEC_NC_BACKEND_GPU)
+		return GFEC_E_INVAL;
+	if (p->backend == GFEC_NC_BACKEND_CPU)
+		return 0;
+	if (p->family == GFEC_NC_LT)
+		return required ? GFEC_E_NOTSUP : 0;
+	if (!ops) {
+		if (required)
+			gfec_log(GFEC_LOG_ERROR,
+				 "gfec_nc: backend=gpu: this build of gfec has no GPU "
+				 "backend");
+		return required ? GFEC_E_NOBACKEND : 0;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return GFEC_E_NOMEM;
+	conf.device = (int)set->v[GFEC_KNOB_GPU_DEVICE].num;
+	conf.fault = strcmp(set->v[GFEC_KNOB_FAULT].text, "cuda") == 0;
+	ret = ops->init(&conf, &g->ctx);
+	if (ret) {
+		free(g);
+		if (!required) {
+			gfec_log(GFEC_LOG_INFO,
+				 "gfec_nc: backend=auto: GPU not used (%s); CPU only",
+				 gfec_strerror(ret));
+			return 0;
+		}
+		gfec_log(GFEC_LOG_ERROR, "gfec_nc: backend=gpu: no usable CUDA device %d (%s)",
+			 conf.device, gfec_strerror(ret));
+		return GFEC_E_NOBACKEND;
+	}
+	g->ops = ops;
+	g->always = required;
+#ifdef GFEC_HAVE_CUDA
+	g->max_n = (uint32_t)gfec_gpu_nc_max_decode_n(g->ctx);
+#endif
+	*out = g;
+	return 0;
+}
+
+#ifdef GFEC_HAVE_CUDA
+
+static int is_dev(const struct gfec_nc_gpu *g, const void *p)
+{
+	return p && g->ops->is_device_ptr(g->ctx, p);
+}
+
+/* Bytes of a seed-carrying block's header; the block format's fixed part plus the seed. */
+#define SEED_HDR (GFEC_NC_HEADER_FIXED + 4)
+
+/*
+ * The headers of an encode's blocks (s, j), written at dst + (s * count + j) * stride: the same
+ * fields nc.c's CPU encode writes.
+ */
+static void pack_headers(const struct gfec_nc_params *p, const struct gfec_nc_segment *segs,
+			 int nseg, uint32_t first, uint32_t count, uint32_t nsys, uint8_t *dst,
+			 size_t stride)
+{
+	for (int s = 0; s < nseg; s++) {
+		for (uint32_t j = 0; j < count; j++) {
+			struct gfec_nc_block b = {.family = GFEC_NC_RLC,
+						  .kind = GFEC_NC_KIND_SEED,
+						  .flags = (uint8_t)(p->flags & GFEC_NC_ZERO_COEFS),
+						  .n = p->n,
+						  .block_size = p->block_size,
+						  .segment = segs[s].id,
+						  .seed = first + j};
+
+			if (j < nsys)
+				b.flags = GFEC_NC_SYSTEMATIC;
+			gfec_nc_block_pack(&b, dst + ((size_t)s * count + j) * stride, SEED_HDR);
+		}
+	}
+}
+
+/* Encode with every buffer in device memory. */
+static int encode_device(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
+			 const struct gfec_nc_segment *segs, int nseg, uint32_t first,
+			 uint32_t count, uint32_t nsys, uint8_t *out)
+{
+	const size_t B = p->block_size, bytes = SEED_HDR + B;
+	const size_t nblk = (size_t)nseg * count, npieces = nblk + (size_t)nseg * nsys;
+	const uint32_t ncoded = count - nsys;
+	uint8_t *hdr = malloc(nblk * SEED_HDR);
+	/* reused for the GEMM: nseg segments and nseg * ncoded outputs, fewer than npieces */
+	const uint8_t **src = malloc(sizeof(*src) * npieces);
+	uint8_t **dst = malloc(sizeof(*dst) * npieces);
+	size_t *len = malloc(sizeof(*len) * npieces);
+	uint8_t *d_hdr = NULL;
+	int ret;
+
+	if (!hdr || !src || !dst || !len) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	pack_headers(p, segs, nseg, first, count, nsys, hdr, SEED_HDR);
+	ret = gfec_gpu_nc_alloc(g->ctx, nblk * SEED_HDR, (void **)&d_hdr);
+	if (!ret)
+		ret = gfec_gpu_nc_memcpy(g->ctx, d_hdr, hdr, nblk * SEED_HDR);
+	if (ret)
+		goto out;
+	/* pieces: every header, then every source block of a systematic code */
+	for (size_t i = 0; i < nblk; i++) {
+		src[i] = d_hdr + i * SEED_HDR;
+		dst[i] = out + i * bytes;
+		len[i] = SEED_HDR;
+	}
+	for (int s = 0; s < nseg; s++) {
+		for (uint32_t j = 0; j < nsys; j++) {
+			const size_t i = nblk + (size_t)s * nsys + j;
+
+			src[i] = segs[s].data + (size_t)(first + j) * B;
+			dst[i] = out + ((size_t)s * count + j) * bytes + SEED_HDR;
+			len[i] = B;
+		}
+	}
+	ret = gfec_gpu_nc_copy_pieces(g->ctx, npieces, src, len, dst);
+	if (ret || !ncoded)
+		goto out;
+	for (int s = 0; s < nseg; s++) {
+		src[s] = segs[s].data;
+		for (uint32_t r = 0; r < ncoded; r++)
+			dst[(size_t)s * ncoded + r] =
+			    out + ((size_t)s * count + nsys + r) * bytes + SEED_HDR;
+	}
+	ret = gfec_gpu_nc_encode(g->ctx, p->n, B, !!(p->flags & GFEC_NC_ZERO_COEFS), first + nsys,
+				 ncoded, nseg, src, dst);
+out:
+	gfec_gpu_nc_free(g->ctx, d_hdr);
+	free(hdr);
+	free(src);
+	free(dst);
+	free(len);
+	return ret;
+}
+
+/* Encode from host buffers through device memory (backend=gpu). */
+static int encode_staged(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
+			 const struct gfec_nc_segment *segs, int nseg, uint32_t first,
+			 uint32_t count, uint32_t nsys, uint8_t *out)
+{
+	const size_t B = p->block_size, bytes = SEED_HDR + B, seg = (size_t)p->n * B;
+	const uint32_t ncoded = count - nsys;
+	const size_t coded = (size_t)nseg * ncoded * B;
+	uint8_t *d_seg = NULL, *d_out = NULL, *back = NULL;
+	const uint8_t **src = NULL;
+	uint8_t **dst = NULL;
+	int ret = 0;
+
+	pack_headers(p, segs, nseg, first, count, nsys, out, bytes);
+	for (int s = 0; s < nseg; s++)
+		for (uint32_t j = 0; j < nsys; j++)
+			memcpy(out + ((size_t)s * count + j) * bytes + SEED_HDR,
+			       segs[s].data + (size_t)(first + j) * B, B);
+	if (!ncoded)
+		return 0;
+	src = malloc(sizeof(*src) * nseg);
+	dst = malloc(sizeof(*dst) * nseg * ncoded);
+	back = malloc(coded);
+	if (!src || !dst || !back) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	ret = gfec_gpu_nc_alloc(g->ctx, seg * nseg, (void **)&d_seg);
+	if (!ret)
+		ret = gfec_gpu_nc_alloc(g->ctx, coded, (void **)&d_out);
+	for (int s = 0; s < nseg && !ret; s++) {
+		src[s] = d_seg + (size_t)s * seg;
+		ret = gfec_gpu_nc_memcpy(g->ctx, d_seg + (size_t)s * seg, segs[s].data, seg);
+	}
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < (size_t)nseg * ncoded; i++)
+		dst[i] = d_out + i * B;
+	ret = gfec_gpu_nc_encode(g->ctx, p->n, B, !!(p->flags & GFEC_NC_ZERO_COEFS), first + nsys,
+				 ncoded, nseg, src, dst);
+	if (!ret)
+		ret = gfec_gpu_nc_memcpy(g->ctx, back, d_out, coded);
+	if (ret)
+		goto out;
+	for (int s = 0; s < nseg; s++)
+		for (uint32_t r = 0; r < ncoded; r++)
+			memcpy(out + ((size_t)s * count + nsys + r) * bytes + SEED_HDR,
+			       back + ((size_t)s * ncoded + r) * B, B);
+out:
+	gfec_gpu_nc_free(g->ctx, d_seg);
+	gfec_gpu_nc_free(g->ctx, d_out);
+	free(back);
+	free(src);
+	free(dst);
+	return ret;
+}
+
+/* A GPU result on host buffers: the CPU takes the call again after an error. */
+static int finish(struct gfec_nc_gpu *g, int dev, const char *what, int ret)
+{
+	if (ret == 0 || ret == GFEC_E_TOOFEW) {
+		__atomic_fetch_add(&g->gpu_calls, 1, __ATOMIC_RELAXED);
+		return ret;
+	}
+	if (dev)
+		return ret;
+	if (ret == GFEC_E_NOTSUP)
+		return GFEC_NC_GPU_PASS;
+	__atomic_fetch_add(&g->fallbacks, 1, __ATOMIC_RELAXED);
+	gfec_log(GFEC_LOG_WARN, "gfec_nc: %s on the GPU failed (%s); redone on the CPU", what,
+		 gfec_strerror(ret));
+	return GFEC_NC_GPU_PASS;
+}
+
+int gfec_nc_gpu_encode(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
+		       const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
+		       uint8_t *out)
+{
+	const int dev = g ? is_dev(g, out) : 0;
+	uint32_t nsys = 0;
+
+	if (!g || count == 0)
+		return GFEC_NC_GPU_PASS;
+	for (int s = 0; s < nseg; s++)
+		if (is_dev(g, segs[s].data) != dev)
+			return GFEC_E_INVAL;
+	if (!dev && !g->always)
+		return GFEC_NC_GPU_PASS;
+	if (p->flags & GFEC_NC_SYSTEMATIC && first < p->n)
+		nsys = p->n - first < count ? p->n - first : count;
+	return finish(g, dev, "encode",
+		      dev ? encode_device(g, p, segs, nseg, first, count, nsys, out)
+			  : encode_staged(g, p, segs, nseg, first, count, nsys, out));
+}
+
+/* ---------- batch decode ---------- */
+
+/* A batch decode's state. */
+struct dec {
+	struct gfec_nc_gpu *g;
+	const struct gfec_nc_params *p;
+	struct gfec_nc_batch_segment *segs;
+	int nseg, dev;
+	const uint8_t **hdr; /* block j of segment s: hdr[first[s] + j], its header as the host
+				reads it (the block itself in host memory, a gathered copy of a
+				device block); NULL for a NULL block, or every block of a segment
+				without blocks or lens (nc.c's GFEC_E_INVAL) */
+	size_t *len;	     /* as hdr: the bytes readable at each block */
+	size_t *first;	     /* nseg: segment s's blocks start at hdr[first[s]] */
+	uint32_t *chosen;    /* nseg x n: the blocks a round decodes */
+	uint8_t *rows;	     /* nseg x n x n: their coefficient rows */
+	int *status;	     /* nseg */
+};
+
+/*
+ * nc.c's take_block on a header: the block's coefficient row into @p row, and its payload's
+ * offset into *off. The same checks in the same order, so a bad block gets the CPU path's error.
+ * @p h may hold the header only: with len >= header, gfec_nc_block_unpack reads nothing past it.
+ */
+static int block_row(const struct gfec_nc_params *p, uint64_t segment, const uint8_t *h, size_t len,
+		     uint8_t *row, size_t *off)
+{
+	struct gfec_nc_block b;
+	int ret = gfec_nc_block_unpack(h, len, &b);
+
+	if (ret)
+		return ret;
+	if (b.family != GFEC_NC_RLC || b.n != p->n || b.block_size != p->block_size ||
+	    b.segment != segment ||
+	    (b.kind == GFEC_NC_KIND_SEED && !(b.flags & GFEC_NC_SYSTEMATIC) &&
+	     !!(b.flags & GFEC_NC_ZERO_COEFS) != !!(p->flags & GFEC_NC_ZERO_COEFS)))
+		return GFEC_E_FOREIGN;
+	if (b.kind == GFEC_NC_KIND_COEF) {
+		memcpy(row, b.coefs, p->n);
+	} else if (b.flags & GFEC_NC_SYSTEMATIC) {
+		memset(row, 0, p->n);
+		row[b.seed] = 1;
+	} else {
+		gfec_nc_prng_row(b.seed, p->n, !!(p->flags & GFEC_NC_ZERO_COEFS), row);
+	}
+	*off = (size_t)(b.payload - h);
+	return 0;
+}
+
+/*
+ * Segment s's first n blocks, when each is well formed: their rows and 0. Otherwise the first
+ * error, or GFEC_E_TOOFEW for fewer than n blocks.
+ */
+static int first_n(struct dec *d, int s, size_t *off)
+{
+	const struct gfec_nc_batch_segment *sg = &d->segs[s];
+	const uint32_t n = d->p->n;
+	uint8_t *rows = d->rows + (size_t)s * n * n;
+
+	if (sg->nblocks < n)
+		return GFEC_E_TOOFEW;
+	for (uint32_t j = 0; j < n; j++) {
+		const uint8_t *h = d->hdr[d->first[s] + j];
+		int ret = h ? block_row(d->p, sg->id, h, d->len[d->first[s] + j],
+					rows + (size_t)j * n, off + j)
+			    : GFEC_E_INVAL;
+
+		if (ret)
+			return ret;
+		d->chosen[(size_t)s * n + j] = j;
+	}
+	return 0;
+}
+
+/*
+ * nc.c's batch decoder on the coefficients only: the first n independent blocks of segment s in
+ * order, dependent ones counted, stopping at the first bad block. 0 with the n blocks chosen (and
+ * their rows, and payload offsets in @p off); else the segment's status.
+ */
+static int select_blocks(struct dec *d, int s, size_t *off)
+{
+	struct gfec_nc_batch_segment *sg = &d->segs[s];
+	const uint32_t n = d->p->n;
+	uint8_t *rows = d->rows + (size_t)s * n * n;
+	uint8_t *ech = malloc((size_t)n * n), *row = malloc(n);
+	uint32_t *piv = malloc(sizeof(*piv) * n), rank = 0;
+	int ret = 0;
+
+	sg->dependent = 0;
+	if (!ech || !row || !piv) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (uint32_t j = 0; j < sg->nblocks && rank < n; j++) {
+		const uint8_t *h = d->hdr[d->first[s] + j];
+		size_t o;
+		int q = -1;
+
+		ret =
+		    h ? block_row(d->p, sg->id, h, d->len[d->first[s] + j], row, &o) : GFEC_E_INVAL;
+		if (ret)
+			goto out;
+		memcpy(rows + (size_t)rank * n, row, n);
+		/* each kept row is 1 at its pivot and 0 at the earlier rows' pivots */
+		for (uint32_t r = 0; r < rank; r++) {
+			const uint8_t f = row[piv[r]];
+			const uint8_t *t = gfec_gf8_tab.mul[f];
+			const uint8_t *e = ech + (size_t)r * n;
+
+			if (f)
+				for (uint32_t i = 0; i < n; i++)
+					row[i] ^= t[e[i]];
+		}
+		for (uint32_t i = 0; i < n && q < 0; i++)
+			if (row[i])
+				q = (int)i;
+		if (q < 0) {
+			sg->dependent++;
+			continue;
+		}
+		const uint8_t inv = gfec_gf8_inv(row[q]);
+
+		for (uint32_t i = 0; i < n; i++)
+			ech[(size_t)rank * n + i] = gfec_gf8_mul(row[i], inv);
+		piv[rank] = (uint32_t)q;
+		d->chosen[(size_t)s * n + rank] = j;
+		off[rank] = o;
+		rank++;
+	}
+	if (rank < n)
+		ret = GFEC_E_TOOFEW;
+out:
+	free(ech);
+	free(row);
+	free(piv);
+	return ret;
+}
+
+/*
+ * One GPU round over the segments in @p list (cnt of them), each with its n chosen blocks and
+ * rows: decodable ones are written to their out and get status 0 in d->status; singular ones
+ * GFEC_E_TOOFEW. Returns 0, or a GPU error (outputs then unspecified).
+ */
+static int gpu_round(struct dec *d, const int *list, size_t cnt, const size_t *off)
+{
+	const uint32_t n = d->p->n;
+	const size_t B = d->p->block_size, seg = (size_t)n * B;
+	const uint8_t **in = malloc(sizeof(*in) * cnt * n);
+	uint8_t **out = malloc(sizeof(*out) * cnt * n);
+	uint8_t *rows = malloc(cnt * n * n), *stage = NULL, *d_in = NULL, *d_out = NULL;
+	int *st = malloc(sizeof(*st) * cnt);
+	int ret = 0;
+
+	if (!in || !out || !rows || !st || cnt > (size_t)INT32_MAX) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	if (!d->dev) {
+		stage = malloc(cnt * seg);
+		if (!stage) {
+			ret = GFEC_E_NOMEM;
+			goto out;
+		}
+		ret = gfec_gpu_nc_alloc(d->g->ctx, cnt * seg, (void **)&d_in);
+		if (!ret)
+			ret = gfec_gpu_nc_alloc(d->g->ctx, cnt * seg, (void **)&d_out);
+		if (ret)
+			goto out;
+	}
+	for (size_t y = 0; y < cnt; y++) {
+		const int s = list[y];
+		const struct gfec_nc_batch_segment *sg = &d->segs[s];
+
+		memcpy(rows + y * n * n, d->rows + (size_t)s * n * n, (size_t)n * n);
+		for (uint32_t r = 0; r < n; r++) {
+			const uint32_t j = d->chosen[(size_t)s * n + r];
+			const uint8_t *payload = sg->blocks[j] + off[(size_t)s * n + r];
+
+			if (d->dev) {
+				in[y * n + r] = payload;
+			} else {
+				memcpy(stage + y * seg + (size_t)r * B, payload, B);
+				in[y * n + r] = d_in + y * seg + (size_t)r * B;
+			}
+			out[y * n + r] = d->dev ? sg->out + (size_t)r * B : d_out + y * seg + r * B;
+		}
+	}
+	if (!d->dev)
+		ret = gfec_gpu_nc_memcpy(d->g->ctx, d_in, stage, cnt * seg);
+	if (!ret)
+		ret = gfec_gpu_nc_decode_batch(d->g->ctx, n, B, (int)cnt, rows, in, out, st);
+	if (ret == GFEC_E_TOOFEW)
+		ret = 0;
+	if (!ret && !d->dev)
+		ret = gfec_gpu_nc_memcpy(d->g->ctx, stage, d_out, cnt * seg);
+	for (size_t y = 0; y < cnt && !ret; y++) {
+		d->status[list[y]] = st[y];
+		if (!d->dev && !st[y])
+			memcpy(d->segs[list[y]].out, stage + y * seg, seg);
+	}
+out:
+	gfec_gpu_nc_free(d->g->ctx, d_in);
+	gfec_gpu_nc_free(d->g->ctx, d_out);
+	free(stage);
+	free(in);
+	free(out);
+	free(rows);
+	free(st);
+	return ret;
+}
+
+/* Device blocks: every block's header (at most 24 + n bytes, never past its length) to host. */
+static int gather_headers(struct dec *d, size_t nblk, size_t stride, uint8_t **host)
+{
+	const uint8_t **src = malloc(sizeof(*src) * nblk);
+	uint8_t **dst = malloc(sizeof(*dst) * nblk);
+	size_t *len = malloc(sizeof(*len) * nblk);
+	uint8_t *d_h = NULL;
+	int ret;
+
+	*host = malloc(nblk * stride);
+	if (!src || !dst || !len || !*host) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	ret = gfec_gpu_nc_alloc(d->g->ctx, nblk * stride, (void **)&d_h);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < nblk; i++) {
+		dst[i] = d_h + i * stride;
+		src[i] = d->hdr[i] ? d->hdr[i] : dst[i]; /* a NULL block: nothing to copy */
+		len[i] = d->hdr[i] ? (d->len[i] < stride ? d->len[i] : stride) : 0;
+		if (d->hdr[i])
+			d->hdr[i] = *host + i * stride;
+	}
+	ret = gfec_gpu_nc_copy_pieces(d->g->ctx, nblk, src, len, dst);
+	if (!ret)
+		ret = gfec_gpu_nc_memcpy(d->g->ctx, *host, d_h, nblk * stride);
+out:
+	gfec_gpu_nc_free(d->g->ctx, d_h);
+	free(src);
+	free(dst);
+	free(len);
+	return ret;
+}
+
+static int decode(struct dec *d)
+{
+	const uint32_t n = d->p->n;
+	const size_t nn = (size_t)n * n;
+	size_t nblk = 0, c1 = 0, c2 = 0;
+	int *list1 = malloc(sizeof(int) * d->nseg), *list2 = malloc(sizeof(int) * d->nseg);
+	size_t *off = malloc(sizeof(size_t) * n * d->nseg);
+	uint8_t *gathered = NULL;
+	int ret = 0;
+
+	d->first = malloc(sizeof(size_t) * d->nseg);
+	d->status = malloc(sizeof(int) * d->nseg);
+	d->chosen = malloc(sizeof(uint32_t) * n * d->nseg);
+	d->rows = malloc(nn * d->nseg);
+	if (!list1 || !list2 || !off || !d->first || !d->status || !d->chosen || !d->rows) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (int s = 0; s < d->nseg; s++) {
+		d->first[s] = nblk;
+		nblk += d->segs[s].nblocks;
+	}
+	d->hdr = malloc(sizeof(*d->hdr) * (nblk ? nblk : 1));
+	d->len = malloc(sizeof(*d->len) * (nblk ? nblk : 1));
+	if (!d->hdr || !d->len) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (int s = 0; s < d->nseg; s++) {
+		const struct gfec_nc_batch_segment *sg = &d->segs[s];
+		const int whole = sg->blocks && sg->lens;
+
+		for (uint32_t j = 0; j < sg->nblocks; j++) {
+			d->hdr[d->first[s] + j] = whole ? sg->blocks[j] : NULL;
+			d->len[d->first[s] + j] = whole ? sg->lens[j] : 0;
+		}
+	}
+	if (d->dev) {
+		const size_t stride = GFEC_NC_HEADER_FIXED + (n > 4 ? n : 4);
+
+		ret = gather_headers(d, nblk, stride, &gathered);
+		if (ret)
+			goto out;
+	}
+	/* round 1: the first n blocks as they are */
+	for (int s = 0; s < d->nseg; s++) {
+		d->segs[s].dependent = 0;
+		d->status[s] = first_n(d, s, off + (size_t)s * n);
+		if (!d->status[s])
+			list1[c1++] = s;
+	}
+	if (c1)
+		ret = gpu_round(d, list1, c1, off);
+	if (ret)
+		goto out;
+	/* round 2: what round 1 could not take, from the blocks the CPU decoder would keep */
+	for (int s = 0; s < d->nseg; s++) {
+		if (!d->status[s])
+			continue;
+		d->status[s] = select_blocks(d, s, off + (size_t)s * n);
+		if (d->status[s] == GFEC_E_NOMEM) {
+			ret = GFEC_E_NOMEM;
+			goto out;
+		}
+		if (!d->status[s])
+			list2[c2++] = s;
+	}
+	if (c2)
+		ret = gpu_round(d, list2, c2, off);
+	for (size_t y = 0; y < c2 && !ret; y++)
+		if (d->status[list2[y]]) /* independent rows found singular: a device fault */
+			ret = GFEC_E_DEVICE;
+	if (ret)
+		goto out;
+	ret = 0;
+	for (int s = 0; s < d->nseg; s++) {
+		d->segs[s].status = d->status[s];
+		if (d->status[s])
+			ret = GFEC_E_TOOFEW;
+	}
+out:
+	free(list1);
+	free(list2);
+	free(off);
+	free(gathered);
+	free(d->first);
+	free(d->status);
+	free(d->chosen);
+	free(d->rows);
+	free(d->hdr);
+	free(d->len);
+	return ret;
+}
+
+int gfec_nc_gpu_decode_batch(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
+			     struct gfec_nc_batch_segment *segs, int nseg)
+{
+	struct dec d = {.g = g, .p = p, .segs = segs, .nseg = nseg};
+
+	if (!g)
+		return GFEC_NC_GPU_PASS;
+	d.dev = is_dev(g, segs[0].out);
+	for (int s = 0; s < nseg; s++)
+		if (is_dev(g, segs[s].out) != d.dev ||
+		    (segs[s].nblocks && segs[s].blocks && segs[s].blocks[0] &&
+		     is_dev(g, segs[s].blocks[0]) != d.dev))
+			return GFEC_E_INVAL;
+	if (!d.dev && !g->always)
+		return GFEC_NC_GPU_PASS;
+	if (p->n > g->max_n)
+		return d.dev ? GFEC_E_NOTSUP : GFEC_NC_GPU_PASS;
+	return finish(g, d.dev, "batch decode", decode(&d));
+}
+
+#else /* no CUDA: gfec_nc_gpu_create never makes a GPU side */
+
+int gfec_nc_gpu_encode(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
+		       const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
+		       uint8_t *out)
+{
+	(void)g, (void)p, (void)segs, (void)nseg, (void)first, (void)count, (void)out;
+	return GFEC_NC_GPU_PASS;
+}
+
+int gfec_nc_gpu_decode_batch(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
+			     struct gfec_nc_batch_segment *segs, int nseg)
+{
+	(void)g, (void)p, (void)segs, (void)nseg;
+	return GFEC_NC_GPU_PASS;
+}
+
+#endif

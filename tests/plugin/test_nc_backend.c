@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file test_nc_backend.c
+ * gfec_nc_params.backend through the public API (gfec_nc.h).
+ *
+ *   test_nc_backend       runs everywhere: the backend choices, backend=gpu refused with
+ *                         GFEC_E_NOBACKEND where there is no GPU (also under GFEC_FAULT=cuda),
+ *                         auto and cpu writing the same bytes on host buffers.
+ *   test_nc_backend gpu   (label gpu; exit 77 without a usable GPU) encode and batch decode on
+ *                         device buffers and on host buffers staged through the GPU, byte for
+ *                         byte against the CPU backend: n in {1, 2, 16, 128, 255, 256, 1024}, B
+ *                         from 1 byte to 1 MiB, odd sizes and alignments; batch decodes of 1 to
+ *                         10,000 segments with singular, short, bad and foreign segments (same
+ *                         status, dependent count and outputs, untouched outputs where not
+ *                         decoded); n past the GPU decoder; GFEC_FAULT=cuda (host buffers: the
+ *                         CPU redoes the call, counted; device buffers: GFEC_E_DEVICE).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gfec/gfec_nc.h"
+#include "test_util.h"
+
+#ifdef GFEC_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+static gfec_nc *make(uint32_t n, uint32_t B, uint32_t flags, int backend)
+{
+	struct gfec_nc_params p = {
+	    .n = n, .block_size = B, .flags = flags, .threads = 2, .backend = backend};
+	gfec_nc *nc = NULL;
+
+	assert_int_equal(gfec_nc_create(&p, &nc), 0);
+	return nc;
+}
+
+static int has_gpu(void)
+{
+	struct gfec_nc_params p = {.n = 4, .block_size = 16, .backend = GFEC_NC_BACKEND_GPU};
+	gfec_nc *nc = NULL;
+	int ret = gfec_nc_create(&p, &nc);
+
+	gfec_nc_free(nc);
+	return ret == 0;
+}
+
+/* The choices, and what a host without a GPU does with each. */
+static void test_choices(void **state)
+{
+	struct gfec_nc_params p = {.n = 8, .block_size = 64};
+	struct gfec_nc_stats st;
+	gfec_nc *nc = NULL;
+	const int gpu = has_gpu();
+	int ret;
+
+	(void)state;
+	p.backend = 3;
+	assert_int_equal(gfec_nc_create(&p, &nc), GFEC_E_INVAL);
+	p.backend = -1;
+	assert_int_equal(gfec_nc_create(&p, &nc), GFEC_E_INVAL);
+	assert_null(nc);
+	p.backend = GFEC_NC_BACKEND_CPU;
+	assert_int_equal(gfec_nc_create(&p, &nc), 0);
+	gfec_nc_stats(nc, &st);
+	assert_int_equal(st.gpu, 0);
+	gfec_nc_free(nc);
+	nc = NULL;
+
+	p.backend = GFEC_NC_BACKEND_GPU;
+	ret = gfec_nc_create(&p, &nc);
+#ifndef GFEC_HAVE_CUDA
+	assert_int_equal(ret, GFEC_E_NOBACKEND);
+#endif
+	assert_int_equal(ret, gpu ? 0 : GFEC_E_NOBACKEND);
+	if (!gpu)
+		assert_null(nc);
+	gfec_nc_free(nc);
+	nc = NULL;
+
+	p.backend = GFEC_NC_BACKEND_AUTO;
+	assert_int_equal(gfec_nc_create(&p, &nc), 0);
+	gfec_nc_stats(nc, &st);
+	assert_int_equal(st.gpu, gpu);
+	gfec_nc_free(nc);
+	nc = NULL;
+
+	/* an LT code has no GPU path: gpu is refused, auto runs on the CPU */
+	p.family = GFEC_NC_LT;
+	p.backend = GFEC_NC_BACKEND_GPU;
+	assert_int_equal(gfec_nc_create(&p, &nc), GFEC_E_NOTSUP);
+	p.backend = GFEC_NC_BACKEND_AUTO;
+	assert_int_equal(gfec_nc_create(&p, &nc), 0);
+	gfec_nc_stats(nc, &st);
+	assert_int_equal(st.gpu, 0);
+	gfec_nc_free(nc);
+	gfec_nc_stats(NULL, &st);
+	assert_int_equal(st.gpu, 0);
+	assert_int_equal(st.gpu_calls, 0);
+}
+
+/* Host buffers under auto stay on the CPU (no GPU call), with the CPU backend's bytes. */
+static void check_auto_host(void)
+{
+	const uint32_t n = 16, B = 1000, count = 20;
+	gfec_nc *cpu = make(n, B, 0, GFEC_NC_BACKEND_CPU),
+		*au = make(n, B, 0, GFEC_NC_BACKEND_AUTO);
+	const size_t bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
+	uint8_t *data = malloc((size_t)n * B), *a = malloc(count * bytes),
+		*b = malloc(count * bytes);
+	struct gfec_nc_segment seg = {.id = 7, .data = data};
+	struct gfec_nc_stats st;
+
+	test_fill(data, (size_t)n * B);
+	memset(b, TEST_POISON, count * bytes);
+	assert_int_equal(gfec_nc_encode(cpu, &seg, 1, 3, count, a, count * bytes), 0);
+	assert_int_equal(gfec_nc_encode(au, &seg, 1, 3, count, b, count * bytes), 0);
+	assert_memory_equal(a, b, count * bytes);
+	gfec_nc_stats(au, &st);
+	assert_int_equal(st.gpu_calls, 0);
+	assert_int_equal(st.fallbacks, 0);
+	gfec_nc_free(cpu);
+	gfec_nc_free(au);
+	free(data);
+	free(a);
+	free(b);
+}
+
+static void test_auto_host(void **state)
+{
+	(void)state;
+	check_auto_host();
+}
+
+/* GFEC_FAULT=cuda where there is no GPU: gpu is still refused, auto is the CPU. */
+static void test_fault_without_gpu(void **state)
+{
+	struct gfec_nc_params p = {.n = 8, .block_size = 64, .backend = GFEC_NC_BACKEND_GPU};
+	gfec_nc *nc = NULL;
+
+	(void)state;
+	if (has_gpu())
+		skip(); /* the gpu mode runs the fault path on the device */
+	setenv("GFEC_FAULT", "cuda", 1);
+	assert_int_equal(gfec_nc_create(&p, &nc), GFEC_E_NOBACKEND);
+	check_auto_host();
+	unsetenv("GFEC_FAULT");
+}
+
+#ifdef GFEC_HAVE_CUDA
+
+/* ---------- device buffers ---------- */
+
+static uint8_t *dev_alloc(size_t n, unsigned misalign, void **base)
+{
+	assert_int_equal(cudaMalloc(base, n + 64 + misalign), cudaSuccess);
+	return (uint8_t *)*base + misalign;
+}
+
+static void to_dev(uint8_t *d, const void *h, size_t n)
+{
+	assert_int_equal(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice), cudaSuccess);
+}
+
+static void from_dev(void *h, const uint8_t *d, size_t n)
+{
+	assert_int_equal(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost), cudaSuccess);
+}
+
+/* One encode: CPU backend vs device buffers vs staged host buffers. */
+static void one_encode(uint32_t n, uint32_t B, uint32_t flags)
+{
+	gfec_nc *cpu = make(n, B, flags, GFEC_NC_BACKEND_CPU);
+	gfec_nc *gpu = make(n, B, flags, GFEC_NC_BACKEND_GPU);
+	const size_t bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED), seg = (size_t)n * B;
+	const int nseg = test_range(1, 3);
+	const uint32_t count = (uint32_t)test_range(1, n < 20 ? 24 : 40);
+	const uint32_t first = (flags & GFEC_NC_SYSTEMATIC) && test_range(0, 1)
+				   ? (uint32_t)test_range(0, (int)n - 1)
+				   : (uint32_t)test_rand();
+	const uint32_t f = first > UINT32_MAX - count ? UINT32_MAX - count : first;
+	const size_t olen = (size_t)nseg * count * bytes;
+	uint8_t *data = malloc(seg * nseg), *ref = malloc(olen), *got = malloc(olen);
+	struct gfec_nc_segment segs[3], dsegs[3];
+	void *dbase[3], *obase;
+	struct gfec_nc_stats st;
+	uint8_t *dout;
+	int ret, ran = 1;
+
+	assert_non_null(data);
+	assert_non_null(ref);
+	assert_non_null(got);
+	test_fill(data, seg * nseg);
+	for (int s = 0; s < nseg; s++) {
+		segs[s] = (struct gfec_nc_segment){.id = test_rand(), .data = data + s * seg};
+		dsegs[s] = segs[s];
+		dsegs[s].data = dev_alloc(seg, (unsigned)test_range(0, 15), &dbase[s]);
+		to_dev((uint8_t *)dsegs[s].data, segs[s].data, seg);
+	}
+	assert_int_equal(gfec_nc_encode(cpu, segs, nseg, f, count, ref, olen), 0);
+
+	/* device buffers */
+	dout = dev_alloc(olen, (unsigned)test_range(0, 15), &obase);
+	assert_int_equal(cudaMemset(dout, TEST_POISON, olen), cudaSuccess);
+	ret = gfec_nc_encode(gpu, dsegs, nseg, f, count, dout, olen);
+	if (ret == GFEC_E_NOTSUP && n > 256) {
+		print_message("# n=%u: too wide for the GPU encoder (device buffers refused)\n", n);
+		ran = 0;
+	} else {
+		assert_int_equal(ret, 0);
+		from_dev(got, dout, olen);
+		if (memcmp(got, ref, olen))
+			fail_msg(
+			    "device encode n=%u B=%u flags=%u nseg=%d first=%u count=%u differs", n,
+			    B, flags, nseg, f, count);
+	}
+	/* host buffers staged through the GPU */
+	memset(got, TEST_POISON, olen);
+	assert_int_equal(gfec_nc_encode(gpu, segs, nseg, f, count, got, olen), 0);
+	if (memcmp(got, ref, olen))
+		fail_msg("staged encode n=%u B=%u flags=%u nseg=%d first=%u count=%u differs", n, B,
+			 flags, nseg, f, count);
+	gfec_nc_stats(gpu, &st);
+	assert_int_equal(st.gpu, 1);
+	assert_int_equal(st.fallbacks, 0);
+	assert_true(st.gpu_calls >= (uint64_t)ran);
+
+	cudaFree(obase);
+	for (int s = 0; s < nseg; s++)
+		cudaFree(dbase[s]);
+	gfec_nc_free(cpu);
+	gfec_nc_free(gpu);
+	free(data);
+	free(ref);
+	free(got);
+}
+
+static void test_encode(void **state)
+{
+	static const uint32_t ns[] = {1, 2, 16, 128, 255, 256, 1024};
+	static const uint32_t bs[] = {1, 7, 64, 1000, 4099, 65536, 1u << 20};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		for (size_t j = 0; j < sizeof(bs) / sizeof(bs[0]); j++)
+			if ((size_t)ns[i] * bs[j] <= (32u << 20))
+				one_encode(ns[i], bs[j], (uint32_t)(i + j) % 4);
+}
+
+/* ---------- batch decode ---------- */
+
+struct batch {
+	uint32_t n, B;
+	int nseg;
+	size_t bytes;	 /* per block, seed- or coefficient-carrying alike (the longer) */
+	uint8_t *blocks; /* per segment: maxb blocks of `bytes` */
+	uint32_t maxb;
+	uint32_t *nb;
+	uint64_t *ids;
+	uint8_t *data; /* the segments */
+};
+
+/*
+ * Segment s's blocks, by s % 7: 0 n coded; 1 n + 3 with block 1 a copy of block 0 (singular
+ * first n, decodes from the rest); 2 n with a copy (too few); 3 n - 1 (too few); 4 a bad magic at
+ * block n / 2; 5 another segment's block among them; 6 the systematic sources and two coded.
+ */
+static void make_batch(struct batch *b, gfec_nc *cpu, uint32_t n, uint32_t B, int nseg)
+{
+	const size_t seed_bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
+
+	b->n = n;
+	b->B = B;
+	b->nseg = nseg;
+	b->bytes = seed_bytes;
+	b->maxb = n + 3;
+	b->blocks = malloc((size_t)nseg * b->maxb * b->bytes);
+	b->nb = malloc(sizeof(*b->nb) * nseg);
+	b->ids = malloc(sizeof(*b->ids) * nseg);
+	b->data = malloc((size_t)nseg * n * B);
+	assert_non_null(b->blocks);
+	assert_non_null(b->data);
+	test_fill(b->data, (size_t)nseg * n * B);
+	for (int s = 0; s < nseg; s++) {
+		uint8_t *blk = b->blocks + (size_t)s * b->maxb * b->bytes;
+		struct gfec_nc_segment sg = {.id = 1000 + (uint64_t)s,
+					     .data = b->data + (size_t)s * n * B};
+		const int kind = s % 7;
+		uint32_t first = kind == 6 ? 0 : (uint32_t)test_range(n, 1 << 30);
+
+		b->ids[s] = sg.id;
+		b->nb[s] = kind == 1 ? n + 3 : kind == 3 ? n - 1 : kind == 6 ? n + 2 : n;
+		if (b->nb[s] == 0) { /* n = 1, kind 3: no block at all */
+			continue;
+		}
+		assert_int_equal(
+		    gfec_nc_encode(cpu, &sg, 1, first, b->nb[s], blk, (size_t)b->nb[s] * b->bytes),
+		    0);
+		if ((kind == 1 || kind == 2) && n > 1)
+			memcpy(blk + b->bytes, blk, b->bytes);
+		if (kind == 4)
+			blk[(size_t)(n / 2) * b->bytes] ^= 0x40;
+		if (kind == 5)
+			blk[(size_t)(n / 2) * b->bytes + 16] ^= 1; /* the segment id's low byte */
+	}
+}
+
+static void batch_free(struct batch *b)
+{
+	free(b->blocks);
+	free(b->nb);
+	free(b->ids);
+	free(b->data);
+}
+
+/*
+ * Decodes batch @p b with @p nc, the blocks at @p base (host or device) with the same layout as
+ * b->blocks, into outs at @p out (n * B per segment, poisoned first by the caller). Statuses and
+ * dependents into @p status / @p dep.
+ */
+static int run_batch(gfec_nc *nc, const struct batch *b, const uint8_t *base, uint8_t *out,
+		     int *status, uint32_t *dep)
+{
+	const size_t seg = (size_t)b->n * b->B;
+	struct gfec_nc_batch_segment *bs = calloc(b->nseg, sizeof(*bs));
+	const uint8_t **ptr = malloc(sizeof(*ptr) * b->nseg * b->maxb);
+	size_t *lens = malloc(sizeof(*lens) * b->nseg * b->maxb);
+	int ret;
+
+	assert_non_null(bs);
+	for (int s = 0; s < b->nseg; s++) {
+		for (uint32_t j = 0; j < b->nb[s]; j++) {
+			const size_t i = (size_t)s * b->maxb + j;
+
+			ptr[i] = base + i * b->bytes;
+			lens[i] = b->bytes + (j % 2 ? 0 : (b->maxb - j - 1) * b->bytes);
+		}
+		bs[s] = (struct gfec_nc_batch_segment){.id = b->ids[s],
+						       .blocks = ptr + (size_t)s * b->maxb,
+						       .lens = lens + (size_t)s * b->maxb,
+						       .nblocks = b->nb[s],
+						       .out = out + s * seg,
+						       .status = 12345,
+						       .dependent = 777};
+	}
+	ret = gfec_nc_decode_batch(nc, bs, b->nseg);
+	for (int s = 0; s < b->nseg; s++) {
+		status[s] = bs[s].status;
+		dep[s] = bs[s].dependent;
+	}
+	free(bs);
+	free(ptr);
+	free(lens);
+	return ret;
+}
+
+static void one_batch(uint32_t n, uint32_t B, int nseg, uint32_t flags)
+{
+	gfec_nc *cpu = make(n, B, flags, GFEC_NC_BACKEND_CPU);
+	gfec_nc *gpu = make(n, B, flags, GFEC_NC_BACKEND_GPU);
+	struct batch b;
+	const size_t seg = (size_t)n * B, olen = seg * nseg;
+	int *st_ref = malloc(sizeof(int) * nseg), *st = malloc(sizeof(int) * nseg);
+	uint32_t *dep_ref = malloc(sizeof(uint32_t) * nseg), *dep = malloc(sizeof(uint32_t) * nseg);
+	uint8_t *ref = malloc(olen), *got = malloc(olen), *dblk, *dout;
+	void *bbase, *obase;
+	int rref, ret;
+	struct gfec_nc_stats s0, s1;
+
+	make_batch(&b, cpu, n, B, nseg);
+	memset(ref, TEST_POISON, olen);
+	rref = run_batch(cpu, &b, b.blocks, ref, st_ref, dep_ref);
+	assert_true(rref == 0 || rref == GFEC_E_TOOFEW);
+	for (int s = 0; s < nseg; s++) /* the reference itself: decoded segments are the data */
+		if (!st_ref[s])
+			assert_memory_equal(ref + s * seg, b.data + s * seg, seg);
+
+	const size_t blen = (size_t)nseg * b.maxb * b.bytes;
+
+	gfec_nc_stats(gpu, &s0);
+	dblk = dev_alloc(blen, (unsigned)test_range(0, 15), &bbase);
+	to_dev(dblk, b.blocks, blen);
+	dout = dev_alloc(olen, (unsigned)test_range(0, 15), &obase);
+	assert_int_equal(cudaMemset(dout, TEST_POISON, olen), cudaSuccess);
+	ret = run_batch(gpu, &b, dblk, dout, st, dep);
+	if (ret == GFEC_E_NOTSUP) {
+		print_message("# n=%u: past the GPU decoder (device buffers refused)\n", n);
+	} else {
+		assert_int_equal(ret, rref);
+		from_dev(got, dout, olen);
+		for (int s = 0; s < nseg; s++) {
+			if (st[s] != st_ref[s] || dep[s] != dep_ref[s])
+				fail_msg("device decode n=%u B=%u segment %d/%d: status %d "
+					 "dependent %u, "
+					 "CPU %d %u",
+					 n, B, s, nseg, st[s], dep[s], st_ref[s], dep_ref[s]);
+		}
+		if (memcmp(got, ref, olen))
+			fail_msg("device decode n=%u B=%u nseg=%d: outputs differ", n, B, nseg);
+	}
+	/* host buffers staged through the GPU (or, past its decoder, the CPU without a word) */
+	memset(got, TEST_POISON, olen);
+	assert_int_equal(run_batch(gpu, &b, b.blocks, got, st, dep), rref);
+	for (int s = 0; s < nseg; s++)
+		if (st[s] != st_ref[s] || dep[s] != dep_ref[s])
+			fail_msg("staged decode n=%u segment %d: status %d dependent %u, CPU %d %u",
+				 n, s, st[s], dep[s], st_ref[s], dep_ref[s]);
+	if (memcmp(got, ref, olen))
+		fail_msg("staged decode n=%u B=%u nseg=%d: outputs differ", n, B, nseg);
+	gfec_nc_stats(gpu, &s1);
+	assert_int_equal(s1.fallbacks, s0.fallbacks);
+
+	cudaFree(bbase);
+	cudaFree(obase);
+	batch_free(&b);
+	gfec_nc_free(cpu);
+	gfec_nc_free(gpu);
+	free(st_ref);
+	free(st);
+	free(dep_ref);
+	free(dep);
+	free(ref);
+	free(got);
+}
+
+static void test_decode_batch(void **state)
+{
+	(void)state;
+	one_batch(1, 5, 3, 0);
+	one_batch(2, 1, 7, GFEC_NC_ZERO_COEFS);
+	one_batch(8, 33, 1, GFEC_NC_SYSTEMATIC);
+	one_batch(8, 33, 10000, GFEC_NC_SYSTEMATIC | GFEC_NC_ZERO_COEFS);
+	one_batch(16, 100, 500, 0);
+	one_batch(128, 4099, 14, GFEC_NC_SYSTEMATIC);
+	one_batch(255, 64, 7, GFEC_NC_ZERO_COEFS);
+	one_batch(300, 17, 7, 0);
+	one_batch(400, 16, 7, 0); /* past the GPU decoder on an H200 */
+}
+
+/* GFEC_FAULT=cuda: host buffers are redone on the CPU (counted), device buffers fail. */
+static void test_fault(void **state)
+{
+	const uint32_t n = 16, B = 4096, count = 24;
+	gfec_nc *cpu, *gpu;
+	size_t bytes, olen;
+	uint8_t *data, *ref, *got, *dout;
+	void *obase, *dbase;
+	struct gfec_nc_segment seg = {.id = 5}, dseg;
+	struct gfec_nc_stats st;
+	struct batch b;
+	int st_ref[7], st_got[7];
+	uint32_t dep_ref[7], dep_got[7];
+
+	(void)state;
+	setenv("GFEC_FAULT", "cuda", 1);
+	cpu = make(n, B, 0, GFEC_NC_BACKEND_CPU);
+	gpu = make(n, B, 0, GFEC_NC_BACKEND_GPU);
+	bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
+	olen = count * bytes;
+	data = malloc((size_t)n * B);
+	ref = malloc(olen);
+	got = malloc(olen);
+	test_fill(data, (size_t)n * B);
+	seg.data = data;
+	assert_int_equal(gfec_nc_encode(cpu, &seg, 1, 9, count, ref, olen), 0);
+	memset(got, TEST_POISON, olen);
+	assert_int_equal(gfec_nc_encode(gpu, &seg, 1, 9, count, got, olen), 0);
+	assert_memory_equal(got, ref, olen);
+	gfec_nc_stats(gpu, &st);
+	assert_int_equal(st.fallbacks, 1);
+	assert_int_equal(st.gpu_calls, 0);
+
+	dseg = seg;
+	dseg.data = dev_alloc((size_t)n * B, 3, &dbase);
+	dout = dev_alloc(olen, 5, &obase);
+	assert_int_equal(gfec_nc_encode(gpu, &dseg, 1, 9, count, dout, olen), GFEC_E_DEVICE);
+	cudaFree(dbase);
+	cudaFree(obase);
+
+	make_batch(&b, cpu, n, B, 7);
+	free(ref);
+	free(got);
+	ref = malloc((size_t)n * B * 7);
+	got = malloc((size_t)n * B * 7);
+	memset(ref, TEST_POISON, (size_t)n * B * 7);
+	memset(got, TEST_POISON, (size_t)n * B * 7);
+	assert_int_equal(run_batch(cpu, &b, b.blocks, ref, st_ref, dep_ref),
+			 run_batch(gpu, &b, b.blocks, got, st_got, dep_got));
+	assert_memory_equal(st_ref, st_got, sizeof(st_ref));
+	assert_memory_equal(dep_ref, dep_got, sizeof(dep_ref));
+	assert_memory_equal(ref, got, (size_t)n * B * 7);
+	gfec_nc_stats(gpu, &st);
+	assert_int_equal(st.fallbacks, 2);
+	assert_int_equal(st.gpu_calls, 0);
+	unsetenv("GFEC_FAULT");
+
+	batch_free(&b);
+	gfec_nc_free(cpu);
+	gfec_nc_free(gpu);
+	free(data);
+	free(ref);
+	free(got);
+}
+
+/* Mixed host and device buffers in one call are refused. */
+static void test_mixed(void **state)
+{
+	const uint32_t n = 4, B = 64;
+	gfec_nc *gpu = make(n, B, 0, GFEC_NC_BACKEND_GPU);
+	const size_t olen = 2 * gfec_nc_block_bytes(gpu, GFEC_NC_KIND_SEED);
+	uint8_t data[4 * 64] = {0}, *out = malloc(olen);
+	void *base;
+	struct gfec_nc_segment seg = {.id = 1, .data = dev_alloc(sizeof(data), 0, &base)};
+
+	(void)state;
+	assert_int_equal(gfec_nc_encode(gpu, &seg, 1, 0, 2, out, olen), GFEC_E_INVAL);
+	seg.data = data;
+	assert_int_equal(gfec_nc_encode(gpu, &seg, 1, 0, 2, (uint8_t *)base, olen), GFEC_E_INVAL);
+	cudaFree(base);
+	free(out);
+	gfec_nc_free(gpu);
+}
+
+#endif /* GFEC_HAVE_CUDA */
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest cpu_tests[] = {
+	    cmocka_unit_test(test_choices),
+	    cmocka_unit_test(test_auto_host),
+	    cmocka_unit_test(test_fault_without_gpu),
+	};
+
+	test_seed();
+	if (argc < 2)
+		return cmocka_run_group_tests(cpu_tests, NULL, NULL);
+	if (strcmp(argv[1], "gpu") != 0) {
+		fprintf(stderr, "usage: test_nc_backend [gpu]\n");
+		return 2;
+	}
+#ifdef GFEC_HAVE_CUDA
+	if (!has_gpu()) {
+		fprintf(stderr, "# no usable GPU: skipped\n");
+		return 77;
+	}
+	const struct CMUnitTest gpu_tests[] = {
+	    cmocka_unit_test(test_choices),	 cmocka_unit_test(test_encode),
+	    cmocka_unit_test(test_decode_batch), cmocka_unit_test(test_fault),
+	    cmocka_unit_test(test_mixed),
+	};
+
+	return cmocka_run_group_tests(gpu_tests, NULL, NULL);
+#else
+	fprintf(stderr, "# built without CUDA: skipped\n");
+	return 77;
+#endif
+}
