@@ -6,8 +6,10 @@
  * First the ceilings (each only where the hardware is there): GPU device-to-device copy, the
  * GPU XOR-stream bound for every requested (k,m) (read k chunks, write m, no GF work), pinned H2D
  * and D2H alone and together, CPU memory bandwidth (the best of a copy, and of read-only and
- * read-modify-write sweeps of 1 and 8 streams per thread) on one thread and on the rows' thread count, raw ISA-L ec_encode_data on one thread and on all (a
- * reference, not a bound). Then the workloads through the public API (encode, decode with e erasures,
+ * read-modify-write sweeps of 1 and 8 streams per thread) on one thread and on the rows' thread
+ * count, the CPU XOR-stream bound of every CPU row's shape (a plain XOR kernel with the row's
+ * streams, threads and slices), raw ISA-L ec_encode_data on one thread and on all (a reference,
+ * not a bound). Then the workloads through the public API (encode, decode with e erasures,
  * update) over the requested codes, chunk sizes, batch sizes, backends and data locations. Every
  * row is compared with the ceiling that bounds it by construction, measured in the same process,
  * and a row above its ceiling by more than the measured spread fails the run (exit 4): then the
@@ -47,7 +49,7 @@ int perf_main(int argc, char **argv)
 	char err[256], cmd[2048];
 	int nrows = 0, total = 0, done = 0, failed = 0, above, unwritten = 0;
 	size_t sizes[64];
-	int nsizes = 0;
+	int nsizes;
 
 	if (perf_parse_args(argc, argv, &o, err, sizeof(err)) ||
 	    perf_check_mode(&o, PERF_MODE_MAIN, err, sizeof(err))) {
@@ -62,8 +64,7 @@ int perf_main(int argc, char **argv)
 	perf_measure_ceilings(&o, &ce);
 	if (!o.backends)
 		o.backends = 1u << 0 | (ce.gpu ? 1u << 1 : 0);
-	for (size_t s = o.minb; s <= o.maxb && nsizes < 64; s *= (size_t)o.factor)
-		sizes[nsizes++] = s;
+	nsizes = perf_sizes(&o, sizes);
 
 	printf("# reproduce: %s\n", cmd);
 	printf("# gfec %s, CPU: %d cpus, memory (read + written, the best of copy, read, "
@@ -72,6 +73,18 @@ int perf_main(int argc, char **argv)
 	       ce.from_cache ? " [ceilings from cache]" : "");
 	printf("# CPU figures and rows rotate over >= %zu MiB (4 x L3) of what they touch\n",
 	       perf_rotate_bytes(&o) >> 20);
+	for (int i = 0; i < ce.nxor; i++) {
+		const struct perf_xor_ceil *x = &ce.xors[i];
+		char size[16];
+
+		perf_fmt_size(size, sizeof(size), x->chunk);
+		printf("# CPU XOR-stream %s RS(%d,%d) %s (%d read, %d %s, no GF work): %.1f GB/s "
+		       "read + written on %d thread%s\n",
+		       perf_op_names[x->op], x->k, x->m, size, x->op == PERF_UPDATE ? 1 : x->k,
+		       x->op == PERF_DECODE ? x->e : x->m,
+		       x->op == PERF_UPDATE ? "updated in place" : "written", x->gbps, ce.threads,
+		       ce.threads == 1 ? "" : "s");
+	}
 	for (int i = 0; i < ce.ncodes; i++)
 		printf("# raw ISA-L RS(%d,%d) 1 MiB chunks (a reference, not a bound): %.2f GB/s "
 		       "(1 thread), %.2f GB/s (%d threads)\n",

@@ -53,6 +53,20 @@ struct perf_code_ceil {
 	double xor_gpu;		 /* GPU XOR-stream bound, data GB/s */
 };
 
+/*
+ * The CPU XOR-stream ceiling of one row shape: a plain XOR kernel with the row's streams (encode:
+ * k read into m written; decode: k read into e written; update: 1 read into m updated in place),
+ * on the rows' thread count, in the codec's 64 KiB slices claimed in turn, over buffers laid out
+ * and rotated as the row's are. Every batch size of a shape shares its figure.
+ */
+struct perf_xor_ceil {
+	enum perf_op op;
+	int k, m, e;
+	size_t chunk;
+	double gbps, spread; /* bytes read + written per second, counted as the row counts them */
+};
+#define PERF_MAX_XOR 192
+
 /** The machine's measured limits (GB/s = 10^9 bytes/s); 0 where not present or not measured. */
 struct perf_ceilings {
 	int from_cache;
@@ -67,16 +81,30 @@ struct perf_ceilings {
 	double h2d, d2h, both;
 	struct perf_code_ceil codes[PERF_MAX_CODES];
 	int ncodes;
+	/* the CPU rows' shapes (perf_xor_shapes), on `threads` threads; none past PERF_MAX_XOR */
+	struct perf_xor_ceil xors[PERF_MAX_XOR];
+	int nxor;
 };
 
-/** Reads @p n bytes at @p p at full speed (perf_membw.c); their XOR fold, so the read is kept. */
-uint64_t perf_mem_read(const uint8_t *p, size_t n);
-/** Reads and writes back @p n bytes at @p p (flipped) at full speed (perf_membw.c). */
-void perf_mem_rmw(uint8_t *p, size_t n);
-/** The read-only and in-place sweeps over @p streams interleaved parts of [p, p + n) at once
- * (n / streams / 64 whole 64-byte blocks of each). */
-uint64_t perf_mem_read_streams(const uint8_t *p, size_t n, int streams);
-void perf_mem_rmw_streams(uint8_t *p, size_t n, int streams);
+/**
+ * The generic memory sweeps (perf_membw.c), over @p streams interleaved parts of [p, p + n) at
+ * once, n / streams / 64 whole 64-byte blocks of each (1: one sequential stream). perf_mem_read
+ * reads them and returns their XOR fold (so the reads are kept); perf_mem_rmw XORs each byte with
+ * 0x5a in place. Bytes past the last whole block of a part are not touched.
+ */
+uint64_t perf_mem_read(const uint8_t *p, size_t n, int streams);
+void perf_mem_rmw(uint8_t *p, size_t n, int streams);
+
+/** The widest vectors perf_xor_streams() can use on this CPU: 512, 256 or 128 bits. */
+int perf_xor_width(void);
+/**
+ * The XOR-stream kernel (perf_membw.c): [0, n) of each of @p ndst outputs becomes the XOR of the
+ * @p nsrc >= 1 sources (rmw 0), or is XORed with it in place (rmw 1). Built for AVX-512, AVX2 and
+ * the baseline; @p width (a figure perf_xor_width() returned, or smaller) picks one. No alignment
+ * needed; outputs must not overlap the sources.
+ */
+void perf_xor_streams(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
+		      uint8_t *const *dst, int rmw);
 
 /** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
 size_t perf_rotate_bytes(const struct perf_opts *o);
@@ -89,7 +117,7 @@ size_t perf_rotate_bytes(const struct perf_opts *o);
 void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
 		       const struct perf_ceilings *c, int threads);
 /** A --ceilings-cache file's first line; a file without it (an older format) is not used. */
-#define PERF_CEILINGS_VERSION "gfec-perf ceilings 2"
+#define PERF_CEILINGS_VERSION "gfec-perf ceilings 3"
 
 /**
  * Reads a ceilings cache written by perf_ceilings_save() with the same @p key into @p c: 0; 1 if
@@ -104,6 +132,22 @@ int perf_ceilings_save(const char *path, const char *key, const struct perf_ceil
 void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c);
 /** The ceilings of RS(k,m), or NULL. */
 const struct perf_code_ceil *perf_code_ceil(const struct perf_ceilings *c, int k, int m);
+
+/** The chunk sizes of the run's sweep (-b, -e, -f) into @p sizes (64 at most): their number. */
+int perf_sizes(const struct perf_opts *o, size_t sizes[64]);
+/** The erasures a row of @p op on RS(k,@p m) decodes: -E (when <= m) or m; 0 for other ops. */
+int perf_erasures(const struct perf_opts *o, enum perf_op op, int m);
+/** The shapes of the run's CPU rows (PERF_MAX_XOR at most), gbps and spread 0: their number. */
+int perf_xor_shapes(const struct perf_opts *o, struct perf_xor_ceil *out);
+/** The XOR-stream ceiling of a row's shape, or NULL where it was not measured. */
+const struct perf_xor_ceil *perf_xor_ceil(const struct perf_ceilings *c, enum perf_op op, int k,
+					  int m, int e, size_t chunk);
+/**
+ * Measures @p x's XOR-stream ceiling on @p threads threads (perf_run.c, beside the rows' buffers):
+ * the best of a few sweeps into x->gbps, their spread into x->spread. 0, or -1 where the buffers
+ * or the threads cannot be had (then both 0).
+ */
+int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_ceil *x);
 
 struct perf_row {
 	enum perf_op op;

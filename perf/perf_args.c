@@ -330,3 +330,19 @@ int perf_check_mode(const struct perf_opts *o, enum perf_mode mode, char *err, s
 	}
 	return 0;
 }
+
+int perf_sizes(const struct perf_opts *o, size_t sizes[64])
+{
+	int n = 0;
+
+	for (size_t s = o->minb; s <= o->maxb && n < 64; s *= (size_t)o->factor)
+		sizes[n++] = s;
+	return n;
+}
+
+int perf_erasures(const struct perf_opts *o, enum perf_op op, int m)
+{
+	if (op != PERF_DECODE)
+		return 0;
+	return o->erasures && o->erasures <= m ? o->erasures : m;
+}

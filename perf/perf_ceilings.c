@@ -2,8 +2,9 @@
 /**
  * @file perf_ceilings.c
  * The machine's limits, measured in the same process as the rows they bound (or read back from a
- * --ceilings-cache written on this machine): CPU memory bandwidth, raw ISA-L (perf_isal.c), and
- * where there is a GPU its copy bandwidth, XOR-stream bound and pinned PCIe.
+ * --ceilings-cache written on this machine): CPU memory bandwidth, the CPU XOR-stream bound of
+ * every CPU row's shape (perf_run.c), raw ISA-L (perf_isal.c), and where there is a GPU its copy
+ * bandwidth, XOR-stream bound and pinned PCIe.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include <gfec/gfec_limits.h>
 
 #include "gfec_perf.h"
 #include "perf_isal.h"
@@ -43,12 +46,20 @@ void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
 		 perf_rotate_bytes(o), o->quick ? "quick" : "full");
 }
 
-/* the sweeps: a copy, one stream read or updated in place per thread, or MEM_STREAMS at once */
-enum mem_pattern { MEM_COPY, MEM_READ, MEM_RMW, MEM_READ_N, MEM_RMW_N, MEM_NPATTERNS };
+/* the sweeps: a copy, and reads or in-place updates of 1 or MEM_STREAMS streams per thread */
+enum mem_pattern { MEM_COPY, MEM_READ, MEM_RMW };
 #define MEM_STREAMS 8
+static const struct {
+	enum mem_pattern pattern;
+	int streams;
+} mem_sweeps[] = {
+	{ MEM_COPY, 1 }, { MEM_READ, 1 }, { MEM_RMW, 1 }, { MEM_READ, MEM_STREAMS },
+	{ MEM_RMW, MEM_STREAMS },
+};
 
 struct mem_job {
 	enum mem_pattern pattern;
+	int streams;
 	uint8_t *src, *dst; /* dst: MEM_COPY only */
 	size_t n;
 	uint64_t sink;
@@ -68,20 +79,16 @@ static void *mem_worker(void *arg)
 		if (j->pattern == MEM_COPY)
 			memcpy(j->dst, j->src, j->n);
 		else if (j->pattern == MEM_READ)
-			j->sink ^= perf_mem_read(j->src, j->n);
-		else if (j->pattern == MEM_RMW)
-			perf_mem_rmw(j->src, j->n);
-		else if (j->pattern == MEM_READ_N)
-			j->sink ^= perf_mem_read_streams(j->src, j->n, MEM_STREAMS);
+			j->sink ^= perf_mem_read(j->src, j->n, j->streams);
 		else
-			perf_mem_rmw_streams(j->src, j->n, MEM_STREAMS);
+			perf_mem_rmw(j->src, j->n, j->streams);
 	return NULL;
 }
 
 /* MEM_PASSES sweeps over @p bytes on @p threads threads, each its own contiguous part: GB/s read
  * + written, 0 if the threads could not be started. */
-static double mem_sweep(enum mem_pattern pattern, uint8_t *src, uint8_t *dst, size_t bytes,
-			int threads)
+static double mem_sweep(enum mem_pattern pattern, int streams, uint8_t *src, uint8_t *dst,
+			size_t bytes, int threads)
 {
 	/* a multiple of MEM_STREAMS blocks, so the streamed sweeps cover every byte counted */
 	const size_t part = bytes / (size_t)threads / (64 * MEM_STREAMS) * (64 * MEM_STREAMS);
@@ -92,7 +99,7 @@ static double mem_sweep(enum mem_pattern pattern, uint8_t *src, uint8_t *dst, si
 	double t0, t;
 
 	for (; started < threads; started++) {
-		jobs[started] = (struct mem_job){ pattern, src + part * (size_t)started,
+		jobs[started] = (struct mem_job){ pattern, streams, src + part * (size_t)started,
 						  dst + part * (size_t)started, part, 0, &go };
 		if (pthread_create(&tid[started], NULL, mem_worker, &jobs[started]) != 0)
 			break;
@@ -102,17 +109,17 @@ static double mem_sweep(enum mem_pattern pattern, uint8_t *src, uint8_t *dst, si
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	t = perf_now() - t0;
-	return started == threads
-		       ? (pattern == MEM_READ || pattern == MEM_READ_N ? 1.0 : 2.0) * MEM_PASSES * (double)part * threads / t /
-				 1e9
-		       : 0;
+	return started == threads ? (pattern == MEM_READ ? 1.0 : 2.0) * MEM_PASSES * (double)part *
+					    threads / t / 1e9
+				  : 0;
 }
 
 /*
  * Memory bandwidth on @p threads threads, GB/s read + written: the best of a copy, a read-only
  * sweep and an in-place read-modify-write sweep (the mixes of an encode, a read-heavy decode and
- * an update), the last two also over MEM_STREAMS streams per thread at once, each thread on its own part of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each; the spread of the
- * winning pattern's runs in @p spread.
+ * an update), the last two over 1 and MEM_STREAMS streams per thread at once, each thread on its
+ * own part of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each; the spread
+ * of the winning sweep's runs in @p spread.
  */
 static double cpu_mem_bw(size_t bytes, int threads, double *spread)
 {
@@ -123,12 +130,13 @@ static double cpu_mem_bw(size_t bytes, int threads, double *spread)
 	if (src && dst && threads >= 1 && threads <= 1024) {
 		perf_fill_random(src, bytes, SEED);
 		memset(dst, 1, bytes);
-		for (int p = 0; p < MEM_NPATTERNS; p++) {
+		for (size_t p = 0; p < sizeof(mem_sweeps) / sizeof(mem_sweeps[0]); p++) {
 			double g[MEM_TRIALS];
 			struct perf_summary s;
 
 			for (int trial = 0; trial < MEM_TRIALS; trial++)
-				g[trial] = mem_sweep((enum mem_pattern)p, src, dst, bytes, threads);
+				g[trial] = mem_sweep(mem_sweeps[p].pattern, mem_sweeps[p].streams, src,
+						     dst, bytes, threads);
 			s = perf_summarise(g, MEM_TRIALS);
 			if (s.max > best)
 				best = s.max, *spread = s.spread;
@@ -145,11 +153,38 @@ static int at_eol(const char *line, int end)
 	return end > 0 && strcmp(line + end, "\n") == 0;
 }
 
-/* One line after the first two: 1 when it is a well-formed cpu, gpu or code line. */
+/* An xor line: a known op, a (k,m) gfec-perf takes, e erasures for a decode only, figures >= 0. */
+static int load_xor(const char *line, struct perf_ceilings *c)
+{
+	struct perf_xor_ceil *x = &c->xors[c->nxor];
+	char op[16];
+	int end = -1;
+
+	if (c->nxor >= PERF_MAX_XOR ||
+	    sscanf(line, "xor %15s %d %d %d %zu %lf %lf%n", op, &x->k, &x->m, &x->e, &x->chunk,
+		   &x->gbps, &x->spread, &end) != 7 ||
+	    !at_eol(line, end) || x->k < 1 || x->m < 1 || x->k + x->m > GFEC_MAX_CHUNKS ||
+	    x->chunk < 1 || !(x->gbps >= 0) || !(x->spread >= 0))
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if (strcmp(op, perf_op_names[i]) == 0) {
+			x->op = (enum perf_op)i;
+			if (x->op == PERF_DECODE ? x->e < 1 || x->e > x->m : x->e != 0)
+				return 0;
+			c->nxor++;
+			return 1;
+		}
+	return 0;
+}
+
+/* One line after the first two: 1 when it is a well-formed cpu, gpu, code or xor line. */
 static int load_line(const char *line, struct perf_ceilings *c, int *have_cpu, int *have_gpu)
 {
 	struct perf_code_ceil *pc = &c->codes[c->ncodes];
 	int end = -1;
+
+	if (strncmp(line, "xor ", 4) == 0)
+		return load_xor(line, c);
 
 	if (strncmp(line, "cpu ", 4) == 0)
 		return !(*have_cpu)++ &&
@@ -183,7 +218,7 @@ int perf_ceilings_load(const char *path, const char *key, struct perf_ceilings *
 		return errno == ENOENT ? 1 : -1;
 	}
 	snprintf(want, sizeof(want), "machine %s\n", key);
-	c->ncodes = 0;
+	c->ncodes = c->nxor = 0;
 	while (ok && fgets(line, sizeof(line), f)) {
 		lineno++;
 		if (lineno == 1 && strcmp(line, PERF_CEILINGS_VERSION "\n") != 0)
@@ -220,6 +255,12 @@ int perf_ceilings_save(const char *path, const char *key, const struct perf_ceil
 	for (int i = 0; ok && i < c->ncodes; i++)
 		ok = fprintf(f, "code %d %d %.6f %.6f %.6f\n", c->codes[i].k, c->codes[i].m,
 			     c->codes[i].isal_1, c->codes[i].isal_all, c->codes[i].xor_gpu) > 0;
+	for (int i = 0; ok && i < c->nxor; i++) {
+		const struct perf_xor_ceil *x = &c->xors[i];
+
+		ok = fprintf(f, "xor %s %d %d %d %zu %.6f %.6f\n", perf_op_names[x->op], x->k, x->m,
+			     x->e, x->chunk, x->gbps, x->spread) > 0;
+	}
 	ok = ok && fflush(f) == 0 && !ferror(f);
 	ok = (fclose(f) == 0) && ok;
 	if (!ok || rename(tmp, path) != 0) {
@@ -247,11 +288,45 @@ const struct perf_code_ceil *perf_code_ceil(const struct perf_ceilings *c, int k
 	return NULL;
 }
 
+int perf_xor_shapes(const struct perf_opts *o, struct perf_xor_ceil *out)
+{
+	size_t sizes[64];
+	const int nsizes = perf_sizes(o, sizes);
+	int n = 0;
+
+	/* CPU rows run on the cpu backend, or on auto where it keeps them there, from host memory */
+	if ((o->backends && !(o->backends & (1u << 0 | 1u << 2))) || o->data > PERF_PAGEABLE)
+		return 0;
+	for (int op = 0; op < 3; op++)
+		for (int ci = 0; (o->ops >> op & 1) && ci < o->ncodes; ci++)
+			for (int si = 0; si < nsizes && n < PERF_MAX_XOR; si++)
+				out[n++] = (struct perf_xor_ceil){
+					(enum perf_op)op, o->codes[ci].k, o->codes[ci].m,
+					perf_erasures(o, (enum perf_op)op, o->codes[ci].m), sizes[si],
+					0, 0
+				};
+	return n;
+}
+
+const struct perf_xor_ceil *perf_xor_ceil(const struct perf_ceilings *c, enum perf_op op, int k,
+					  int m, int e, size_t chunk)
+{
+	for (int i = 0; i < c->nxor; i++) {
+		const struct perf_xor_ceil *x = &c->xors[i];
+
+		if (x->op == op && x->k == k && x->m == m && x->e == e && x->chunk == chunk)
+			return x;
+	}
+	return NULL;
+}
+
 void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 {
 	/* memory, not cache: every CPU figure rotates over at least 4 x L3 */
 	const size_t copy_bytes = perf_rotate_bytes(o);
 	const int threads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct perf_xor_ceil shapes[PERF_MAX_XOR];
+	const int nshapes = perf_xor_shapes(o, shapes);
 	struct perf_isal_api isal;
 	char id[512], why[128];
 
@@ -275,14 +350,17 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 
 		for (int i = 0; r == 0 && i < o->ncodes; i++)
 			all &= perf_code_ceil(c, o->codes[i].k, o->codes[i].m) != NULL;
+		for (int i = 0; r == 0 && i < nshapes; i++)
+			all &= perf_xor_ceil(c, shapes[i].op, shapes[i].k, shapes[i].m, shapes[i].e,
+					     shapes[i].chunk) != NULL;
 		all &= c->threads == threads;
 		if (r < 0)
 			fprintf(stderr, "gfec-perf: %s: not used (%s); measuring the ceilings and "
 					"rewriting it\n",
 				o->ceilings_cache, why);
 		else if (r == 0 && !all)
-			fprintf(stderr, "gfec-perf: %s: lacks some of these codes; measuring the "
-					"ceilings and rewriting it\n",
+			fprintf(stderr, "gfec-perf: %s: lacks some of these codes or shapes; "
+					"measuring the ceilings and rewriting it\n",
 				o->ceilings_cache);
 		if (r == 0 && all) {
 			c->from_cache = 1;
@@ -305,10 +383,15 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 	c->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	c->threads = threads;
 	perf_isal_linked(&isal);
-	fprintf(stderr, "gfec-perf: measuring ceilings (CPU memory, raw ISA-L%s)...\n",
-		c->gpu ? ", GPU copy, XOR bound, PCIe" : "");
+	fprintf(stderr, "gfec-perf: measuring ceilings (CPU memory, %sraw ISA-L%s)...\n",
+		nshapes ? "CPU XOR-stream, " : "", c->gpu ? ", GPU copy, XOR bound, PCIe" : "");
 	c->cpu_mem_1 = cpu_mem_bw(copy_bytes, 1, &c->cpu_mem_1_spread);
 	c->cpu_mem_t = cpu_mem_bw(copy_bytes, threads, &c->cpu_mem_t_spread);
+	/* a shape whose buffers cannot be had keeps 0: its rows fall back on the memory ceiling */
+	memcpy(c->xors, shapes, (size_t)nshapes * sizeof(shapes[0]));
+	c->nxor = nshapes;
+	for (int i = 0; i < c->nxor; i++)
+		perf_xor_measure(o, threads, &c->xors[i]);
 #ifdef GFEC_HAVE_CUDA
 	if (c->gpu) {
 		c->d2d = perf_gpu_d2d(o->quick ? (size_t)1 << 30 : (size_t)4 << 30);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file perf_membw.c
- * The read-only and the in-place (read, modify, write back) sweeps of the CPU memory-bandwidth
- * ceiling (perf_ceilings.c; its copy is glibc's memcpy). A bound has to run at full speed in every build, as the prebuilt ISA-L it bounds does,
- * so this file is always compiled optimised and without sanitizer instrumentation
- * (perf/CMakeLists.txt).
+ * The kernels of the CPU ceilings (perf_ceilings.c): the generic memory sweeps (read-only and in
+ * place over one or several streams; the copy is glibc's memcpy) and the XOR-stream kernel, each
+ * row's own traffic with no GF work. A bound has to run at full speed in every build, as the
+ * prebuilt ISA-L it bounds does, so this file is always compiled optimised and without sanitizer
+ * instrumentation (perf/CMakeLists.txt).
  */
 #include <stdint.h>
 #include <string.h>
@@ -12,51 +13,17 @@
 #include "gfec_perf.h"
 
 typedef uint8_t vec16 __attribute__((vector_size(16)));
-
-uint64_t perf_mem_read(const uint8_t *p, size_t n)
-{
-	vec16 acc[4] = { { 0 } }, v[4];
-	uint64_t fold[8], out = 0;
-	size_t i = 0;
-
-	for (; i + 64 <= n; i += 64) {
-		memcpy(v, p + i, 64);
-		for (int x = 0; x < 4; x++)
-			acc[x] ^= v[x];
-	}
-	memcpy(fold, acc, 64);
-	for (int x = 0; x < 8; x++)
-		out ^= fold[x];
-	for (; i < n; i++)
-		out ^= p[i];
-	return out;
-}
-
-void perf_mem_rmw(uint8_t *p, size_t n)
-{
-	const vec16 flip = { 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a,
-			     0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a };
-	vec16 v[4];
-	size_t i = 0;
-
-	for (; i + 64 <= n; i += 64) {
-		memcpy(v, p + i, 64);
-		for (int x = 0; x < 4; x++)
-			v[x] ^= flip;
-		memcpy(p + i, v, 64);
-	}
-	for (; i < n; i++)
-		p[i] ^= 0x5a;
-}
+typedef uint64_t vec16q __attribute__((vector_size(16)));
+typedef uint64_t vec64 __attribute__((vector_size(64)));
 
 /*
- * The same two sweeps over @p streams interleaved parts of [p, p + n) at once (the tail of each
- * part's 64-byte blocks aside). One stream per thread leaves the memory system idle on hosts
- * whose bandwidth needs many misses in flight per core; a kernel reading k sources and updating
- * m outputs keeps k + m streams going, and on the H200 host's Xeon an update (5 streams) moved
- * 1.5x what the one-stream sweeps did. The ceiling takes the best of every sweep.
+ * The sweeps go over @p streams interleaved parts of [p, p + n) at once (n / streams / 64 whole
+ * 64-byte blocks of each). One stream per thread leaves the memory system idle on hosts whose
+ * bandwidth needs many misses in flight per core; a kernel reading k sources and updating m
+ * outputs keeps k + m streams going, and on the H200 host's Xeon an update (5 streams) moved 1.5x
+ * what the one-stream sweeps did.
  */
-uint64_t perf_mem_read_streams(const uint8_t *p, size_t n, int streams)
+uint64_t perf_mem_read(const uint8_t *p, size_t n, int streams)
 {
 	const size_t part = n / (size_t)streams / 64 * 64;
 	vec16 acc[4] = { { 0 } }, v[4];
@@ -74,7 +41,7 @@ uint64_t perf_mem_read_streams(const uint8_t *p, size_t n, int streams)
 	return out;
 }
 
-void perf_mem_rmw_streams(uint8_t *p, size_t n, int streams)
+void perf_mem_rmw(uint8_t *p, size_t n, int streams)
 {
 	const size_t part = n / (size_t)streams / 64 * 64;
 	const vec16 flip = { 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a,
@@ -90,4 +57,80 @@ void perf_mem_rmw_streams(uint8_t *p, size_t n, int streams)
 				v[x] ^= flip;
 			memcpy(q, v, 64);
 		}
+}
+
+/*
+ * The XOR-stream kernel, built three times: for AVX-512 (zmm), AVX2 (ymm) and the baseline (xmm),
+ * each on 128 bytes of every stream per step. Like the GF kernels (cpu_backend/gfni.c, ISA-L) it
+ * uses ordinary (cached) loads and stores: neither uses non-temporal stores, so both pay the same
+ * read-for-ownership on write-only outputs. Every output of the call is written in one pass over
+ * the sources, where the GF kernels take up to 6 per pass (a second pass reads the slice again
+ * from cache), so it moves no more memory than they do.
+ */
+typedef uint64_t vec32 __attribute__((vector_size(32)));
+
+#define XOR_UNROLL _Pragma("GCC unroll 8")
+#define XOR_KERNEL(NAME, TARGET, V)                                                                \
+	TARGET static void NAME(size_t n, int nsrc, const uint8_t *const *src, int ndst,         \
+				uint8_t *const *dst, int rmw)                                      \
+	{                                                                                          \
+		enum { U = 128 / sizeof(V) };                                                      \
+		size_t p = 0;                                                                      \
+                                                                                                   \
+		for (; p + 128 <= n; p += 128) {                                                   \
+			V a[U], d;                                                                 \
+                                                                                                   \
+			XOR_UNROLL for (int u = 0; u < U; u++)                                     \
+				memcpy(&a[u], src[0] + p + u * sizeof(V), sizeof(V));              \
+			for (int j = 1; j < nsrc; j++)                                             \
+				XOR_UNROLL for (int u = 0; u < U; u++)                             \
+				{                                                                  \
+					memcpy(&d, src[j] + p + u * sizeof(V), sizeof(V));         \
+					a[u] ^= d;                                                 \
+				}                                                                  \
+			for (int r = 0; r < ndst; r++)                                             \
+				XOR_UNROLL for (int u = 0; u < U; u++)                             \
+				{                                                                  \
+					uint8_t *q = dst[r] + p + u * sizeof(V);                   \
+                                                                                                   \
+					if (rmw) {                                                 \
+						memcpy(&d, q, sizeof(V));                          \
+						d ^= a[u];                                         \
+					} else {                                                   \
+						d = a[u];                                          \
+					}                                                          \
+					memcpy(q, &d, sizeof(V));                                  \
+				}                                                                  \
+		}                                                                                  \
+		for (; p < n; p++) {                                                               \
+			uint8_t b = src[0][p];                                                     \
+                                                                                                   \
+			for (int j = 1; j < nsrc; j++)                                             \
+				b ^= src[j][p];                                                    \
+			for (int r = 0; r < ndst; r++)                                             \
+				dst[r][p] = rmw ? (uint8_t)(dst[r][p] ^ b) : b;                    \
+		}                                                                                  \
+	}
+
+XOR_KERNEL(xor512, __attribute__((target("avx512f"))), vec64)
+XOR_KERNEL(xor256, __attribute__((target("avx2"))), vec32)
+XOR_KERNEL(xor128, , vec16q)
+
+int perf_xor_width(void)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		return 512;
+	return __builtin_cpu_supports("avx2") ? 256 : 128;
+}
+
+void perf_xor_streams(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
+		      uint8_t *const *dst, int rmw)
+{
+	if (width == 512)
+		xor512(n, nsrc, src, ndst, dst, rmw);
+	else if (width == 256)
+		xor256(n, nsrc, src, ndst, dst, rmw);
+	else
+		xor128(n, nsrc, src, ndst, dst, rmw);
 }

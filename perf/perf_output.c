@@ -103,7 +103,7 @@ static json_t *json_machine(const struct perf_ceilings *c)
 
 static json_t *json_ceilings(const struct perf_ceilings *c)
 {
-	json_t *o = json_object(), *codes = json_array();
+	json_t *o = json_object(), *codes = json_array(), *xors = json_array();
 
 	json_object_set_new(o, "from_cache", json_boolean(c->from_cache));
 	json_object_set_new(o, "cpu_threads", json_integer(c->threads));
@@ -126,6 +126,20 @@ static json_t *json_ceilings(const struct perf_ceilings *c)
 		json_array_append_new(codes, pc);
 	}
 	json_object_set_new(o, "codes", codes);
+	for (int i = 0; i < c->nxor; i++) {
+		const struct perf_xor_ceil *x = &c->xors[i];
+		json_t *e = json_object();
+
+		json_object_set_new(e, "op", json_string(perf_op_names[x->op]));
+		json_object_set_new(e, "k", json_integer(x->k));
+		json_object_set_new(e, "m", json_integer(x->m));
+		json_object_set_new(e, "erasures", json_integer(x->e));
+		json_object_set_new(e, "chunk", json_integer((json_int_t)x->chunk));
+		json_object_set_new(e, "traffic_GBps", json_real(x->gbps));
+		json_object_set_new(e, "spread", json_real(x->spread));
+		json_array_append_new(xors, e);
+	}
+	json_object_set_new(o, "cpu_xor_stream", xors);
 	return o;
 }
 

@@ -3,8 +3,12 @@
  * @file perf_run.c
  * One gfec-perf row: buffers in the asked-for memory (several sets, rotated so that caches do not
  * flatter), warm-up, timed synchronous calls through the public API, latency percentiles, the check
- * against the CPU reference, and the ceiling that bounds the row.
+ * against the CPU reference, and the ceiling that bounds the row. Also the CPU XOR-stream ceiling
+ * of a row's shape, measured over buffers laid out and rotated as the row's.
  */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,7 @@
 #include <unistd.h>
 
 #include <gfec/gfec.h>
+#include <gfec/gfec_limits.h>
 
 #include "gfec_perf.h"
 #include "perf_util.h"
@@ -184,6 +189,140 @@ fail:
 	return -1;
 }
 
+/* ------------------------------------------------------------------ XOR-stream ceiling */
+
+/* cpu_backend.c's DEFAULT_SLICE: the bytes of every stream that one task of a threaded call covers */
+#define CPU_SLICE ((size_t)64 << 10)
+/* sweeps per shape, the best kept (as the memory ceiling's) */
+#define XOR_TRIALS 5
+/* each sweep touches at least this many times the rotation size */
+#define XOR_PASSES 4
+
+struct xor_sweep {
+	const struct bufs *b;
+	enum perf_op op;
+	int width, nsrc, ndst;
+	size_t nslices, ntasks;
+	atomic_size_t next; /* the first unclaimed task */
+	atomic_int go;	    /* 0 wait, 1 run, -1 give up */
+};
+
+/* The chunks of @p st that a call of the row reads (src) and writes (dst), from byte @p off. */
+static void xor_streams_of(const struct xor_sweep *w, const struct set *st, size_t off,
+			   const uint8_t **src, uint8_t **dst)
+{
+	const int n = w->b->k + w->b->m;
+	int ns = 0, nd = 0;
+
+	switch (w->op) {
+	case PERF_ENCODE:
+		for (int i = 0; i < w->nsrc; i++)
+			src[i] = st->enc_in[i] + off;
+		for (int i = 0; i < w->ndst; i++)
+			dst[i] = st->enc_out[i] + off;
+		break;
+	case PERF_DECODE:
+		/* the first k survivors into the lost chunks' buffers */
+		for (int i = 0; i < n; i++) {
+			if (st->dec_in[i] && ns < w->nsrc)
+				src[ns++] = st->dec_in[i] + off;
+			if (st->dec_out[i])
+				dst[nd++] = st->dec_out[i] + off;
+		}
+		break;
+	case PERF_UPDATE:
+		src[0] = st->delta[0] + off;
+		for (int i = 0; i < w->ndst; i++)
+			dst[i] = st->parity[i] + off;
+		break;
+	}
+}
+
+/*
+ * Claims tasks in turn, as the codec's thread pool does with a call's slices: task t is slice
+ * t % nslices of set t / nslices (round the sets). Without the pool's per-call fork and join, a
+ * sweep has less overhead than the row it bounds.
+ */
+static void *xor_worker(void *arg)
+{
+	struct xor_sweep *w = arg;
+	const uint8_t *src[GFEC_MAX_CHUNKS];
+	uint8_t *dst[GFEC_MAX_CHUNKS];
+	size_t t;
+	int go;
+
+	while ((go = atomic_load(&w->go)) == 0)
+		sched_yield();
+	if (go < 0)
+		return NULL;
+	while ((t = atomic_fetch_add(&w->next, 1)) < w->ntasks) {
+		const size_t set = t / w->nslices % (size_t)w->b->nsets;
+		const size_t off = t % w->nslices * CPU_SLICE;
+		const size_t n = w->b->chunk - off < CPU_SLICE ? w->b->chunk - off : CPU_SLICE;
+
+		xor_streams_of(w, &w->b->sets[set], off, src, dst);
+		perf_xor_streams(w->width, n, w->nsrc, src, w->ndst, dst, w->op == PERF_UPDATE);
+	}
+	return NULL;
+}
+
+/* One sweep on @p threads threads moving @p bytes: GB/s, 0 if the threads could not be started. */
+static double xor_sweep_run(struct xor_sweep *w, int threads, double bytes)
+{
+	pthread_t tid[1024];
+	int started = 0;
+	double t0, t;
+
+	atomic_store(&w->next, 0);
+	atomic_store(&w->go, 0);
+	for (; started < threads; started++)
+		if (pthread_create(&tid[started], NULL, xor_worker, w) != 0)
+			break;
+	atomic_store(&w->go, started == threads ? 1 : -1);
+	t0 = perf_now();
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	t = perf_now() - t0;
+	return started == threads && t > 0 ? bytes / t / 1e9 : 0;
+}
+
+int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_ceil *x)
+{
+	const int k = x->k, m = x->m, e = x->e;
+	const int nsrc = x->op == PERF_UPDATE ? 1 : k, ndst = x->op == PERF_DECODE ? e : m;
+	const size_t rotate = perf_rotate_bytes(o);
+	struct xor_sweep w = { 0 };
+	struct bufs b;
+	double g[XOR_TRIALS], per_set;
+	size_t touched, passes;
+	int ret = -1;
+
+	x->gbps = x->spread = 0;
+	if (threads < 1 || threads > 1024 || x->chunk == 0 || k < 1 || ndst < 1 ||
+	    k + m > GFEC_MAX_CHUNKS ||
+	    bufs_alloc(&b, k, m, e, 1, x->chunk, PERF_PAGEABLE, rotate, nsrc + ndst))
+		return -1;
+	w.b = &b, w.op = x->op, w.width = perf_xor_width(), w.nsrc = nsrc, w.ndst = ndst;
+	w.nslices = (x->chunk + CPU_SLICE - 1) / CPU_SLICE;
+	per_set = (double)x->chunk * (x->op == PERF_UPDATE ? 1 + 2 * m : nsrc + ndst);
+	touched = (size_t)b.nsets * (size_t)(nsrc + ndst) * x->chunk;
+	passes = (XOR_PASSES * rotate + touched - 1) / touched;
+	w.ntasks = passes * (size_t)b.nsets * w.nslices;
+	for (int trial = 0; trial < XOR_TRIALS; trial++)
+		if ((g[trial] = xor_sweep_run(&w, threads, per_set * b.nsets * (double)passes)) <= 0)
+			goto out;
+	{
+		const struct perf_summary s = perf_summarise(g, XOR_TRIALS);
+
+		x->gbps = s.max;
+		x->spread = s.spread;
+	}
+	ret = 0;
+out:
+	bufs_free(&b);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ one row */
 
 static int call(gfec_codec *c, enum perf_op op, const struct bufs *b, const struct set *st)
@@ -297,7 +436,7 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 		 int m, size_t chunk, int batch, const char *backend, enum perf_data data,
 		 struct perf_row *r)
 {
-	const int e = op == PERF_DECODE ? (o->erasures && o->erasures <= m ? o->erasures : m) : 0;
+	const int e = perf_erasures(o, op, m);
 	const double target = o->quick ? 0.05 : 0.2;
 	char prof[256];
 	struct bufs b;
@@ -400,16 +539,20 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 	r->checked = o->check ? check_row(c, op, &b, o->technique) : -2;
 	/*
 	 * The ceiling that bounds this row, by construction. On the CPU: memory traffic, the row's
-	 * bytes read + written per call over the memory bandwidth measured on the row's thread
-	 * count (the buffers rotate over >= 4 x L3, so every byte crosses it). On the GPU from device
-	 * memory: the XOR-stream bound (k chunks read, m written, no GF work), over the row's traffic
-	 * per data byte. From host memory to the GPU: every data byte crosses pinned H2D.
+	 * bytes read + written per call over the better of the memory bandwidth measured on the
+	 * row's thread count and the XOR-stream rate of the row's shape (the same streams, threads,
+	 * slices and buffer layout with no GF work; the buffers rotate over >= 4 x L3, so every byte
+	 * crosses memory). On the GPU from device memory: the XOR-stream bound (k chunks read, m
+	 * written, no GF work), over the row's traffic per data byte. From host memory to the GPU:
+	 * every data byte crosses pinned H2D.
 	 */
 	{
 		const struct perf_code_ceil *pc = perf_code_ceil(ce, k, m);
+		const struct perf_xor_ceil *xc = perf_xor_ceil(ce, op, k, m, e, chunk);
 		const double per_data = r->traffic_bytes / r->data_bytes;
 		const int one = ce->threads == 1 || o->threads == 1;
-		const double mem = one ? ce->cpu_mem_1 : ce->cpu_mem_t;
+		const int by_xor = xc && xc->gbps > (one ? ce->cpu_mem_1 : ce->cpu_mem_t);
+		const double mem = by_xor ? xc->gbps : one ? ce->cpu_mem_1 : ce->cpu_mem_t;
 
 		if (r->on_gpu && data == PERF_GPU && pc && pc->xor_gpu > 0) {
 			snprintf(r->ceil_name, sizeof(r->ceil_name), "GPU XOR-stream bound");
@@ -418,10 +561,13 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 			snprintf(r->ceil_name, sizeof(r->ceil_name), "pinned H2D");
 			r->ceil_gbps = ce->h2d;
 		} else if (!r->on_gpu && data == PERF_PAGEABLE && mem > 0) {
-			snprintf(r->ceil_name, sizeof(r->ceil_name), "CPU memory, %d thread%s",
-				 one ? 1 : ce->threads, one ? "" : "s");
+			snprintf(r->ceil_name, sizeof(r->ceil_name), "CPU %s, %d thread%s",
+				 by_xor ? "XOR-stream" : "memory", one ? 1 : ce->threads,
+				 one ? "" : "s");
 			r->ceil_gbps = mem / per_data;
-			r->ceil_spread = one ? ce->cpu_mem_1_spread : ce->cpu_mem_t_spread;
+			r->ceil_spread = by_xor ? xc->spread
+				       : one ? ce->cpu_mem_1_spread
+					     : ce->cpu_mem_t_spread;
 		}
 		r->pct = pct_of(r->gbps.median, r->ceil_gbps);
 	}
