@@ -22,6 +22,7 @@
 #include <gfec/gfec.h>
 
 #include "cli.h"
+#include "nc.h"
 
 static const char help_main[] =
     "usage: gfec COMMAND [OPTIONS] FILE\n"
@@ -36,6 +37,7 @@ static const char help_main[] =
     "  info     [FILE]              library, backend and CPUs; with FILE its metadata\n"
     "  tune     [OPTIONS]           tune GPU kernels and the CPU/GPU crossover into gfec.conf\n"
     "  weights  FILE | --bch N,K    weight and joint weight distribution of a binary code\n"
+    "  nc       encode|recode|decode|simulate  network coding: FILE as a stream of coded blocks\n"
     "  help     [COMMAND]           this text, or a command's\n"
     "\n"
     "'gfec COMMAND --help' describes each command.\n"
@@ -69,6 +71,7 @@ static const struct command commands[] = {
     {"encode", cmd_encode, help_encode}, {"decode", cmd_decode, help_decode},
     {"verify", cmd_verify, help_verify}, {"info", cmd_info, help_info},
     {"tune", cmd_tune, help_tune}, {"weights", cmd_weights, help_weights},
+    {"nc", cmd_nc, help_nc},
     {"help", cmd_help, help_help},
 };
 
