@@ -24,6 +24,7 @@
 #include <string.h>
 #include <vector>
 
+#include "gemm16.h"
 #include "gfec_gpu.h"
 #include "kernels.h"
 #include "nc.h"
@@ -114,6 +115,7 @@ struct Plan {
 	Shape sh;
 	uint8_t *d_a = nullptr;
 	std::vector<Prepared> ks; // tuned kernels first, the default last
+	Gemm16Plan *g16 = nullptr; // w = 16: the one GF(2^16) kernel's plan (ks is empty)
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -253,7 +255,12 @@ const KernelInfo *pick(Ctx *c, const struct gfec_gemm_matrix *a)
 
 int gpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 {
-	return pick(static_cast<Ctx *>(ctx), a) ? 0 : GFEC_E_NOTSUP;
+	Ctx *c = static_cast<Ctx *>(ctx);
+
+	// w = 16 has one kernel (gpu_kernel names only w = 8 ones); its limit is the table's size
+	if (a->w == 16)
+		return gemm16_can_implement(a->rows, a->cols, a->packetsize, c->prop.totalGlobalMem);
+	return pick(c, a) ? 0 : GFEC_E_NOTSUP;
 }
 
 void gpu_plan_free(void *ctx, void *plan)
@@ -266,6 +273,7 @@ void gpu_plan_free(void *ctx, void *plan)
 	cudaFree(p->d_a);
 	for (Prepared &k : p->ks)
 		cudaFree(k.d_tables);
+	gemm16_plan_free(p->g16);
 	delete p;
 }
 
@@ -293,6 +301,29 @@ int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
 	Plan *p;
 	const size_t n = (size_t)a->rows * a->cols;
 
+	if (a->w == 16) {
+		int ret = gpu_can_implement(ctx, a);
+
+		if (ret)
+			return ret;
+		p = new (std::nothrow) Plan;
+		if (!p)
+			return GFEC_E_NOMEM;
+		p->sh = { a->rows, a->cols, 0 };
+		if (cudaSetDevice(c->dev) != cudaSuccess) {
+			cudaGetLastError();
+			delete p;
+			return GFEC_E_DEVICE;
+		}
+		ret = gemm16_plan_create(a->rows, a->cols, reinterpret_cast<const uint16_t *>(a->a),
+					 &p->g16);
+		if (ret) {
+			delete p;
+			return ret;
+		}
+		*out = p;
+		return 0;
+	}
 	if (!k)
 		return GFEC_E_NOTSUP;
 	p = new (std::nothrow) Plan;
@@ -353,6 +384,9 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 
 	if (c->fault)
 		return cudaErrorLaunchFailure;
+	if (p->g16)
+		return gemm16_launch(p->g16, col, d_src, d_dst, nstripes, len, vec,
+				     c->prop.multiProcessorCount, st);
 	for (const Prepared &cand : p->ks)
 		if (len >= cand.len_min && len <= cand.len_max) {
 			k = &cand;
@@ -608,10 +642,12 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 int gpu_gemm(void *ctx, const void *plan, int nstripes, size_t len, const uint8_t *const *src,
 	     uint8_t *const *dst)
 {
+	const Plan *p = static_cast<const Plan *>(plan);
 	size_t done;
 
-	return run(static_cast<Ctx *>(ctx), static_cast<const Plan *>(plan), -1, nstripes, len, src,
-		   dst, &done);
+	if (p->g16 && len % 2)
+		return GFEC_E_INVAL; // w = 16: whole 16-bit symbols
+	return run(static_cast<Ctx *>(ctx), p, -1, nstripes, len, src, dst, &done);
 }
 
 int gpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *src,
@@ -619,7 +655,7 @@ int gpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *
 {
 	const Plan *p = static_cast<const Plan *>(plan);
 
-	if (col < 0 || col >= p->sh.cols)
+	if (col < 0 || col >= p->sh.cols || (p->g16 && len % 2))
 		return GFEC_E_INVAL;
 	return run(static_cast<Ctx *>(ctx), p, col, 1, len, &src, dst, done);
 }

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file gemm16.cu
+ * GF(2^16) plans and launches for the GPU backend (issue 13): the fragment table is expanded from
+ * A on the device (one thread per 16 bytes), so even a 32 GiB table costs one A upload and a
+ * few milliseconds, then every call runs gf16_gemm_bmma over it.
+ */
+#include "gemm16.h"
+
+#include <new>
+
+#include "../kernel/gemm16_bmma.cuh"
+#include "gemm.h"
+
+namespace gfec
+{
+
+// Block: 2 row subsets x 4 position subtiles of warps (16 rows x 128 positions), K-chunks of 4
+// k-steps (64 input symbols): 49 KiB per stage, two stages, so two blocks fit on an SM.
+constexpr int kWR = 2, kWP = 4, kKC = 4;
+constexpr size_t kStageBytes = (size_t)kWR * kKC * kG16StepUint4 * 16 +
+			       (size_t)kKC * kG16SymsPerStep * (2 * kG16WarpPositions * kWP + 16);
+constexpr size_t kSmem = 2 * kStageBytes;
+constexpr int kThreads = kWR * kWP * 32;
+constexpr int kMaxDim = 65536; // GFEC_MAX_CHUNKS_GF16
+
+struct Gemm16Plan {
+	int rows = 0, cols = 0, nks = 0, nsub = 0; // nsub: padded to kWR
+	uint4 *d_frag = nullptr;
+	int per_sm = 1;
+};
+
+size_t gemm16_table_bytes(int rows, int cols)
+{
+	return (size_t)g16_nsub_padded(rows, kWR) * g16_nks(cols) * kG16StepUint4 * 16;
+}
+
+int gemm16_can_implement(int rows, int cols, size_t packetsize, size_t device_mem)
+{
+	if (rows < 1 || cols < 1 || rows > kMaxDim || cols > kMaxDim || packetsize)
+		return GFEC_E_NOTSUP;
+	return gemm16_table_bytes(rows, cols) > device_mem / 4 * 3 ? GFEC_E_NOTSUP : 0;
+}
+
+void gemm16_plan_free(Gemm16Plan *p)
+{
+	if (!p)
+		return;
+	cudaFree(p->d_frag);
+	delete p;
+}
+
+int gemm16_plan_create(int rows, int cols, const uint16_t *a, Gemm16Plan **out)
+{
+	const size_t abytes = (size_t)rows * cols * 2, tbytes = gemm16_table_bytes(rows, cols);
+	Gemm16Plan *p = new (std::nothrow) Gemm16Plan;
+	uint16_t *d_a = nullptr;
+	size_t freeb = 0, totalb = 0;
+	int ret = GFEC_E_DEVICE;
+
+	if (!p)
+		return GFEC_E_NOMEM;
+	p->rows = rows, p->cols = cols, p->nks = g16_nks(cols),
+	p->nsub = g16_nsub_padded(rows, kWR);
+	if (cudaMemGetInfo(&freeb, &totalb) != cudaSuccess)
+		goto fail;
+	if (abytes + tbytes > freeb) {
+		ret = GFEC_E_NOMEM;
+		goto fail;
+	}
+	if (cudaFuncSetAttribute(gf16_gemm_bmma<kWR, kWP, kKC>,
+				 cudaFuncAttributeMaxDynamicSharedMemorySize,
+				 (int)kSmem) != cudaSuccess ||
+	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p->per_sm, gf16_gemm_bmma<kWR, kWP, kKC>,
+							  kThreads, kSmem) != cudaSuccess)
+		goto fail;
+	p->per_sm = p->per_sm < 1 ? 1 : p->per_sm;
+	if (cudaMalloc(&p->d_frag, tbytes) != cudaSuccess ||
+	    cudaMalloc(&d_a, abytes) != cudaSuccess ||
+	    cudaMemcpy(d_a, a, abytes, cudaMemcpyHostToDevice) != cudaSuccess)
+		goto fail;
+	{
+		const size_t n = tbytes / 16;
+		const size_t want = (n + 255) / 256;
+		const int grid = (int)(want < 65536 ? want : 65536);
+
+		g16_expand<<<grid, 256>>>(d_a, rows, cols, p->nks, n, p->d_frag);
+	}
+	if (cudaGetLastError() != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+		goto fail;
+	cudaFree(d_a);
+	*out = p;
+	return 0;
+fail:
+	cudaGetLastError();
+	cudaFree(d_a);
+	gemm16_plan_free(p);
+	return ret;
+}
+
+cudaError_t gemm16_launch(const Gemm16Plan *p, int col, const uint8_t *const *d_src,
+			  uint8_t *const *d_dst, int nstripes, size_t len, int vec, int sms,
+			  cudaStream_t st)
+{
+	constexpr int PB = kG16WarpPositions * kWP;
+	G16Args args{};
+
+	args.src = d_src;
+	args.dst = d_dst;
+	args.sub_stride = (size_t)p->nks * kG16StepUint4;
+	args.frag = p->d_frag + (col < 0 ? 0 : (size_t)(col / kG16SymsPerStep) * kG16StepUint4);
+	args.nks = col < 0 ? p->nks : 1;
+	args.cols = col < 0 ? p->cols : 1;
+	args.col0 = col < 0 ? 0 : col % kG16SymsPerStep;
+	args.rows = p->rows;
+	args.nstripes = nstripes;
+	args.len = len;
+	args.vec = vec;
+	args.acc = col >= 0;
+	args.nrt = p->nsub / kWR;
+	args.npt = (len / 2 + PB - 1) / PB;
+
+	const size_t total = (size_t)nstripes * args.npt * args.nrt;
+	const size_t full = (size_t)p->per_sm * (size_t)sms;
+	const int grid = (int)(total < full ? (total ? total : 1) : full);
+
+	gf16_gemm_bmma<kWR, kWP, kKC><<<grid, kThreads, kSmem, st>>>(args);
+	return cudaGetLastError();
+}
+
+const char *gemm16_kernel_name()
+{
+	return "bmma16_r2_p4_k4";
+}
+
+} // namespace gfec
