@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file lt_gpu.cuh
+ * The batched LT encoder on the GPU (gfec_gpu_lt.h, issue 14): every coded block's degree and
+ * neighbours are drawn on the device from its seed by lt_dist.h's very functions, and its payload
+ * is the XOR of its d source blocks, read through L2 (n * B = 10 MiB at n = 10240, B = 1 KiB,
+ * fits the H200's 50 MiB). Four launches per call:
+ *
+ *   lt_degrees    one thread per coded block i: deg[i] = gfec_lt_degree(seed0 + i), and its item
+ *                 count ceil(deg / kLtItem); an exclusive scan of the counts (CUB) gives ioff[i]
+ *   lt_indices    one warp per coded block: the Floyd neighbours into idx[ioff[i] * kLtItem ...],
+ *                 32 draws per round, and the item table item[ioff[i] + g] = (i, g)
+ *   lt_xor        one warp per (item, segment): XOR of the item's <= kLtItem source blocks into
+ *                 the output (g = 0) or into a partial slot (g >= 1)
+ *   lt_combine    one warp per coded block with more than one item: out ^= its partials
+ *
+ * Splitting a block's neighbours into items of kLtItem keeps every warp's work within
+ * kLtItem * B bytes: the robust soliton tail (P(d >= x) ~ 1/x, d up to n) would otherwise leave
+ * one warp reading megabytes while the rest of the GPU idles. (The thesis sorted blocks by degree
+ * for the same reason; with equal-sized items no sort is needed.)
+ *
+ * Floyd on a warp (lt_dist.h: for t = 0..d-1, j = n - d + t: v = draw(t) in 0..j; idx[t] = v if v
+ * is not yet chosen, else j): draws t0 .. t0 + 31 are made by the 32 lanes at once. A lane's draw
+ * v_t is a "candidate" for an in-round dependence when it equals an earlier lane's draw v_s or an
+ * earlier lane's j_s = jbase + s (s < t in the round); idx_s is always v_s or j_s, so a lane that
+ * is no candidate only has to test v_t against the earlier rounds' choices (a bitmap of n bits in
+ * shared memory, one per warp, kept only when d > 32). When any lane of the round is a candidate,
+ * lane 0 runs the round sequentially (lt_round_seq), exactly as lt_dist.h does. Both paths give
+ * lt_dist.h's indices; tests/cuda_gemm/lt_emulate.cpp runs these functions on the CPU, round by
+ * round, against gfmatrix/lt.c.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lt_dist.h"
+
+#ifdef __CUDACC__
+#define GFEC_LT_HD __host__ __device__ __forceinline__
+#else
+#define GFEC_LT_HD inline
+#endif
+
+namespace gfec {
+
+/** Neighbours per item: the most source blocks one warp XORs for one output. */
+constexpr uint32_t kLtItem = 64;
+/** Largest n: GFEC_NC_MAX_N, the block format's bound (and 8 KiB of bitmap per warp). */
+constexpr uint32_t kLtMaxN = 65536;
+
+/** Items of a block of degree @p d. */
+GFEC_LT_HD uint32_t lt_items(uint32_t d)
+{
+	return (d + kLtItem - 1) / kLtItem;
+}
+
+/** The partial slot of item @p g >= 1 of block @p i whose first item is @p ioff. */
+GFEC_LT_HD size_t lt_partial_slot(size_t ioff, size_t i, uint32_t g)
+{
+	return ioff - i + g - 1;
+}
+
+/** Floyd's draw t of a block of degree d (j = n - d + t): v in 0..j, as lt_dist.h makes it. */
+GFEC_LT_HD uint32_t lt_draw(uint32_t key, uint32_t j, uint32_t t)
+{
+	uint32_t x = gfec_nc_mix32(key ^ ((t + 1U) * 0x9E3779B1U));
+
+	return (uint32_t)(((uint64_t)x * ((uint64_t)j + 1U)) >> 32);
+}
+
+/**
+ * Whether lane @p lane's draw @p v may depend on the earlier lanes of its round: it equals an
+ * earlier lane's draw (@p dup_below: a mask of those lanes) or an earlier lane's j (jbase + s).
+ */
+GFEC_LT_HD int lt_candidate(uint32_t v, uint32_t jbase, uint32_t lane, uint32_t dup_below)
+{
+	return dup_below != 0 || (v >= jbase && v - jbase < lane);
+}
+
+GFEC_LT_HD int lt_bit(const uint32_t *bm, uint32_t v)
+{
+	return (int)(bm[v >> 5] >> (v & 31) & 1);
+}
+
+/**
+ * Draws t0 .. tend - 1 (tend - t0 <= 32) of the block (key, n, d), one after another, into
+ * idx[t0 ..]: the chosen set is @p bm (the earlier rounds; NULL when there are none) plus this
+ * round's choices so far. Sets this round's bits in @p bm when @p bm is not NULL.
+ */
+GFEC_LT_HD void lt_round_seq(uint32_t key, uint32_t n, uint32_t d, uint32_t t0, uint32_t tend,
+			     uint32_t *bm, uint32_t *idx)
+{
+	uint32_t mine[32];
+
+	for (uint32_t t = t0; t < tend; t++) {
+		const uint32_t j = n - d + t;
+		uint32_t v = lt_draw(key, j, t), s;
+
+		for (s = 0; s < t - t0; s++)
+			if (mine[s] == v)
+				break;
+		if (s < t - t0 || (bm && lt_bit(bm, v)))
+			v = j;
+		mine[t - t0] = v;
+		idx[t] = v;
+	}
+	if (bm)
+		for (uint32_t t = t0; t < tend; t++)
+			bm[mine[t - t0] >> 5] |= 1U << (mine[t - t0] & 31);
+}
+
+/** 16 bytes, the unit of the vector path: uint4 under nvcc (for __ldg and __stcs). */
+#ifdef __CUDACC__
+typedef uint4 LtU4;
+#else
+struct alignas(16) LtU4 {
+	uint32_t x, y, z, w;
+};
+#endif
+
+/** Item g of coded block blk: its neighbours kLtItem * g .. kLtItem * (g + 1) - 1. */
+struct LtPair {
+	uint32_t blk, g;
+};
+
+GFEC_LT_HD void lt_xor4(LtU4 &a, const LtU4 &b)
+{
+	a.x ^= b.x, a.y ^= b.y, a.z ^= b.z, a.w ^= b.w;
+}
+
+/** What lt_xor and lt_combine see. */
+struct LtArgs {
+	const uint8_t *const *segs; // nseg segment pointers (device array)
+	uint8_t *out;		    // block (s, i) at out + (s * count + i) * stride
+	uint8_t *partial;	    // per segment: (items - count) slots of B bytes
+	const uint32_t *deg;	    // count
+	const uint32_t *ioff;	    // count: first item of block i
+	const uint32_t *idx;	    // items * kLtItem: neighbours of item it at it * kLtItem
+	const LtPair *item;	    // items: (block, g)
+	size_t B, stride, units;    // units = B / 16 on the vector path
+	uint32_t count, items;
+	int nseg, vec;
+};
+
+template <class T> GFEC_LT_HD T lt_load(const T *p)
+{
+#ifdef __CUDA_ARCH__
+	return __ldg(p);
+#else
+	return *p;
+#endif
+}
+
+/** *p = v; outputs (@p stream) bypass L2's normal policy so that the sources stay there. */
+GFEC_LT_HD void lt_store(LtU4 *p, const LtU4 &v, int stream)
+{
+#ifdef __CUDA_ARCH__
+	if (stream) {
+		__stcs(p, v);
+		return;
+	}
+#endif
+	(void)stream;
+	*p = v;
+}
+
+/** Unit lane + 32 k of item @p it of segment @p s, for lane @p lane of its warp (k < 2). */
+GFEC_LT_HD void lt_item_vec(const LtArgs &a, size_t it, int s, uint32_t lane)
+{
+	const LtPair bg = a.item[it];
+	const uint32_t i = bg.blk, g = bg.g, d = a.deg[i];
+	const uint32_t cnt = d - g * kLtItem < kLtItem ? d - g * kLtItem : kLtItem;
+	const uint32_t *nb = a.idx + it * kLtItem;
+	const LtU4 *seg = (const LtU4 *)a.segs[s];
+	const size_t bu = a.B / 16;
+	LtU4 *dst = (LtU4 *)(g == 0 ? a.out + ((size_t)s * a.count + i) * a.stride
+				     : a.partial + ((size_t)s * (a.items - a.count) +
+						    lt_partial_slot(a.ioff[i], i, g)) * a.B);
+
+	for (size_t u = lane; u < a.units; u += 64) {
+		const int two = u + 32 < a.units;
+		LtU4 acc0 = { 0, 0, 0, 0 }, acc1 = { 0, 0, 0, 0 };
+		uint32_t k = 0;
+
+		for (; k + 4 <= cnt; k += 4) {
+			const LtU4 *p0 = seg + nb[k] * bu + u, *p1 = seg + nb[k + 1] * bu + u;
+			const LtU4 *p2 = seg + nb[k + 2] * bu + u, *p3 = seg + nb[k + 3] * bu + u;
+			LtU4 a0 = lt_load(p0), a1 = lt_load(p1), a2 = lt_load(p2), a3 = lt_load(p3);
+
+			lt_xor4(acc0, a0), lt_xor4(acc0, a1), lt_xor4(acc0, a2), lt_xor4(acc0, a3);
+			if (two) {
+				LtU4 b0 = lt_load(p0 + 32), b1 = lt_load(p1 + 32);
+				LtU4 b2 = lt_load(p2 + 32), b3 = lt_load(p3 + 32);
+
+				lt_xor4(acc1, b0), lt_xor4(acc1, b1), lt_xor4(acc1, b2);
+				lt_xor4(acc1, b3);
+			}
+		}
+		for (; k < cnt; k++) {
+			const LtU4 *p = seg + nb[k] * bu + u;
+
+			lt_xor4(acc0, lt_load(p));
+			if (two)
+				lt_xor4(acc1, lt_load(p + 32));
+		}
+		lt_store(dst + u, acc0, g == 0);
+		if (two)
+			lt_store(dst + u + 32, acc1, g == 0);
+	}
+}
+
+/** The byte path (any B, any alignment): byte lane + 32 k of item @p it of segment @p s. */
+GFEC_LT_HD void lt_item_bytes(const LtArgs &a, size_t it, int s, uint32_t lane)
+{
+	const LtPair bg = a.item[it];
+	const uint32_t i = bg.blk, g = bg.g, d = a.deg[i];
+	const uint32_t cnt = d - g * kLtItem < kLtItem ? d - g * kLtItem : kLtItem;
+	const uint32_t *nb = a.idx + it * kLtItem;
+	const uint8_t *seg = a.segs[s];
+	uint8_t *dst = g == 0 ? a.out + ((size_t)s * a.count + i) * a.stride
+			      : a.partial + ((size_t)s * (a.items - a.count) +
+					     lt_partial_slot(a.ioff[i], i, g)) * a.B;
+
+	for (size_t b = lane; b < a.B; b += 32) {
+		uint8_t acc = 0;
+
+		for (uint32_t k = 0; k < cnt; k++)
+			acc ^= seg[(size_t)nb[k] * a.B + b];
+		dst[b] = acc;
+	}
+}
+
+/** Block @p i of segment @p s, lane @p lane: out ^= its partials (blocks of one item: nothing). */
+GFEC_LT_HD void lt_combine_block(const LtArgs &a, uint32_t i, int s, uint32_t lane)
+{
+	const uint32_t ni = lt_items(a.deg[i]);
+	uint8_t *dst = a.out + ((size_t)s * a.count + i) * a.stride;
+	const uint8_t *part = a.partial + ((size_t)s * (a.items - a.count) +
+					   lt_partial_slot(a.ioff[i], i, 1)) * a.B;
+
+	if (ni < 2)
+		return;
+	if (a.vec) {
+		for (size_t u = lane; u < a.units; u += 32) {
+			LtU4 acc = ((const LtU4 *)dst)[u];
+
+			for (uint32_t g = 1; g < ni; g++)
+				lt_xor4(acc, ((const LtU4 *)(part + (size_t)(g - 1) * a.B))[u]);
+			((LtU4 *)dst)[u] = acc;
+		}
+		return;
+	}
+	for (size_t b = lane; b < a.B; b += 32) {
+		uint8_t acc = dst[b];
+
+		for (uint32_t g = 1; g < ni; g++)
+			acc ^= part[(size_t)(g - 1) * a.B + b];
+		dst[b] = acc;
+	}
+}
+
+#if defined(__CUDACC__)
+
+constexpr int kLtWarps = 4; // warps per thread block of lt_indices, lt_xor and lt_combine
+
+__global__ void lt_degrees(const uint32_t *cdf, uint32_t len, uint32_t seed0, uint32_t count,
+			   uint32_t *deg, uint32_t *nitems)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		const uint32_t d = gfec_lt_degree(cdf, len, gfec_nc_prng_key(seed0 + (uint32_t)i));
+
+		deg[i] = d;
+		nitems[i] = lt_items(d);
+	}
+}
+
+// Dynamic shared memory: kLtWarps bitmaps of ceil(n / 32) words, zero between blocks.
+__global__ void __launch_bounds__(kLtWarps * 32)
+	lt_indices(uint32_t n, uint32_t seed0, uint32_t count, const uint32_t *deg,
+		   const uint32_t *ioff, uint32_t *idx, LtPair *item)
+{
+	extern __shared__ uint32_t lt_smem[];
+	const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const uint32_t nwords = (n + 31) / 32;
+	uint32_t *bm = lt_smem + warp * nwords;
+
+	for (uint32_t w = threadIdx.x; w < nwords * kLtWarps; w += blockDim.x)
+		lt_smem[w] = 0;
+	__syncthreads();
+	for (size_t i = blockIdx.x * (size_t)kLtWarps + warp; i < count;
+	     i += (size_t)gridDim.x * kLtWarps) {
+		const uint32_t d = deg[i], key = gfec_nc_prng_key(seed0 + (uint32_t)i);
+		const uint32_t first = ioff[i], ni = lt_items(d);
+		uint32_t *out = idx + (size_t)first * kLtItem;
+		const int multi = d > 32; // later rounds test the earlier ones' bitmap
+
+		for (uint32_t g = lane; g < ni; g += 32)
+			item[first + g] = LtPair{ (uint32_t)i, g };
+		for (uint32_t t0 = 0; t0 < d; t0 += 32) {
+			const uint32_t t = t0 + lane, jbase = n - d + t0;
+			const int active = t < d;
+			const uint32_t j = n - d + t, v = active ? lt_draw(key, j, t) : 0xFFFFFFFFu;
+			const uint32_t same = __match_any_sync(0xFFFFFFFFu, v);
+			const int cand =
+			    active && lt_candidate(v, jbase, lane, same & ((1U << lane) - 1));
+
+			if (!__ballot_sync(0xFFFFFFFFu, cand)) {
+				if (active) {
+					const uint32_t x = t0 && lt_bit(bm, v) ? j : v;
+
+					out[t] = x;
+					if (multi)
+						atomicOr(&bm[x >> 5], 1U << (x & 31));
+				}
+			} else if (lane == 0) {
+				lt_round_seq(key, n, d, t0, d - t0 < 32 ? d : t0 + 32,
+					     multi ? bm : nullptr, out);
+			}
+			__syncwarp();
+		}
+		if (multi) {
+			for (uint32_t w = lane; w < nwords; w += 32)
+				bm[w] = 0;
+			__syncwarp();
+		}
+	}
+}
+
+__global__ void __launch_bounds__(kLtWarps * 32) lt_xor(LtArgs a)
+{
+	const uint32_t lane = threadIdx.x & 31;
+	const size_t total = (size_t)a.items * a.nseg;
+
+	for (size_t w = blockIdx.x * (size_t)kLtWarps + (threadIdx.x >> 5); w < total;
+	     w += (size_t)gridDim.x * kLtWarps) {
+		const int s = (int)(w / a.items);
+		const size_t it = w % a.items;
+
+		if (a.vec)
+			lt_item_vec(a, it, s, lane);
+		else
+			lt_item_bytes(a, it, s, lane);
+	}
+}
+
+__global__ void __launch_bounds__(kLtWarps * 32) lt_combine(LtArgs a)
+{
+	const uint32_t lane = threadIdx.x & 31;
+	const size_t total = (size_t)a.count * a.nseg;
+
+	for (size_t w = blockIdx.x * (size_t)kLtWarps + (threadIdx.x >> 5); w < total;
+	     w += (size_t)gridDim.x * kLtWarps)
+		lt_combine_block(a, (uint32_t)(w % a.count), (int)(w / a.count), lane);
+}
+
+#endif // __CUDACC__
+
+} // namespace gfec
