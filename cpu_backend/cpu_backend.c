@@ -31,7 +31,7 @@
  * slice against the kernel's 1024 table lookups per coefficient for a 64 KiB slice.
  */
 #define GF16_PLAN_TABLES (64u << 20)
-#define GF16_ROW_TABLES (1u << 20)
+#define GF16_ROW_TABLES (4u << 20)
 
 struct cpu_ctx {
 	enum gfec_cpu_path path; /* never GFEC_CPU_AUTO */

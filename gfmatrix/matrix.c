@@ -555,3 +555,125 @@ int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int
 {
 	return gfec_matrix_decode_w(8, g, k, m, src, want, nwant, d);
 }
+
+/*
+ * Products over the points 0..n-1 in O(log^2 n). The points below 2^r are a GF(2)-subspace, so
+ * L_r(t) = prod_{v < 2^r} (t + v) is additive in t and L_{r+1}(t) = L_r(t) (L_r(t) + L_r(2^r));
+ * 0..n-1 is a union of blocks base + [0, 2^r), one per set bit r of n, each giving L_r(t + base).
+ */
+struct span16 {
+	uint16_t kq[17]; /* L_q(2^q) */
+	uint16_t dq[17]; /* prod_{0 < v < 2^q} v: the block's product without the factor t + t */
+};
+
+static uint16_t span16_l(const struct span16 *s, int r, uint16_t t)
+{
+	uint16_t u = t;
+
+	for (int q = 0; q < r; q++)
+		u = gfec_gf16_mul(u, u ^ s->kq[q]);
+	return u;
+}
+
+static void span16_init(struct span16 *s)
+{
+	s->dq[0] = 1;
+	for (int q = 0; q < 16; q++) {
+		s->kq[q] = span16_l(s, q, (uint16_t)(1u << q));
+		s->dq[q + 1] = gfec_gf16_mul(s->dq[q], s->kq[q]);
+	}
+	s->kq[16] = 0; /* unused: no point lies beyond the field */
+}
+
+/* prod_{c < n, c != t} (t + c) for n <= 65536. */
+static uint16_t span16_prod(const struct span16 *s, unsigned n, unsigned t)
+{
+	uint16_t p = 1;
+	unsigned base = 0;
+
+	for (int r = 16; r >= 0; r--) {
+		if (!(n >> r & 1))
+			continue;
+		if ((t ^ base) < (1u << r))
+			p = gfec_gf16_mul(p, s->dq[r]);
+		else
+			p = gfec_gf16_mul(p, span16_l(s, r, (uint16_t)(t ^ base)));
+		base += 1u << r;
+	}
+	return p;
+}
+
+int gfec_matrix_cauchy16_decode(int k, int m, const int *src, const int *want, int nwant,
+				uint16_t *x, uint16_t *r, uint16_t *y, uint16_t *c)
+{
+	const int n = k + m;
+	struct span16 sp;
+	uint8_t *is_src;
+	int *lost, nlost = 0, ret = 0;
+
+	if (!gfec_matrix_shape_ok(16, k, m) || !src || (nwant && (!want || !x || !r)) || !y ||
+	    !c || nwant < 0)
+		return GFEC_E_INVAL;
+	is_src = calloc((size_t)n, 1);
+	lost = malloc(sizeof(*lost) * (size_t)m);
+	if (!is_src || !lost) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (int j = 0; j < k; j++) {
+		if (src[j] < 0 || src[j] >= n || is_src[src[j]]) {
+			ret = GFEC_E_INVAL;
+			goto out;
+		}
+		is_src[src[j]] = 1;
+	}
+	for (int e = 0; e < n; e++)
+		if (!is_src[e])
+			lost[nlost++] = e;
+	for (int i = 0; i < nwant; i++)
+		if (want[i] < 0 || want[i] >= n || is_src[want[i]]) {
+			ret = GFEC_E_INVAL;
+			goto out;
+		}
+	gfec_gf16_init();
+	span16_init(&sp);
+
+	/* v_p: the column multiplier of the chunk at point p (the data points are 0..k-1) */
+#define V_INV(p) span16_prod(&sp, (unsigned)k, (unsigned)(p))
+	/* Targets: r = v_t W(t), W(t) = prod_{c < n, c != t} (t + c) / prod_{lost e != t} (t + e). */
+	for (int i = 0; i < nwant; i++) {
+		const unsigned t = (unsigned)want[i];
+		uint16_t q = 1;
+
+		for (int e = 0; e < nlost; e++)
+			if ((unsigned)lost[e] != t)
+				q = gfec_gf16_mul(q, (uint16_t)(t ^ (unsigned)lost[e]));
+		x[i] = (uint16_t)t;
+		r[i] = gfec_gf16_div(span16_prod(&sp, (unsigned)n, t),
+				     gfec_gf16_mul(q, V_INV(t)));
+	}
+	/* Sources: c = 1 / (v_z W'(z)), W'(z) = prod_{c < n, c != z} (z + c) / prod_lost (z + e). */
+	for (int j = 0; j < k; j++) {
+		const unsigned z = (unsigned)src[j];
+		uint16_t q = 1;
+
+		for (int e = 0; e < nlost; e++)
+			q = gfec_gf16_mul(q, (uint16_t)(z ^ (unsigned)lost[e]));
+		y[j] = (uint16_t)z;
+		c[j] = gfec_gf16_div(gfec_gf16_mul(q, V_INV(z)), span16_prod(&sp, (unsigned)n, z));
+	}
+#undef V_INV
+out:
+	free(is_src);
+	free(lost);
+	return ret;
+}
+
+void gfec_matrix_cauchy16_expand(int rows, int cols, const uint16_t *x, const uint16_t *r,
+				 const uint16_t *y, const uint16_t *c, uint16_t *out)
+{
+	for (size_t i = 0; i < (size_t)rows; i++)
+		for (size_t j = 0; j < (size_t)cols; j++)
+			out[i * (size_t)cols + j] = gfec_gf16_mul(
+				gfec_gf16_mul(r[i], c[j]), gfec_gf16_inv((uint16_t)(x[i] ^ y[j])));
+}

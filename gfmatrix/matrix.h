@@ -100,6 +100,32 @@ int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int
 int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src, const int *want,
 			 int nwant, void *d);
 
+/*
+ * GF(2^16) matrices in Cauchy form: element (i,j) = r[i] * c[j] / (x[i] ^ y[j]), with the points
+ * x[] and y[] disjoint. The cauchy technique's generator is one (x = k+i, y = j, r = c = 1), and
+ * so is every decode matrix of it: the code is a generalised Reed-Solomon code on the points
+ * 0..k+m-1 (chunk i at point i), whose values at any k points give its value at any other point
+ * t as sum_z v_t W(t) / (v_z W'(z) (t + z)) * chunk_z (Lagrange interpolation over the sources
+ * z, W(t) = prod_z (t + z), v the code's column multipliers, 1 / prod_{j<k, j != i} (i + j)
+ * for data chunk i and 1 / prod_{j<k} (k+i + j) for parity i). Holding a matrix as its 2 (rows
+ * + cols) scalars costs no inverse and no rows x cols memory.
+ */
+
+/**
+ * The decode matrix of the cauchy technique at w = 16 (G from gfec_matrix_cauchy_w(16, k, m))
+ * in Cauchy form: row i rebuilds chunk want[i] from the k chunks src[] (by position in src), as
+ * gfec_matrix_decode_w() would. Every want[i] must be missing from src. x and r take nwant
+ * elements, y and c take k. Time O((k+m) m + (k+m) log^2 (k+m)), no heap beyond k+m bytes.
+ * @returns 0, GFEC_E_INVAL (bad shape or index, a repeated source, a wanted source) or
+ * GFEC_E_NOMEM.
+ */
+int gfec_matrix_cauchy16_decode(int k, int m, const int *src, const int *want, int nwant,
+				uint16_t *x, uint16_t *r, uint16_t *y, uint16_t *c);
+
+/** The rows x cols dense matrix of a Cauchy form, row-major, into @p out. */
+void gfec_matrix_cauchy16_expand(int rows, int cols, const uint16_t *x, const uint16_t *r,
+				 const uint16_t *y, const uint16_t *c, uint16_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,9 @@
 #include <jerasure.h>
 #include <reed_sol.h>
 
+#include "gf16.h"
 #include "gfec/gfec.h"
+#include "matrix.h"
 #include "test_util.h"
 
 /* k + m chunks of len bytes, each at its own misalignment; data random, parity poisoned. */
@@ -185,6 +187,67 @@ static void test_large_shapes_match_jerasure(void **state)
 }
 
 /* --- decode ---------------------------------------------------------------------------------- */
+
+/*
+ * gfmatrix's closed-form Cauchy decode matrices equal the ones Gauss-Jordan elimination gives
+ * (gfec_matrix_decode_w on the same generator), for random sources and targets, including
+ * shapes whose k+m is not a power of two and one of 65536 points.
+ */
+static void test_cauchy_form_equals_inverse(void **state)
+{
+	static const int shapes[][2] = { { 2, 1 }, { 3, 2 }, { 7, 5 }, { 16, 16 }, { 37, 11 },
+					 { 100, 28 }, { 129, 127 }, { 300, 45 } };
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]) + 1; s++) {
+		const int last = s == sizeof(shapes) / sizeof(shapes[0]);
+		const int k = last ? 65530 : shapes[s][0], m = last ? 6 : shapes[s][1], n = k + m;
+		uint16_t *g = malloc(sizeof(*g) * (size_t)k * m);
+		int *perm = malloc(sizeof(int) * (size_t)n);
+		uint16_t *x = malloc(2 * (size_t)m), *r = malloc(2 * (size_t)m);
+		uint16_t *y = malloc(2 * (size_t)k), *c = malloc(2 * (size_t)k);
+		uint16_t *want_d = malloc(2 * (size_t)m * k), *got_d = malloc(2 * (size_t)m * k);
+
+		assert_true(g && perm && x && r && y && c && want_d && got_d);
+		assert_int_equal(gfec_matrix_cauchy_w(16, k, m, g), 0);
+		for (int rep = 0; rep < (last ? 1 : 4); rep++) {
+			/* sources: k random chunks in random order; targets: the others, shuffled */
+			for (int i = 0; i < n; i++)
+				perm[i] = i;
+			for (int i = n - 1; i > 0; i--) {
+				int j = (int)(test_rand() % (uint64_t)(i + 1)), t = perm[i];
+
+				perm[i] = perm[j];
+				perm[j] = t;
+			}
+			const int nwant = test_range(1, m);
+
+			assert_int_equal(gfec_matrix_decode_w(16, g, k, m, perm, perm + k, nwant,
+							      want_d),
+					 0);
+			assert_int_equal(gfec_matrix_cauchy16_decode(k, m, perm, perm + k, nwant, x,
+								     r, y, c),
+					 0);
+			gfec_matrix_cauchy16_expand(nwant, k, x, r, y, c, got_d);
+			if (memcmp(want_d, got_d, 2 * (size_t)nwant * k) != 0)
+				fail_msg("k=%d m=%d: the closed-form decode matrix differs", k, m);
+		}
+		/* a wanted chunk that is also a source, and a repeated source, are refused */
+		assert_int_equal(gfec_matrix_cauchy16_decode(k, m, perm, perm, 1, x, r, y, c),
+				 GFEC_E_INVAL);
+		perm[1] = perm[0];
+		assert_int_equal(gfec_matrix_cauchy16_decode(k, m, perm, perm + k, 1, x, r, y, c),
+				 GFEC_E_INVAL);
+		free(g);
+		free(perm);
+		free(x);
+		free(r);
+		free(y);
+		free(c);
+		free(want_d);
+		free(got_d);
+	}
+}
 
 /* Decodes the erasures in @p lost (nlost of them) of an encoded stripe and checks every byte. */
 static void decode_and_check(gfec_codec *c, const struct stripe *s, const int *lost, int nlost)
@@ -591,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_odd_length_refused),
 		cmocka_unit_test(test_small_shapes_match_jerasure),
 		cmocka_unit_test(test_large_shapes_match_jerasure),
+		cmocka_unit_test(test_cauchy_form_equals_inverse),
 		cmocka_unit_test(test_every_erasure_pattern),
 		cmocka_unit_test(test_random_m_losses),
 		cmocka_unit_test(test_decode_batch_and_cache),
