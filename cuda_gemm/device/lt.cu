@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gfec_gpu_lt.h"
+#include "lt.h"
 #include "nc.h"
 #include "../kernel/lt_gpu.cuh"
 
@@ -51,6 +52,38 @@ struct LtScratch {
 	}
 };
 
+// The events of LtStageMs, recorded on the call's stream when asked for.
+struct LtEvents {
+	cudaEvent_t e[6] = {};
+	int on = 0;
+
+	explicit LtEvents(int want)
+	{
+		on = want;
+		for (int i = 0; i < 6 && on; i++)
+			if (cudaEventCreate(&e[i]) != cudaSuccess)
+				on = 0;
+	}
+	~LtEvents()
+	{
+		for (cudaEvent_t x : e)
+			if (x)
+				cudaEventDestroy(x);
+	}
+	cudaError_t mark(int i, cudaStream_t st)
+	{
+		return on ? cudaEventRecord(e[i], st) : cudaSuccess;
+	}
+	float ms(int a, int b)
+	{
+		float t = 0;
+
+		if (on && cudaEventElapsedTime(&t, e[a], e[b]) != cudaSuccess)
+			t = 0;
+		return t;
+	}
+};
+
 unsigned grid_for(size_t warps, int sms)
 {
 	const size_t blocks = (warps + kLtWarps - 1) / kLtWarps, cap = (size_t)sms * 32;
@@ -59,13 +92,10 @@ unsigned grid_for(size_t warps, int sms)
 }
 
 } // namespace
-} // namespace gfec
 
-using namespace gfec;
-
-extern "C" int gfec_gpu_lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf,
-				  uint32_t len, uint32_t seed0, uint32_t count, int nseg,
-				  const uint8_t *const *segs, uint8_t *out, size_t stride)
+int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len, uint32_t seed0,
+	      uint32_t count, int nseg, const uint8_t *const *segs, uint8_t *out, size_t stride,
+	      LtStageMs *ms)
 {
 	if (!ctx || !cdf || !segs || !out || n < 1 || n > kLtMaxN || len >= n || B < 1 ||
 	    stride < B || count < 1 || nseg < 1 || (uint64_t)seed0 + count - 1 > UINT32_MAX ||
@@ -93,6 +123,7 @@ extern "C" int gfec_gpu_lt_encode(void *ctx, uint32_t n, size_t B, const uint32_
 	const int sms = v.prop->multiProcessorCount;
 	cudaStream_t st = v.stream;
 	LtScratch sc{ st, {} };
+	LtEvents ev(ms != nullptr);
 	const uint32_t *d_cdf = cdf;
 	uint32_t *d_cdf_copy = nullptr, *d_deg = nullptr, *d_nitems = nullptr, *d_ioff = nullptr;
 	const uint8_t **d_segs = nullptr;
@@ -115,7 +146,7 @@ extern "C" int gfec_gpu_lt_encode(void *ctx, uint32_t n, size_t B, const uint32_
 		    cudaSuccess ||
 	    cub::DeviceScan::ExclusiveSum(nullptr, tmp_bytes, d_nitems, d_ioff, (int)count, st) !=
 		    cudaSuccess ||
-	    sc.alloc(&d_tmp, tmp_bytes) != cudaSuccess)
+	    sc.alloc(&d_tmp, tmp_bytes) != cudaSuccess || ev.mark(0, st) != cudaSuccess)
 		return lt_fail(st);
 	lt_degrees<<<grid_for(((size_t)count + 31) / 32, sms), kLtWarps * 32, 0, st>>>(
 		d_cdf, len, seed0, count, d_deg, d_nitems);
@@ -123,6 +154,7 @@ extern "C" int gfec_gpu_lt_encode(void *ctx, uint32_t n, size_t B, const uint32_
 	if (cudaGetLastError() != cudaSuccess ||
 	    cub::DeviceScan::ExclusiveSum(d_tmp, tmp_bytes, d_nitems, d_ioff, (int)count, st) !=
 		    cudaSuccess ||
+	    ev.mark(1, st) != cudaSuccess ||
 	    cudaMemcpyAsync(&last[0], d_ioff + count - 1, 4, cudaMemcpyDeviceToHost, st) !=
 		    cudaSuccess ||
 	    cudaMemcpyAsync(&last[1], d_nitems + count - 1, 4, cudaMemcpyDeviceToHost, st) !=
@@ -137,7 +169,8 @@ extern "C" int gfec_gpu_lt_encode(void *ctx, uint32_t n, size_t B, const uint32_
 
 	if (sc.alloc(&d_idx, (size_t)items * kLtItem * 4) != cudaSuccess ||
 	    sc.alloc(&d_item, (size_t)items * sizeof(LtPair)) != cudaSuccess ||
-	    sc.alloc(&d_part, (size_t)(items - count) * B * nseg) != cudaSuccess)
+	    sc.alloc(&d_part, (size_t)(items - count) * B * nseg) != cudaSuccess ||
+	    ev.mark(2, st) != cudaSuccess)
 		return lt_fail(st);
 	lt_indices<<<grid_for(count, sms), kLtWarps * 32, bm_bytes, st>>>(n, seed0, count, d_deg,
 									   d_ioff, d_idx, d_item);
@@ -146,17 +179,28 @@ extern "C" int gfec_gpu_lt_encode(void *ctx, uint32_t n, size_t B, const uint32_
 	a.segs = d_segs, a.out = out, a.partial = d_part, a.deg = d_deg, a.ioff = d_ioff;
 	a.idx = d_idx, a.item = d_item, a.B = B, a.stride = stride, a.units = B / 16;
 	a.count = count, a.items = (uint32_t)items, a.nseg = nseg, a.vec = vec;
-	if (cudaGetLastError() != cudaSuccess)
+	if (cudaGetLastError() != cudaSuccess || ev.mark(3, st) != cudaSuccess)
 		return lt_fail(st);
 	lt_xor<<<grid_for((size_t)items * nseg, sms), kLtWarps * 32, 0, st>>>(a);
-	if (cudaGetLastError() != cudaSuccess)
+	if (cudaGetLastError() != cudaSuccess || ev.mark(4, st) != cudaSuccess)
 		return lt_fail(st);
 	if (items > count) {
 		lt_combine<<<grid_for((size_t)count * nseg, sms), kLtWarps * 32, 0, st>>>(a);
 		if (cudaGetLastError() != cudaSuccess)
 			return lt_fail(st);
 	}
-	if (cudaStreamSynchronize(st) != cudaSuccess)
+	if (ev.mark(5, st) != cudaSuccess || cudaStreamSynchronize(st) != cudaSuccess)
 		return lt_fail(st);
+	if (ms)
+		*ms = { ev.ms(0, 1), ev.ms(1, 2), ev.ms(2, 3), ev.ms(3, 4), ev.ms(4, 5) };
 	return 0;
+}
+
+} // namespace gfec
+
+extern "C" int gfec_gpu_lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf,
+				  uint32_t len, uint32_t seed0, uint32_t count, int nseg,
+				  const uint8_t *const *segs, uint8_t *out, size_t stride)
+{
+	return gfec::lt_encode(ctx, n, B, cdf, len, seed0, count, nseg, segs, out, stride, nullptr);
 }
