@@ -36,6 +36,8 @@ trip f -n 16 -B 777 --zero-coefs --count 16
 trip f -n 64 -B 512 --overhead 0 --seed 4000000000
 trip one -n 4 -B 16
 trip exact -n 8 -B 1024
+trip f --family lt -n 64 -B 512 --count 128
+trip one --family lt -n 3 -B 16 --count 12
 
 # recoding chains: loss 0..30%, 1..3 relays; 3n blocks per segment leave every relay full rank
 "$gfec" nc encode f -o s0 -n 8 -B 1000 --count 24 >/dev/null
@@ -51,6 +53,23 @@ for loss in 0 0.1 0.3; do
 		rm -f out
 		"$gfec" nc decode "$in" -o out >/dev/null 2>err || bad "decode after $relays relays: $(cat err)"
 		cmp -s f out || bad "loss $loss, $relays relays: bytes differ"
+	done
+done
+# LT relays forward what survives (they cannot mix): 4n blocks cross 3 hops at 30% loss
+"$gfec" nc encode f -o l0 --family lt -n 64 -B 500 --count 256 >/dev/null
+for loss in 0 0.1 0.3; do
+	for relays in 1 2 3; do
+		in=l0
+		for ((r = 1; r <= relays; r++)); do
+			"$gfec" nc recode "$in" -o "l$r" --loss $loss --seed $((r * 5)) >out.txt 2>err ||
+				bad "lt recode loss $loss hop $r: $(cat err)"
+			grep -q 'blocks forwarded' out.txt || bad "lt recode: $(cat out.txt)"
+			in=l$r
+		done
+		rm -f out
+		"$gfec" nc decode "$in" -o out >/dev/null 2>err ||
+			bad "lt decode after $relays relays at $loss: $(cat err)"
+		cmp -s f out || bad "lt, loss $loss, $relays relays: bytes differ"
 	done
 done
 # more blocks than n independent ones: the rest counted, not used
@@ -158,6 +177,14 @@ refused "stream version" 4 'version 2' nc decode x.s -o out.new
 refused "empty stream" 4 'the file is empty' nc decode empty -o out.new
 refused "empty file" 2 'is empty: nothing to encode' nc encode empty -o out.new
 refused "recode of a foreign stream" 4 'version 2' nc recode x.s -o out.new --loss 0
+"$gfec" nc encode f -o lt.s --family lt -n 8 -B 1000 --count 10 >/dev/null
+python3 edit.py lt.s graft 3 s x.s
+refused "rlc block in an lt stream" 4 'block 3 .*family 1 in a stream of family 2' nc decode x.s -o out.new
+"$gfec" nc encode f -o lt.short --family lt -n 8 -B 1000 --count 6 >/dev/null
+refused "too few lt blocks" 5 'segment 0: its blocks do not span the n=8 sources' nc decode lt.short -o out.new
+refused "lt --systematic" 2 'an LT code has no such option' nc encode f -o out.new --family lt --systematic
+refused "lt recode --count" 2 'an LT relay forwards' nc recode lt.s -o out.new --loss 0 --count 9
+refused "lt n too large" 2 "-n '65537': want an integer in 1..65536" nc encode f -o out.new --family lt -n 65537
 "$gfec" nc encode f -o short -n 8 -B 1000 --count 7 >/dev/null
 refused "too few blocks" 5 'segment 0 has 7 independent blocks, needs n=8' nc decode short -o out.new
 # an existing output survives a failed decode untouched
@@ -215,6 +242,18 @@ for path in sys.argv[1:]:
         assert abs(lost - d['loss']) < 0.02, (path, i, lost)
 # the uniform total for large n is the issue's 0.003937
 assert abs(theory(64, True)[0] - 0.003937) < 5e-7 and abs(theory(64, True)[2] - 0.0039215) < 1e-6
+EOF
+# LT through 2 forwarding relays: every segment decoded; the blocks over n counted per segment
+"$gfec" nc simulate --family lt -n 32 -B 64 --segments 300 --relays 2 --loss 0.2 --json lt.json \
+	>lt.txt 2>err || bad "simulate lt: $(cat err)"
+grep -q 'sink: 300 of 300 segments decoded' lt.txt || bad "simulate lt: $(cat lt.txt)"
+python3 - lt.json <<'EOF' || bad "simulate lt counts: $(cat lt.txt)"
+import json, sys
+d = json.load(open(sys.argv[1])); S, n = d['segments'], d['n']
+h = d['hops']
+assert [x['sent'] for x in h[1:]] == [x['received'] for x in h[:-1]], h  # relays forward all
+assert h[-1]['received'] == n * S + h[-1]['overhead_blocks'] and h[-1]['overhead_blocks'] >= 0, h
+assert h[-1]['overhead_blocks'] < 0.5 * n * S, h  # an exact decoder needs a few blocks over n
 EOF
 refused "simulate bad loss" 2 "--loss '0.95'" nc simulate --loss 0.95
 refused "simulate too many relays" 2 "--relays '17'" nc simulate --relays 17

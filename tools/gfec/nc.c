@@ -527,13 +527,11 @@ static int check_output(const char *cmd, const char *in, const char *out, struct
 int nc_make_code(const char *cmd, int family, uint32_t n, uint32_t B, uint32_t flags, int threads,
 		 gfec_nc **nc)
 {
-	struct gfec_nc_params p = {.n = n, .block_size = B, .flags = flags, .threads = threads};
-	int ret;
+	/* LT: the library's default c and delta, which every encoder and decoder here shares */
+	struct gfec_nc_params p = {
+	    .n = n, .block_size = B, .flags = flags, .threads = threads, .family = family};
+	int ret = gfec_nc_create(&p, nc);
 
-	if (family != GFEC_NC_RLC)
-		return fail(GFEC_EXIT_USAGE, "%s: family %s is not in this build", cmd,
-			    nc_family_name(family));
-	ret = gfec_nc_create(&p, nc);
 	if (ret)
 		return fail(ret == GFEC_E_INVAL ? GFEC_EXIT_USAGE : GFEC_EXIT_INTERNAL,
 			    "%s: cannot make a %s code n=%" PRIu32 " B=%" PRIu32 ": %s", cmd,
@@ -940,6 +938,11 @@ static int segment_out(const char *cmd, struct ncs_reader *r, gfec_nc_decoder *d
 
 static int too_few(const char *cmd, struct ncs_reader *r, uint64_t s, uint32_t rank)
 {
+	if (r->h.family == GFEC_NC_LT && rank)
+		return fail(GFEC_EXIT_TOOFEW,
+			    "%s: %s: segment %" PRIu64 ": its blocks do not span the n=%" PRIu32
+			    " sources; nothing written",
+			    cmd, r->path, s, r->h.n);
 	return fail(GFEC_EXIT_TOOFEW,
 		    "%s: %s: segment %" PRIu64 " has %" PRIu32
 		    " independent block%s, needs n=%" PRIu32 "; nothing written",
