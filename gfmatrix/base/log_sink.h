@@ -6,12 +6,18 @@
  * a component that keeps a callback of its own (the ingest server's gfec_rdma_set_log) declares
  * its own sink with GFEC_LOG_SINK_INIT and logs through the same two functions. Header-only, so
  * that a caller above libgfec.so can use it without linking a second copy of the floor.
+ *
+ * The callback runs under the lock, so the sink remembers which thread is inside it: a callback
+ * that calls back into gfec (which may log) or replaces the callback does not deadlock on its own
+ * lock. A message logged from inside the callback is dropped (it would recurse); a
+ * gfec_log_sink_set() from inside it takes effect at once.
  */
 #ifndef GFEC_BASE_LOG_SINK_H
 #define GFEC_BASE_LOG_SINK_H
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "gfec/gfec_log.h"
@@ -21,18 +27,30 @@ struct gfec_log_sink {
 	gfec_log_fn fn;
 	void *user;
 	enum gfec_log_level max;
+	/* the thread running the callback (it holds the lock), 0 when none */
+	atomic_ulong inside;
 };
 
-#define GFEC_LOG_SINK_INIT { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, GFEC_LOG_WARN }
+#define GFEC_LOG_SINK_INIT { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, GFEC_LOG_WARN, 0 }
+
+/* 1 when the calling thread is inside @p s's callback, and so already holds its lock. */
+static inline int gfec_log_sink_inside(struct gfec_log_sink *s)
+{
+	return atomic_load(&s->inside) == (unsigned long)pthread_self();
+}
 
 static inline void gfec_log_sink_set(struct gfec_log_sink *s, gfec_log_fn fn, void *user,
 				     enum gfec_log_level max_level)
 {
-	pthread_mutex_lock(&s->lock);
+	const int inside = gfec_log_sink_inside(s);
+
+	if (!inside)
+		pthread_mutex_lock(&s->lock);
 	s->fn = fn;
 	s->user = user;
 	s->max = max_level;
-	pthread_mutex_unlock(&s->lock);
+	if (!inside)
+		pthread_mutex_unlock(&s->lock);
 }
 
 /**
@@ -45,10 +63,14 @@ static inline void gfec_log_sink_vwrite(struct gfec_log_sink *s, enum gfec_log_l
 {
 	char msg[512];
 
+	if (gfec_log_sink_inside(s))
+		return;
 	pthread_mutex_lock(&s->lock);
 	if (s->fn && level <= s->max) {
 		vsnprintf(msg, sizeof(msg), fmt, ap);
+		atomic_store(&s->inside, (unsigned long)pthread_self());
 		s->fn(level, msg, s->user);
+		atomic_store(&s->inside, 0);
 	}
 	pthread_mutex_unlock(&s->lock);
 }
