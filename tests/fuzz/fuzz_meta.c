@@ -4,9 +4,10 @@
  * FILE.gfec text through meta_parse() (tools/gfec/meta.c, compiled from the tree). Each input
  * is parsed twice: as it is, and with its last line replaced by the right meta_crc32c line, so
  * the fuzzer also reaches everything behind the checksum. Invariants: the answer is 0 or
- * META_CORRUPT with a one-line reason; metadata that parses has 1 <= k, k+m <= 256,
- * a non-zero chunk size and a size that fits k chunks; meta_format() writes it as text that
- * parses back to the same code, sizes and CRCs; and writing that again gives the same bytes.
+ * META_CORRUPT with a one-line reason; metadata that parses has w = 8 or 16, 1 <= k, k+m <= 256
+ * (65536 for w = 16), a non-zero chunk size (even for w = 16) and a size that fits k chunks;
+ * meta_format() writes it as text that parses back to the same code, sizes and CRCs; and writing
+ * that again gives the same bytes.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,9 +15,6 @@
 
 #include "cli.h"
 #include "fuzz.h"
-
-/* gfec.h: k+m <= 256 */
-#define MAX_CHUNKS 256
 
 /* meta_format()'s text for @p meta (malloc'ed), which must parse into *again. */
 static char *write_back(const struct gfec_meta *meta, struct gfec_meta *again, size_t *len)
@@ -37,7 +35,7 @@ static char *write_back(const struct gfec_meta *meta, struct gfec_meta *again, s
 
 static void check(const char *text, size_t len)
 {
-	struct gfec_meta meta, again, third;
+	struct gfec_meta meta = {0}, again = {0}, third = {0};
 	char why[256], *out, *out2;
 	size_t n, n2;
 	int ret;
@@ -49,15 +47,19 @@ static void check(const char *text, size_t len)
 		FUZZ_CHECK(memchr(why, '\0', sizeof(why)) && why[0] && !strchr(why, '\n'));
 		return;
 	}
-	FUZZ_CHECK(meta.k >= 1 && meta.m >= 0 && meta.k + meta.m <= MAX_CHUNKS);
+	/* gfec.h: k+m <= 256, or 65536 for w=16 */
+	FUZZ_CHECK(meta.w == 8 || meta.w == 16);
+	FUZZ_CHECK(meta.k >= 1 && meta.m >= 0 && meta.k + meta.m <= (meta.w == 16 ? 65536 : 256));
 	FUZZ_CHECK(meta.chunk_size > 0 && meta.chunk_size <= UINT64_MAX / (uint64_t)meta.k);
+	FUZZ_CHECK(meta.w == 8 || meta.chunk_size % 2 == 0);
 	FUZZ_CHECK(meta.size <= meta.chunk_size * (uint64_t)meta.k);
 	FUZZ_CHECK(memchr(meta.technique, '\0', sizeof(meta.technique)) && meta.technique[0]);
 
 	/* Written back (in the current version, which may be newer than the input's), it says
 	 * the same; and writing that again changes nothing. */
 	out = write_back(&meta, &again, &n);
-	FUZZ_CHECK(again.k == meta.k && again.m == meta.m && again.size == meta.size);
+	FUZZ_CHECK(again.k == meta.k && again.m == meta.m && again.w == meta.w &&
+		   again.size == meta.size);
 	FUZZ_CHECK(again.chunk_size == meta.chunk_size);
 	FUZZ_CHECK(strcmp(again.technique, meta.technique) == 0);
 	FUZZ_CHECK(memcmp(again.crc, meta.crc, sizeof(meta.crc[0]) * (size_t)(meta.k + meta.m)) ==
@@ -66,6 +68,9 @@ static void check(const char *text, size_t len)
 	FUZZ_CHECK(n2 == n && memcmp(out, out2, n) == 0);
 	free(out2);
 	free(out);
+	meta_free(&third);
+	meta_free(&again);
+	meta_free(&meta);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -331,8 +331,8 @@ sed -i "s/^size .*/size 499999/" chk.gfec
 reseal chk.gfec
 gfec 1 decode chk -o chk.out
 has err "sha256"
-# Version 1 metadata (no sha256 line) is still read; version 2 without it is not.
-grep -v '^sha256 ' keep/chk.gfec | sed 's/^gfec-meta 2$/gfec-meta 1/' >chk.gfec
+# Version 1 metadata (no sha256 or w line) is still read; version 3 without sha256 is not.
+grep -v '^sha256 \|^w ' keep/chk.gfec | sed 's/^gfec-meta 3$/gfec-meta 1/' >chk.gfec
 reseal chk.gfec
 gfec 0 decode chk -o chk.out
 same chk.out chk

@@ -16,7 +16,7 @@
 
 #include <gfec/gfec.h>
 
-#include "gfec/gfec_limits.h" /* GFEC_MAX_CHUNKS bounds the chunks a metadata file lists */
+#include "gfec/gfec_limits.h" /* the chunks a metadata file lists: GFEC_MAX_CHUNKS(_GF16) */
 
 /* --- io.c ------------------------------------------------------------------------------------- */
 
@@ -121,39 +121,50 @@ int sha256_files(const int *fds, const uint64_t *lens, int n, void *buf, size_t 
 
 /* --- meta.c ----------------------------------------------------------------------------------- */
 
-/* meta_load() refuses anything larger: even 256 chunks need under 8 KiB. */
-#define META_MAX_BYTES 65536
+/* meta_load() refuses anything larger: 65536 chunks (w = 16) need under 1.6 MiB. */
+#define META_MAX_BYTES (2 << 20)
 /* meta_load()'s answer when the file was read but is not valid metadata. */
 #define META_CORRUPT 1
 
 /* The version meta_format() writes; meta_parse() reads it and every older one. */
-#define META_VERSION 2
+#define META_VERSION 3
 
 /** FILE.gfec: how FILE was cut into FILE.0 ... FILE.<k+m-1>. */
 struct gfec_meta {
-	int version; /* 1: no sha256; 2: sha256 */
+	int version; /* 1: no sha256; 2: sha256; 3: sha256 and w */
+	int w;	     /* the field, GF(2^w): 8 or 16 (8 in versions 1 and 2) */
 	int k, m;
 	char technique[32];
-	uint64_t chunk_size;	       /* bytes in every chunk file */
-	uint64_t size;		       /* bytes in the original file */
+	uint64_t chunk_size;	      /* bytes in every chunk file */
+	uint64_t size;		      /* bytes in the original file */
 	uint8_t sha256[SHA256_BYTES]; /* of the original file (version >= 2) */
-	uint32_t crc[GFEC_MAX_CHUNKS]; /* CRC32C of each whole chunk file */
+	uint32_t *crc;		      /* k+m: CRC32C of each whole chunk file (malloc'ed) */
 };
 
+/** The most chunks a code over GF(2^w) has (w = 8 or 16). */
+static inline int meta_max_chunks(int w)
+{
+	return w == 16 ? GFEC_MAX_CHUNKS_GF16 : GFEC_MAX_CHUNKS;
+}
+
 /**
- * Writes @p meta as text into @p buf, as version META_VERSION whatever meta->version says (NUL-terminated, at most @p buflen bytes).
+ * Writes @p meta as text into @p buf, as version META_VERSION whatever meta->version says
+ * (NUL-terminated, at most @p buflen bytes).
  * @returns the length it needs, excluding the NUL.
  */
 size_t meta_format(const struct gfec_meta *meta, char *buf, size_t buflen);
 /**
- * Parses metadata text. @returns 0, or META_CORRUPT with a one-line reason in @p why.
+ * Parses metadata text into a fresh @p meta, whose crc array it allocates when it succeeds (free
+ * it with meta_free()). @returns 0, META_CORRUPT with a one-line reason in @p why, or -ENOMEM.
  */
 int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, size_t whylen);
 /**
- * Reads and parses @p path. @returns 0, -errno or IO_E_NOT_REGULAR when it cannot be read, or
- * META_CORRUPT with a reason in @p why.
+ * Reads and parses @p path (as meta_parse()). @returns 0, -errno or IO_E_NOT_REGULAR when it
+ * cannot be read, or META_CORRUPT with a reason in @p why.
  */
 int meta_load(const char *path, struct gfec_meta *meta, char *why, size_t whylen);
+/** Frees meta->crc; a zeroed @p meta is fine. */
+void meta_free(struct gfec_meta *meta);
 
 /* --- opts.c: what every command shares ------------------------------------------------------- */
 
@@ -190,7 +201,7 @@ int lib_exit(int ret);
 
 /** A command's options, as given (NULL: not given). */
 struct opts {
-	const char *k, *m, *technique, *backend, *threads, *output;
+	const char *k, *m, *w, *technique, *backend, *threads, *output;
 	int repair;
 	const char *file;
 };
@@ -204,12 +215,21 @@ int one_word(const char *cmd, const char *opt, const char *name, const char *v);
  */
 int parse_opts(const char *cmd, const char *help, int argc, char **argv, const char *allowed,
 	       int allowed_long, int min_files, int max_files, struct opts *o);
-/** A codec for k, m, technique and o's backend and threads. @returns 0 or the exit code. */
-int make_codec(const char *cmd, const struct opts *o, const char *k, const char *m,
+/**
+ * A codec for k, m, w (8 or 16), technique and o's backend and threads. @returns 0 or the exit
+ * code.
+ */
+int make_codec(const char *cmd, const struct opts *o, const char *k, const char *m, const char *w,
 	       const char *technique, const char *where, gfec_codec **codec);
 /** Bytes of each of @p n chunks handled per step. */
 size_t seg_for(const gfec_codec *codec, uint64_t chunk_size, int n);
 double mb_per_s(uint64_t bytes, double secs);
+/**
+ * Makes room for @p n more open files (a code over GF(2^16) may have 65536 chunk files, all open
+ * at once): raises the soft limit towards the hard one. @returns 0 or the exit code, after
+ * saying why.
+ */
+int reserve_files(const char *cmd, int n);
 /** "1000 B" or "3.1 MB". */
 const char *amount(uint64_t bytes, char *buf, size_t len);
 
@@ -241,8 +261,8 @@ struct job {
 	int k, m, n;
 	uint64_t S;
 	size_t seg;
-	uint8_t *buf, *p[GFEC_MAX_CHUNKS];
-	struct chunk ck[GFEC_MAX_CHUNKS];
+	uint8_t *buf, **p; /* p[i]: chunk i's segment in buf, i < n */
+	struct chunk *ck;  /* n */
 };
 
 /** FILE from what the user named (FILE or FILE.gfec). NULL when out of memory. */

@@ -58,17 +58,17 @@ static void chunk_check(struct job *j, int i, struct io_progress *prog, uint64_t
 int cmd_decode(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	struct io_tmp out = {0}, fix[GFEC_MAX_CHUNKS] = {{0}};
-	const uint8_t *have[GFEC_MAX_CHUNKS];
-	uint8_t *want[GFEC_MAX_CHUNKS];
-	char src[GFEC_MAX_CHUNKS] = {0}, rebuild[GFEC_MAX_CHUNKS] = {0}, what[128];
+	struct io_tmp out = {0}, *fix = NULL; /* fix[i]: chunk i's repair, when --repair */
+	const uint8_t **have = NULL;
+	uint8_t **want = NULL;
+	char *src = NULL, *rebuild = NULL, what[128];
 	char *out_path = NULL;
 	struct stat out_st;
 	mode_t ck_mode = 0;
 	int out_exists = 0;
 	struct io_progress prog;
 	struct job j;
-	uint32_t used_crc[GFEC_MAX_CHUNKS]; /* CRC32C of each chunk as this pass read or rebuilt it */
+	uint32_t *used_crc = NULL; /* CRC32C of each chunk as this pass read or rebuilt it */
 	uint8_t digest[SHA256_BYTES];
 	uint64_t done = 0;
 	int usable = 0, wrong_size = 0, nsrc = 0, nrebuild = 0, nfix = 0, ret;
@@ -80,6 +80,16 @@ int cmd_decode(int argc, char **argv)
 	ret = job_open(&j, "decode", &o);
 	if (ret)
 		goto out;
+	fix = calloc((size_t)j.n, sizeof(*fix));
+	have = calloc((size_t)j.n, sizeof(*have));
+	want = calloc((size_t)j.n, sizeof(*want));
+	src = calloc((size_t)j.n, 1);
+	rebuild = calloc((size_t)j.n, 1);
+	used_crc = calloc((size_t)j.n, sizeof(*used_crc));
+	if (!fix || !have || !want || !src || !rebuild || !used_crc) {
+		ret = out_of_memory();
+		goto out;
+	}
 	if (o.output)
 		out_path = io_path("%s", o.output);
 	else
@@ -292,8 +302,14 @@ int cmd_decode(int argc, char **argv)
 	ret = GFEC_EXIT_OK;
 out:
 	io_tmp_abort(&out);
-	for (int i = 0; i < GFEC_MAX_CHUNKS; i++)
+	for (int i = 0; fix && i < j.n; i++)
 		io_tmp_abort(&fix[i]);
+	free(fix);
+	free(have);
+	free(want);
+	free(src);
+	free(rebuild);
+	free(used_crc);
 	free(out_path);
 	job_close(&j);
 	return ret;

@@ -15,16 +15,18 @@
 #include "cli.h"
 
 const char help_encode[] =
-    "usage: gfec encode -k K -m M [-t TECHNIQUE] [--backend B] [--threads N] FILE\n"
+    "usage: gfec encode -k K -m M [-w 8|16] [-t TECHNIQUE] [--backend B] [--threads N] FILE\n"
     "\n"
     "Writes FILE.0 .. FILE.<K+M-1> and FILE.gfec. Every chunk has the same size S (FILE's size\n"
     "divided by K, rounded up to 64 bytes); data chunk i holds bytes [i*S, (i+1)*S) of FILE,\n"
     "zero-padded at the end, and chunks K .. K+M-1 hold the parity. FILE.gfec records K, M,\n"
-    "the technique, S, FILE's size and SHA-256, and a CRC32C of every chunk. Existing files\n"
+    "W, the technique, S, FILE's size and SHA-256, and a CRC32C of every chunk. Existing files\n"
     "are replaced. All get FILE's read and write permission bits (umask aside).\n"
     "\n"
-    "  -k, --k K              data chunks (2 <= K, 1 <= M <= K, K+M <= 256)\n"
+    "  -k, --k K              data chunks (2 <= K, 1 <= M <= K, K+M <= 256; 65536 for w=16)\n"
     "  -m, --m M              parity chunks: any M chunks may be lost\n"
+    "  -w, --w W              the field GF(2^W): 8 (default) or 16 (2-byte symbols, as\n"
+    "                         Jerasure w=16; cauchy and jerasure_reed_sol_van only)\n"
     "  -t, --technique T      cauchy (default), reed_sol_van, jerasure_reed_sol_van or\n"
     "                         cauchy_good (Jerasure CRS, 2048-byte packets)\n"
     "      --backend B        auto (default), cpu or gpu\n"
@@ -50,14 +52,14 @@ static void technique_of(const gfec_codec *codec, const char *asked, char *buf, 
 
 int cmd_encode(int argc, char **argv)
 {
-	struct opts o = {.technique = "cauchy", .backend = "auto"};
-	struct io_tmp tmp[GFEC_MAX_CHUNKS + 1] = {0}; /* the chunks, then the metadata */
-	uint8_t *buf = NULL, *p[GFEC_MAX_CHUNKS];
+	struct opts o = {.w = "8", .technique = "cauchy", .backend = "auto"};
+	struct io_tmp *tmp = NULL; /* n + 1: the chunks, then the metadata */
+	uint8_t *buf = NULL, **p = NULL;
 	gfec_codec *codec = NULL;
 	struct gfec_meta *meta = NULL;
 	struct io_progress prog;
-	int data_fd[GFEC_MAX_CHUNKS];
-	uint64_t data_len[GFEC_MAX_CHUNKS];
+	int *data_fd = NULL;
+	uint64_t *data_len = NULL;
 	char *path = NULL, *text = NULL, num[32];
 	uint64_t size, S, off;
 	size_t seg, tlen;
@@ -65,17 +67,31 @@ int cmd_encode(int argc, char **argv)
 	int k, m, n = 0, fd = -1, ret;
 	double t0 = io_now();
 
-	ret = parse_opts("encode", help_encode, argc, argv, "kmth", 1, 1, 1, &o);
+	ret = parse_opts("encode", help_encode, argc, argv, "kmwth", 1, 1, 1, &o);
 	if (ret >= 0)
 		return ret;
 	if (!o.k || !o.m)
 		return fail(GFEC_EXIT_USAGE, "encode: -k and -m are required");
-	ret = make_codec("encode", &o, o.k, o.m, o.technique, "", &codec);
+	ret = make_codec("encode", &o, o.k, o.m, o.w, o.technique, "", &codec);
 	if (ret)
 		return ret;
 	k = gfec_codec_k(codec);
 	m = gfec_codec_m(codec);
 	n = k + m;
+	ret = reserve_files("encode", n);
+	if (ret)
+		goto out;
+	tmp = calloc((size_t)n + 1, sizeof(*tmp));
+	p = calloc((size_t)n, sizeof(*p));
+	data_fd = calloc((size_t)k, sizeof(*data_fd));
+	data_len = calloc((size_t)k, sizeof(*data_len));
+	meta = calloc(1, sizeof(*meta));
+	if (meta)
+		meta->crc = calloc((size_t)n, sizeof(*meta->crc));
+	if (!tmp || !p || !data_fd || !data_len || !meta || !meta->crc) {
+		ret = out_of_memory();
+		goto out;
+	}
 
 	fd = io_open_read(o.file, &st);
 	if (fd < 0) {
@@ -86,8 +102,7 @@ int cmd_encode(int argc, char **argv)
 	S = gfec_codec_chunk_size(codec, (size_t)size);
 	seg = seg_for(codec, S, n);
 	buf = gfec_alloc(seg * (size_t)n);
-	meta = calloc(1, sizeof(*meta));
-	if (!buf || !meta) {
+	if (!buf) {
 		ret = out_of_memory();
 		goto out;
 	}
@@ -162,6 +177,7 @@ int cmd_encode(int argc, char **argv)
 
 	meta->k = k;
 	meta->m = m;
+	meta->w = gfec_codec_w(codec);
 	technique_of(codec, o.technique, meta->technique, sizeof(meta->technique));
 	meta->chunk_size = S;
 	meta->size = size;
@@ -206,18 +222,24 @@ int cmd_encode(int argc, char **argv)
 		}
 	}
 	io_sync_dir(o.file);
-	printf("encoded %s: k=%d m=%d %s on %s, %d chunks of %" PRIu64 " B, %s in %.3f s "
+	printf("encoded %s: k=%d m=%d %s w=%d on %s, %d chunks of %" PRIu64 " B, %s in %.3f s "
 	       "(%.1f MB/s)\n",
-	       o.file, k, m, meta->technique, gfec_codec_backend(codec), n, S,
+	       o.file, k, m, meta->technique, meta->w, gfec_codec_backend(codec), n, S,
 	       amount(size, num, sizeof(num)), io_now() - t0, mb_per_s(size, io_now() - t0));
 	ret = GFEC_EXIT_OK;
 out:
-	for (int i = 0; i <= n && i <= GFEC_MAX_CHUNKS; i++)
+	for (int i = 0; tmp && i <= n; i++)
 		io_tmp_abort(&tmp[i]);
 	if (fd >= 0)
 		close(fd);
 	free(text);
 	free(path);
+	free(tmp);
+	free(p);
+	free(data_fd);
+	free(data_len);
+	if (meta)
+		meta_free(meta);
 	free(meta);
 	gfec_free(buf);
 	gfec_codec_free(codec);

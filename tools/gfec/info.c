@@ -28,7 +28,7 @@ const char help_info[] =
 int cmd_info(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	struct gfec_meta meta;
+	struct gfec_meta meta = {0};
 	gfec_codec *codec = NULL;
 	char err[256], *base;
 	int ret, status = GFEC_EXIT_OK;
@@ -67,7 +67,8 @@ int cmd_info(int argc, char **argv)
 	if (!ret) {
 		printf("file: %s\n", base);
 		printf("metadata: %s.gfec\n", base);
-		printf("k: %d\nm: %d\ntechnique: %s\n", meta.k, meta.m, meta.technique);
+		printf("k: %d\nm: %d\nw: %d\ntechnique: %s\n", meta.k, meta.m, meta.w,
+		       meta.technique);
 		printf("size: %" PRIu64 " B\nchunk size: %" PRIu64 " B\n", meta.size,
 		       meta.chunk_size);
 		if (meta.version >= 2) {
@@ -80,6 +81,7 @@ int cmd_info(int argc, char **argv)
 			printf("chunk %d (%s) %s.%d: crc32c 0x%08" PRIx32 "\n", i,
 			       i < meta.k ? "data" : "parity", base, i, meta.crc[i]);
 	}
+	meta_free(&meta);
 	free(base);
 	return ret ? ret : status;
 }

@@ -146,8 +146,11 @@ uint32_t io_crc_update(uint32_t state, const void *buf, size_t len)
  * before they become visible and cleared before the string is freed, so the handler only ever
  * sees whole names. k+m chunks, the metadata and an output file fit.
  */
-#define TMP_SLOTS (GFEC_MAX_CHUNKS + 8)
+#define TMP_SLOTS (GFEC_MAX_CHUNKS_GF16 + 8)
 static char *volatile tmp_pending[TMP_SLOTS];
+/* Where io_tmp_open() starts looking for a free slot: past the last one taken, so that opening
+ * 65536 chunk files in a row does not scan the taken ones every time. */
+static int tmp_next;
 
 static void tmp_on_signal(int sig)
 {
@@ -212,12 +215,16 @@ int io_tmp_open(struct io_tmp *t, const char *final)
 		tmp_forget(t);
 		return err ? err : -EEXIST;
 	}
-	for (int i = 0; i < TMP_SLOTS; i++)
+	for (int n = 0; n < TMP_SLOTS; n++) {
+		const int i = (tmp_next + n) % TMP_SLOTS;
+
 		if (!tmp_pending[i]) {
 			tmp_pending[i] = t->tmp;
 			t->slot = i;
+			tmp_next = (i + 1) % TMP_SLOTS;
 			break;
 		}
+	}
 	return 0;
 }
 

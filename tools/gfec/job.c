@@ -142,12 +142,10 @@ int chunk_bad(const struct chunk *c)
  */
 int job_open(struct job *j, const char *cmd, const struct opts *o)
 {
-	char k[16], m[16], *where;
-	int ret;
+	char k[16], m[16], w[16], *where;
+	int n, ret;
 
 	memset(j, 0, sizeof(*j));
-	for (int i = 0; i < GFEC_MAX_CHUNKS; i++)
-		j->ck[i].fd = -1;
 	j->base = base_name(o->file);
 	if (!j->base)
 		return out_of_memory();
@@ -156,23 +154,34 @@ int job_open(struct job *j, const char *cmd, const struct opts *o)
 		return ret;
 	snprintf(k, sizeof(k), "%d", j->meta.k);
 	snprintf(m, sizeof(m), "%d", j->meta.m);
+	snprintf(w, sizeof(w), "%d", j->meta.w);
 	where = io_path("%s.gfec: ", j->base);
 	if (!where)
 		return out_of_memory();
-	ret = make_codec(cmd, o, k, m, j->meta.technique, where, &j->codec);
+	ret = make_codec(cmd, o, k, m, w, j->meta.technique, where, &j->codec);
 	free(where);
 	if (ret)
 		return ret;
+	n = j->meta.k + j->meta.m;
+	ret = reserve_files(cmd, n);
+	if (ret)
+		return ret;
+	j->ck = calloc((size_t)n, sizeof(*j->ck));
+	j->p = calloc((size_t)n, sizeof(*j->p));
+	if (!j->ck || !j->p)
+		return out_of_memory();
 	j->k = j->meta.k;
 	j->m = j->meta.m;
-	j->n = j->k + j->m;
+	j->n = n;
+	for (int i = 0; i < n; i++)
+		j->ck[i].fd = -1;
 	j->S = j->meta.chunk_size;
 	/* The CRC held, so a disagreement here is metadata from a different (or buggy) writer. */
 	if (gfec_codec_chunk_size(j->codec, (size_t)j->meta.size) != j->S)
 		return fail(GFEC_EXIT_META,
 			    "%s: %s.gfec: corrupt metadata: chunk_size %" PRIu64
-			    " is not what k=%d gives for size %" PRIu64,
-			    cmd, j->base, j->S, j->k, j->meta.size);
+			    " is not what k=%d w=%d give for size %" PRIu64,
+			    cmd, j->base, j->S, j->k, j->meta.w, j->meta.size);
 	j->seg = seg_for(j->codec, j->S, j->n);
 	j->buf = gfec_alloc(j->seg * (size_t)j->n);
 	if (!j->buf)
@@ -194,6 +203,9 @@ void job_close(struct job *j)
 			close(j->ck[i].fd);
 		free(j->ck[i].path);
 	}
+	free(j->ck);
+	free(j->p);
+	meta_free(&j->meta);
 	gfec_free(j->buf);
 	gfec_codec_free(j->codec);
 	free(j->base);

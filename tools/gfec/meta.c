@@ -5,10 +5,11 @@
  * read it and a script can grep it, and it carries its own CRC so that a damaged copy is
  * refused instead of steering a decode wrong:
  *
- *     gfec-meta 2
+ *     gfec-meta 3
  *     k 4
  *     m 2
  *     technique cauchy
+ *     w 8                          the field, GF(2^8) or GF(2^16)
  *     chunk_size 1048576
  *     size 4000000
  *     sha256 9f86d0...             SHA-256 of the original file, 64 lowercase hex digits
@@ -17,8 +18,9 @@
  *     meta_crc32c 0x5d0f2a61       CRC32C of every byte above this line
  *
  * The parser is strict (fixed order, single spaces, lowercase hex, no extra lines): the writer
- * is this file, so anything else is damage. Version 1 had no sha256 line; it is still read, and
- * meta->version tells the commands which checks they can make.
+ * is this file, so anything else is damage. Version 1 had no sha256 line and version 2 no w
+ * line (both mean w = 8); they are still read, and meta->version tells the commands which checks
+ * they can make.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +52,7 @@ size_t meta_format(const struct gfec_meta *meta, char *buf, size_t buflen)
 	PUT("k %d\n", meta->k);
 	PUT("m %d\n", meta->m);
 	PUT("technique %s\n", meta->technique);
+	PUT("w %d\n", meta->w);
 	PUT("chunk_size %" PRIu64 "\n", meta->chunk_size);
 	PUT("size %" PRIu64 "\n", meta->size);
 	PUT("sha256 ");
@@ -185,7 +188,7 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 	const char *v, *crc_line;
 	uint64_t x, k, m;
 	uint32_t want, have;
-	int ret;
+	int i, ret;
 
 	memset(meta, 0, sizeof(*meta));
 	/* Check the CRC first: past it, every problem is a bug in the writer, not damage. */
@@ -224,18 +227,31 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 		ret = field_u64(&l, "m", &m, why, whylen);
 	if (ret)
 		return ret;
-	/* gfec.h's bounds (2 <= k, 1 <= m <= k, k+m <= 256), each checked before k + m is: two
-	 * huge values would wrap into a small sum, and narrowing would keep their low bits. */
-	if (k < 2 || k > GFEC_MAX_CHUNKS || m < 1 || m > k || k + m > GFEC_MAX_CHUNKS)
-		return corrupt(why, whylen, "k=%" PRIu64 " m=%" PRIu64 " out of range", k, m);
-	meta->k = (int)k;
-	meta->m = (int)m;
-
 	if (next_line(&l, line, sizeof(line)) || !(v = value_of(line, "technique")) || !*v ||
 	    strlen(v) >= sizeof(meta->technique) ||
 	    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
 		return corrupt(why, whylen, "line %d: expected 'technique NAME'", l.no);
 	strcpy(meta->technique, v);
+	meta->w = 8;
+	if (meta->version >= 3) {
+		ret = field_u64(&l, "w", &x, why, whylen);
+		if (ret)
+			return ret;
+		if (x != 8 && x != 16)
+			return corrupt(
+			    why, whylen,
+			    "w=%" PRIu64 ": unknown field (this gfec reads w=8 and w=16)", x);
+		meta->w = (int)x;
+	}
+	/* gfec.h's bounds (2 <= k, 1 <= m <= k, k+m <= 256, or 65536 for w=16), each checked
+	 * before k + m is: two huge values would wrap into a small sum, and narrowing would keep
+	 * their low bits. */
+	if (k < 2 || k > GFEC_MAX_CHUNKS_GF16 || m < 1 || m > k ||
+	    k + m > (uint64_t)meta_max_chunks(meta->w))
+		return corrupt(why, whylen, "k=%" PRIu64 " m=%" PRIu64 " out of range for w=%d", k,
+			       m, meta->w);
+	meta->k = (int)k;
+	meta->m = (int)m;
 
 	ret = field_u64(&l, "chunk_size", &meta->chunk_size, why, whylen);
 	if (!ret)
@@ -246,6 +262,11 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 	if (meta->chunk_size == 0 || meta->chunk_size > (uint64_t)INT64_MAX / (uint64_t)meta->k)
 		return corrupt(why, whylen, "chunk_size %" PRIu64 " out of range for k=%d",
 			       meta->chunk_size, meta->k);
+	/* GF(2^16) symbols are 2 bytes: a w=16 chunk is a whole number of them. */
+	if (meta->w == 16 && meta->chunk_size % 2)
+		return corrupt(why, whylen,
+			       "chunk_size %" PRIu64 " is odd, but w=16 chunks hold 2-byte symbols",
+			       meta->chunk_size);
 	if (meta->size > meta->chunk_size * (uint64_t)meta->k)
 		return corrupt(why, whylen,
 			       "size %" PRIu64 " does not fit k=%d chunks of %" PRIu64 " bytes",
@@ -255,20 +276,34 @@ int meta_parse(const char *text, size_t len, struct gfec_meta *meta, char *why, 
 	     parse_hex(v, meta->sha256, sizeof(meta->sha256))))
 		return corrupt(why, whylen, "line %d: expected 'sha256 HEX'", l.no);
 
-	for (int i = 0; i < meta->k + meta->m; i++) {
+	meta->crc = calloc((size_t)(meta->k + meta->m), sizeof(*meta->crc));
+	if (!meta->crc)
+		return -ENOMEM;
+	for (i = 0; i < meta->k + meta->m; i++) {
 		char *sp;
 
 		if (next_line(&l, line, sizeof(line)) || !(v = value_of(line, "crc32c")) ||
 		    !(sp = strchr(v, ' ')))
-			return corrupt(why, whylen, "line %d: expected 'crc32c %d 0x...'", l.no, i);
+			goto bad_crc;
 		*sp = '\0';
 		if (parse_u64(v, &x) || x != (uint64_t)i || parse_crc(sp + 1, &meta->crc[i]))
-			return corrupt(why, whylen, "line %d: expected 'crc32c %d 0x...'", l.no, i);
+			goto bad_crc;
 	}
-	if (l.p != l.end)
+	if (l.p != l.end) {
+		meta_free(meta);
 		return corrupt(why, whylen, "line %d: unexpected text after the chunk list",
 			       l.no + 1);
+	}
 	return 0;
+bad_crc:
+	meta_free(meta);
+	return corrupt(why, whylen, "line %d: expected 'crc32c %d 0x...'", l.no, i);
+}
+
+void meta_free(struct gfec_meta *meta)
+{
+	free(meta->crc);
+	meta->crc = NULL;
 }
 
 int meta_load(const char *path, struct gfec_meta *meta, char *why, size_t whylen)

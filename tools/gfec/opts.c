@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <gfec/gfec.h>
 
@@ -17,7 +18,7 @@
 
 /* Bytes per chunk per segment: big enough that the library's threads have work to share. */
 #define SEG_MAX (4u << 20)
-/* ...but all k+m segments together stay below this, even for k+m = 256. */
+/* ...but all k+m segments together stay below this, however many chunks there are. */
 #define SEG_BUDGET (64u << 20)
 
 /* --- messages --------------------------------------------------------------------------------- */
@@ -73,6 +74,7 @@ enum { OPT_BACKEND = 256, OPT_THREADS };
 static const struct option long_opts[] = {
     {"k", required_argument, NULL, 'k'},
     {"m", required_argument, NULL, 'm'},
+    {"w", required_argument, NULL, 'w'},
     {"technique", required_argument, NULL, 't'},
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"threads", required_argument, NULL, OPT_THREADS},
@@ -120,7 +122,7 @@ int parse_opts(const char *cmd, const char *help, int argc, char **argv, const c
 
 	opterr = 0; /* our messages, in our format */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":k:m:t:o:rh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":k:m:w:t:o:rh", long_opts, NULL)) != -1) {
 		int ok = c < 256 ? strchr(allowed, c) != NULL : allowed_long;
 
 		if (c == '?' || (c != ':' && !ok)) {
@@ -144,6 +146,9 @@ int parse_opts(const char *cmd, const char *help, int argc, char **argv, const c
 			break;
 		case 'm':
 			o->m = optarg;
+			break;
+		case 'w':
+			o->w = optarg;
 			break;
 		case 't':
 			o->technique = optarg;
@@ -174,19 +179,23 @@ int parse_opts(const char *cmd, const char *help, int argc, char **argv, const c
 /* --- codec ------------------------------------------------------------------------------------ */
 
 /* @p where prefixes the library's message, e.g. "FILE.gfec: " when k and m came from there. */
-int make_codec(const char *cmd, const struct opts *o, const char *k, const char *m,
-		      const char *technique, const char *where, gfec_codec **codec)
+int make_codec(const char *cmd, const struct opts *o, const char *k, const char *m, const char *w,
+	       const char *technique, const char *where, gfec_codec **codec)
 {
 	char profile[256], err[256];
 	int ret;
 
+	if (strcmp(w, "8") != 0 && strcmp(w, "16") != 0)
+		return fail(GFEC_EXIT_USAGE, "%s: %s-w %s: w must be 8 or 16", cmd, where, w);
 	if ((ret = one_word(cmd, "-k", "k", k)) || (ret = one_word(cmd, "-m", "m", m)) ||
 	    (ret = one_word(cmd, "-t", "technique", technique)) ||
 	    (ret = one_word(cmd, "--backend", "backend", o->backend)) ||
 	    (o->threads && (ret = one_word(cmd, "--threads", "threads", o->threads))))
 		return ret;
-	snprintf(profile, sizeof(profile), "k=%s m=%s technique=%s backend=%s%s%s", k, m, technique,
-		 o->backend, o->threads ? " threads=" : "", o->threads ? o->threads : "");
+	/* w=8 is the profile's default: left out, the profile is what it was before w=16 */
+	snprintf(profile, sizeof(profile), "k=%s m=%s%s technique=%s backend=%s%s%s", k, m,
+		 strcmp(w, "16") == 0 ? " w=16" : "", technique, o->backend,
+		 o->threads ? " threads=" : "", o->threads ? o->threads : "");
 	ret = gfec_codec_create(profile, codec, err, sizeof(err));
 	if (ret)
 		return fail(lib_exit(ret), "%s: %s%s", cmd, where, err);
@@ -208,6 +217,26 @@ size_t seg_for(const gfec_codec *codec, uint64_t chunk_size, int n)
 	if (seg == 0)
 		seg = unit;
 	return chunk_size < seg ? (size_t)chunk_size : seg;
+}
+
+/* Descriptors beyond the chunks: stdio, FILE or OUT, the metadata, the library's own. */
+#define FILES_SPARE 32
+
+int reserve_files(const char *cmd, int n)
+{
+	const rlim_t need = (rlim_t)n + FILES_SPARE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return 0;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ? rl.rlim_max : need;
+	if (rl.rlim_cur < need || setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return fail(GFEC_EXIT_IO,
+			    "%s: %d chunk files open at once need %llu file descriptors, over this "
+			    "process's limit (ulimit -n; hard limit %llu)",
+			    cmd, n, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+	return 0;
 }
 
 double mb_per_s(uint64_t bytes, double secs)

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gfec/gfec.h>
@@ -42,7 +43,7 @@ static void list_add(char *list, size_t len, int i, int *count)
 int cmd_verify(int argc, char **argv)
 {
 	struct opts o = {.backend = "auto"};
-	uint8_t parity_ok[GFEC_MAX_CHUNKS], seg_ok[GFEC_MAX_CHUNKS];
+	uint8_t *parity_ok = NULL, *seg_ok = NULL; /* m each */
 	char what[128];
 	struct io_progress prog;
 	struct job j;
@@ -55,10 +56,16 @@ int cmd_verify(int argc, char **argv)
 	ret = job_open(&j, "verify", &o);
 	if (ret)
 		goto out;
+	parity_ok = malloc((size_t)j.m);
+	seg_ok = malloc((size_t)j.m);
+	if (!parity_ok || !seg_ok) {
+		ret = out_of_memory();
+		goto out;
+	}
 
 	/* One pass: each segment of every chunk feeds its CRC and, while all k+m are there, the
 	 * parity check. */
-	memset(parity_ok, 1, sizeof(parity_ok));
+	memset(parity_ok, 1, (size_t)j.m);
 	all = 1;
 	for (int i = 0; i < j.n; i++)
 		all &= j.ck[i].state == CK_UNCHECKED;
@@ -94,8 +101,8 @@ int cmd_verify(int argc, char **argv)
 			j.ck[i].state = j.ck[i].crc == j.meta.crc[i] ? CK_OK : CK_CORRUPT;
 		}
 
-	printf("%s: k=%d m=%d %s, %d chunks of %" PRIu64 " B, size %" PRIu64 " B\n", j.base, j.k,
-	       j.m, j.meta.technique, j.n, j.S, j.meta.size);
+	printf("%s: k=%d m=%d w=%d %s, %d chunks of %" PRIu64 " B, size %" PRIu64 " B\n", j.base,
+	       j.k, j.m, j.meta.w, j.meta.technique, j.n, j.S, j.meta.size);
 	for (int i = 0; i < j.n; i++) {
 		chunk_describe(&j, i, what, sizeof(what));
 		printf("chunk %d (%s) %s: %s\n", i, i < j.k ? "data" : "parity", j.ck[i].path,
@@ -138,6 +145,8 @@ int cmd_verify(int argc, char **argv)
 	printf("verify %s: ok\n", j.base);
 	ret = GFEC_EXIT_OK;
 out:
+	free(parity_ok);
+	free(seg_ok);
 	job_close(&j);
 	return ret;
 }
