@@ -13,17 +13,19 @@
 
 #include "core.h"
 
-/* @p ip (16 bytes) of @p sa; 0 if it has no IP address. */
-static int peer_ip(const struct sockaddr *sa, uint8_t ip[16])
+int rdma_peer_key(const struct sockaddr *sa, uint8_t key[16])
 {
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
 	if (sa && sa->sa_family == AF_INET) {
-		memset(ip, 0, 10);
-		ip[10] = ip[11] = 0xff;
-		memcpy(ip + 12, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+		memcpy(key, v4mapped, 12);
+		memcpy(key + 12, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
 		return 1;
 	}
 	if (sa && sa->sa_family == AF_INET6) {
-		memcpy(ip, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+		memcpy(key, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+		if (memcmp(key, v4mapped, 12) != 0)
+			memset(key + 8, 0, 8);
 		return 1;
 	}
 	return 0;
@@ -47,7 +49,7 @@ static struct rdma_peer *peer_get(gfec_rdma_server *srv, const struct sockaddr *
 	unsigned b;
 
 	*refused = 0;
-	if (!srv->cfg.max_conns_per_addr || !peer_ip(sa, ip))
+	if (!srv->cfg.max_conns_per_addr || !rdma_peer_key(sa, ip))
 		return NULL;
 	b = peer_hash(ip);
 	pthread_mutex_lock(&srv->peer_lock);

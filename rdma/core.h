@@ -30,10 +30,10 @@ struct rdma_class {
 	unsigned users; /* connections that said HELLO for it; freed at 0 */
 };
 
-/* Connections open from one IP address (IPv4 as v4-mapped IPv6). */
+/* Connections open from one peer key (rdma_peer_key: an IPv4 address or an IPv6 /64). */
 struct rdma_peer {
 	struct rdma_peer *next;
-	uint8_t ip[16];
+	uint8_t ip[16]; /* the key */
 	unsigned n;
 };
 
@@ -102,6 +102,14 @@ static inline void hist_add(uint64_t *hist, uint64_t ns)
 }
 
 /* conn.c */
+
+/**
+ * The key @p sa's connections count under for max_conns_per_addr, in @p key (16 bytes): an IPv4
+ * address as its v4-mapped IPv6 address (so an IPv6 socket's v4-mapped peers count the same), an
+ * IPv6 address by its /64 prefix, the rest zero (one host usually holds a whole /64, so a limit
+ * per full IPv6 address would be a limit on nothing). @returns 0 when @p sa has no IP address.
+ */
+int rdma_peer_key(const struct sockaddr *sa, uint8_t key[16]);
 
 /** Frees @p c: nothing of it may be queued, in a batch or on a completion list. */
 void rdma_conn_free(gfec_rdma_server *srv, struct rdma_conn *c);

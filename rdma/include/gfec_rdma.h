@@ -75,8 +75,9 @@ struct gfec_rdma_server_config {
 	 * parity too), is closed with GFEC_RDMA_E_TIMEOUT; its stripe buffers and reservation
 	 * go with it. 0: no limit. */
 	unsigned idle_timeout_ms;
-	/** Connections at once from one IP address; more are refused with GFEC_RDMA_E_BUSY.
-	 * 0: only max_conns applies. */
+	/** Connections at once from one IPv4 address or one IPv6 /64 (a host's usual share, so
+	 *  that rotating addresses inside it gains nothing); more are refused with
+	 *  GFEC_RDMA_E_BUSY. 0: only max_conns applies. */
 	unsigned max_conns_per_addr;
 };
 

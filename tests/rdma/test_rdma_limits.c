@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "core.h"
 #include "rdma_test.h"
 
 #define LEN 1024
@@ -169,6 +170,52 @@ static void test_per_address_limit(void **state)
 	test_server_stop(&ts);
 }
 
+static void key_of(const char *addr, uint8_t key[16])
+{
+	struct sockaddr_in v4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6 };
+
+	if (inet_pton(AF_INET, addr, &v4.sin_addr) == 1)
+		assert_int_equal(rdma_peer_key((const struct sockaddr *)&v4, key), 1);
+	else if (inet_pton(AF_INET6, addr, &v6.sin6_addr) == 1)
+		assert_int_equal(rdma_peer_key((const struct sockaddr *)&v6, key), 1);
+	else
+		fail_msg("bad test address %s", addr);
+}
+
+/* The per-address limit counts an IPv6 host by its /64: addresses rotated inside one /64 share a
+ * count, other /64s and IPv4 addresses (plain or v4-mapped, the same) do not. */
+static void test_peer_key(void **state)
+{
+	static const char *const same[][2] = {
+		{ "2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:ffff" },
+		{ "10.0.0.7", "::ffff:10.0.0.7" },
+		{ "::1", "::2" },
+	};
+	static const char *const differ[][2] = {
+		{ "2001:db8:1:2::1", "2001:db8:1:3::1" },
+		{ "10.0.0.7", "10.0.0.8" },
+		{ "::ffff:10.0.0.7", "::ffff:10.0.0.8" },
+		{ "10.0.0.7", "::a00:7" },
+	};
+	uint8_t a[16], b[16];
+	struct sockaddr unix_sa = { .sa_family = AF_UNIX };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		key_of(same[i][0], a);
+		key_of(same[i][1], b);
+		assert_memory_equal(a, b, 16);
+	}
+	for (size_t i = 0; i < sizeof(differ) / sizeof(differ[0]); i++) {
+		key_of(differ[i][0], a);
+		key_of(differ[i][1], b);
+		assert_memory_not_equal(a, b, 16);
+	}
+	assert_int_equal(rdma_peer_key(&unix_sa, a), 0);
+	assert_int_equal(rdma_peer_key(NULL, a), 0);
+}
+
 /* Defect 7: a HELLO reserves stripe buffers (here all there are); with no stripe after it the
  * reservation expires with its connection, and a busy client is served. A client that keeps
  * sending, more slowly than the timeout in all but never idle that long, is not cut off. */
@@ -291,6 +338,7 @@ int main(void)
 	    cmocka_unit_test(test_classes_come_back),
 	    cmocka_unit_test(test_half_hellos_time_out),
 	    cmocka_unit_test(test_per_address_limit),
+	    cmocka_unit_test(test_peer_key),
 	    cmocka_unit_test(test_hello_reservation_expires),
 	    cmocka_unit_test(test_reader_that_stops),
 	    cmocka_unit_test(test_busy_is_not_bad),
