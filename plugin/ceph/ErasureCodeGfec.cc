@@ -7,9 +7,9 @@
  *                    | chunk 0 | chunk 1 | ... | chunk k-1 | parity k ... k+m-1 |
  *
  * Chunk sizes follow the stock plugin whose bytes the technique reproduces (32-byte alignment
- * like isa and jerasure reed_sol_van; 4 * 8 * packetsize like jerasure cauchy_good), so chunks
- * are interchangeable with theirs. One gfec codec serves every instance with the same profile:
- * the C codec is thread-safe, and the OSD calls from many threads.
+ * like isa and jerasure reed_sol_van, 64 with w=16 as jerasure's; 4 * 8 * packetsize like
+ * jerasure cauchy_good), so chunks are interchangeable with theirs. One gfec codec serves every
+ * instance with the same profile: the C codec is thread-safe, and the OSD calls from many threads.
  * Errors are negative errno values with a message in *ss; nothing here aborts.
  */
 #include "ErasureCodeGfec.h"
@@ -29,7 +29,7 @@ namespace ceph {
 namespace {
 
 const char *const default_technique = "reed_sol_van";
-const char *const default_k = "2", *const default_m = "1";
+const char *const default_k = "2", *const default_m = "1", *const default_w = "8";
 
 /* Codecs shared by profile string; the last instance using one frees it. */
 std::mutex codecs_lock;
@@ -95,6 +95,7 @@ int ErasureCodeGfec::init(ErasureCodeProfile &profile, std::ostream *ss)
 	const std::string ks = take(profile, "k", default_k);
 	const std::string ms = take(profile, "m", default_m);
 	const std::string tech = take(profile, "technique", default_technique);
+	const std::string ws = take(profile, "w", default_w);
 	const std::string backend = take(profile, "backend", "cpu");
 
 	rule_root = take(profile, "crush-root", "default");
@@ -111,6 +112,10 @@ int ErasureCodeGfec::init(ErasureCodeProfile &profile, std::ostream *ss)
 		return fail(ss, "k=" + ks + ": k must be >= 2");
 	if (m < 1)
 		return fail(ss, "m=" + ms + ": m must be >= 1");
+	/* jerasure's w, but only the fields gfec has */
+	if (!to_int(ws, 8, 16, &v) || (v != 8 && v != 16))
+		return fail(ss, "w=" + ws + ": w must be 8 or 16");
+	w = (unsigned)v;
 
 	/* the profile's technique names are gfec's own (plugin/registry.c) */
 	if (gfec_technique_find(tech.c_str()) < 0) {
@@ -122,6 +127,10 @@ int ErasureCodeGfec::init(ErasureCodeProfile &profile, std::ostream *ss)
 		return fail(ss, "technique=" + tech + ": unknown (" + known + ")");
 	}
 	spec << "k=" << k << " m=" << m << " technique=" << tech << " backend=" << backend;
+	/* w=8 is the codec's default; left out, a w=8 profile names the same shared codec as
+	 * one written before w existed */
+	if (w != 8)
+		spec << " w=" << w;
 	packetsize = 0;
 	if (tech == "cauchy_good") {
 		const std::string ps = take(profile, "packetsize", "2048");
@@ -161,11 +170,12 @@ unsigned int ErasureCodeGfec::get_chunk_size(unsigned int object_size) const
 {
 	/*
 	 * The stock plugins' rule, so that chunks match theirs byte for byte: pad the object to a
-	 * multiple of k * alignment and cut it in k. isa and jerasure reed_sol_van align to 32
-	 * bytes per chunk; jerasure cauchy_good to w * packetsize * sizeof(int). Both are multiples
-	 * of what gfec needs (any length; whole CRS blocks of 8 packets).
+	 * multiple of k * alignment and cut it in k. isa and jerasure reed_sol_van align to
+	 * w * sizeof(int) bytes per chunk (32; 64 with w=16, jerasure's get_alignment); jerasure
+	 * cauchy_good to w * packetsize * sizeof(int). All are multiples of what gfec needs (any
+	 * length; whole 2-byte symbols for w=16; whole CRS blocks of 8 packets).
 	 */
-	const unsigned alignment = (unsigned)k * (packetsize ? 8 * packetsize * 4 : 32);
+	const unsigned alignment = (unsigned)k * w * (packetsize ? packetsize * 4 : 4);
 	const unsigned tail = object_size % alignment;
 	const unsigned padded = object_size + (tail ? alignment - tail : 0);
 

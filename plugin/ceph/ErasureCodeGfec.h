@@ -63,6 +63,7 @@ private:
 		    std::set<int> *minimum_set);
 
 	int k = 0, m = 0;
+	unsigned w = 8;		 /* the field, GF(2^w): 8 or 16 */
 	unsigned packetsize = 0; /* cauchy_good only */
 	ErasureCodeProfile profile;
 	std::string rule_root, rule_failure_domain, rule_device_class;

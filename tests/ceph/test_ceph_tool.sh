@@ -3,8 +3,8 @@
 # libec_gfec.so under the stock ceph-erasure-code-tool (Ceph 16.2): the plugin loads, validates
 # and sizes profiles, round-trips (2,1) (4,2) (8,3) (10,4) under every erasure pattern of (4,2)
 # and random ones otherwise, is byte-identical to the isa and jerasure plugins for the
-# techniques that reproduce them, decodes their chunks and they decode ours, and the loader
-# refuses broken plugins with their exact error codes.
+# techniques that reproduce them (jerasure reed_sol_van with w=8 and w=16), decodes their chunks
+# and they decode ours, and the loader refuses broken plugins with their exact error codes.
 #   $1  the built libec_gfec.so     $2  the directory of the broken test plugins
 set -euo pipefail
 plugin=$(readlink -f "$1") broken=$(readlink -f "$2")
@@ -119,12 +119,59 @@ for t in cauchy reed_sol_van jerasure_reed_sol_van cauchy_good; do
 	done
 done
 
+# --- w=16: jerasure's reed_sol_van over GF(2^16), byte for byte both ways --------------------
+out=$(tool validate-profile "plugin=gfec,k=4,m=2,technique=jerasure_reed_sol_van,w=16") ||
+	fail "validate-profile w=16"
+[[ $out == *"chunk_count: 6"* ]] || fail "validate-profile w=16 said: $out"
+ok
+for k in 3 4 10; do
+	for size in 1 100 4095 1000000 12345678; do
+		a=$(tool calc-chunk-size "plugin=gfec,technique=jerasure_reed_sol_van,w=16,k=$k,m=2" "$size")
+		b=$(tool calc-chunk-size "plugin=jerasure,technique=reed_sol_van,w=16,k=$k,m=2" "$size")
+		[[ $a == "$b" ]] || fail "calc-chunk-size w=16 k=$k $size: gfec $a, jerasure $b"
+		ok
+	done
+done
+for km in 4,2 8,3 10,4; do
+	k=${km%,*} m=${km#*,}
+	mine="plugin=gfec,technique=jerasure_reed_sol_van,w=16,k=$k,m=$m"
+	theirs="plugin=jerasure,technique=reed_sol_van,w=16,k=$k,m=$m"
+	cp "$dir/orig.bin" "$dir/g"
+	cp "$dir/orig.bin" "$dir/s"
+	encode "$mine" 4096 "$dir/g" $((k + m))
+	encode "$theirs" 4096 "$dir/s" $((k + m))
+	for ((i = 0; i < k + m; i++)); do
+		cmp -s "$dir/g.$i" "$dir/s.$i" || fail "w=16 ($km): shard $i differs from $theirs"
+	done
+	ok
+	# lose the first m data shards, then m shards at random; each decodes the other's shards
+	for read_list in "$(seq -s, "$m" $((k + m - 1)))" \
+		$(subsets "$k" $((k + m)) | shuf -n 2 --random-source=<(yes)); do
+		check_decode "$theirs" 4096 "$dir/g" "$read_list" "$dir/orig.bin"
+		check_decode "$mine" 4096 "$dir/s" "$read_list" "$dir/orig.bin"
+		ok
+	done
+	rm -f "$dir"/g* "$dir"/s*
+done
+# cauchy over GF(2^16) has no stock twin: it round-trips under every erasure pattern of (4,2)
+p="plugin=gfec,technique=cauchy,w=16,k=4,m=2"
+cp "$dir/orig.bin" "$dir/w"
+encode "$p" 4096 "$dir/w" 6
+for l in $(subsets 4 6); do
+	check_decode "$p" 4096 "$dir/w" "$l" "$dir/orig.bin"
+	ok
+done
+rm -f "$dir"/w*
+
 # --- bad profiles: a negative errno and a message, never a crash of the plugin ---------------
 # (16.2.15's tool itself aborts after a plugin refuses a profile; the message is what we check)
 for bad in "k=0,m=1:k=0: k must be >= 2" "k=4,m=x:m=x: m must be a number" \
 	"k=4,m=2,technique=liber8tion:technique=liber8tion: unknown" \
 	"k=6,m=5,technique=reed_sol_van:not MDS" \
-	"k=4,m=2,technique=cauchy_good,packetsize=12:packetsize=12"; do
+	"k=4,m=2,technique=cauchy_good,packetsize=12:packetsize=12" \
+	"k=4,m=2,w=12:w=12: w must be 8 or 16" "k=4,m=2,w=32:w=32: w must be 8 or 16" \
+	"k=4,m=2,technique=cauchy_good,w=16:not available with w=16" \
+	"k=250,m=7,technique=cauchy:k+m must be <= 256"; do
 	p=${bad%%:*} want=${bad#*:}
 	: >"$log"
 	# the subshell reports the tool's own crash to /dev/null, not to the test log
