@@ -153,24 +153,22 @@ static void test_xor_kernel(void **state)
 			const int rmw = (int)(perf_xorshift(&seed) & 1);
 			const size_t n = perf_xorshift(&seed) % (trial < 20 ? 300 : MAXN);
 			const uint8_t *sp[MAXS];
-			uint8_t *dp[MAXS];
+			uint8_t *dp[MAXS], sum[MAXN] = { 0 };
 
 			perf_fill_random(&src[0][0], sizeof(src), perf_xorshift(&seed));
 			perf_fill_random(&dst[0][0], sizeof(dst), perf_xorshift(&seed));
 			memcpy(want, dst, sizeof(dst));
-			for (int i = 0; i < nsrc; i++)
+			for (int i = 0; i < nsrc; i++) {
 				sp[i] = src[i] + GUARD - perf_xorshift(&seed) % GUARD;
+				for (size_t p = 0; p < n; p++)
+					sum[p] ^= sp[i][p];
+			}
 			for (int r = 0; r < ndst; r++) {
 				const size_t off = GUARD - perf_xorshift(&seed) % GUARD;
 
 				dp[r] = dst[r] + off;
-				for (size_t p = 0; p < n; p++) {
-					uint8_t b = 0;
-
-					for (int i = 0; i < nsrc; i++)
-						b ^= sp[i][p];
-					want[r][off + p] = rmw ? want[r][off + p] ^ b : b;
-				}
+				for (size_t p = 0; p < n; p++)
+					want[r][off + p] = rmw ? want[r][off + p] ^ sum[p] : sum[p];
 			}
 			perf_xor_streams(width, n, nsrc, sp, ndst, dp, rmw);
 			if (memcmp(dst, want, sizeof(dst)) != 0)
