@@ -66,6 +66,7 @@ template <class F> static double median_ms(F f)
 }
 
 // Warp w: edges [w * E / count, (w + 1) * E / count) of the flat list, XORed, to output block w.
+// Loads as the encoder's (lt_item_vec): two units per lane and pass, four sources in flight.
 __global__ void xor_stream_lt(const uint4 *seg, const uint32_t *edges, uint64_t E, uint32_t count,
 			      size_t units, uint4 *out)
 {
@@ -75,15 +76,25 @@ __global__ void xor_stream_lt(const uint4 *seg, const uint32_t *edges, uint64_t 
 	     w += (size_t)gridDim.x * blockDim.x / 32) {
 		const uint64_t e0 = w * E / count, e1 = (w + 1) * E / count;
 
-		for (size_t u = lane; u < units; u += 32) {
-			uint4 acc = make_uint4(0, 0, 0, 0);
+		for (size_t u = lane; u < units; u += 64) {
+			const bool two = u + 32 < units;
+			uint4 a = make_uint4(0, 0, 0, 0), b = a;
 
+#pragma unroll 4
 			for (uint64_t e = e0; e < e1; e++) {
-				const uint4 x = __ldg(seg + (size_t)edges[e] * units + u);
+				const uint4 *p = seg + (size_t)edges[e] * units + u;
+				const uint4 x = __ldg(p);
 
-				acc.x ^= x.x, acc.y ^= x.y, acc.z ^= x.z, acc.w ^= x.w;
+				a.x ^= x.x, a.y ^= x.y, a.z ^= x.z, a.w ^= x.w;
+				if (two) {
+					const uint4 y = __ldg(p + 32);
+
+					b.x ^= y.x, b.y ^= y.y, b.z ^= y.z, b.w ^= y.w;
+				}
 			}
-			__stcs(out + w * units + u, acc);
+			__stcs(out + w * units + u, a);
+			if (two)
+				__stcs(out + w * units + u + 32, b);
 		}
 	}
 }
