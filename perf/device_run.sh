@@ -72,7 +72,10 @@ ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB row
 		./$b/perf/gfec-perf $a -o encode,update -a cpu -r 3
 	done
 }
-lt() { ./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5; }
+lt() {
+	./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5 &&
+		./$b/perf/gfec-lt-gpu-bench --json "$log/lt_gpu_bench.json"
+}
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
 	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
 		bash perf/weights_sweep.sh ./$b/tools/gfec 11 21 --backend cpu &&
