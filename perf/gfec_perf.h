@@ -154,6 +154,7 @@ struct perf_row {
 	int k, m, e, batch;
 	size_t chunk;
 	char technique[32], backend[8], engine[64];
+	char code[24]; /* the code as printed when not RS(k,m): gfec-perf nc's "RLC(n)" */
 	enum perf_data data;
 	int on_gpu;
 	long n;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file perf_main.c  gfec-perf's entry point: the roofline run, `gfec-perf tune` or `gfec-perf isal`. */
+/** @file perf_main.c  gfec-perf's entry point: the roofline run, `gfec-perf tune`, `isal` or `nc`. */
 #include <string.h>
 
 #include "gfec_perf.h"
 #include "perf_isal.h"
+#include "perf_nc.h"
 
 int main(int argc, char **argv)
 {
@@ -11,5 +12,7 @@ int main(int argc, char **argv)
 		return perf_tune_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "isal") == 0)
 		return perf_isal_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "nc") == 0)
+		return perf_nc_main(argc - 1, argv + 1);
 	return perf_main(argc, argv);
 }

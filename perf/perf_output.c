@@ -54,7 +54,10 @@ void perf_print_row(const struct perf_row *r)
 {
 	char code[32], size[16], gops[32];
 
-	snprintf(code, sizeof(code), "RS(%d,%d)", r->k, r->m);
+	if (r->code[0])
+		snprintf(code, sizeof(code), "%s", r->code);
+	else
+		snprintf(code, sizeof(code), "RS(%d,%d)", r->k, r->m);
 	perf_fmt_size(size, sizeof(size), r->chunk);
 	snprintf(gops, sizeof(gops), "%.3gG", r->gops);
 	printf("%-6s %-8s %-6.6s %6s %5d %-4s %-8s %9.2f %9.2f %9s %6.2f %6.1f%% %9.1f %9.1f %7.3f "
@@ -249,8 +252,13 @@ int perf_write_svgs(const char *prefix, const struct perf_ceilings *c, const str
 		char size[16];
 
 		perf_fmt_size(size, sizeof(size), rows[i].chunk);
-		snprintf(labels[i], sizeof(labels[i]), "%s RS(%d,%d) %s %s/%s", perf_op_names[rows[i].op],
-			 rows[i].k, rows[i].m, size, rows[i].backend, perf_data_names[rows[i].data]);
+		if (rows[i].code[0])
+			snprintf(labels[i], sizeof(labels[i]), "%.6s %.12s %s %s/%s", rows[i].technique,
+				 rows[i].code, size, rows[i].backend, perf_data_names[rows[i].data]);
+		else
+			snprintf(labels[i], sizeof(labels[i]), "%s RS(%d,%d) %s %s/%s",
+				 perf_op_names[rows[i].op], rows[i].k, rows[i].m, size,
+				 rows[i].backend, perf_data_names[rows[i].data]);
 		pts[i] = (struct perf_point){ labels[i], rows[i].intensity, rows[i].gops * 1e9,
 					      rows[i].flagged };
 		cdf[i] = (struct perf_cdf){ labels[i], rows[i].lat, rows[i].nlat };

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# gfec-perf nc end to end, small and fast: the CPU rows (encode, eager and deferred progressive
+# decode, batch decode, recode) at n=16 and 128, each checked and beside raw ISA-L with the same
+# matrix; the JSON's rows and the two SVGs; bad flags are exit status 2 with a one-line reason.
+set -euo pipefail
+perf=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$perf" nc --quick -a cpu -T 2 --n 16,128 --block 1000 --json "$dir/nc.json" --svg "$dir/nc" \
+	>"$dir/out" 2>"$dir/err" || { cat "$dir/out" "$dir/err" >&2; fail "gfec-perf nc exited $?"; }
+grep -q '^# reproduce: gfec-perf nc ' "$dir/out" || fail "no reproduce line"
+grep -q ' FAIL ' "$dir/out" && fail "a row failed its check: $(cat "$dir/out")"
+[[ -s $dir/nc-roofline.svg && -s $dir/nc-latency.svg ]] || fail "SVGs not written"
+python3 - "$dir/nc.json" <<'PY' || fail "JSON: $(head -c 2000 "$dir/nc.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == "gfec-perf/1"
+rows = doc["results"]
+got = [(r["k"], r["technique"]) for r in rows]
+want = [(n, t) for n in (16, 128) for t in ("encode", "eager", "defer", "batch", "recode")]
+assert got == want, got
+for r in rows:
+    assert r["backend"] == "cpu" and r["chunk"] == 1000 and r["GBps"] > 0, r
+    assert r["ceiling"].startswith("raw ISA-L, same C") and r["ceiling_GBps"] > 0, r
+    assert r["checked"] is (None if r["technique"] == "recode" else True), r
+PY
+for bad in "--n 0" "--n 5000" "--block 0" "-a tpu" "-T x" "--bogus 1"; do
+	set +e
+	# shellcheck disable=SC2086
+	"$perf" nc $bad >"$dir/out" 2>"$dir/err"
+	rc=$?
+	set -e
+	((rc == 2)) && [[ $(wc -l <"$dir/err") == 1 ]] || fail "'nc $bad' exited $rc: $(cat "$dir/err")"
+done
+"$perf" nc --help | grep -q '^usage: gfec-perf nc' || fail "--help"
+echo "gfec-perf nc: 10 CPU rows checked, JSON and SVGs written, bad flags refused"
