@@ -15,7 +15,8 @@
  *   <sha256 hex>  <dir>/<i>                      (one per chunk, sha256sum's format)
  *
  * Another field size or technique is more rows in the tables below (and `make_corpus` to write
- * them): the layout already names w, and a profile is whatever gfec_codec_create() takes.
+ * them): the layout names w, and a profile is whatever gfec_codec_create() takes. GF(2^8) sets
+ * come first, GF(2^16) sets (w16/, the techniques that field has, fewer shapes) after them.
  */
 #ifndef GFEC_TEST_CORPUS_H
 #define GFEC_TEST_CORPUS_H
@@ -33,7 +34,7 @@ struct corpus_technique {
 	const char *extra; /* more profile keys */
 };
 
-static const int corpus_w[] = { 8 };
+/* GF(2^8) */
 static const struct corpus_technique corpus_techniques[] = {
 	{ "reed_sol_van", "" },
 	{ "cauchy", "" },
@@ -42,13 +43,22 @@ static const struct corpus_technique corpus_techniques[] = {
 };
 static const int corpus_shapes[][2] = { { 2, 1 }, { 3, 2 }, { 4, 2 },  { 6, 3 },
 					{ 8, 3 }, { 10, 4 }, { 20, 8 } };
+/* GF(2^16) (w=16): the techniques it has, on a few shapes */
+static const struct corpus_technique corpus_techniques_w16[] = {
+	{ "cauchy", "" },
+	{ "jerasure_reed_sol_van", "" },
+};
+static const int corpus_shapes_w16[][2] = { { 2, 1 }, { 4, 2 }, { 10, 4 }, { 20, 8 } };
 /* One size that fills whole chunks, one that leaves padding in the last data chunk. */
 static const size_t corpus_sizes[] = { 4096, 1001 };
 
 #define CORPUS_COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define CORPUS_NSETS                                                                               \
-	(CORPUS_COUNT(corpus_w) * CORPUS_COUNT(corpus_techniques) * CORPUS_COUNT(corpus_shapes) *  \
+#define CORPUS_NSETS_W8                                                                            \
+	(CORPUS_COUNT(corpus_techniques) * CORPUS_COUNT(corpus_shapes) * CORPUS_COUNT(corpus_sizes))
+#define CORPUS_NSETS_W16                                                                           \
+	(CORPUS_COUNT(corpus_techniques_w16) * CORPUS_COUNT(corpus_shapes_w16) *                   \
 	 CORPUS_COUNT(corpus_sizes))
+#define CORPUS_NSETS (CORPUS_NSETS_W8 + CORPUS_NSETS_W16)
 
 struct corpus_set {
 	int w, k, m;
@@ -61,14 +71,18 @@ struct corpus_set {
 /* Set number i (0 <= i < CORPUS_NSETS) of the tables above. */
 static inline void corpus_set_get(size_t i, struct corpus_set *s)
 {
-	const size_t nsz = CORPUS_COUNT(corpus_sizes), nsh = CORPUS_COUNT(corpus_shapes),
-		     nt = CORPUS_COUNT(corpus_techniques);
+	const int w16 = i >= CORPUS_NSETS_W8;
+	const struct corpus_technique *t = w16 ? corpus_techniques_w16 : corpus_techniques;
+	const int(*shapes)[2] = w16 ? corpus_shapes_w16 : corpus_shapes;
+	const size_t nsz = CORPUS_COUNT(corpus_sizes),
+		     nsh = w16 ? CORPUS_COUNT(corpus_shapes_w16) : CORPUS_COUNT(corpus_shapes);
 
+	i -= w16 ? CORPUS_NSETS_W8 : 0;
 	s->object_size = corpus_sizes[i % nsz];
-	s->k = corpus_shapes[i / nsz % nsh][0];
-	s->m = corpus_shapes[i / nsz % nsh][1];
-	s->technique = &corpus_techniques[i / nsz / nsh % nt];
-	s->w = corpus_w[i / nsz / nsh / nt];
+	s->k = shapes[i / nsz % nsh][0];
+	s->m = shapes[i / nsz % nsh][1];
+	s->technique = &t[i / nsz / nsh];
+	s->w = w16 ? 16 : 8;
 	snprintf(s->dir, sizeof(s->dir), "w%d/%s/k%dm%d/size%zu", s->w, s->technique->name, s->k,
 		 s->m, s->object_size);
 	snprintf(s->profile, sizeof(s->profile), "k=%d m=%d technique=%s%s", s->k, s->m,

@@ -9,8 +9,10 @@
  *   build-X/tests/make_corpus --regenerate-i-know tests/corpus   rewrites every set
  *
  * Objects come from a fixed-seed generator; every parity chunk is checked against ISA-L's
- * ec_encode_data (reed_sol_van, cauchy) or Jerasure (jerasure_reed_sol_van, cauchy_good) before
- * anything is written, and a set without such a reference is refused. Existing sets are kept
+ * ec_encode_data (reed_sol_van, cauchy) or Jerasure (jerasure_reed_sol_van, cauchy_good; at w=16
+ * jerasure_matrix_encode with Jerasure's own Vandermonde matrix, or with the Cauchy matrix
+ * 1 / ((k+i) ^ j) built by Jerasure's galois_single_divide) before anything is written, and a set
+ * without such a reference is refused. Existing sets are kept
  * byte for byte: changing stored bytes takes --regenerate-i-know and a commit that says why.
  * Exit codes: 0 done, 1 a set could not be made or checked, 2 usage, 3 I/O.
  */
@@ -22,6 +24,7 @@
 #include <isa-l/erasure_code.h>
 #include <jerasure.h>
 #include <cauchy.h>
+#include <galois.h>
 #include <reed_sol.h>
 
 #include "gfec/gfec.h"
@@ -117,12 +120,42 @@ static int load_manifest(const char *path, struct block *b, size_t max, size_t *
 	return 0;
 }
 
+/*
+ * GF(2^16) parity from Jerasure (gf-complete's w=16 field, polynomial 0x1100B) into ref[0..m),
+ * 16-bit little-endian symbols; -1 for a technique without a reference there.
+ */
+static int reference_parity_w16(const struct corpus_set *s, uint8_t **data, uint8_t **ref,
+				size_t len)
+{
+	const int k = s->k, m = s->m;
+	int *mat;
+
+	if (strcmp(s->technique->name, "jerasure_reed_sol_van") == 0) {
+		mat = reed_sol_vandermonde_coding_matrix(k, m, 16);
+	} else if (strcmp(s->technique->name, "cauchy") == 0) {
+		/* parity row i, data column j: 1 / ((k + i) ^ j), ISA-L's cauchy1 form */
+		mat = malloc(sizeof(int) * (size_t)k * (size_t)m);
+		for (int i = 0; mat && i < m; i++)
+			for (int j = 0; j < k; j++)
+				mat[i * k + j] = galois_single_divide(1, (k + i) ^ j, 16);
+	} else {
+		return -1;
+	}
+	if (!mat)
+		abort();
+	jerasure_matrix_encode(k, m, 16, mat, (char **)data, (char **)ref, (int)len);
+	free(mat);
+	return 0;
+}
+
 /* Parity from the technique's reference library into ref[0..m); -1 when there is none. */
 static int reference_parity(const struct corpus_set *s, uint8_t **data, uint8_t **ref, size_t len)
 {
 	const int k = s->k, m = s->m;
 	const char *t = s->technique->name;
 
+	if (s->w == 16)
+		return reference_parity_w16(s, data, ref, len);
 	if (s->w != 8)
 		return -1;
 	if (strcmp(t, "reed_sol_van") == 0 || strcmp(t, "cauchy") == 0) {
