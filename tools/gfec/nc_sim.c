@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -151,6 +152,7 @@ static int sender_block(struct sender *s, const uint8_t **blk)
 
 struct sim {
 	uint32_t n, B;
+	uint32_t batch; /* blocks a sender makes per call */
 	uint64_t segments;
 	int relays, family, zero;
 	double loss;
@@ -213,7 +215,8 @@ static int run_segment(struct sim *sm, gfec_nc *const *code, uint64_t id, const 
 {
 	gfec_nc_decoder *d[MAX_RELAYS + 2] = {0};
 	const int nodes = sm->relays + 2; /* source, relays, sink */
-	struct sender s = {.nc = code[0], .seg = {.id = id, .data = data}, .buf = buf, .k = sm->n};
+	struct sender s = {
+	    .nc = code[0], .seg = {.id = id, .data = data}, .buf = buf, .k = sm->batch};
 	double t0;
 	int ret = 0;
 
@@ -237,7 +240,7 @@ static int run_segment(struct sim *sm, gfec_nc *const *code, uint64_t id, const 
 			s = (struct sender){
 			    .relay = d[h + 1],
 			    .buf = buf,
-			    .k = sm->n,
+			    .k = sm->batch,
 			    .seed = (uint32_t)nc_rand(&sm->rng) >> 1,
 			    .bb = gfec_nc_block_bytes(code[h + 1], GFEC_NC_KIND_COEF)};
 			gfec_nc_decoder_free(d[h]);
@@ -485,7 +488,9 @@ int nc_simulate(int argc, char **argv)
 	bb += sm.B;
 	data = malloc(seg_bytes * pool);
 	out = malloc(seg_bytes);
-	buf = malloc(bb * sm.n);
+	/* what a hop usually needs in one call: n / (1 - P) and a little more */
+	sm.batch = (uint32_t)ceil((double)sm.n / (1 - sm.loss) * 1.05) + 2;
+	buf = malloc(bb * sm.batch);
 	if (!data || !out || !buf) {
 		ret = out_of_memory();
 		goto out;
@@ -498,6 +503,9 @@ int nc_simulate(int argc, char **argv)
 	       nc_family_name(sm.family), sm.n, sm.B, sm.segments, sm.relays,
 	       sm.relays == 1 ? "" : "s", sm.loss * 100, sm.seed);
 	io_progress_start(&prog, "nc simulate", sm.segments * seg_bytes);
+	/* by time, not bytes: small segments through many hops take long for their size (the line
+	 * is drawn only after 0.2 s, so a short run shows none) */
+	prog.on = isatty(STDERR_FILENO);
 	t0 = io_now();
 	for (uint64_t s = 0; s < sm.segments; s++) {
 		ret = run_segment(&sm, code, s, data + (s % pool) * seg_bytes, out, buf);
