@@ -97,8 +97,9 @@ int perf_main(int argc, char **argv)
 			printf("# GPU XOR-stream bound RS(%d,%d): %.0f GB/s of data\n", ce.codes[i].k,
 			       ce.codes[i].m, ce.codes[i].xor_gpu);
 	}
-	printf("# GB/s = 10^9 data bytes/s; GF-op = one GF(2^8) multiply-add of a byte; '!spread' = "
-	       "repeats differ by > 10%%\n");
+	printf("# GB/s = 10^9 data bytes/s; GF-op = one GF(2^%d) multiply-add of a%s; '!spread' = "
+	       "repeats differ by > 10%%\n",
+	       o.w, o.w == 16 ? " 2-byte symbol" : " byte");
 
 	for (int op = 0; op < 3; op++)
 		for (int b = 0; b < 3; b++)

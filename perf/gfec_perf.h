@@ -22,6 +22,7 @@ struct perf_opts {
 	} codes[PERF_MAX_CODES];
 	int ncodes;
 	const char *technique;
+	int w;		   /* the field, GF(2^w): 8 or 16 */
 	unsigned ops;	   /* bit per enum perf_op */
 	int erasures;	   /* 0: m */
 	size_t minb, maxb; /* chunk-size sweep, nccl-tests' -b/-e/-f */
@@ -155,6 +156,7 @@ struct perf_row {
 	size_t chunk;
 	char technique[32], backend[8], engine[64];
 	char code[24]; /* the code as printed when not RS(k,m): gfec-perf nc's "RLC(n)" */
+	int w; /* the codec's field, GF(2^w) */
 	enum perf_data data;
 	int on_gpu;
 	long n;

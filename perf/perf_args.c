@@ -27,6 +27,8 @@ void perf_usage(FILE *f)
 		"  -k, --codes LIST      (k,m) pairs, e.g. \"10,4 4,2\"           [10,4]\n"
 		"  -t, --technique T     cauchy, reed_sol_van, jerasure_reed_sol_van, cauchy_good\n"
 		"                                                              [cauchy]\n"
+		"  -w, --w W             the field GF(2^W): 8, or 16 (cauchy and\n"
+		"                        jerasure_reed_sol_van; k+m <= 256 here) [8]\n"
 		"  -o, --ops LIST        encode,decode,update                   [encode,decode]\n"
 		"  -E, --erasures E      chunks lost per decode (0: m)          [0]\n"
 		"  -b, --minbytes SIZE   smallest chunk size (K/M/G suffixes)   [1M]\n"
@@ -38,7 +40,7 @@ void perf_usage(FILE *f)
 		"  -d, --data WHERE      pageable, pinned or gpu                [pageable; gpu for the\n"
 		"                                                               GPU backend if present]\n"
 		"  -T, --threads N       CPU threads for the codec (0: all)     [0]\n"
-		"  -w, --warmup N        untimed calls per row                  [2]\n"
+		"  -W, --warmup N        untimed calls per row                  [2]\n"
 		"  -n, --iters N         timed calls per repeat (0: ~0.2 s)     [0]\n"
 		"  -r, --repeats N       repeats per row (spread, '!' > 10%%)    [5]\n"
 		"  -c, --check 0|1       compare results with the CPU reference [1]\n"
@@ -68,7 +70,7 @@ void perf_isal_usage(FILE *f)
 		"  -e, --maxbytes SIZE   largest chunk size                     [1M]\n"
 		"  -f, --stepfactor F    chunk size multiplier per step         [4]\n"
 		"  -T, --threads T       the second thread count (0: all CPUs)  [0]\n"
-		"  -w, --warmup N        untimed encodes per implementation     [2]\n"
+		"  -W, --warmup N        untimed encodes per implementation     [2]\n"
 		"  -n, --iters N         timed encodes per repeat (0: ~0.2 s)   [0]\n"
 		"  -r, --repeats N       repeats per row (spread, '!' > 10%%)    [5]\n"
 		"      --hot             one stripe set: in-cache numbers       [DRAM: >= max(256 MiB,\n"
@@ -147,10 +149,11 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 {
 	enum { OPT_ISAL_LIB = 256, OPT_HOT };
 	/* the short flags gfec-perf isal does not take */
-	static const char main_only[] = "toEBaKdcsCq";
+	static const char main_only[] = "twoEBaKdcsCq";
 	static const struct option lopts[] = {
 		{ "codes", required_argument, NULL, 'k' },
 		{ "technique", required_argument, NULL, 't' },
+		{ "w", required_argument, NULL, 'w' },
 		{ "ops", required_argument, NULL, 'o' },
 		{ "erasures", required_argument, NULL, 'E' },
 		{ "minbytes", required_argument, NULL, 'b' },
@@ -161,7 +164,7 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 		{ "kernel", required_argument, NULL, 'K' },
 		{ "data", required_argument, NULL, 'd' },
 		{ "threads", required_argument, NULL, 'T' },
-		{ "warmup", required_argument, NULL, 'w' },
+		{ "warmup", required_argument, NULL, 'W' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "repeats", required_argument, NULL, 'r' },
 		{ "check", required_argument, NULL, 'c' },
@@ -180,6 +183,7 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 	memset(o, 0, sizeof(*o));
 	o->codes[0].k = 10, o->codes[0].m = 4, o->ncodes = 1;
 	o->technique = "cauchy";
+	o->w = 8;
 	o->ops = 1u << PERF_ENCODE | 1u << PERF_DECODE;
 	o->minb = o->maxb = 1 << 20;
 	o->factor = 4;
@@ -190,7 +194,7 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 	o->check = 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":k:t:o:E:b:e:f:B:a:K:d:T:w:n:r:c:j:s:C:qh", lopts,
+	while ((c = getopt_long(argc, argv, ":k:t:w:o:E:b:e:f:B:a:K:d:T:W:n:r:c:j:s:C:qh", lopts,
 				NULL)) != -1) {
 		if (c > 0 && c < 256 && strchr(main_only, c) && !o->main_only)
 			o->main_only = c;
@@ -203,6 +207,13 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 			break;
 		case 't':
 			o->technique = optarg;
+			break;
+		case 'w':
+			/* GF(2^16) codes go up to 65536 chunks, but the ceilings (raw ISA-L, the XOR
+			 * streams) are sized for 256: -k keeps that bound */
+			if (perf_parse_long(optarg, 8, 16, &v) || (v != 8 && v != 16))
+				goto bad;
+			o->w = (int)v;
 			break;
 		case 'o':
 			if (parse_names(optarg, perf_op_names, 3, &o->ops))
@@ -250,7 +261,7 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 				goto bad;
 			o->threads = (int)v;
 			break;
-		case 'w':
+		case 'W':
 			if (perf_parse_long(optarg, 0, 1000000, &v))
 				goto bad;
 			o->warmup = (int)v;

@@ -45,8 +45,8 @@ int perf_self_check(const struct perf_row *rows, int nrows, FILE *f)
 
 void perf_print_header(void)
 {
-	printf("%-6s %-8s %-6s %6s %5s %-4s %-8s %9s %9s %9s %6s %7s %9s %9s %7s %5s %s\n", "op",
-	       "code", "tech", "chunk", "batch", "bknd", "data", "data GB/s", "trafGB/s",
+	printf("%-6s %-8s %2s %-6s %6s %5s %-4s %-8s %9s %9s %9s %6s %7s %9s %9s %7s %5s %s\n", "op",
+	       "code", "w", "tech", "chunk", "batch", "bknd", "data", "data GB/s", "trafGB/s",
 	       "GF-op/s", "intens", "%ceil", "p50 us", "p99 us", "cpu-s/GB", "check", "ceiling");
 }
 
@@ -60,9 +60,9 @@ void perf_print_row(const struct perf_row *r)
 		snprintf(code, sizeof(code), "RS(%d,%d)", r->k, r->m);
 	perf_fmt_size(size, sizeof(size), r->chunk);
 	snprintf(gops, sizeof(gops), "%.3gG", r->gops);
-	printf("%-6s %-8s %-6.6s %6s %5d %-4s %-8s %9.2f %9.2f %9s %6.2f %6.1f%% %9.1f %9.1f %7.3f "
-	       "%5s %s%s\n",
-	       perf_op_names[r->op], code, r->technique, size, r->batch, r->backend, perf_data_names[r->data],
+	printf("%-6s %-8s %2d %-6.6s %6s %5d %-4s %-8s %9.2f %9.2f %9s %6.2f %6.1f%% %9.1f %9.1f "
+	       "%7.3f %5s %s%s\n",
+	       perf_op_names[r->op], code, r->w, r->technique, size, r->batch, r->backend, perf_data_names[r->data],
 	       r->gbps.median, r->traffic_gbps, gops, r->intensity, r->pct, r->p50, r->p99,
 	       r->cpu_s_per_gb,
 	       r->checked == 1	  ? "ok"
@@ -155,6 +155,7 @@ static json_t *json_row(const struct perf_row *r)
 	json_object_set_new(o, "m", json_integer(r->m));
 	json_object_set_new(o, "erasures", json_integer(r->e));
 	json_object_set_new(o, "technique", json_string(r->technique));
+	json_object_set_new(o, "w", json_integer(r->w));
 	json_object_set_new(o, "chunk", json_integer((json_int_t)r->chunk));
 	json_object_set_new(o, "batch", json_integer(r->batch));
 	json_object_set_new(o, "backend", json_string(r->backend));
@@ -201,7 +202,8 @@ int perf_write_json(const char *path, const char *cmdline, const struct perf_cei
 	json_object_set_new(units, "GBps", json_string("1e9 data bytes per second"));
 	json_object_set_new(units, "traffic_GBps",
 			    json_string("1e9 bytes read or written per second"));
-	json_object_set_new(units, "gf_op", json_string("one GF(2^8) multiply-add of one byte"));
+	json_object_set_new(units, "gf_op",
+			    json_string("one GF(2^w) multiply-add of one w-bit symbol (results.w)"));
 	json_object_set_new(units, "latency", json_string("microseconds per call"));
 	json_object_set_new(doc, "units", units);
 	json_object_set_new(doc, "command", json_string(cmdline));

@@ -366,7 +366,8 @@ static uint8_t *fetch(enum perf_data d, const uint8_t *const *p, int n, size_t l
 }
 
 /* The row's first set against the CPU reference: 1 matches, 0 differs, -1 could not check. */
-static int check_row(gfec_codec *c, enum perf_op op, const struct bufs *b, const char *tech)
+static int check_row(gfec_codec *c, enum perf_op op, const struct bufs *b, const char *tech,
+		     int w)
 {
 	const struct set *st = &b->sets[0];
 	const int k = b->k, m = b->m, n = k + m;
@@ -374,7 +375,7 @@ static int check_row(gfec_codec *c, enum perf_op op, const struct bufs *b, const
 	gfec_codec *ref;
 	int ok = -1;
 
-	snprintf(prof, sizeof(prof), "k=%d m=%d technique=%s backend=cpu", k, m, tech);
+	snprintf(prof, sizeof(prof), "k=%d m=%d w=%d technique=%s backend=cpu", k, m, w, tech);
 	if (gfec_codec_create(prof, &ref, NULL, 0))
 		return -1;
 	/* one stripe is enough to catch a wrong kernel or pipeline: the first */
@@ -451,8 +452,9 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 	r->data = data;
 	snprintf(r->backend, sizeof(r->backend), "%s", backend);
 	snprintf(r->technique, sizeof(r->technique), "%s", o->technique);
-	snprintf(prof, sizeof(prof), "k=%d m=%d technique=%s backend=%s threads=%d%s%s", k, m,
-		 o->technique, backend, o->threads, o->kernel ? " gpu_kernel=" : "",
+	r->w = o->w;
+	snprintf(prof, sizeof(prof), "k=%d m=%d w=%d technique=%s backend=%s threads=%d%s%s", k, m,
+		 o->w, o->technique, backend, o->threads, o->kernel ? " gpu_kernel=" : "",
 		 o->kernel ? o->kernel : "");
 	if (gfec_codec_create(prof, &c, r->skip, sizeof(r->skip)))
 		return -1;
@@ -496,7 +498,8 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 			(op == PERF_ENCODE ? k : op == PERF_DECODE ? k : 1);
 	r->traffic_bytes = (double)chunk * batch *
 			   (op == PERF_ENCODE ? k + m : op == PERF_DECODE ? k + e : 1 + 2 * m);
-	r->gf_ops = (double)chunk * batch *
+	/* one GF op: a multiply-add of one w-bit symbol (w / 8 bytes) */
+	r->gf_ops = (double)chunk / (o->w / 8) * batch *
 		    (op == PERF_ENCODE ? (double)k * m : op == PERF_DECODE ? (double)k * e : m);
 	gfec_codec_stats(c, &st0);
 	cpu0 = cpu_seconds();
@@ -536,7 +539,7 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 	r->p999 = r->lat[(size_t)(nlat * 0.999)];
 	(void)sum;
 
-	r->checked = o->check ? check_row(c, op, &b, o->technique) : -2;
+	r->checked = o->check ? check_row(c, op, &b, o->technique, o->w) : -2;
 	/*
 	 * The ceiling that bounds this row, by construction. On the CPU: memory traffic, the row's
 	 * bytes read + written per call over the better of the memory bandwidth measured on the

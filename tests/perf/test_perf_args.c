@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file test_perf_args.c  gfec-perf's flags: defaults, every flag, and every bad value. */
+/**
+ * @file test_perf_args.c  gfec-perf's flags: defaults, every flag, and every bad value; and a
+ * -w 16 row run end to end (its codec, its check, its GF-op count).
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,6 +37,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.codes[0].k, 10);
 	assert_int_equal(o.codes[0].m, 4);
 	assert_string_equal(o.technique, "cauchy");
+	assert_int_equal(o.w, 8);
 	assert_int_equal(o.ops, 1u << PERF_ENCODE | 1u << PERF_DECODE);
 	assert_int_equal(o.minb, 1 << 20);
 	assert_int_equal(o.maxb, 1 << 20);
@@ -50,8 +54,8 @@ static void test_every_flag(void **state)
 	static const char *const args[] = {
 		"-k", "10,4 4,2", "-t", "cauchy_good", "-o", "encode,update", "-E", "2", "-b", "4K",
 		"-e", "64M", "-f", "2", "-B", "1,64", "-a", "cpu,auto", "-K", "nibble_rg1_t512",
-		"-d", "pinned", "-T", "3", "-w", "7", "-n", "100", "-r", "9", "-c", "0", "-j",
-		"out.json", "-s", "plot", "-C", "ceil.txt", NULL,
+		"-d", "pinned", "-T", "3", "-W", "7", "-n", "100", "-r", "9", "-c", "0", "-j",
+		"out.json", "-s", "plot", "-C", "ceil.txt", "-w", "16", NULL,
 	};
 	static const char *const quick[] = { "--quick", "--repeats=8", NULL };
 	struct perf_opts o;
@@ -62,6 +66,7 @@ static void test_every_flag(void **state)
 	assert_int_equal(o.ncodes, 2);
 	assert_int_equal(o.codes[1].k, 4);
 	assert_string_equal(o.technique, "cauchy_good");
+	assert_int_equal(o.w, 16);
 	assert_int_equal(o.ops, 1u << PERF_ENCODE | 1u << PERF_UPDATE);
 	assert_int_equal(o.erasures, 2);
 	assert_int_equal(o.minb, 4096);
@@ -100,6 +105,8 @@ static void test_bad_values(void **state)
 		/* gfec's number syntax: no sign, no overflow, no 1k or KiB */
 		{ "-k", "+4,2", NULL },	      { "-k", "4,2x", NULL },	   { "-k", "4294967300,2", NULL },
 		{ "-b", "4k", NULL },	      { "-b", "4KiB", NULL },	   { "-T", "+2", NULL },
+		/* the fields gfec has: GF(2^8) and GF(2^16) */
+		{ "-w", "12", NULL },	      { "-w", "32", NULL },	   { "-w", "x", NULL },
 	};
 	struct perf_opts o;
 	char err[256];
@@ -123,6 +130,7 @@ static void test_modes(void **state)
 					    "-T", "2", NULL };
 	static const char *const isal_bad[] = { "--hot", "-a", "cpu", NULL };
 	static const char *const main_bad[] = { "-k", "4,2", "--isal-lib", "/x", NULL };
+	static const char *const isal_w[] = { "-W", "1", "-w", "16", NULL };
 	struct perf_opts o;
 	char err[256];
 
@@ -138,6 +146,46 @@ static void test_modes(void **state)
 	assert_string_equal(err, "-a is not a flag of gfec-perf isal (see --help)");
 	assert_int_equal(parse(&o, err, main_bad), 0);
 	assert_int_equal(perf_check_mode(&o, PERF_MODE_MAIN, err, sizeof(err)), -1);
+	/* gfec-perf isal times raw ISA-L, GF(2^8) only */
+	assert_int_equal(parse(&o, err, isal_w), 0);
+	assert_int_equal(perf_check_mode(&o, PERF_MODE_ISAL, err, sizeof(err)), -1);
+	assert_string_equal(err, "-w is not a flag of gfec-perf isal (see --help)");
+}
+
+/*
+ * -w 16 rows run w=16 codecs: checked against the CPU reference codec of the same field, named
+ * w=16, and counting one GF op per 2-byte symbol; a technique GF(2^16) lacks skips the row with
+ * the codec's reason. (No ceilings: this is about the row, not the machine.)
+ */
+static void test_w16_row(void **state)
+{
+	static const char *const args[] = { "-q", "-w", "16", "-n", "2", "-r", "1", "-W", "1", NULL };
+	static const char *const good[] = { "-q", "-w", "16", "-t", "cauchy_good", NULL };
+	struct perf_ceilings ce;
+	struct perf_opts o;
+	struct perf_row r;
+	char err[256];
+
+	(void)state;
+	memset(&ce, 0, sizeof(ce));
+	assert_int_equal(parse(&o, err, args), 0);
+	for (int op = PERF_ENCODE; op <= PERF_UPDATE; op++) {
+		const double per_chunk = op == PERF_ENCODE ? 4.0 * 2 : op == PERF_DECODE ? 4.0 * 2 : 2;
+
+		if (perf_run_row(&o, &ce, (enum perf_op)op, 4, 2, 64 << 10, 2, "cpu", PERF_PAGEABLE,
+				 &r))
+			fail_msg("%s row skipped: %s", perf_op_names[op], r.skip);
+		assert_int_equal(r.w, 16);
+		assert_int_equal(r.checked, 1);
+		assert_true(r.gf_ops == per_chunk * (64 << 10) / 2 * 2);
+		free(r.lat);
+		free(r.rep_gbps);
+	}
+	assert_int_equal(parse(&o, err, good), 0);
+	assert_int_equal(perf_run_row(&o, &ce, PERF_ENCODE, 4, 2, 64 << 10, 1, "cpu", PERF_PAGEABLE,
+				      &r),
+			 -1);
+	assert_non_null(strstr(r.skip, "w=16"));
 }
 
 /*
@@ -195,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_every_flag),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_w16_row),
 		cmocka_unit_test(test_self_check),
 		cmocka_unit_test(test_json_unwritable),
 	};

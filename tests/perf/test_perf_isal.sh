@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 lib=$(ldd "$perf" | awk '$1 == "libisal.so.2" {print $3; exit}')
 [[ -f $lib ]] || fail "gfec-perf links no libisal.so.2 that ldd finds"
-"$perf" isal -k "4,2 10,4" -b 64K -e 64K -T 2 -w 1 -n 4 -r 2 --hot --isal-lib "$lib" \
+"$perf" isal -k "4,2 10,4" -b 64K -e 64K -T 2 -W 1 -n 4 -r 2 --hot --isal-lib "$lib" \
 	--json "$dir/i.json" >"$dir/out" 2>"$dir/err" ||
 	{ cat "$dir/out" "$dir/err" >&2; fail "gfec-perf isal exited $?"; }
 grep -q '^# reproduce: gfec-perf isal ' "$dir/out" || fail "no reproduce line"
@@ -35,7 +35,7 @@ set -e
 ((rc == 2)) || fail "a missing --isal-lib exited $rc"
 [[ $(wc -l <"$dir/err") == 1 ]] && grep -q 'none.so' "$dir/err" || fail "error: $(cat "$dir/err")"
 set +e
-"$perf" isal -k 4,2 -b 4K -e 4K -T 1 -w 0 -n 2 -r 1 --json "$dir/none/i.json" >"$dir/out" 2>"$dir/err"
+"$perf" isal -k 4,2 -b 4K -e 4K -T 1 -W 0 -n 2 -r 1 --json "$dir/none/i.json" >"$dir/out" 2>"$dir/err"
 rc=$?
 set -e
 ((rc == 3)) && grep -q 'none/i.json: No such file' "$dir/err" || fail "unwritable JSON: $rc $(cat "$dir/err")"
