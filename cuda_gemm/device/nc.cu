@@ -340,7 +340,9 @@ extern "C" int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p)
 	*p = nullptr;
 	if (v.fault || cudaSetDevice(v.dev) != cudaSuccess)
 		return fail(v.stream);
-	const cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+	// The stream-ordered pool: an encode or decode allocates per call, and every use of the
+	// memory (these functions, the GEMMs) is on this same stream.
+	const cudaError_t e = cudaMallocAsync(p, bytes ? bytes : 1, v.stream);
 
 	if (e == cudaErrorMemoryAllocation) {
 		cudaGetLastError();
@@ -362,7 +364,7 @@ extern "C" void gfec_gpu_nc_free(void *ctx, void *p)
 	std::lock_guard<std::mutex> g(*v.lock);
 
 	if (cudaSetDevice(v.dev) == cudaSuccess)
-		cudaFree(p);
+		cudaFreeAsync(p, v.stream);
 	cudaGetLastError();
 }
 

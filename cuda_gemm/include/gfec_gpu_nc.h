@@ -57,7 +57,11 @@ int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg, const ui
  * synchronous, and fails with GFEC_E_DEVICE under gfec_backend_conf.fault.
  */
 
-/** @p bytes of device memory on the context's device: 0 and *p; GFEC_E_NOMEM; GFEC_E_DEVICE. */
+/**
+ * @p bytes of device memory on the context's device, from its stream-ordered pool: valid for the
+ * calls below and the gfec_gpu_nc_* calls on the same context. 0 and *p; GFEC_E_NOMEM;
+ * GFEC_E_DEVICE.
+ */
 int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p);
 /** Frees what gfec_gpu_nc_alloc() gave; NULL is accepted. */
 void gfec_gpu_nc_free(void *ctx, void *p);
