@@ -341,6 +341,7 @@ static void row_init(struct perf_row *r, const struct shape *s, enum perf_op op,
 	r->batch = batch;
 	r->chunk = s->B;
 	snprintf(r->code, sizeof(r->code), "RLC(%u)", s->n);
+	r->w = 8; /* RLC's coefficients are GF(2^8)'s (the table's w column, the JSON's w) */
 	snprintf(r->technique, sizeof(r->technique), "%s", tech);
 	snprintf(r->backend, sizeof(r->backend), "%s", backend);
 	r->data = PERF_PAGEABLE;
