@@ -219,12 +219,13 @@ static int bench_1000x200(size_t len, int ns, double copy, double bmma)
 {
 	const int k = 1000, m = 200;
 	std::vector<uint16_t> g((size_t)m * k), d((size_t)m * k);
-	struct gfec_gemm_matrix mat = {16, m, k, nullptr, 0};
+	gfec_gemm_matrix mat{};
 	void *plan = nullptr;
 	Bufs b;
 	int bad = 0;
 
 	GK(gfec_matrix_cauchy_w(16, k, m, g.data()));
+	mat.w = 16, mat.rows = m, mat.cols = k;
 	mat.a = (const uint8_t *)g.data();
 	GK(ops->plan_create(ctx, &mat, &plan));
 	bufs_make(b, m, k, ns, len);
@@ -279,12 +280,13 @@ static int bench_big(size_t len, double copy, double bmma)
 {
 	const int k = 32768, m = 32768;
 	std::vector<uint16_t> g((size_t)m * k);
-	struct gfec_gemm_matrix mat = {16, m, k, nullptr, 0};
+	gfec_gemm_matrix mat{};
 	void *plan = nullptr;
 	Bufs b;
 	int bad;
 
 	GK(gfec_matrix_cauchy_w(16, k, m, g.data()));
+	mat.w = 16, mat.rows = m, mat.cols = k;
 	mat.a = (const uint8_t *)g.data();
 	const double t0 = perf_now();
 	const int r = ops->plan_create(ctx, &mat, &plan);

@@ -257,9 +257,12 @@ int gpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 {
 	Ctx *c = static_cast<Ctx *>(ctx);
 
-	// w = 16 has one kernel (gpu_kernel names only w = 8 ones); its limit is the table's size
+	// w = 16 has one kernel (gpu_kernel names only w = 8 ones); its limit is the table's size.
+	// A matrix given only in a generated form (a = NULL) is the CPU backend's.
 	if (a->w == 16)
-		return gemm16_can_implement(a->rows, a->cols, a->packetsize, c->prop.totalGlobalMem);
+		return a->a ? gemm16_can_implement(a->rows, a->cols, a->packetsize,
+						   c->prop.totalGlobalMem)
+			    : GFEC_E_NOTSUP;
 	return pick(c, a) ? 0 : GFEC_E_NOTSUP;
 }
 
@@ -386,7 +389,7 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 		return cudaErrorLaunchFailure;
 	if (p->g16)
 		return gemm16_launch(p->g16, col, d_src, d_dst, nstripes, len, vec,
-				     c->prop.multiProcessorCount, st);
+				     c->prop.multiProcessorCount, (size_t)c->prop.l2CacheSize, st);
 	for (const Prepared &cand : p->ks)
 		if (len >= cand.len_min && len <= cand.len_max) {
 			k = &cand;

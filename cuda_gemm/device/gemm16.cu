@@ -23,6 +23,10 @@ constexpr size_t kStageBytes = (size_t)kWR * kKC * kG16StepUint4 * 16 +
 constexpr size_t kSmem = 2 * kStageBytes;
 constexpr int kThreads = kWR * kWP * 32;
 constexpr int kMaxDim = 65536; // GFEC_MAX_CHUNKS_GF16
+// Split K: k-steps per launch (2048 sources): a 128-position data tile's slab is 512 KiB, so a
+// group of ~24 position tiles shares half of an H200's 50 MB L2, and each row tile's fragment
+// slab (1 MiB) is read from memory once per group instead of once per position tile.
+constexpr int kSlabSteps = 128;
 
 struct Gemm16Plan {
 	int rows = 0, cols = 0, nks = 0, nsub = 0; // nsub: padded to kWR
@@ -100,7 +104,7 @@ fail:
 
 cudaError_t gemm16_launch(const Gemm16Plan *p, int col, const uint8_t *const *d_src,
 			  uint8_t *const *d_dst, int nstripes, size_t len, int vec, int sms,
-			  cudaStream_t st)
+			  size_t l2, cudaStream_t st)
 {
 	constexpr int PB = kG16WarpPositions * kWP;
 	G16Args args{};
@@ -116,16 +120,33 @@ cudaError_t gemm16_launch(const Gemm16Plan *p, int col, const uint8_t *const *d_
 	args.nstripes = nstripes;
 	args.len = len;
 	args.vec = vec;
-	args.acc = col >= 0;
 	args.nrt = p->nsub / kWR;
 	args.npt = (len / 2 + PB - 1) / PB;
+	// Position tiles per group: their data slabs (kSlabSteps k-steps each) take half the L2.
+	const size_t slab =
+	    (size_t)(args.nks < kSlabSteps ? args.nks : kSlabSteps) * kG16SymsPerStep * PB * 2;
+	const size_t gmax = l2 / 2 / slab ? l2 / 2 / slab : 1;
+	const size_t ng = (args.npt + gmax - 1) / gmax;
 
-	const size_t total = (size_t)nstripes * args.npt * args.nrt;
+	args.gp = (args.npt + ng - 1) / ng;
+	const size_t total = (size_t)nstripes * ng * args.nrt * args.gp;
 	const size_t full = (size_t)p->per_sm * (size_t)sms;
 	const int grid = (int)(total < full ? (total ? total : 1) : full);
+	const int nks = args.nks;
+	const uint4 *frag = args.frag;
 
-	gf16_gemm_bmma<kWR, kWP, kKC><<<grid, kThreads, kSmem, st>>>(args);
-	return cudaGetLastError();
+	for (int ks0 = 0; ks0 < nks; ks0 += kSlabSteps) { // split K: one slab per launch
+		args.frag = frag + (size_t)ks0 * kG16StepUint4;
+		args.nks = nks - ks0 < kSlabSteps ? nks - ks0 : kSlabSteps;
+		args.j0 = ks0 * kG16SymsPerStep;
+		args.acc = col >= 0 || ks0 > 0;
+		gf16_gemm_bmma<kWR, kWP, kKC><<<grid, kThreads, kSmem, st>>>(args);
+		const cudaError_t e = cudaGetLastError();
+
+		if (e != cudaSuccess)
+			return e;
+	}
+	return cudaSuccess;
 }
 
 const char *gemm16_kernel_name()

@@ -40,12 +40,13 @@ void gemm16_plan_free(Gemm16Plan *p);
 /**
  * dst = A src (col < 0) or dst ^= A(:, col) src (the update; one source per stripe) for
  * @p nstripes stripes, len bytes (even) each; d_src / d_dst are device arrays of device pointers
- * laid out as gemm.h says. @p vec: every pointer is 16-byte aligned. @p sms: the device's
- * multiprocessors. Asynchronous on @p st; returns the launch's error.
+ * laid out as gemm.h says. @p vec: every pointer is 16-byte aligned. @p sms, @p l2: the
+ * device's multiprocessors and L2 bytes. Asynchronous on @p st (one launch per slab of 2048
+ * sources); returns the first launch error.
  */
 cudaError_t gemm16_launch(const Gemm16Plan *p, int col, const uint8_t *const *d_src,
 			  uint8_t *const *d_dst, int nstripes, size_t len, int vec, int sms,
-			  cudaStream_t st);
+			  size_t l2, cudaStream_t st);
 
 /** The kernel's name, with its configuration ("bmma16_r2_p4_k4"). */
 const char *gemm16_kernel_name();

@@ -40,7 +40,9 @@
  * 32 bytes per element of A (its 16 x 16 bitmatrix), zero past rows and cols. Subsets are
  * padded to a multiple of the block's WR, so a block never reads past the table. An update of
  * column col runs k-step col / 16 alone, with its one source placed at symbol col % 16 of the
- * k-step (col0) and the other 15 stage rows zero.
+ * k-step (col0) and the other 15 stage rows zero. Wide matrices are split along K into launches
+ * of a slab of k-steps each (source j0 onwards), the first writing and the rest XORing into dst,
+ * so that a group of position tiles' data fits in L2 however large cols is.
  *
  * Block: WR x WP warps; warp (sub, pt) computes 8 rows x 32 positions, so the block tile is
  * 8 WR rows x 32 WP positions. K is walked in chunks of KC k-steps, double-buffered in shared
@@ -205,6 +207,25 @@ GFEC_G16_HD void g16_pack(const int32_t (*acc)[4][4], uint32_t *o)
 	}
 }
 
+/**
+ * Item @p item of a launch: stripe *s, row tile *rt, position tile *pt. Per stripe, position tiles
+ * go in groups of gp; within a group the row tile is the slow index and the position tile the
+ * fast one, so the gp data tiles of a group stay in L2 while every row tile's fragments stream
+ * past, each fragment slab read by the gp blocks that run together. Items per launch:
+ * nstripes * ceil(npt / gp) * nrt * gp; returns 0 for the padding items of a last, short group.
+ */
+GFEC_G16_HD int g16_item(size_t item, int nrt, size_t npt, size_t gp, size_t *s, int *rt,
+			 size_t *pt)
+{
+	const size_t per_group = (size_t)nrt * gp, per_stripe = (npt + gp - 1) / gp * per_group;
+	const size_t r = item % per_stripe, q = r % per_group;
+
+	*s = item / per_stripe;
+	*rt = (int)(q / gp);
+	*pt = r / per_group * gp + q % gp;
+	return *pt < npt;
+}
+
 /** First position (symbol, within the block tile) of lane t's 8 outputs in subtile pt. */
 GFEC_G16_HD int g16_out_pos(int pt, int t)
 {
@@ -232,12 +253,14 @@ struct G16Args {
 	size_t sub_stride;	   // uint4 from one row subset's fragments to the next
 	int nks;		   // k-steps the launch walks
 	int cols, col0, rows;
+	int j0; // source of the launch's first k-step (split K: a slab of k-steps per launch)
 	int nstripes;
 	size_t len; // bytes (even)
 	int vec;    // 1: every pointer is 16-byte aligned
 	int acc;    // 1: XOR into dst
 	int nrt;    // row tiles: padded subsets / WR
 	size_t npt; // position tiles per stripe
+	size_t gp;  // position tiles per group (g16_item)
 };
 
 /** Fragments of the table, one thread per uint4 (plan creation; A is compact on the device). */
@@ -291,7 +314,7 @@ __device__ __forceinline__ void g16_stage(const G16Args &args, size_t s, int rt,
 	}
 	for (int i = threadIdx.x; i < KC * kG16SymsPerStep * SEGS; i += THREADS) {
 		const int v = i / SEGS, seg = i % SEGS;
-		const long sj = (long)c * KC * kG16SymsPerStep + v - args.col0;
+		const long sj = (long)args.j0 + (long)c * KC * kG16SymsPerStep + v - args.col0;
 		const uint32_t d = (uint32_t)v * g16_row_pitch(WP) + 16 * seg;
 		const size_t bo = b0 + 16 * (size_t)seg;
 
@@ -345,8 +368,8 @@ __device__ __forceinline__ void g16_mma(int32_t *c, const uint4 &a, uint32_t b0,
 
 /**
  * WR row subsets x WP position subtiles of warps per block, KC k-steps per K-chunk. Items are
- * (stripe, position tile, row tile), row tile fastest, so the blocks that share a data tile run
- * together and read it from L2; a grid-stride loop takes any number of items.
+ * ordered by g16_item (groups of position tiles, row tile, position tile); a grid-stride loop
+ * takes any number of them.
  */
 template <int WR, int WP, int KC>
 __global__ void __launch_bounds__(WR *WP * 32) gf16_gemm_bmma(G16Args args)
@@ -356,16 +379,20 @@ __global__ void __launch_bounds__(WR *WP * 32) gf16_gemm_bmma(G16Args args)
 	constexpr int AN = WR * KC * kG16StepUint4;
 	constexpr size_t SBYTES = (size_t)AN * 16 + (size_t)KC * kG16SymsPerStep * (2 * PB + 16);
 	extern __shared__ __align__(16) uint8_t smem[];
-	const size_t total = (size_t)args.nstripes * args.npt * args.nrt;
+	const size_t total =
+	    (size_t)args.nstripes * ((args.npt + args.gp - 1) / args.gp) * args.nrt * args.gp;
 	const int nchunks = (args.nks + KC - 1) / KC;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
 	const int sub = warp / WP, pt = warp % WP;
 
 	for (size_t item = blockIdx.x; item < total; item += gridDim.x) {
-		const int rt = (int)(item % (size_t)args.nrt);
-		const size_t rest = item / (size_t)args.nrt;
-		const size_t s = rest / args.npt, p0 = (rest % args.npt) * PB;
+		size_t s, ptile;
+		int rt;
+
+		if (!g16_item(item, args.nrt, args.npt, args.gp, &s, &rt, &ptile))
+			continue; // uniform per block: the barriers below are never split
+		const size_t p0 = ptile * PB;
 		int32_t acc[8][4][4];
 
 #pragma unroll

@@ -105,10 +105,10 @@ struct Args {
 	std::vector<uint8_t *> dst;	  // nstripes * rows
 	const U4 *frag;
 	size_t sub_stride;
-	int nks, cols, col0, rows, nstripes;
+	int nks, cols, col0, rows, j0, nstripes;
 	size_t len;
 	int acc, nrt;
-	size_t npt;
+	size_t npt, gp;
 };
 
 /* gf16_gemm_bmma<WR, WP, KC> with `grid` blocks, block by block. */
@@ -118,7 +118,8 @@ template <int WR, int WP, int KC> static void emulate(const Args &args, int grid
 	constexpr int AN = WR * KC * kG16StepUint4;
 	const size_t dbytes = (size_t)KC * kG16SymsPerStep * g16_row_pitch(WP);
 	const size_t sbytes = (size_t)AN * 16 + dbytes;
-	const size_t total = (size_t)args.nstripes * args.npt * args.nrt;
+	const size_t total =
+	    (size_t)args.nstripes * ((args.npt + args.gp - 1) / args.gp) * args.nrt * args.gp;
 	const int nchunks = (args.nks + KC - 1) / KC;
 	std::vector<uint8_t> sm(2 * sbytes);
 
@@ -126,9 +127,12 @@ template <int WR, int WP, int KC> static void emulate(const Args &args, int grid
 		for (auto &v : sm)
 			v = (uint8_t)rnd();
 		for (size_t item = block; item < total; item += grid) {
-			const int rt = (int)(item % (size_t)args.nrt);
-			const size_t rest = item / (size_t)args.nrt;
-			const size_t s = rest / args.npt, p0 = (rest % args.npt) * PB;
+			size_t s, ptile;
+			int rt;
+
+			if (!g16_item(item, args.nrt, args.npt, args.gp, &s, &rt, &ptile))
+				continue;
+			const size_t p0 = ptile * kG16WarpPositions * WP;
 			static int32_t acc[WR * WP][32][8][4][4];
 
 			memset(acc, 0, sizeof(acc));
@@ -151,8 +155,9 @@ template <int WR, int WP, int KC> static void emulate(const Args &args, int grid
 				}
 				for (int i = 0; i < KC * kG16SymsPerStep * SEGS; i++) {
 					const int v = i / SEGS, seg = i % SEGS;
-					const long sj =
-					    (long)c * KC * kG16SymsPerStep + v - args.col0;
+					const long sj = (long)args.j0 +
+							(long)c * KC * kG16SymsPerStep + v -
+							args.col0;
 					const uint32_t d =
 					    (uint32_t)v * g16_row_pitch(WP) + 16 * seg;
 					const size_t bo = 2 * p0 + 16 * (size_t)seg;
@@ -263,7 +268,8 @@ static int failures;
 
 /* One GEMM (col < 0) or update of column col, through the emulation and the reference. */
 template <int WR, int WP, int KC>
-static void one(int rows, int cols, int nstripes, size_t len, int col, int grid_div)
+static void one(int rows, int cols, int nstripes, size_t len, int col, int grid_div, int slab,
+		size_t gp)
 {
 	std::vector<uint16_t> a((size_t)rows * cols);
 	const int ncols = col < 0 ? cols : 1;
@@ -285,25 +291,36 @@ static void one(int rows, int cols, int nstripes, size_t len, int col, int grid_
 	const std::vector<U4> frag = expand(a.data(), rows, cols, WR);
 	const int nks = g16_nks(cols);
 
-	args.frag = frag.data() + (col < 0 ? 0 : (size_t)(col / kG16SymsPerStep) * kG16StepUint4);
+	const U4 *base =
+	    frag.data() + (col < 0 ? 0 : (size_t)(col / kG16SymsPerStep) * kG16StepUint4);
+	const int steps = col < 0 ? nks : 1;
+
 	args.sub_stride = (size_t)nks * kG16StepUint4;
-	args.nks = col < 0 ? nks : 1;
 	args.cols = ncols;
 	args.col0 = col < 0 ? 0 : col % kG16SymsPerStep;
 	args.rows = rows;
 	args.nstripes = nstripes;
 	args.len = len;
-	args.acc = col >= 0;
 	args.nrt = g16_nsub_padded(rows, WR) / WR;
 	args.npt = (len / 2 + kG16WarpPositions * WP - 1) / (kG16WarpPositions * WP);
+	args.gp = gp < 1 ? 1 : gp;
 	for (auto &b : in)
 		args.src.push_back(b.data());
 	for (auto &b : out)
 		args.dst.push_back(b.data());
-	const size_t total = (size_t)nstripes * args.npt * args.nrt;
+	const size_t total =
+	    (size_t)nstripes * ((args.npt + args.gp - 1) / args.gp) * args.nrt * args.gp;
 	const int grid = (int)(total / grid_div ? total / grid_div : 1);
 
-	emulate<WR, WP, KC>(args, grid);
+	// gemm16_launch's split K: one launch per slab of k-steps, the first writing (or XORing,
+	// for an update), the rest XORing.
+	for (int ks0 = 0; ks0 < steps; ks0 += slab) {
+		args.frag = base + (size_t)ks0 * kG16StepUint4;
+		args.nks = steps - ks0 < slab ? steps - ks0 : slab;
+		args.j0 = ks0 * kG16SymsPerStep;
+		args.acc = col >= 0 || ks0 > 0;
+		emulate<WR, WP, KC>(args, grid);
+	}
 
 	std::vector<uint16_t> acol(rows);
 	for (int i = 0; i < rows && col >= 0; i++)
@@ -325,10 +342,10 @@ static void one(int rows, int cols, int nstripes, size_t len, int col, int grid_
 
 			while (out[i][k] == ref[i][k])
 				k++;
-			printf("FAIL <%d,%d,%d> rows=%d cols=%d stripes=%d len=%zu col=%d grid=%d: "
-			       "output %zu byte %zu is %02x, reference %02x\n",
-			       WR, WP, KC, rows, cols, nstripes, len, col, grid, i, k, out[i][k],
-			       ref[i][k]);
+			printf("FAIL <%d,%d,%d> rows=%d cols=%d stripes=%d len=%zu col=%d grid=%d "
+			       "slab=%d gp=%zu: output %zu byte %zu is %02x, reference %02x\n",
+			       WR, WP, KC, rows, cols, nstripes, len, col, grid, slab, gp, i, k,
+			       out[i][k], ref[i][k]);
 			failures++;
 			return;
 		}
@@ -339,19 +356,22 @@ int main()
 	gfec_gf16_init();
 	// The kernel's shape (kernels: gemm16.cu's kWR, kWP, kKC) and two others that move the
 	// chunk and tile edges.
-	one<2, 4, 4>(1, 1, 1, 2, -1, 1);
-	one<2, 4, 4>(200, 1000, 1, 64, -1, 3);
-	one<2, 4, 4>(200, 1000, 1, 96, 999, 1);
+	one<2, 4, 4>(1, 1, 1, 2, -1, 1, 128, 1);
+	one<2, 4, 4>(200, 1000, 1, 64, -1, 3, 128, 1);
+	one<2, 4, 4>(200, 1000, 1, 32, -1, 1, 5, 1); // split K: 13 slabs
+	one<2, 4, 4>(200, 1000, 1, 96, 999, 1, 128, 1);
 	for (int rep = 0; rep < 6; rep++) {
 		const int rows = range(1, 300), cols = range(1, 300), ns = range(1, 3);
-		const size_t len = 2 * (size_t)range(1, 100);
 		const int col = rep % 3 == 0 ? range(0, cols - 1) : -1;
-
-		one<2, 4, 4>(rows, cols, ns, len, col, range(1, 4));
-		one<1, 2, 1>(range(1, 40), range(1, 70), ns, len, -1, range(1, 4));
 		const int c2 = range(1, 70);
 
-		one<4, 2, 2>(range(1, 40), c2, ns, len, rep % 2 ? range(0, c2 - 1) : -1, 1);
+		one<2, 4, 4>(rows, cols, ns, 2 * (size_t)range(1, 100), col, range(1, 4),
+			     range(1, 20), 1);
+		// Smaller tiles: several position tiles per stripe, grouped and split along K.
+		one<1, 2, 1>(range(1, 40), range(1, 70), ns, 2 * (size_t)range(1, 300), -1,
+			     range(1, 4), range(1, 5), (size_t)range(1, 6));
+		one<4, 2, 2>(range(1, 40), c2, ns, 2 * (size_t)range(1, 300),
+			     rep % 2 ? range(0, c2 - 1) : -1, 1, range(1, 5), (size_t)range(1, 6));
 	}
 	if (failures) {
 		printf("%d failed\n", failures);

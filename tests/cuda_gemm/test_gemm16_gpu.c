@@ -73,7 +73,7 @@ static void get(enum mem k, uint8_t *d, const uint8_t *s, size_t n)
  */
 static void one(void *ctx, int rows, int cols, int nstripes, size_t len, enum mem k, int col)
 {
-	struct gfec_gemm_matrix m = {16, rows, cols, NULL, 0};
+	struct gfec_gemm_matrix m = {.w = 16, .rows = rows, .cols = cols};
 	const int ncols = col < 0 ? cols : 1;
 	const size_t nin = (size_t)nstripes * ncols, nout = (size_t)nstripes * rows;
 	uint16_t *a = malloc((size_t)rows * cols * 2), *acol = malloc((size_t)rows * 2);
@@ -225,7 +225,7 @@ static void test_refusals(void **state)
 {
 	void *ctx = make_ctx(0), *plan = NULL;
 	uint16_t a[4] = {1, 2, 3, 4};
-	struct gfec_gemm_matrix m = {16, 2, 2, (const uint8_t *)a, 0};
+	struct gfec_gemm_matrix m = {.w = 16, .rows = 2, .cols = 2, .a = (const uint8_t *)a};
 	uint8_t x[4] = {0}, y[4], z[4];
 	const uint8_t *src[2] = {x, x};
 	uint8_t *dst[2] = {y, z};
@@ -250,6 +250,8 @@ static void test_refusals(void **state)
 	assert_int_equal(ops->can_implement(ctx, &m),
 			 ((size_t)128 << 30) > total / 4 * 3 ? GFEC_E_NOTSUP : 0);
 	m.w = 12;
+	assert_int_equal(ops->can_implement(ctx, &m), GFEC_E_NOTSUP);
+	m.w = 16, m.rows = 2, m.cols = 2, m.a = NULL; /* no matrix: not for this backend */
 	assert_int_equal(ops->can_implement(ctx, &m), GFEC_E_NOTSUP);
 	ops->fini(ctx);
 }
