@@ -21,13 +21,17 @@ cd "$dir"
 head -c 300001 /dev/urandom >f
 head -c 1 /dev/urandom >one
 head -c 8192 /dev/urandom >exact # n * B exactly, with -n 8 -B 1024
-trip() { # FILE ENCODE-OPTIONS...: encode, decode, compare
+trip() { # FILE ENCODE-OPTIONS...: encode, decode (progressive, and batched for RLC), compare
 	local f=$1
 	shift
 	rm -f s out
 	"$gfec" nc encode "$f" -o s "$@" >/dev/null 2>err || { bad "encode $f $*: $(cat err)"; return; }
 	"$gfec" nc decode s -o out >/dev/null 2>err || { bad "decode $f $*: $(cat err)"; return; }
 	cmp -s "$f" out || bad "decode $f $*: bytes differ"
+	[[ " $* " == *" lt "* ]] && return
+	rm -f out
+	"$gfec" nc decode s -o out --batch >/dev/null 2>err || { bad "decode --batch $f $*: $(cat err)"; return; }
+	cmp -s "$f" out || bad "decode --batch $f $*: bytes differ"
 }
 trip f
 trip f -n 1 -B 4096
@@ -53,6 +57,10 @@ for loss in 0 0.1 0.3; do
 		rm -f out
 		"$gfec" nc decode "$in" -o out >/dev/null 2>err || bad "decode after $relays relays: $(cat err)"
 		cmp -s f out || bad "loss $loss, $relays relays: bytes differ"
+		rm -f out
+		"$gfec" nc decode "$in" -o out --batch >/dev/null 2>err ||
+			bad "decode --batch after $relays relays: $(cat err)"
+		cmp -s f out || bad "loss $loss, $relays relays, --batch: bytes differ"
 	done
 done
 # LT relays forward what survives (they cannot mix): 4n blocks cross 3 hops at 30% loss
@@ -147,6 +155,7 @@ ed graft 12 other
 refused "block of another stream" 4 'block 12 .*from another stream' nc decode x.s -o out.new
 ed swap 9 10
 refused "blocks out of order" 4 'segment 0 after segment 1' nc decode x.s -o out.new
+refused "blocks out of order, batch" 4 'segment 0 after segment 1' nc decode x.s -o out.new --batch
 ed byte -1 13
 refused "corrupt stream header" 4 'header CRC32C mismatch' nc decode x.s -o out.new
 ed byte 3 0
@@ -155,6 +164,7 @@ ed byte 3 7
 refused "corrupt block flags" 4 'block 3 .*bad header' nc decode x.s -o out.new
 ed byte 3 40
 refused "corrupt payload" 4 'segment 0 decodes to bytes whose CRC32C' nc decode x.s -o out.new
+refused "corrupt payload, batch" 4 'segment 0 decodes to bytes whose CRC32C' nc decode x.s -o out.new --batch
 ed set 3 5 2
 refused "wrong family" 4 'family 2 in a stream of family 1' nc decode x.s -o out.new
 ed set 3 6 3
@@ -187,6 +197,9 @@ refused "lt recode --count" 2 'an LT relay forwards' nc recode lt.s -o out.new -
 refused "lt n too large" 2 "-n '65537': want an integer in 1..65536" nc encode f -o out.new --family lt -n 65537
 "$gfec" nc encode f -o short -n 8 -B 1000 --count 7 >/dev/null
 refused "too few blocks" 5 'segment 0 has 7 independent blocks, needs n=8' nc decode short -o out.new
+refused "too few blocks, batch" 5 'segment 0: its 7 blocks span fewer than n=8' nc decode short -o out.new --batch
+refused "lt --batch" 2 'an LT stream decodes segment by segment' nc decode lt.s -o out.new --batch
+refused "bad backend" 2 "--backend 'tpu': want auto, cpu or gpu" nc decode s -o out.new --backend tpu
 # random damage: 150 single-byte changes and 30 truncations anywhere in a stream. Each decode
 # either succeeds with the file's exact bytes or fails with exit 4 or 5, in one line, writing
 # nothing; never a crash, never a wrong file.
@@ -282,6 +295,22 @@ assert [x['sent'] for x in h[1:]] == [x['received'] for x in h[:-1]], h  # relay
 assert h[-1]['received'] == n * S + h[-1]['overhead_blocks'] and h[-1]['overhead_blocks'] >= 0, h
 assert h[-1]['overhead_blocks'] < 0.5 * n * S, h  # an exact decoder needs a few blocks over n
 EOF
+# a segment with no blocks at all (the relay lost them all), in both decoders
+python3 - <<'EOF'
+import struct
+s = bytearray(open('s', 'rb').read())
+n, B = struct.unpack_from('<II', s, 12)
+segs, = struct.unpack_from('<Q', s, 32)
+blocks, = struct.unpack_from('<Q', s, 40)
+off = 96 + 4 * segs + 10 * (28 + B)   # segment 1's 10 blocks dropped
+s = s[:96 + 4 * segs + 10 * (28 + B)] + s[off + 10 * (28 + B):]
+struct.pack_into('<Q', s, 40, blocks - 10)
+open('gap.s', 'wb').write(s)
+EOF
+python3 edit.py gap.s header 52 '<I' 0 gap.s # the header CRC made valid again
+refused "missing segment" 5 'segment 1 has 0 independent blocks' nc decode gap.s -o out.new
+refused "missing segment, batch" 5 'segment 1 has 0 independent blocks' nc decode gap.s -o out.new --batch
+
 refused "simulate bad loss" 2 "--loss '0.95'" nc simulate --loss 0.95
 refused "simulate too many relays" 2 "--relays '17'" nc simulate --relays 17
 

@@ -35,8 +35,9 @@ const char help_nc[] =
     "\n"
     "  gfec nc encode FILE -o STREAM [-n N] [-B BYTES] [--overhead PCT | --count C]\n"
     "                 [--systematic] [--zero-coefs] [--seed S] [--family rlc|lt]\n"
+    "                 [--backend auto|cpu|gpu]\n"
     "  gfec nc recode STREAM -o STREAM2 --loss P [--count C] [--seed S]\n"
-    "  gfec nc decode STREAM -o FILE\n"
+    "  gfec nc decode STREAM -o FILE [--batch] [--backend auto|cpu|gpu]\n"
     "  gfec nc simulate [-n N] [-B B] [--segments S] [--relays R] [--loss P] [--family rlc|lt]\n"
     "                 [--zero-coefs] [--seed S] [--json F]\n"
     "\n"
@@ -63,6 +64,8 @@ static const char help_nc_encode[] =
     "      --zero-coefs       rlc: coefficients from 0..255 (default 1..255)\n"
     "      --seed S           the blocks carry sequence numbers S .. S + C - 1  [0]\n"
     "      --family F         rlc (random linear coding, default) or lt (fountain code)\n"
+    "      --backend B        rlc: auto (default; the CPU for files), cpu or gpu (encode on\n"
+    "                         the GPU, the same bytes; exit 2 where no GPU is usable)\n"
     "  -h, --help             this text\n";
 
 static const char help_nc_recode[] =
@@ -83,7 +86,7 @@ static const char help_nc_recode[] =
     "  -h, --help             this text\n";
 
 static const char help_nc_decode[] =
-    "usage: gfec nc decode STREAM -o FILE\n"
+    "usage: gfec nc decode STREAM -o FILE [--batch] [--backend auto|cpu|gpu]\n"
     "\n"
     "Decodes each segment of STREAM progressively from its blocks (any mix and order within\n"
     "the segment; blocks beyond the n-th independent one are counted and ignored). Each\n"
@@ -92,6 +95,12 @@ static const char help_nc_decode[] =
     "(exit 4 or 5). FILE must be a regular file or not exist.\n"
     "\n"
     "  -o, --output FILE      where to write (required)\n"
+    "      --batch            rlc: decode many segments per call (gfec_nc_decode_batch: up to\n"
+    "                         64 MiB of segments, their blocks held in memory) instead of\n"
+    "                         block by block\n"
+    "      --backend B        rlc: auto (default), cpu or gpu; gpu implies --batch and runs\n"
+    "                         the batch decode on the GPU (n up to its decoder's width, else\n"
+    "                         the CPU; exit 2 where no GPU is usable)\n"
     "  -h, --help             this text\n";
 
 /* --- shared helpers --------------------------------------------------------------------------- */
@@ -124,6 +133,19 @@ int nc_parse_double(const char *cmd, const char *opt, const char *v, double min,
 		return fail(GFEC_EXIT_USAGE, "%s: %s '%s': want a number in [%g, %g]", cmd, opt, v,
 			    min, max);
 	*out = x;
+	return 0;
+}
+
+int nc_parse_backend(const char *cmd, const char *v, int *backend)
+{
+	if (strcmp(v, "auto") == 0)
+		*backend = GFEC_NC_BACKEND_AUTO;
+	else if (strcmp(v, "cpu") == 0)
+		*backend = GFEC_NC_BACKEND_CPU;
+	else if (strcmp(v, "gpu") == 0)
+		*backend = GFEC_NC_BACKEND_GPU;
+	else
+		return fail(GFEC_EXIT_USAGE, "%s: --backend '%s': want auto, cpu or gpu", cmd, v);
 	return 0;
 }
 
@@ -412,6 +434,8 @@ enum {
 	OPT_SEED,
 	OPT_FAMILY,
 	OPT_LOSS,
+	OPT_BACKEND,
+	OPT_BATCH,
 };
 
 static const struct option nc_long_opts[] = {
@@ -423,13 +447,15 @@ static const struct option nc_long_opts[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"family", required_argument, NULL, OPT_FAMILY},
     {"loss", required_argument, NULL, OPT_LOSS},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"batch", no_argument, NULL, OPT_BATCH},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 struct nc_opts {
-	const char *output, *n, *B, *overhead, *count, *seed, *family, *loss;
-	int systematic, zero;
+	const char *output, *n, *B, *overhead, *count, *seed, *family, *loss, *backend;
+	int systematic, zero, batch;
 	const char *file;
 };
 
@@ -488,6 +514,12 @@ static int nc_opts_parse(const char *cmd, const char *help, int argc, char **arg
 		case OPT_LOSS:
 			o->loss = optarg;
 			break;
+		case OPT_BACKEND:
+			o->backend = optarg;
+			break;
+		case OPT_BATCH:
+			o->batch = 1;
+			break;
 		}
 	}
 	if (argc - optind > 1)
@@ -525,15 +557,21 @@ static int check_output(const char *cmd, const char *in, const char *out, struct
 }
 
 int nc_make_code(const char *cmd, int family, uint32_t n, uint32_t B, uint32_t flags, int threads,
-		 gfec_nc **nc)
+		 int backend, gfec_nc **nc)
 {
 	/* LT: the library's default c and delta, which every encoder and decoder here shares */
-	struct gfec_nc_params p = {
-	    .n = n, .block_size = B, .flags = flags, .threads = threads, .family = family};
+	struct gfec_nc_params p = {.n = n,
+				   .block_size = B,
+				   .flags = flags,
+				   .threads = threads,
+				   .family = family,
+				   .backend = backend};
 	int ret = gfec_nc_create(&p, nc);
 
 	if (ret)
-		return fail(ret == GFEC_E_INVAL ? GFEC_EXIT_USAGE : GFEC_EXIT_INTERNAL,
+		return fail(ret == GFEC_E_INVAL || ret == GFEC_E_NOBACKEND || ret == GFEC_E_NOTSUP
+				? GFEC_EXIT_USAGE
+				: GFEC_EXIT_INTERNAL,
 			    "%s: cannot make a %s code n=%" PRIu32 " B=%" PRIu32 ": %s", cmd,
 			    nc_family_name(family), n, B, gfec_strerror(ret));
 	return 0;
@@ -549,8 +587,8 @@ int nc_make_code(const char *cmd, int family, uint32_t n, uint32_t B, uint32_t f
 static int nc_encode(int argc, char **argv)
 {
 	static const int allowed[] = {
-	    'o',      'n',	  'B', OPT_OVERHEAD, OPT_COUNT, OPT_SYSTEMATIC, OPT_ZERO,
-	    OPT_SEED, OPT_FAMILY, 0};
+	    'o',      'n',	'B',	    OPT_OVERHEAD, OPT_COUNT, OPT_SYSTEMATIC,
+	    OPT_ZERO, OPT_SEED, OPT_FAMILY, OPT_BACKEND,  0};
 	const char *cmd = "nc encode";
 	struct nc_opts o = {0};
 	struct ncs_header h = {.family = GFEC_NC_RLC};
@@ -562,6 +600,7 @@ static int nc_encode(int argc, char **argv)
 	gfec_nc *nc = NULL;
 	uint8_t *data = NULL, *blocks = NULL;
 	uint64_t n = 32, B = 4096, count = 0, seed = 0, seg_bytes, wrote, per_step;
+	int backend = GFEC_NC_BACKEND_AUTO;
 	double overhead = 10, t0 = io_now();
 	size_t bb;
 	char amt[32];
@@ -570,7 +609,8 @@ static int nc_encode(int argc, char **argv)
 	ret = nc_opts_parse(cmd, help_nc_encode, argc, argv, allowed, &o);
 	if (ret >= 0)
 		return ret;
-	if (o.family && (ret = nc_parse_family(cmd, o.family, &h.family)))
+	if ((o.family && (ret = nc_parse_family(cmd, o.family, &h.family))) ||
+	    (o.backend && (ret = nc_parse_backend(cmd, o.backend, &backend))))
 		return ret;
 	if ((o.n && (ret = nc_parse_u64(cmd, "-n", o.n, 1, nc_max_n(h.family), &n))) ||
 	    (o.B && (ret = nc_parse_u64(cmd, "-B", o.B, 1, GFEC_NC_MAX_BLOCK, &B))) ||
@@ -625,7 +665,7 @@ static int nc_encode(int argc, char **argv)
 	h.blocks = h.segments * count;
 	if (getrandom(&h.tag, sizeof(h.tag), 0) != sizeof(h.tag))
 		h.tag = (uint32_t)(getpid() ^ (uint32_t)(io_now() * 1e9));
-	if ((ret = nc_make_code(cmd, h.family, h.n, h.B, h.flags, 0, &nc)))
+	if ((ret = nc_make_code(cmd, h.family, h.n, h.B, h.flags, 0, backend, &nc)))
 		goto out;
 	per_step = ENCODE_STEP / seg_bytes ? ENCODE_STEP / seg_bytes : 1;
 	if (per_step > h.segments)
@@ -791,7 +831,8 @@ static int nc_recode(int argc, char **argv)
 		uint32_t relay_flags =
 		    r.h.hops == 0 ? r.h.flags & GFEC_NC_ZERO_COEFS : GFEC_NC_ZERO_COEFS;
 
-		if ((ret = nc_make_code(cmd, r.h.family, r.h.n, r.h.B, relay_flags, 0, &nc)))
+		if ((ret = nc_make_code(cmd, r.h.family, r.h.n, r.h.B, relay_flags, 0,
+					GFEC_NC_BACKEND_CPU, &nc)))
 			goto out;
 		if (count * bb > ENCODE_MAX_OUT) {
 			ret = fail(GFEC_EXIT_USAGE,
@@ -912,18 +953,15 @@ out:
 
 /* --- decode ----------------------------------------------------------------------------------- */
 
-/* Segment @p s is whole in @p d: read it, check its CRC32C, write its bytes of the file. */
-static int segment_out(const char *cmd, struct ncs_reader *r, gfec_nc_decoder *d, uint64_t s,
-		       uint8_t *seg, struct io_tmp *out, EVP_MD_CTX *sha)
+/* Segment @p s decoded into @p seg: check its CRC32C, write its bytes of the file. */
+static int segment_write(const char *cmd, struct ncs_reader *r, uint64_t s, const uint8_t *seg,
+			 struct io_tmp *out, EVP_MD_CTX *sha)
 {
 	const uint64_t seg_bytes = (uint64_t)r->h.n * r->h.B, at = s * seg_bytes;
 	size_t len = (size_t)(r->h.size - at < seg_bytes ? r->h.size - at : seg_bytes);
 	uint32_t crc;
-	int ret = gfec_nc_decoder_read(d, seg, (size_t)seg_bytes);
+	int ret;
 
-	if (ret)
-		return fail(GFEC_EXIT_INTERNAL, "%s: gfec_nc_decoder_read: %s", cmd,
-			    gfec_strerror(ret));
 	crc = io_crc_finish(io_crc_update(IO_CRC_INIT, seg, (size_t)seg_bytes));
 	if (crc != r->h.crc[s])
 		return fail(GFEC_EXIT_META,
@@ -934,6 +972,18 @@ static int segment_out(const char *cmd, struct ncs_reader *r, gfec_nc_decoder *d
 	EVP_DigestUpdate(sha, seg, len);
 	ret = io_pwrite_full(out->fd, seg, len, at);
 	return ret ? fail_errno(ret, "cannot write", out->tmp) : 0;
+}
+
+/* Segment @p s is whole in @p d: read it, then segment_write(). */
+static int segment_out(const char *cmd, struct ncs_reader *r, gfec_nc_decoder *d, uint64_t s,
+		       uint8_t *seg, struct io_tmp *out, EVP_MD_CTX *sha)
+{
+	int ret = gfec_nc_decoder_read(d, seg, (size_t)r->h.n * r->h.B);
+
+	if (ret)
+		return fail(GFEC_EXIT_INTERNAL, "%s: gfec_nc_decoder_read: %s", cmd,
+			    gfec_strerror(ret));
+	return segment_write(cmd, r, s, seg, out, sha);
 }
 
 static int too_few(const char *cmd, struct ncs_reader *r, uint64_t s, uint32_t rank)
@@ -949,9 +999,190 @@ static int too_few(const char *cmd, struct ncs_reader *r, uint64_t s, uint32_t r
 		    cmd, r->path, s, rank, rank == 1 ? "" : "s", r->h.n);
 }
 
+/* Batch mode: the blocks of up to BATCH_BYTES of segments in memory at once. */
+#define BATCH_BYTES (64u << 20)
+
+/* Segments gathered for one gfec_nc_decode_batch() call. */
+struct batch {
+	uint8_t *arena;	  /* the blocks, back to back */
+	size_t used, cap; /* bytes of arena */
+	size_t *off;	  /* each block's offset in arena (nb of them) */
+	const uint8_t **ptr;
+	size_t *len;
+	uint32_t nb, nbcap;
+	struct gfec_nc_batch_segment *segs;
+	uint64_t *index; /* each segment's index in the stream */
+	uint32_t *first; /* each segment's first block */
+	int nseg, max;
+	uint8_t *out; /* max segments */
+};
+
+static void batch_free(struct batch *bt)
+{
+	free(bt->arena);
+	free(bt->off);
+	free(bt->ptr);
+	free(bt->len);
+	free(bt->segs);
+	free(bt->index);
+	free(bt->first);
+	free(bt->out);
+}
+
+/* Appends the block in r->buf to the last segment. @returns 0 or -1 (out of memory). */
+static int batch_add(struct batch *bt, const struct ncs_reader *r, size_t bytes)
+{
+	if (bt->used + bytes > bt->cap) {
+		size_t cap = (bt->used + bytes) * 2;
+		uint8_t *a = realloc(bt->arena, cap);
+
+		if (!a)
+			return -1;
+		bt->arena = a;
+		bt->cap = cap;
+	}
+	if (bt->nb == bt->nbcap) {
+		uint32_t cap = bt->nbcap ? bt->nbcap * 2 : 1024;
+		size_t *off = realloc(bt->off, sizeof(*off) * cap);
+
+		if (!off)
+			return -1;
+		bt->off = off;
+		bt->nbcap = cap;
+	}
+	memcpy(bt->arena + bt->used, r->buf, bytes);
+	bt->off[bt->nb++] = bt->used;
+	bt->used += bytes;
+	return 0;
+}
+
+/* Decodes the segments gathered, checks and writes each. @returns 0 or the exit code. */
+static int batch_flush(const char *cmd, struct ncs_reader *r, gfec_nc *nc, struct batch *bt,
+		       struct io_tmp *out, EVP_MD_CTX *sha, uint64_t *dependent)
+{
+	const size_t seg_bytes = (size_t)r->h.n * r->h.B;
+	int ret;
+
+	if (!bt->nseg)
+		return 0;
+	free(bt->ptr);
+	free(bt->len);
+	bt->ptr = malloc(sizeof(*bt->ptr) * bt->nb);
+	bt->len = malloc(sizeof(*bt->len) * bt->nb);
+	if (!bt->ptr || !bt->len)
+		return out_of_memory();
+	for (uint32_t i = 0; i < bt->nb; i++) {
+		bt->ptr[i] = bt->arena + bt->off[i];
+		bt->len[i] = (i + 1 < bt->nb ? bt->off[i + 1] : bt->used) - bt->off[i];
+	}
+	for (int i = 0; i < bt->nseg; i++) {
+		uint32_t end = i + 1 < bt->nseg ? bt->first[i + 1] : bt->nb;
+
+		bt->segs[i] =
+		    (struct gfec_nc_batch_segment){.id = (uint64_t)r->h.tag << 32 | bt->index[i],
+						   .blocks = bt->ptr + bt->first[i],
+						   .lens = bt->len + bt->first[i],
+						   .nblocks = end - bt->first[i],
+						   .out = bt->out + (size_t)i * seg_bytes};
+	}
+	ret = gfec_nc_decode_batch(nc, bt->segs, bt->nseg);
+	if (ret && ret != GFEC_E_TOOFEW)
+		return fail(GFEC_EXIT_INTERNAL, "%s: gfec_nc_decode_batch: %s", cmd,
+			    gfec_strerror(ret));
+	for (int i = 0; i < bt->nseg; i++) {
+		const struct gfec_nc_batch_segment *sg = &bt->segs[i];
+
+		if (sg->status == GFEC_E_TOOFEW)
+			return fail(GFEC_EXIT_TOOFEW,
+				    "%s: %s: segment %" PRIu64 ": its %" PRIu32
+				    " blocks span fewer than n=%" PRIu32
+				    " dimensions; nothing written",
+				    cmd, r->path, bt->index[i], sg->nblocks, r->h.n);
+		if (sg->status)
+			return fail(GFEC_EXIT_META, "%s: %s: segment %" PRIu64 ": %s", cmd, r->path,
+				    bt->index[i], gfec_strerror(sg->status));
+		*dependent += sg->dependent;
+		if ((ret = segment_write(cmd, r, bt->index[i], sg->out, out, sha)))
+			return ret;
+	}
+	bt->nseg = 0;
+	bt->nb = 0;
+	bt->used = 0;
+	return 0;
+}
+
+/*
+ * Decodes the whole stream in batches through gfec_nc_decode_batch (on the GPU with --backend
+ * gpu). The same checks as the progressive path: segments in order, none missing or short.
+ */
+static int decode_batched(const char *cmd, struct ncs_reader *r, gfec_nc *nc, struct io_tmp *out,
+			  EVP_MD_CTX *sha, uint64_t *dependent)
+{
+	const uint64_t seg_bytes = (uint64_t)r->h.n * r->h.B;
+	struct batch bt = {0};
+	struct gfec_nc_block b;
+	struct io_progress prog;
+	uint64_t next = 0, seg;
+	int ret = 0, more;
+
+	bt.max = BATCH_BYTES / seg_bytes ? (int)(BATCH_BYTES / seg_bytes) : 1;
+	if ((uint64_t)bt.max > r->h.segments)
+		bt.max = (int)r->h.segments;
+	bt.segs = malloc(sizeof(*bt.segs) * bt.max);
+	bt.index = malloc(sizeof(*bt.index) * bt.max);
+	bt.first = malloc(sizeof(*bt.first) * bt.max);
+	bt.out = malloc((size_t)(bt.max * seg_bytes));
+	if (!bt.segs || !bt.index || !bt.first || !bt.out) {
+		ret = out_of_memory();
+		goto out;
+	}
+	io_progress_start(&prog, "nc decode", (uint64_t)r->st.st_size);
+	while (!ret) {
+		more = ncs_next(r, &b, &seg);
+		if (more > 0) {
+			ret = more;
+			break;
+		}
+		if (more < 0) {
+			ret = batch_flush(cmd, r, nc, &bt, out, sha, dependent);
+			if (!ret && next < r->h.segments)
+				ret = too_few(cmd, r, next, 0);
+			break;
+		}
+		if (!(bt.nseg && seg == bt.index[bt.nseg - 1])) {
+			if (seg < next) {
+				ret =
+				    fail(GFEC_EXIT_META,
+					 "%s: %s: block %" PRIu64 ": segment %" PRIu64
+					 " after segment %" PRIu64 "'s blocks: a stream holds each "
+					 "segment's blocks together, in order",
+					 cmd, r->path, r->index - 1, seg, next - 1);
+				break;
+			}
+			if (seg > next) {
+				ret = too_few(cmd, r, next, 0);
+				break;
+			}
+			if (bt.nseg == bt.max &&
+			    (ret = batch_flush(cmd, r, nc, &bt, out, sha, dependent)))
+				break;
+			bt.index[bt.nseg] = seg;
+			bt.first[bt.nseg++] = bt.nb;
+			next = seg + 1;
+		}
+		if (batch_add(&bt, r, (size_t)b.bytes))
+			ret = out_of_memory();
+		io_progress_update(&prog, r->off);
+	}
+	io_progress_end(&prog);
+out:
+	batch_free(&bt);
+	return ret;
+}
+
 static int nc_decode(int argc, char **argv)
 {
-	static const int allowed[] = {'o', 0};
+	static const int allowed[] = {'o', OPT_BACKEND, OPT_BATCH, 0};
 	const char *cmd = "nc decode";
 	struct nc_opts o = {0};
 	struct ncs_reader r = {.fd = -1};
@@ -965,18 +1196,28 @@ static int nc_decode(int argc, char **argv)
 	gfec_nc_decoder *d = NULL;
 	uint8_t *seg_buf = NULL, digest[32];
 	uint64_t next = 0, seg, extra = 0, dependent = 0;
+	struct gfec_nc_stats ns;
 	double t0 = io_now();
 	char amt[32];
-	int exists, ret, more, done = 0;
+	int exists, ret, more, done = 0, backend = GFEC_NC_BACKEND_AUTO, batch;
 
 	ret = nc_opts_parse(cmd, help_nc_decode, argc, argv, allowed, &o);
 	if (ret >= 0)
 		return ret;
+	if (o.backend && (ret = nc_parse_backend(cmd, o.backend, &backend)))
+		return ret;
+	batch = o.batch || backend == GFEC_NC_BACKEND_GPU;
 	if ((ret = ncs_open(cmd, o.file, &r)))
 		goto out;
 	if ((ret = check_output(cmd, o.file, o.output, &out_st, &exists)))
 		goto out;
-	if ((ret = nc_make_code(cmd, r.h.family, r.h.n, r.h.B, r.h.flags, 0, &nc)))
+	if (batch && r.h.family == GFEC_NC_LT) {
+		ret = fail(GFEC_EXIT_USAGE,
+			   "%s: --%s: an LT stream decodes segment by segment, on the CPU", cmd,
+			   o.batch ? "batch" : "backend gpu");
+		goto out;
+	}
+	if ((ret = nc_make_code(cmd, r.h.family, r.h.n, r.h.B, r.h.flags, 0, backend, &nc)))
 		goto out;
 	seg_buf = malloc((size_t)r.h.n * r.h.B);
 	sha = EVP_MD_CTX_new();
@@ -988,6 +1229,12 @@ static int nc_decode(int argc, char **argv)
 	if (ret) {
 		ret = fail_errno(ret, "cannot create", o.output);
 		goto out;
+	}
+	if (batch) {
+		if ((ret = decode_batched(cmd, &r, nc, &out, sha, &dependent)))
+			goto out;
+		next = r.h.segments;
+		goto decoded;
 	}
 	/* Segment next - 1 is in d (done: complete and written); next is the first not yet met. */
 	io_progress_start(&prog, "nc decode", (uint64_t)r.st.st_size);
@@ -1051,6 +1298,7 @@ static int nc_decode(int argc, char **argv)
 		ret = too_few(cmd, &r, next, 0);
 		goto out;
 	}
+decoded:
 	if (!EVP_DigestFinal_ex(sha, digest, NULL)) {
 		ret = out_of_memory();
 		goto out;
@@ -1069,9 +1317,16 @@ static int nc_decode(int argc, char **argv)
 	}
 	io_sync_dir(o.output);
 	printf("decoded %s -> %s: %s, %" PRIu64 " segments from %" PRIu64 " blocks (%" PRIu64
-	       " dependent before completion, %" PRIu64 " after) in %.3f s\n",
+	       " dependent before completion",
 	       o.file, o.output, amount(r.h.size, amt, sizeof(amt)), r.h.segments, r.index,
-	       dependent - extra, extra, io_now() - t0);
+	       dependent - extra);
+	gfec_nc_stats(nc, &ns);
+	if (batch)
+		printf("; batch decode, %" PRIu64 " GPU call%s, %" PRIu64 " redone on the CPU",
+		       ns.gpu_calls, ns.gpu_calls == 1 ? "" : "s", ns.fallbacks);
+	else
+		printf(", %" PRIu64 " after", extra);
+	printf(") in %.3f s\n", io_now() - t0);
 	ret = GFEC_EXIT_OK;
 out:
 	io_tmp_abort(&out);

@@ -102,9 +102,12 @@ int nc_parse_family(const char *cmd, const char *v, int *family);
 const char *nc_family_name(int family);
 /** The largest n of a family's codes. */
 uint32_t nc_max_n(int family);
-/** A code of a family and shape (@p threads: 0 = the knob). @returns 0 or the exit code. */
+/** A code of a family and shape (@p threads: 0 = the knob; @p backend: enum gfec_nc_backend).
+ *  @returns 0 or the exit code. */
 int nc_make_code(const char *cmd, int family, uint32_t n, uint32_t B, uint32_t flags, int threads,
-		 gfec_nc **nc);
+		 int backend, gfec_nc **nc);
+/** "auto", "cpu" or "gpu" into enum gfec_nc_backend. */
+int nc_parse_backend(const char *cmd, const char *v, int *backend);
 
 /** splitmix64: the CLI's loss and data generator (not the coefficients: those are the library's).
  */
