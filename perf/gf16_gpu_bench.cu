@@ -314,7 +314,7 @@ static int bench_big(size_t len, double copy, double bmma)
 int main(int argc, char **argv)
 {
 	size_t len = 64 << 10;
-	int ns = 4, big = 0, bad = 0;
+	int ns = 16, big = 0, bad = 0;
 	struct gfec_backend_conf conf;
 	cudaDeviceProp prop;
 
