@@ -48,7 +48,8 @@ struct cpu_plan {
 	size_t packetsize; /* > 0: CRS packet layout, through bits */
 	uint8_t *bits;	/* 8rows x 8cols bitmatrix (CRS layout) */
 	unsigned w;	/* 8, or 16: a16 (and tbl16 on AVX2) instead of a */
-	uint16_t *a16;	/* rows x cols (w = 16) */
+	uint16_t *a16;	/* rows x cols (w = 16); NULL: the Cauchy form in form */
+	uint16_t *form;	/* x, log r (rows), y, log c (cols): A(i,j) = r_i c_j / (x_i ^ y_j) */
 	int avx2;	/* w = 16 runs the AVX2 kernel (else the plain-C one) */
 	uint8_t *tbl16;	/* its tables of a16; NULL on the base path or beyond GF16_PLAN_TABLES */
 };
@@ -60,7 +61,7 @@ struct slice_job {
 	int col;	/* < 0: gemm; else the column to update */
 	const uint8_t *const *src;
 	uint8_t *const *dst;
-	int err;	/* a slice's GFEC_E_NOMEM (w = 16 gemm beyond 256 rows or columns) */
+	int err;	/* a slice's GFEC_E_NOMEM (w = 16 gemm: big shapes, Cauchy forms) */
 };
 
 static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct cpu_plan *p,
@@ -83,6 +84,78 @@ static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct 
 		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, col >= 0);
 }
 
+/*
+ * Cauchy forms are held as logarithms (r, c nonzero): A(i,j) = exp(lr_i + lc_j - log(x_i ^ y_j)),
+ * two lookups per element. The exponent is reduced into [0, 65535) so that adding a symbol's
+ * log stays inside the doubled exp table.
+ */
+static unsigned gf16_form_log(const struct cpu_plan *p, size_t i, size_t j)
+{
+	const uint16_t *x = p->form, *lr = x + p->rows, *y = lr + p->rows, *lc = y + p->cols;
+	unsigned e = (unsigned)lr[i] + lc[j] + 65535u - gfec_gf16_tab.log[x[i] ^ y[j]];
+
+	e = e >= 65535u ? e - 65535u : e;
+	return e >= 65535u ? e - 65535u : e;
+}
+
+/* A(i, j) of a w = 16 plan, from its matrix or its Cauchy form. */
+static uint16_t gf16_elem(const struct cpu_plan *p, size_t i, size_t j)
+{
+	if (p->a16)
+		return p->a16[i * (size_t)p->cols + j];
+	return gfec_gf16_tab.exp[gf16_form_log(p, i, j)];
+}
+
+/* Rows r0..r0+nr-1 of a Cauchy-form plan into @p out (nr x cols). */
+static void gf16_form_rows(const struct cpu_plan *p, size_t r0, int nr, uint16_t *out)
+{
+	for (size_t i = 0; i < (size_t)nr; i++)
+		for (size_t j = 0; j < (size_t)p->cols; j++)
+			out[i * (size_t)p->cols + j] = gf16_elem(p, r0 + i, j);
+}
+
+/* Slices of a Cauchy form up to this many bytes are multiplied in the log domain. */
+#define GF16_FORM_SHORT 128
+
+/*
+ * dst = A x src for a short slice of a Cauchy form: at a few symbols per source, the nibble
+ * tables (128 bytes per coefficient) would cost more than the products, so each product is
+ * exp(log A(i,j) + log s), with the sources' logs taken once. @p n is even.
+ */
+static int gf16_form_short(size_t n, const struct cpu_plan *p, const uint8_t *const *src,
+			   uint8_t *const *dst)
+{
+	const size_t ns = n / 2, cols = (size_t)p->cols;
+	uint16_t *ls = malloc(sizeof(*ls) * (cols * ns + ns)), *acc;
+
+	if (!ls)
+		return GFEC_E_NOMEM;
+	acc = ls + cols * ns;
+	for (size_t j = 0; j < cols; j++)
+		for (size_t b = 0; b < ns; b++) {
+			const uint16_t s = (uint16_t)(src[j][2 * b] | src[j][2 * b + 1] << 8);
+
+			ls[j * ns + b] = s ? gfec_gf16_tab.log[s] : 0xffff;
+		}
+	for (size_t i = 0; i < (size_t)p->rows; i++) {
+		memset(acc, 0, sizeof(*acc) * ns);
+		for (size_t j = 0; j < cols; j++) {
+			const unsigned e = gf16_form_log(p, i, j);
+			const uint16_t *l = ls + j * ns;
+
+			for (size_t b = 0; b < ns; b++)
+				if (l[b] != 0xffff)
+					acc[b] ^= gfec_gf16_tab.exp[l[b] + e];
+		}
+		for (size_t b = 0; b < ns; b++) {
+			dst[i][2 * b] = (uint8_t)acc[b];
+			dst[i][2 * b + 1] = (uint8_t)(acc[b] >> 8);
+		}
+	}
+	free(ls);
+	return 0;
+}
+
 /* Rows r0..r0+nr-1 (nr <= GFEC_MAX_CHUNKS) of a w = 16 update: dst[i] ^= A(r0+i, col) * src. */
 static void gf16_update_rows(size_t n, int col, const struct cpu_plan *p, int r0, int nr,
 			     const uint8_t *src, uint8_t *const *dst)
@@ -93,7 +166,7 @@ static void gf16_update_rows(size_t n, int col, const struct cpu_plan *p, int r0
 	for (int i = 0; i < nr; i++) {
 		const size_t e = (size_t)(r0 + i) * p->cols + col;
 
-		acol[i] = p->a16[e];
+		acol[i] = gf16_elem(p, (size_t)(r0 + i), (size_t)col);
 		if (p->tbl16)
 			memcpy(tcol + (size_t)i * GFEC_CPU_GF16_TABLE,
 			       p->tbl16 + e * GFEC_CPU_GF16_TABLE, GFEC_CPU_GF16_TABLE);
@@ -105,34 +178,48 @@ static void gf16_update_rows(size_t n, int col, const struct cpu_plan *p, int r0
 }
 
 /*
- * dst = A x src at w = 16, through the plan's tables, or tables made here a few rows at a time.
- * Should the AVX2 kernel find no memory for its scratch (or its tables), the rows are computed
- * by the plain-C kernel, which needs none.
+ * dst = A x src at w = 16, through the plan's tables, or tables (and, for a Cauchy form, the
+ * rows themselves) made here a few rows at a time. Should the AVX2 kernel find no memory for its
+ * scratch (or its tables), the rows are computed by the plain-C kernel, which needs none; a
+ * Cauchy form's rows need memory: GFEC_E_NOMEM without it.
  */
-static void gf16_gemm(size_t n, const struct cpu_plan *p, const uint8_t *const *src,
-		      uint8_t *const *dst)
+static int gf16_gemm(size_t n, const struct cpu_plan *p, const uint8_t *const *src,
+		     uint8_t *const *dst)
 {
 	const size_t row_tables = (size_t)p->cols * GFEC_CPU_GF16_TABLE;
 	size_t nr = GF16_ROW_TABLES / row_tables;
-	uint8_t *t;
+	uint16_t *rows = NULL;
+	uint8_t *t = NULL;
 
-	if (!p->avx2 || p->tbl16) {
+	if (p->a16 && (!p->avx2 || p->tbl16)) {
 		if (!p->tbl16 || gfec_cpu_gemm16_avx2(n, p->cols, p->rows, p->tbl16, src, dst, 0))
 			gfec_cpu_gemm16_base(n, p->cols, p->rows, p->a16, src, dst, 0);
-		return;
+		return 0;
 	}
+	if (!p->a16 && n <= GF16_FORM_SHORT)
+		return gf16_form_short(n, p, src, dst);
 	nr = nr < 1 ? 1 : nr > (size_t)p->rows ? (size_t)p->rows : nr;
-	t = malloc(nr * row_tables);
+	if (!p->a16) {
+		rows = malloc(sizeof(*rows) * nr * p->cols);
+		if (!rows)
+			return GFEC_E_NOMEM;
+	}
+	if (p->avx2)
+		t = malloc(nr * row_tables);
 	for (size_t r0 = 0; r0 < (size_t)p->rows; r0 += nr) {
 		const int r = (int)((size_t)p->rows - r0 < nr ? (size_t)p->rows - r0 : nr);
-		const uint16_t *a = p->a16 + r0 * (size_t)p->cols;
+		const uint16_t *a = p->a16 ? p->a16 + r0 * (size_t)p->cols : rows;
 
+		if (rows)
+			gf16_form_rows(p, r0, r, rows);
 		if (t)
 			gfec_cpu_gf16_tables(a, (size_t)r * p->cols, t);
 		if (!t || gfec_cpu_gemm16_avx2(n, p->cols, r, t, src, dst + r0, 0))
 			gfec_cpu_gemm16_base(n, p->cols, r, a, src, dst + r0, 0);
 	}
 	free(t);
+	free(rows);
+	return 0;
 }
 
 /*
@@ -170,7 +257,8 @@ static void gf16_slice(struct slice_job *j, size_t off, size_t n)
 		src[i] = j->src[i] + off;
 	for (int i = 0; i < p->rows; i++)
 		dst[i] = j->dst[i] + off;
-	gf16_gemm(n, p, src, dst);
+	if (gf16_gemm(n, p, src, dst))
+		__atomic_store_n(&j->err, GFEC_E_NOMEM, __ATOMIC_RELAXED);
 	free(heap);
 }
 
@@ -294,7 +382,8 @@ static int cpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
 
 	(void)ctx;
 	if ((a->w != 8 && a->w != 16) || a->rows < 1 || a->cols < 1 || a->rows > most ||
-	    a->cols > most || a->packetsize % 8 || (a->w == 16 && a->packetsize))
+	    a->cols > most || a->packetsize % 8 || (a->w == 16 && a->packetsize) ||
+	    (!a->a && (a->w != 16 || !a->cx || !a->cr || !a->cy || !a->cc)))
 		return GFEC_E_NOTSUP;
 	return 0;
 }
@@ -311,8 +400,25 @@ static void cpu_plan_free(void *ctx, void *plan)
 	free(p->mats);
 	free(p->bits);
 	free(p->a16);
+	free(p->form);
 	free(p->tbl16);
 	free(p);
+}
+
+/* A Cauchy form is usable when its scalars are nonzero and its row and column points disjoint. */
+static int form_ok(const struct gfec_gemm_matrix *a)
+{
+	uint64_t seen[65536 / 64] = { 0 };
+
+	for (int j = 0; j < a->cols; j++) {
+		if (!a->cc[j])
+			return 0;
+		seen[a->cy[j] / 64] |= 1ull << (a->cy[j] % 64);
+	}
+	for (int i = 0; i < a->rows; i++)
+		if (!a->cr[i] || (seen[a->cx[i] / 64] >> (a->cx[i] % 64) & 1))
+			return 0;
+	return 1;
 }
 
 static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
@@ -324,6 +430,8 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 
 	if (cpu_can_implement(ctx, a))
 		return GFEC_E_NOTSUP;
+	if (!a->a && !form_ok(a))
+		return GFEC_E_INVAL;
 	n = (size_t)a->rows * a->cols;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -335,7 +443,30 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 	if (p->w == 16) {
 		const int tables = GFEC_CPU_GF16_TABLE * n <= GF16_PLAN_TABLES;
 
+		const size_t rs = sizeof(uint16_t) * (size_t)p->rows,
+			     cs = sizeof(uint16_t) * (size_t)p->cols;
+
 		p->avx2 = c->path != GFEC_CPU_BASE && gfec_cpu_avx2_supported();
+		if (!a->a) { /* Cauchy form: its rows are made per slice */
+			p->form = malloc(2 * (rs + cs));
+			if (!p->form) {
+				cpu_plan_free(ctx, p);
+				return GFEC_E_NOMEM;
+			}
+			uint16_t *x = p->form, *lr = x + p->rows, *y = lr + p->rows,
+				 *lc = y + p->cols;
+
+			for (int i = 0; i < p->rows; i++) {
+				x[i] = a->cx[i];
+				lr[i] = gfec_gf16_tab.log[a->cr[i]];
+			}
+			for (int j = 0; j < p->cols; j++) {
+				y[j] = a->cy[j];
+				lc[j] = gfec_gf16_tab.log[a->cc[j]];
+			}
+			*out = p;
+			return 0;
+		}
 		p->a16 = malloc(sizeof(uint16_t) * n);
 		p->tbl16 = p->avx2 && tables ? malloc(GFEC_CPU_GF16_TABLE * n) : NULL;
 		if (!p->a16 || (p->avx2 && tables && !p->tbl16)) {

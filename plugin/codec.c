@@ -34,8 +34,8 @@
 #define VERIFY_PIECE (1u << 20)
 /*
  * w = 16: the most bytes a dense generator may take (m x k uint16_t; 32768 + 32768 would be
- * 2 GiB), and the multiplies Jerasure's Vandermonde construction may spend ((k+m) k^2: about 3 s
- * at 1000 + 200 on one core).
+ * 2 GiB: beyond it the cauchy technique holds its matrices in Cauchy form), and the multiplies
+ * Jerasure's Vandermonde construction may spend ((k+m) k^2: about 3 s at 1000 + 200 on one core).
  */
 #define GF16_DENSE_CAP (64ull << 20)
 #define RS_VAN16_BUDGET 1500000000ull
@@ -44,7 +44,8 @@ struct gfec_codec {
 	struct gfec_profile prof;
 	int k, m;
 	unsigned w;	/* 8 or 16 */
-	void *g;	/* m x k elements: uint8_t (w = 8) or uint16_t (w = 16) */
+	int form;	/* w = 16 cauchy beyond GF16_DENSE_CAP: G and decode matrices in Cauchy form */
+	void *g;	/* m x k elements: uint8_t (w = 8) or uint16_t (w = 16); in form: x, r, y, c */
 	struct gfec_engine eng;		/* dispatch and the CPU redo (engine.c) */
 	struct gfec_eplan enc;
 	struct gfec_plan_cache dcache;	/* decode plans by erasure pattern */
@@ -91,22 +92,13 @@ static void count(uint64_t *c, uint64_t n)
 }
 
 /*
- * The w = 16 generator: the cauchy technique's 1 / ((k+i) ^ j) (gfmatrix's Cauchy matrix, as at
- * w = 8) or Jerasure's reed_sol_vandermonde_coding_matrix(k, m, 16). Shapes whose dense matrix
- * (or its construction) is too large are refused.
+ * Whether a w = 16 shape can be built: dense up to GF16_DENSE_CAP, beyond it only the cauchy
+ * technique (in Cauchy form, c->form); Jerasure's Vandermonde construction within its budget.
  */
-static int shape16_ok(const gfec_codec *c, char *err, size_t errlen)
+static int shape16_ok(gfec_codec *c, char *err, size_t errlen)
 {
 	const uint64_t k = (uint64_t)c->k, m = (uint64_t)c->m;
 
-	if (k * m * 2 > GF16_DENSE_CAP) {
-		snprintf(err, errlen,
-			 "k=%d m=%d w=16: the %llu MiB generator is over gfec's %llu MiB cap for a "
-			 "dense matrix; generating its rows on the fly is not implemented",
-			 c->k, c->m, (unsigned long long)(k * m * 2 >> 20),
-			 (unsigned long long)(GF16_DENSE_CAP >> 20));
-		return GFEC_E_NOTSUP;
-	}
 	if (c->prof.technique == GFEC_TECH_JERASURE_RS_VAN && (k + m) * k * k > RS_VAN16_BUDGET) {
 		snprintf(err, errlen,
 			 "technique=jerasure_reed_sol_van w=16: k=%d m=%d is too large to build "
@@ -115,14 +107,52 @@ static int shape16_ok(const gfec_codec *c, char *err, size_t errlen)
 			 c->k, c->m, RS_VAN16_BUDGET);
 		return GFEC_E_NOTSUP;
 	}
+	c->form = k * m * 2 > GF16_DENSE_CAP;
+	if (c->form)
+		gfec_log(GFEC_LOG_INFO,
+			 "k=%d m=%d w=16: the %llu MiB generator is over the %llu MiB cap for a dense "
+			 "matrix; its rows (and decode matrices') are generated per slice, on the CPU",
+			 c->k, c->m, (unsigned long long)(k * m * 2 >> 20),
+			 (unsigned long long)(GF16_DENSE_CAP >> 20));
 	return 0;
 }
 
+/*
+ * The w = 16 generator: the cauchy technique's 1 / ((k+i) ^ j) (gfmatrix's Cauchy matrix, as at
+ * w = 8), dense or as its Cauchy form (x = k+i, r = 1, y = j, c = 1), or Jerasure's
+ * reed_sol_vandermonde_coding_matrix(k, m, 16).
+ */
 static int make_generator16(gfec_codec *c)
 {
+	if (c->form) {
+		uint16_t *x = c->g, *r = x + c->m, *y = r + c->m, *cs = y + c->k;
+
+		for (int i = 0; i < c->m; i++) {
+			x[i] = (uint16_t)(c->k + i);
+			r[i] = 1;
+		}
+		for (int j = 0; j < c->k; j++) {
+			y[j] = (uint16_t)j;
+			cs[j] = 1;
+		}
+		return 0;
+	}
 	if (c->prof.technique == GFEC_TECH_CAUCHY)
 		return gfec_matrix_cauchy_w(16, c->k, c->m, c->g);
 	return gfec_matrix_jerasure_rs_van_w(16, c->k, c->m, c->g);
+}
+
+/* The generator as the backend interface's matrix (its Cauchy form in form mode). */
+static struct gfec_gemm_matrix generator(const gfec_codec *c)
+{
+	const uint16_t *x = c->g;
+
+	if (c->form)
+		return (struct gfec_gemm_matrix){ .w = 16, .rows = c->m, .cols = c->k, .cx = x,
+						  .cr = x + c->m, .cy = x + 2 * c->m,
+						  .cc = x + 2 * c->m + c->k };
+	return (struct gfec_gemm_matrix){ .w = c->w, .rows = c->m, .cols = c->k, .a = c->g,
+					  .packetsize = packetsize(c) };
 }
 
 static int make_generator(gfec_codec *c, char *err, size_t errlen)
@@ -166,10 +196,19 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 {
 	const int required = c->prof.backend == GFEC_BACKEND_GPU;
 	struct gfec_backend_conf conf = { 0 };
-	struct gfec_gemm_matrix gm = { .w = c->w, .rows = c->m, .cols = c->k, .a = c->g,
-				       .packetsize = packetsize(c) };
+	struct gfec_gemm_matrix gm = generator(c);
 	const struct gfec_backend_ops *ops = gfec_backend_gpu();
 	int ret;
+
+	if (c->form) { /* the GPU backend takes dense matrices only */
+		if (!required)
+			return 0;
+		snprintf(err, errlen,
+			 "backend=gpu: k=%d m=%d w=16 is generated on the fly (over the dense cap), "
+			 "which only the CPU backend does; use backend=cpu or backend=auto",
+			 c->k, c->m);
+		return GFEC_E_NOTSUP;
+	}
 
 	if (!ops) {
 		if (!required)
@@ -247,7 +286,8 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 		if (ret)
 			goto out;
 	}
-	c->g = malloc((size_t)c->k * c->m * elem_size(c));
+	c->g = c->form ? malloc(sizeof(uint16_t) * 2 * ((size_t)c->k + c->m))
+		       : malloc((size_t)c->k * c->m * elem_size(c));
 	c->async = gfec_async_create(execute, c, c->prof.async_threads);
 	if (!c->g || !c->async || gfec_plan_cache_init(&c->dcache, c->prof.decode_cache)) {
 		ret = GFEC_E_NOMEM;
@@ -273,8 +313,7 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 		if (ret)
 			goto out;
 	}
-	gm = (struct gfec_gemm_matrix){ .w = c->w, .rows = c->m, .cols = c->k, .a = c->g,
-					.packetsize = packetsize(c) };
+	gm = generator(c);
 	ret = gfec_engine_plan_create(&c->eng, &gm, &c->enc);
 	if (ret) {
 		snprintf(err, errlen, "backend=%s: %s", gfec_backend_choice_name(c->prof.backend),
@@ -494,9 +533,26 @@ static int dplan_build(void *arg, struct gfec_engine *e, struct gfec_eplan *out)
 	const struct dplan_args *a = arg;
 	const gfec_codec *c = a->c;
 	struct gfec_gemm_matrix gm;
-	void *dm = malloc((size_t)a->nwant * c->k * elem_size(c));
+	void *dm;
 	int ret;
 
+	if (c->form) {
+		uint16_t *x = malloc(sizeof(*x) * 2 * ((size_t)a->nwant + (size_t)c->k));
+
+		if (!x)
+			return GFEC_E_NOMEM;
+		uint16_t *r = x + a->nwant, *y = r + a->nwant, *cs = y + c->k;
+
+		ret = gfec_matrix_cauchy16_decode(c->k, c->m, a->src, a->want, a->nwant, x, r, y,
+						  cs);
+		gm = (struct gfec_gemm_matrix){ .w = 16, .rows = a->nwant, .cols = c->k, .cx = x,
+						.cr = r, .cy = y, .cc = cs };
+		if (ret == 0)
+			ret = gfec_engine_plan_create(e, &gm, out);
+		free(x);
+		return ret;
+	}
+	dm = malloc((size_t)a->nwant * c->k * elem_size(c));
 	if (!dm)
 		return GFEC_E_NOMEM;
 	ret = decode_matrix(a, dm);

@@ -35,15 +35,22 @@ extern "C" {
  * then be a multiple of w * P, and P a multiple of 8.
  *
  * w = 16: symbols are 16-bit little-endian words (Jerasure's w = 16 region layout), len is even,
- * and a points at rows x cols uint16_t elements (packetsize must be 0).
+ * and a points at rows x cols uint16_t elements (packetsize must be 0), up to 65536 x 65536.
+ *
+ * Cauchy form (w = 16 only; a is then NULL): A(i,j) = cr[i] * cc[j] / (cx[i] ^ cy[j]) in
+ * GF(2^16), from rows + cols points and scalars, for matrices too large to hold (the cauchy
+ * technique's 32768 x 32768 generator would be 2 GiB). Only the CPU backend takes it (and
+ * generates the rows per slice); the codec never hands it to the GPU backend.
  */
 struct gfec_gemm_matrix {
-	unsigned w;	  /**< field width in bits: 8, or 16 (the CPU backend, up to 256 x 256) */
+	unsigned w;	  /**< field width in bits: 8, or 16 */
 	int rows;	  /**< outputs */
 	int cols;	  /**< inputs */
 	const uint8_t *a; /**< rows x cols, row-major: one byte per element for w = 8, one
-			       uint16_t (cast to this pointer) for w = 16 */
+			       uint16_t (cast to this pointer) for w = 16; NULL: Cauchy form */
 	size_t packetsize;
+	const uint16_t *cx, *cr; /**< Cauchy form: rows points and row scalars */
+	const uint16_t *cy, *cc; /**< Cauchy form: cols points and column scalars */
 };
 
 /** Counters a backend keeps; all are totals since the backend context was created. */

@@ -7,7 +7,9 @@
  * Cauchy matrix 1 / ((k+i) ^ j) computed by Jerasure's galois_single_divide (technique=cauchy),
  * and the original data for every decode. Output buffers are poisoned before every call; calls
  * that must fail must leave them so. ctest runs this file on the default CPU path and with
- * GFEC_CPU_PATH=base (the plain-C w = 16 kernel).
+ * GFEC_CPU_PATH=base (the plain-C w = 16 kernel); with the argument "gpu" (test codec_w16_gpu,
+ * label gpu) every codec whose profile names no backend gets backend=gpu, and the run is skipped
+ * (exit 77) where no GPU codec can be made.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <jerasure.h>
 #include <reed_sol.h>
 
+#include "cpu_backend.h"
 #include "gf16.h"
 #include "gfec/gfec.h"
 #include "matrix.h"
@@ -57,6 +60,9 @@ static void stripe_free(struct stripe *s)
 	free(s->c);
 }
 
+/* " backend=gpu" in the gpu run: appended to every profile that names no backend. */
+static const char *extra = "";
+
 static gfec_codec *make(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static gfec_codec *make(const char *fmt, ...)
@@ -69,6 +75,8 @@ static gfec_codec *make(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(profile, sizeof(profile), fmt, ap);
 	va_end(ap);
+	if (!strstr(profile, "backend="))
+		strncat(profile, extra, sizeof(profile) - strlen(profile) - 1);
 	ret = gfec_codec_create(profile, &c, err, sizeof(err));
 	if (ret)
 		fail_msg("gfec_codec_create(\"%s\") = %d: %s", profile, ret, err);
@@ -588,8 +596,8 @@ static void test_bad_profiles(void **state)
 		{ "k=200 m=57", GFEC_E_PROFILE, "k+m" },
 		{ "k=4 m=2 w=16 technique=reed_sol_van", GFEC_E_PROFILE, "w=16" },
 		{ "k=4 m=2 w=16 technique=cauchy_good", GFEC_E_PROFILE, "technique=cauchy_good" },
-		/* 2 GiB of generator */
-		{ "k=32768 m=32768 w=16", GFEC_E_NOTSUP, "cap" },
+		/* generated on the fly, which the GPU backend does not do */
+		{ "k=5800 m=5800 w=16 backend=gpu", GFEC_E_NOTSUP, "backend=gpu" },
 		{ "k=3000 m=1000 w=16 technique=jerasure_reed_sol_van", GFEC_E_NOTSUP,
 		  "technique=cauchy" },
 	};
@@ -646,7 +654,151 @@ static void test_odd_length_refused(void **state)
 	gfec_codec_free(c);
 }
 
-int main(void)
+/* --- matrices in Cauchy form (generated rows) -------------------------------------------- */
+
+/*
+ * The CPU backend on a Cauchy-form matrix == on its dense expansion: gemm over lengths on both
+ * sides of the short-slice (log domain) limit and across thread slices, update, both paths.
+ */
+static void test_backend_cauchy_form(void **state)
+{
+	static const char *paths[] = { "base", NULL };
+	const struct gfec_backend_ops *ops = gfec_cpu_backend();
+
+	(void)state;
+	for (int pi = 0; pi < 2; pi++) {
+		struct gfec_backend_conf conf = { .threads = 2, .path = paths[pi],
+						  .slice = 64 * 1024 + 2 };
+		void *ctx;
+
+		assert_int_equal(ops->init(&conf, &ctx), 0);
+		for (int rep = 0; rep < 6; rep++) {
+			/* the last round is long (two threads' slices) and small */
+			const int big = rep < 5 ? 300 : 12;
+			const int rows = test_range(1, big), cols = test_range(1, big);
+			const size_t lens[] = { 0, 2, 64, 128, 130, 1000, 140 * 1024 + 6 };
+			const size_t len = lens[rep < 5 ? test_range(0, 5) : 6];
+			uint16_t *f = malloc(sizeof(*f) * 2 * ((size_t)rows + cols));
+			uint16_t *dense = malloc(sizeof(*dense) * (size_t)rows * cols);
+			uint16_t *x = f, *r = x + rows, *y = r + rows, *c = y + cols;
+			struct stripe s, t;
+			void *pf, *pd;
+			size_t done;
+
+			assert_true(f && dense);
+			/* distinct points, split at random between rows and columns */
+			for (int i = 0; i < rows + cols; i++)
+				x[i < rows ? i : rows + rows + (i - rows)] =
+					(uint16_t)(i * 7919 % 65536);
+			for (int i = 0; i < rows; i++)
+				r[i] = (uint16_t)test_range(1, 65535);
+			for (int j = 0; j < cols; j++)
+				c[j] = (uint16_t)test_range(1, 65535);
+			gfec_matrix_cauchy16_expand(rows, cols, x, r, y, c, dense);
+			struct gfec_gemm_matrix fm = { .w = 16, .rows = rows, .cols = cols,
+						       .cx = x, .cr = r, .cy = y, .cc = c };
+			struct gfec_gemm_matrix dm = { .w = 16, .rows = rows, .cols = cols,
+						       .a = (const uint8_t *)dense };
+
+			assert_int_equal(ops->plan_create(ctx, &fm, &pf), 0);
+			assert_int_equal(ops->plan_create(ctx, &dm, &pd), 0);
+			stripe_init(&s, cols, rows, len);
+			stripe_init(&t, cols, rows, len);
+			for (int j = 0; j < cols; j++)
+				memcpy(t.c[j], s.c[j], len);
+			assert_int_equal(ops->gemm(ctx, pf, 1, len, (const uint8_t *const *)s.c,
+						   s.c + cols),
+					 0);
+			assert_int_equal(ops->gemm(ctx, pd, 1, len, (const uint8_t *const *)t.c,
+						   t.c + cols),
+					 0);
+			for (int i = 0; i < rows; i++)
+				if (memcmp(s.c[cols + i], t.c[cols + i], len) != 0)
+					fail_msg("%s %d x %d len %zu: form row %d differs",
+						 paths[pi] ? paths[pi] : "auto", rows, cols, len, i);
+			const int col = test_range(0, cols - 1);
+
+			assert_int_equal(ops->update(ctx, pf, col, len, s.c[0], s.c + cols, &done), 0);
+			assert_int_equal(ops->update(ctx, pd, col, len, s.c[0], t.c + cols, &done), 0);
+			for (int i = 0; i < rows; i++)
+				assert_memory_equal(s.c[cols + i], t.c[cols + i], len);
+			ops->plan_free(ctx, pf);
+			ops->plan_free(ctx, pd);
+			/* a zero scalar, or a point in both sets, is no Cauchy matrix */
+			r[0] = 0;
+			assert_int_equal(ops->plan_create(ctx, &fm, &pf), GFEC_E_INVAL);
+			r[0] = 1;
+			x[0] = y[cols - 1];
+			assert_int_equal(ops->plan_create(ctx, &fm, &pf), GFEC_E_INVAL);
+			stripe_free(&s);
+			stripe_free(&t);
+			free(f);
+			free(dense);
+		}
+		ops->fini(ctx);
+	}
+}
+
+/* parity_i = sum_j 1 / ((k+i) ^ j) * data_j for a few sampled rows, by Jerasure's galois calls. */
+static void check_cauchy_rows(const struct stripe *s, int nrows)
+{
+	for (int t = 0; t < nrows; t++) {
+		const int i = test_range(0, s->m - 1);
+
+		for (size_t b = 0; b + 1 < s->len; b += 2) {
+			int want = 0;
+
+			for (int j = 0; j < s->k; j++)
+				want ^= galois_single_multiply(
+					galois_single_divide(1, (s->k + i) ^ j, 16),
+					s->c[j][b] | s->c[j][b + 1] << 8, 16);
+			assert_int_equal(s->c[s->k + i][b] | s->c[s->k + i][b + 1] << 8, want);
+		}
+	}
+}
+
+/*
+ * A codec over the dense cap (2 k m bytes > 64 MiB): its generator and decode matrices stay in
+ * Cauchy form. Two-byte chunks keep its 33.6 million coefficients cheap; update, verify and
+ * decode of 300 random losses; the 32768 + 32768 code is created (encode is not timed here).
+ */
+static void test_codec_over_dense_cap(void **state)
+{
+	enum { K = 5800, M = 5800, N = K + M, LOST = 300 };
+	gfec_codec *c = make("k=%d m=%d w=16 backend=auto", K, M);
+	int *lost = malloc(sizeof(int) * N);
+	struct stripe s;
+	uint8_t delta[2] = { 0x5a, 0xc3 }, ok[M];
+
+	(void)state;
+	assert_non_null(lost);
+	stripe_init(&s, K, M, 2);
+	encode(c, &s);
+	check_cauchy_rows(&s, 8);
+	assert_int_equal(gfec_verify(c, (const uint8_t *const *)s.c, s.len, ok), 0);
+	assert_int_equal(gfec_update(c, 4321, delta, s.c + K, 2), 0);
+	s.c[4321][0] ^= delta[0];
+	s.c[4321][1] ^= delta[1];
+	check_cauchy_rows(&s, 8);
+	for (int x = 0; x < N; x++)
+		lost[x] = x;
+	for (int e = 0; e < LOST; e++) {
+		int r = e + (int)(test_rand() % (uint64_t)(N - e)), t = lost[e];
+
+		lost[e] = lost[r];
+		lost[r] = t;
+	}
+	decode_and_check(c, &s, lost, LOST);
+	stripe_free(&s);
+	free(lost);
+	gfec_codec_free(c);
+
+	c = make("k=32768 m=32768 w=16 backend=auto");
+	assert_int_equal(gfec_codec_chunk_count(c), 65536);
+	gfec_codec_free(c);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile_and_w),
@@ -662,8 +814,21 @@ int main(void)
 		cmocka_unit_test(test_update_equals_reencode),
 		cmocka_unit_test(test_encode_batch_threads),
 		cmocka_unit_test(test_minimum_to_decode),
+		cmocka_unit_test(test_backend_cauchy_form),
+		cmocka_unit_test(test_codec_over_dense_cap),
 	};
 
+	if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
+		gfec_codec *c = NULL;
+		char err[256];
+
+		extra = " backend=gpu";
+		if (gfec_codec_create("k=4 m=2 w=16 backend=gpu", &c, err, sizeof(err))) {
+			fprintf(stderr, "no GPU codec at w=16 here (%s): skipped\n", err);
+			return 77;
+		}
+		gfec_codec_free(c);
+	}
 	test_seed();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
