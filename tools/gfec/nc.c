@@ -863,6 +863,13 @@ static int nc_recode(int argc, char **argv)
 				warn("%s: segment %" PRIu64 ": the relay holds rank %" PRIu32
 				     " of n=%" PRIu32 " after losses",
 				     cmd, cur, rank, r.h.n);
+			if (rank > 0 && c * bb > ENCODE_MAX_OUT) {
+				ret = fail(GFEC_EXIT_USAGE,
+					   "%s: segment %" PRIu64 ": %" PRIu64
+					   " blocks to send, over %llu bytes; give --count",
+					   cmd, cur, c, (unsigned long long)ENCODE_MAX_OUT);
+				goto out;
+			}
 			if (rank > 0) {
 				uint8_t *nb = realloc(buf, (size_t)c * bb);
 
