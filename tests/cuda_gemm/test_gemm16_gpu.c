@@ -195,6 +195,17 @@ static void test_1000x200(void **state)
 	ops->fini(ctx);
 }
 
+/* Several K-chunks (double-buffered stages) and position tiles, small: compute-sanitizer's size. */
+static void test_chunks(void **state)
+{
+	void *ctx = make_ctx(0);
+
+	(void)state;
+	one(ctx, 20, 200, 2, 1024, DEVICE, -1);
+	one(ctx, 20, 200, 1, 1026, DEVICE, 150);
+	ops->fini(ctx);
+}
+
 static void test_update(void **state)
 {
 	void *ctx = make_ctx(0);
@@ -261,7 +272,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_refusals),	  cmocka_unit_test(test_random_shapes),
 	    cmocka_unit_test(test_1000x200),	  cmocka_unit_test(test_update),
-	    cmocka_unit_test(test_small_segment),
+	    cmocka_unit_test(test_small_segment), cmocka_unit_test(test_chunks),
 	};
 	struct gfec_backend_conf conf;
 	void *ctx = NULL;
