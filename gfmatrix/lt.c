@@ -134,36 +134,50 @@ typedef uint8_t lt_vec __attribute__((vector_size(32)));
 /* an unaligned 32-byte load (a macro: a function returning a vector would change the ABI) */
 #define LD(p) __extension__({ lt_vec v_; memcpy(&v_, (p), sizeof(v_)); v_; })
 
-/* dst ^= src[0] ^ ... ^ src[ns-1], four sources per pass over dst, 32 bytes at a time. */
+/*
+ * dst = base ^ src[0] ^ ... ^ src[ns-1] over B bytes (base may be dst, or any block that does not
+ * overlap it), up to eight sources per pass over dst, 32 bytes at a time. The decoder's blocks lie
+ * scattered over more memory than the caches hold, so it is bound by the bytes it moves: each pass
+ * reads and writes dst once, and the first pass reads base, so a fresh dst costs no copy.
+ */
 __attribute__((target_clones("avx2", "default"))) static void
-xor_acc(uint8_t *dst, const uint8_t *const *src, uint32_t ns, size_t B)
+xor_sum(uint8_t *dst, const uint8_t *base, const uint8_t *const *src, uint32_t ns, size_t B)
 {
-	size_t v = B & ~(size_t)31;
-	uint32_t s = 0;
+	const size_t v = B & ~(size_t)31;
+	const uint8_t *in = base;
 
-	for (; s + 4 <= ns; s += 4) {
-		const uint8_t *a = src[s], *b = src[s + 1], *c = src[s + 2], *e = src[s + 3];
-		size_t i;
+	if (ns == 0 && dst != base)
+		memcpy(dst, base, B);
+	for (uint32_t s = 0; s < ns; s += 8) {
+		const uint32_t take = ns - s < 8 ? ns - s : 8;
+		const uint8_t *const *p = src + s;
+		size_t i = 0;
 
-		for (i = 0; i < v; i += 32) {
-			lt_vec x = LD(dst + i) ^ LD(a + i) ^ LD(b + i) ^ LD(c + i) ^ LD(e + i);
+		/* the switch falls through the sources of this pass; it branches the same way on
+		 * every step, so it predicts perfectly */
+		for (; i < v; i += 32) {
+			lt_vec x = LD(in + i);
 
+			switch (take) {
+			case 8: x ^= LD(p[7] + i); /* fall through */
+			case 7: x ^= LD(p[6] + i); /* fall through */
+			case 6: x ^= LD(p[5] + i); /* fall through */
+			case 5: x ^= LD(p[4] + i); /* fall through */
+			case 4: x ^= LD(p[3] + i); /* fall through */
+			case 3: x ^= LD(p[2] + i); /* fall through */
+			case 2: x ^= LD(p[1] + i); /* fall through */
+			default: x ^= LD(p[0] + i);
+			}
 			memcpy(dst + i, &x, sizeof(x));
 		}
-		for (; i < B; i++)
-			dst[i] ^= a[i] ^ b[i] ^ c[i] ^ e[i];
-	}
-	for (; s < ns; s++) {
-		const uint8_t *a = src[s];
-		size_t i;
+		for (; i < B; i++) {
+			uint8_t x = in[i];
 
-		for (i = 0; i < v; i += 32) {
-			lt_vec x = LD(dst + i) ^ LD(a + i);
-
-			memcpy(dst + i, &x, sizeof(x));
+			for (uint32_t t = 0; t < take; t++)
+				x ^= p[t][i];
+			dst[i] = x;
 		}
-		for (; i < B; i++)
-			dst[i] ^= a[i];
+		in = dst;
 	}
 }
 
@@ -196,8 +210,7 @@ static void enc_task(void *arg, size_t t)
 
 		for (uint32_t i = 0; i < deg; i++)
 			src[i] = j->seg + (size_t)idx[i] * j->B;
-		memcpy(dst, src[0], j->B);
-		xor_acc(dst, src + 1, deg - 1, j->B);
+		xor_sum(dst, src[0], src + 1, deg - 1, j->B);
 	}
 	free(idx);
 	free(src);
@@ -239,6 +252,7 @@ struct gfec_lt_decoder {
 	uint32_t *nb;	      /* ecap */
 	size_t ecap;
 	uint32_t kinact;      /* of the last check or solve */
+	uint32_t deficit;     /* of the last check or solve: n - rank, or a lower bound of it */
 	/* the last structural pass (check or solve) */
 	uint32_t *scount, *soff, *sadj; /* sources -> blocks (n + 1, n + 1, edges) */
 	uint32_t *cnt;	      /* per block: unknown neighbours left */
@@ -253,9 +267,11 @@ struct gfec_lt_decoder {
 	uint32_t npivots;
 	uint64_t *vec;	      /* n * W: each source as a combination of the inactivated ones */
 	uint64_t *rows;	      /* k * W: the pivot rows, indexed by their lowest column */
+	uint64_t *comb;	      /* k * W, solve only: row j as a sum of the pivot blocks' equations
+				 (bit i: pivots[i]) */
 	uint8_t *haspiv;      /* k */
-	uint8_t *rhs;	      /* k * B: the pivot rows' right-hand sides */
-	size_t vec_cap, rows_cap, k_cap, rhs_cap;
+	uint8_t *rhs;	      /* k * B: the pivot blocks' right-hand sides, by pivot index */
+	size_t vec_cap, rows_cap, comb_cap, k_cap, rhs_cap;
 	const uint8_t **src;  /* n: XOR operands */
 };
 
@@ -309,6 +325,7 @@ void gfec_lt_decoder_free(struct gfec_lt_decoder *dec)
 	free(dec->pivots);
 	free(dec->vec);
 	free(dec->rows);
+	free(dec->comb);
 	free(dec->haspiv);
 	free(dec->rhs);
 	free(dec->src);
@@ -319,6 +336,7 @@ void gfec_lt_decoder_reset(struct gfec_lt_decoder *dec)
 {
 	dec->m = 0;
 	dec->kinact = 0;
+	dec->deficit = 0;
 }
 
 uint32_t gfec_lt_decoder_count(const struct gfec_lt_decoder *dec)
@@ -329,6 +347,11 @@ uint32_t gfec_lt_decoder_count(const struct gfec_lt_decoder *dec)
 uint32_t gfec_lt_decoder_inactivated(const struct gfec_lt_decoder *dec)
 {
 	return dec->kinact;
+}
+
+uint32_t gfec_lt_decoder_deficit(const struct gfec_lt_decoder *dec)
+{
+	return dec->deficit;
 }
 
 /* Grows *p to hold @p want elements of @p size bytes (doubling); 0 or GFEC_E_NOMEM. */
@@ -386,12 +409,53 @@ int gfec_lt_decoder_add(struct gfec_lt_decoder *dec, uint32_t seed, const uint8_
 	return (int)(dec->m > INT32_MAX ? INT32_MAX : dec->m);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * One equation of Gaussian elimination over GF(2) on the k inactivated columns: reduces @p row
+ * (W words) by the pivot rows held (rows[j] has its lowest set bit at column j) and stores it at
+ * its lowest remaining column. With @p comb (solve), the same XORs run on comb, which says which
+ * of the equations taken so far the row is the sum of, and it is stored beside the row.
+ * @returns 1 stored, 0 the row was a sum of the pivots (row and comb are then scratch).
+ */
+static int pivot_insert(struct gfec_lt_decoder *dec, uint32_t W, uint64_t *row, uint64_t *comb)
+{
+	for (uint32_t w = 0; w < W; w++) {
+		while (row[w]) {
+			uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(row[w]);
+			uint64_t *p = dec->rows + (size_t)j * W;
+			uint64_t *q = comb ? dec->comb + (size_t)j * W : NULL;
+
+			if (!dec->haspiv[j]) {
+				memcpy(p, row, W * sizeof(uint64_t));
+				if (q)
+					memcpy(q, comb, W * sizeof(uint64_t));
+				dec->haspiv[j] = 1;
+				return 1;
+			}
+			for (uint32_t x = w; x < W; x++)
+				row[x] ^= p[x];
+			for (uint32_t x = 0; q && x < W; x++)
+				comb[x] ^= q[x];
+		}
+	}
+	return 0;
+}
+
 /*
  * The structural pass over blocks 0..m-1: peeling with inactivation (or without), then the
  * inactivated sources' rows and a GF(2) elimination that picks k independent redundant blocks.
- * Fills order/solver/state/inact/vec/pivots. @returns 1 decodable, 0 not, or GFEC_E_NOMEM.
+ * Fills order/solver/state/inact/vec/pivots, and with @p inverse, comb: after it, solve() reduces
+ * the rows to the identity on the bits alone, so that the payloads see each inactivated value
+ * computed once, as a sum of the pivot blocks' right-hand sides.
+ * @returns 1 decodable, 0 not, or GFEC_E_NOMEM.
  */
-static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
+static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags, int inverse)
 {
 	uint32_t n = dec->d->n, k = 0, sp = 0, W;
 	size_t edges = dec->off[m];
@@ -401,8 +465,11 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 	dec->kinact = 0;
 	dec->norder = 0;
 	dec->npivots = 0;
-	if (m < n)
+	dec->deficit = 1; /* what a structure that stops early can promise */
+	if (m < n) {
+		dec->deficit = n - m;
 		return 0;
+	}
 	/* per-block arrays (m) and the source -> block adjacency (edges) */
 	{
 		void *a = realloc(dec->cnt, (size_t)m * sizeof(uint32_t));
@@ -544,16 +611,41 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 				v[w] ^= u[w];
 		}
 	}
-	/* the unused blocks are equations on the inactivated sources: eliminate until k pivots */
+	/*
+	 * The unused blocks are equations on the inactivated sources: eliminate until k pivots.
+	 * Whether k are independent does not depend on the order; the payload work does: each
+	 * pivot block costs solve() one XOR per neighbour, and the unused blocks are often those of
+	 * the soliton's spike (degree n/R: 276 at n = 10240), so solve() takes the lightest first.
+	 */
+	if (inverse && grow((void **)&dec->comb, &dec->comb_cap, (size_t)k * W, sizeof(uint64_t)))
+		return GFEC_E_NOMEM;
 	memset(dec->haspiv, 0, k);
 	{
-		uint64_t *row = malloc(W * sizeof(uint64_t));
+		uint64_t *row = malloc(2 * W * sizeof(uint64_t)), *comb = row + W;
+		uint64_t *cand = NULL; /* (degree << 32 | block) of each unused block */
+		uint32_t ncand = 0;
 
-		if (!row)
+		if (row && inverse)
+			cand = malloc(((size_t)m - dec->norder) * sizeof(*cand));
+		if (!row || (inverse && !cand)) {
+			free(row);
 			return GFEC_E_NOMEM;
-		for (uint32_t c = 0; c < m && dec->npivots < k; c++) {
-			if (dec->used[c])
-				continue;
+		}
+		for (uint32_t c = 0; c < m; c++)
+			if (!dec->used[c]) {
+				if (cand)
+					cand[ncand] = (uint64_t)(off[c + 1] - off[c]) << 32 | c;
+				dec->stack[ncand++] = c; /* the ripple is spent */
+			}
+		if (cand) {
+			qsort(cand, ncand, sizeof(*cand), cmp_u64);
+			for (uint32_t i = 0; i < ncand; i++)
+				dec->stack[i] = (uint32_t)cand[i];
+			free(cand);
+		}
+		for (uint32_t i = 0; i < ncand && dec->npivots < k; i++) {
+			uint32_t c = dec->stack[i];
+
 			memset(row, 0, W * sizeof(uint64_t));
 			for (uint32_t e = off[c]; e < off[c + 1]; e++) {
 				const uint64_t *u = dec->vec + (size_t)nb[e] * W;
@@ -561,25 +653,17 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 				for (uint32_t w = 0; w < W; w++)
 					row[w] ^= u[w];
 			}
-			for (uint32_t w = 0; w < W; w++) {
-				while (row[w]) {
-					uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(row[w]);
-					uint64_t *p = dec->rows + (size_t)j * W;
-
-					if (!dec->haspiv[j]) {
-						memcpy(p, row, W * sizeof(uint64_t));
-						dec->haspiv[j] = 1;
-						dec->pivots[dec->npivots++] = c;
-						goto next;
-					}
-					for (uint32_t x = w; x < W; x++)
-						row[x] ^= p[x];
-				}
+			if (inverse) {
+				memset(comb, 0, W * sizeof(uint64_t));
+				comb[dec->npivots / 64] = 1ull << (dec->npivots % 64);
 			}
-next:;
+			if (pivot_insert(dec, W, row, inverse ? comb : NULL))
+				dec->pivots[dec->npivots++] = c;
 		}
 		free(row);
 	}
+	/* rank = (n - k) peeled equations + npivots independent ones on the k inactivated */
+	dec->deficit = k - dec->npivots;
 	return dec->npivots == k;
 }
 
@@ -587,20 +671,20 @@ int gfec_lt_decoder_check(struct gfec_lt_decoder *dec, uint32_t m, unsigned flag
 {
 	if (!dec || m > dec->m)
 		return GFEC_E_INVAL;
-	return structure(dec, m, flags);
+	return structure(dec, m, flags, 0);
 }
 
 int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned flags)
 {
 	const uint32_t *off, *nb;
+	const uint8_t **src;
 	uint32_t k, W;
 	size_t B;
-	uint8_t *rhs;
 	int rc;
 
 	if (!dec || !out)
 		return GFEC_E_INVAL;
-	rc = structure(dec, dec->m, flags);
+	rc = structure(dec, dec->m, flags, 1);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
@@ -610,88 +694,60 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 	B = dec->B;
 	k = dec->kinact;
 	W = (k + 63) / 64;
+	src = dec->src;
+	if (k && grow((void **)&dec->rhs, &dec->rhs_cap, (size_t)k * B, 1))
+		return GFEC_E_NOMEM;
 	/* 1: every solved source with the inactivated ones taken as zero */
 	for (uint32_t o = 0; o < dec->norder; o++) {
 		uint32_t s = dec->order[o], c = dec->solver[s], ns = 0;
 
 		for (uint32_t e = off[c]; e < off[c + 1]; e++)
 			if (nb[e] != s && dec->state[nb[e]] == 1)
-				dec->src[ns++] = out + (size_t)nb[e] * B;
-		memcpy(out + (size_t)s * B, dec->pay + (size_t)c * B, B);
-		xor_acc(out + (size_t)s * B, dec->src, ns, B);
+				src[ns++] = out + (size_t)nb[e] * B;
+		xor_sum(out + (size_t)s * B, dec->pay + (size_t)c * B, src, ns, B);
 	}
 	if (k == 0)
 		return 0;
-	/* 2: the pivot blocks' right-hand sides, eliminated as in structure() */
-	if (grow((void **)&dec->rhs, &dec->rhs_cap, (size_t)k * B, 1))
-		return GFEC_E_NOMEM;
-	rhs = dec->rhs;
-	memset(dec->haspiv, 0, k);
-	{
-		uint64_t *row = malloc(W * sizeof(uint64_t));
-		uint8_t *tmp = malloc(B);
-
-		if (!row || !tmp) {
-			free(row);
-			free(tmp);
-			return GFEC_E_NOMEM;
-		}
-		for (uint32_t i = 0; i < dec->npivots; i++) {
-			uint32_t c = dec->pivots[i], ns = 0;
-
-			memset(row, 0, W * sizeof(uint64_t));
-			for (uint32_t e = off[c]; e < off[c + 1]; e++) {
-				const uint64_t *u = dec->vec + (size_t)nb[e] * W;
-
-				for (uint32_t w = 0; w < W; w++)
-					row[w] ^= u[w];
-				if (dec->state[nb[e]] == 1)
-					dec->src[ns++] = out + (size_t)nb[e] * B;
-			}
-			memcpy(tmp, dec->pay + (size_t)c * B, B);
-			xor_acc(tmp, dec->src, ns, B);
-			ns = 0;
-			for (uint32_t w = 0; w < W; w++) {
-				while (row[w]) {
-					uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(row[w]);
-					uint64_t *p = dec->rows + (size_t)j * W;
-
-					if (!dec->haspiv[j]) {
-						memcpy(p, row, W * sizeof(uint64_t));
-						dec->haspiv[j] = 1;
-						memcpy(rhs + (size_t)j * B, tmp, B);
-						xor_acc(rhs + (size_t)j * B, dec->src, ns, B);
-						goto next;
-					}
-					for (uint32_t x = w; x < W; x++)
-						row[x] ^= p[x];
-					dec->src[ns++] = rhs + (size_t)j * B;
-				}
-			}
-next:;
-		}
-		free(row);
-		free(tmp);
-	}
-	/* 3: back-substitution, highest column first: inactivated source j's value */
+	/* 2: the pivot rows to the identity on the bits alone, highest column first: row b > j is
+	 * e_b already, so clearing bit b of row j only adds comb b to comb j */
 	for (uint32_t j = k; j-- > 0;) {
 		const uint64_t *p = dec->rows + (size_t)j * W;
-		uint8_t *dst = out + (size_t)dec->inact[j] * B;
-		uint32_t ns = 0;
+		uint64_t *q = dec->comb + (size_t)j * W;
 
 		for (uint32_t w = j / 64; w < W; w++) {
 			uint64_t bits = p[w];
 
+			if (w == j / 64)
+				bits &= j % 64 == 63 ? 0 : ~0ull << (j % 64 + 1);
 			while (bits) {
 				uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
+				const uint64_t *qb = dec->comb + (size_t)b * W;
 
 				bits &= bits - 1;
-				if (b != j)
-					dec->src[ns++] = out + (size_t)dec->inact[b] * B;
+				for (uint32_t x = 0; x < W; x++)
+					q[x] ^= qb[x];
 			}
 		}
-		memcpy(dst, rhs + (size_t)j * B, B);
-		xor_acc(dst, dec->src, ns, B);
+	}
+	/* 3: each pivot block's right-hand side (its solved neighbours' partial values moved
+	 * over), then inactivated source j = the sum of the right-hand sides comb j names */
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t c = dec->pivots[i], ns = 0;
+
+		for (uint32_t e = off[c]; e < off[c + 1]; e++)
+			if (dec->state[nb[e]] == 1)
+				src[ns++] = out + (size_t)nb[e] * B;
+		xor_sum(dec->rhs + (size_t)i * B, dec->pay + (size_t)c * B, src, ns, B);
+	}
+	for (uint32_t j = 0; j < k; j++) {
+		const uint64_t *q = dec->comb + (size_t)j * W;
+		uint32_t ns = 0;
+
+		for (uint32_t w = 0; w < W; w++)
+			for (uint64_t bits = q[w]; bits; bits &= bits - 1)
+				src[ns++] = dec->rhs + (w * 64 + (size_t)__builtin_ctzll(bits)) * B;
+		/* ns >= 1: the k equations are independent, so comb j is not zero */
+		xor_sum(out + (size_t)dec->inact[j] * B, src[0], src + 1, ns - 1, B);
 	}
 	/* 4: every solved source gets its inactivated part, by whichever sum is shorter: its
 	 * combination of inactivated values, or its solver block redone with final values */
@@ -706,22 +762,18 @@ next:;
 			continue;
 		if (pop < off[c + 1] - off[c] - 1) {
 			for (uint32_t w = 0; w < W; w++) {
-				uint64_t bits = v[w];
+				for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+					uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
-				while (bits) {
-					uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(bits);
-
-					bits &= bits - 1;
-					dec->src[ns++] = out + (size_t)dec->inact[b] * B;
+					src[ns++] = out + (size_t)dec->inact[j] * B;
 				}
 			}
-			xor_acc(dst, dec->src, ns, B);
+			xor_sum(dst, dst, src, ns, B);
 		} else {
 			for (uint32_t e = off[c]; e < off[c + 1]; e++)
 				if (nb[e] != s)
-					dec->src[ns++] = out + (size_t)nb[e] * B;
-			memcpy(dst, dec->pay + (size_t)c * B, B);
-			xor_acc(dst, dec->src, ns, B);
+					src[ns++] = out + (size_t)nb[e] * B;
+			xor_sum(dst, dec->pay + (size_t)c * B, src, ns, B);
 		}
 	}
 	return 0;

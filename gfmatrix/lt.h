@@ -91,4 +91,12 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 /** Sources the last check or solve inactivated (0 when peeling alone sufficed). */
 uint32_t gfec_lt_decoder_inactivated(const struct gfec_lt_decoder *dec);
 
+/**
+ * After a check or solve that found the blocks do not decode: a lower bound, >= 1, on the blocks
+ * still needed, since each block raises the rank by at most one. It is n - rank exactly when
+ * the pass got to the elimination (m >= n, inactivation on): n - ((n - k) peeled + independent
+ * equations on the k inactivated). 0 after one that decodes.
+ */
+uint32_t gfec_lt_decoder_deficit(const struct gfec_lt_decoder *dec);
+
 #endif

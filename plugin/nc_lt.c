@@ -3,8 +3,10 @@
  * @file nc_lt.c
  * The LT family of gfec_nc.h: headers and checks of the public block format around
  * gfmatrix/lt.c, which does the coding. The decoder keeps every distinct block (a small hash set
- * of seeds finds repeats) and asks lt.c, from the n-th block on, whether the blocks held decode;
- * the payload work waits for read().
+ * of seeds finds repeats) and asks lt.c, from the n-th block on, whether the blocks held decode
+ * (an O(edges) pass on the structure); a pass that says no also says how many blocks are still
+ * missing at least (n - rank), so the next pass waits for that many and COMPLETE is still
+ * exact. The payload work waits for read().
  */
 #include "nc_lt.h"
 
@@ -171,8 +173,8 @@ static int check(struct nc_lt_decoder *d)
 	if (m < n || m < d->next_check)
 		return 0;
 	rc = gfec_lt_decoder_check(d->dec, m, 0);
-	if (rc == 0)
-		d->next_check = m + 1 + (m - n) / 16;
+	if (rc == 0) /* each block raises the rank by at most one: no need to look before */
+		d->next_check = m + gfec_lt_decoder_deficit(d->dec);
 	if (rc == 1)
 		d->complete = 1;
 	return rc;
@@ -257,8 +259,7 @@ int nc_lt_decoder_read(struct nc_lt_decoder *d, uint8_t *out, size_t len)
 	if (len < (size_t)d->lt->n * d->lt->B)
 		return GFEC_E_INVAL;
 	if (!d->complete) {
-		d->next_check = 0; /* a check an add skipped or could not run */
-		ret = check(d);
+		ret = check(d); /* runs only if the last add's could not (no memory) */
 		if (ret < 0)
 			return ret;
 		if (!ret)

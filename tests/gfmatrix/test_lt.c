@@ -430,10 +430,75 @@ static void test_elimination_fallback(void **state)
 	free(blk);
 }
 
+/*
+ * The deficit a failed check reports against a plain GF(2) rank of the blocks' neighbour sets
+ * (n = 128: two words per row): n - rank exactly when every source is in some block, a lower
+ * bound of at least 1 otherwise; m < n gives n - m; a check that decodes gives 0.
+ */
+static void test_deficit(void **state)
+{
+	const uint32_t n = 128;
+	struct gfec_lt_dist *d;
+	struct gfec_lt_decoder *dec;
+	uint32_t idx[128];
+	int exact = 0;
+
+	(void)state;
+	assert_int_equal(gfec_lt_dist_create(n, GFEC_LT_DEFAULT_C, GFEC_LT_DEFAULT_DELTA, &d), 0);
+	assert_int_equal(gfec_lt_decoder_create(d, 1, &dec), 0);
+	for (int seg = 0; seg < 200; seg++) {
+		uint32_t base = (uint32_t)test_rand();
+		uint64_t piv[128][2] = { { 0 } }, cover[2] = { 0 };
+		uint32_t rank = 0;
+
+		gfec_lt_decoder_reset(dec);
+		for (uint32_t m = 1; m <= 2 * n && rank < n; m++) {
+			uint32_t deg = gfec_lt_block(d, base + m, idx);
+			uint64_t row[2] = { 0 };
+			int rc;
+
+			assert_true(gfec_lt_decoder_add(dec, base + m, NULL) > 0);
+			for (uint32_t i = 0; i < deg; i++) {
+				row[idx[i] / 64] ^= 1ull << (idx[i] % 64);
+				cover[idx[i] / 64] |= 1ull << (idx[i] % 64);
+			}
+			for (uint32_t j = 0; j < n; j++) {
+				if (!(row[j / 64] >> (j % 64) & 1))
+					continue;
+				if (!(piv[j][0] | piv[j][1])) {
+					piv[j][0] = row[0];
+					piv[j][1] = row[1];
+					rank++;
+					break;
+				}
+				row[0] ^= piv[j][0];
+				row[1] ^= piv[j][1];
+			}
+			rc = gfec_lt_decoder_check(dec, m, 0);
+			assert_int_equal(rc, rank == n);
+			if (rank == n) {
+				assert_int_equal(gfec_lt_decoder_deficit(dec), 0);
+			} else if (m < n) {
+				assert_int_equal(gfec_lt_decoder_deficit(dec), n - m);
+			} else if (cover[0] == ~0ull && cover[1] == ~0ull) {
+				assert_int_equal(gfec_lt_decoder_deficit(dec), n - rank);
+				exact++;
+			} else {
+				assert_true(gfec_lt_decoder_deficit(dec) >= 1 &&
+					    gfec_lt_decoder_deficit(dec) <= n - rank);
+			}
+		}
+	}
+	assert_true(exact > 100);
+	gfec_lt_decoder_free(dec);
+	gfec_lt_dist_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_deficit),
 		cmocka_unit_test(test_mean_degree),
 		cmocka_unit_test(test_degree_chisq),
 		cmocka_unit_test(test_neighbours),

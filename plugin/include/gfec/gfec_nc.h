@@ -288,8 +288,8 @@ GFEC_API void gfec_nc_decoder_free(gfec_nc_decoder *d);
  * GFEC_NC_DEPENDENT is a seed it already holds, or any block once complete; GFEC_NC_INNOVATIVE
  * a new seed kept while the blocks held do not yet span the n sources; GFEC_NC_COMPLETE the
  * block after which they do. Whether they do is checked (peeling and elimination on the
- * structure, no payload work: O(edges)) on each new block from the n-th while the surplus over n
- * is small, then every (held - n) / 16 blocks, so COMPLETE comes at most that many blocks late.
+ * structure, no payload work: O(edges)) from the n-th block on; a check that fails gives the
+ * blocks still missing at least (n - rank), and none runs before that many more arrived.
  * Also, with the decoder unchanged: GFEC_E_NOTSUP for a coefficient-carrying LT block,
  * GFEC_E_FOREIGN for an LT block with flags, GFEC_E_NOMEM.
  */
