@@ -174,6 +174,12 @@ struct perf_row {
 	int checked;				  /* 1 ok, 0 differs, -1 n/a, -2 off */
 	int flagged;
 	char skip[256];				  /* why the row could not run */
+	/* gfec-perf daemon's rows (callers > 0): concurrent callers sharing one codec */
+	struct {
+		int callers, codec_threads;
+		size_t rotated_bytes;
+		double gpu_calls_per_s, gpu_call_share; /* from the codec's gpu_calls */
+	} daemon;
 };
 
 int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum perf_op op, int k,

@@ -189,6 +189,21 @@ static json_t *json_row(const struct perf_row *r)
 	json_object_set_new(o, "checked", r->checked == 1   ? json_true()
 					  : r->checked == 0 ? json_false()
 							    : json_null());
+	if (r->daemon.callers) {
+		json_t *d = json_object();
+
+		json_object_set_new(d, "callers", json_integer(r->daemon.callers));
+		json_object_set_new(d, "codec_threads", json_integer(r->daemon.codec_threads));
+		json_object_set_new(d, "shared_codec", json_true());
+		json_object_set_new(d, "rotated_bytes",
+				    json_integer((json_int_t)r->daemon.rotated_bytes));
+		json_object_set_new(d, "gpu_calls_per_s", json_real(r->daemon.gpu_calls_per_s));
+		json_object_set_new(d, "gpu_call_share", json_real(r->daemon.gpu_call_share));
+		/* the codec's stats count calls, not kernel launches */
+		json_object_set_new(d, "gpu_launches_per_s", json_null());
+		json_object_set_new(d, "stripes_per_gpu_launch", json_null());
+		json_object_set_new(o, "daemon", d);
+	}
 	return o;
 }
 
@@ -257,6 +272,11 @@ int perf_write_svgs(const char *prefix, const struct perf_ceilings *c, const str
 		if (rows[i].code[0])
 			snprintf(labels[i], sizeof(labels[i]), "%.6s %.12s %s %s/%s", rows[i].technique,
 				 rows[i].code, size, rows[i].backend, perf_data_names[rows[i].data]);
+		else if (rows[i].daemon.callers)
+			snprintf(labels[i], sizeof(labels[i]), "%s RS(%d,%d) %s %s/%s x%d",
+				 perf_op_names[rows[i].op], rows[i].k, rows[i].m, size,
+				 rows[i].backend, perf_data_names[rows[i].data],
+				 rows[i].daemon.callers);
 		else
 			snprintf(labels[i], sizeof(labels[i]), "%s RS(%d,%d) %s %s/%s",
 				 perf_op_names[rows[i].op], rows[i].k, rows[i].m, size,
