@@ -179,6 +179,18 @@ ed header 16 '<I' 2147483647
 refused "huge B" 4 'out of range' nc decode x.s -o out.new
 ed header 32 '<Q' 1099511627776
 refused "huge segment count" 4 'segment table runs past' nc decode x.s -o out.new
+# a valid header asking for n=1 B=1 GiB over a 1-byte file with 100 bytes of blocks: refused
+# before any segment-sized allocation
+python3 - <<'EOF'
+import struct
+exec(open('edit.py').read().split('src = bytearray')[0])  # crc32c() and fix()
+h = bytearray(100)
+h[0:8] = b'GFNCSTRM'; struct.pack_into('<H', h, 8, 1); h[10] = 1
+struct.pack_into('<IIIQQQ', h, 12, 1, 1 << 30, 7, 1, 1, 1)
+fix(h)
+open('huge.s', 'wb').write(h + b'x' * 100)
+EOF
+refused "1 GiB block over 100 bytes" 5 '100 bytes of blocks cannot hold the n=1 blocks' nc decode huge.s -o out.new
 ed header 10 '<B' 7
 refused "unknown stream family" 4 'family 7 unknown' nc decode x.s -o out.new
 ed header 8 '<H' 2

@@ -332,6 +332,9 @@ int ncs_open(const char *cmd, const char *path, struct ncs_reader *r)
 	}
 	r->off = ncs_head_bytes(h->segments);
 	r->cap = GFEC_NC_HEADER_FIXED + (h->n > 4 ? h->n : 4) + (size_t)h->B;
+	/* no block is longer than the file: a header's B alone allocates nothing beyond it */
+	if (r->cap > (uint64_t)r->st.st_size)
+		r->cap = (size_t)r->st.st_size;
 	r->buf = malloc(r->cap);
 	if (!r->buf)
 		return out_of_memory();
@@ -1218,6 +1221,22 @@ static int nc_decode(int argc, char **argv)
 		goto out;
 	if ((ret = check_output(cmd, o.file, o.output, &out_st, &exists)))
 		goto out;
+	/* Before any segment-sized allocation: a damaged or crafted header must not make us
+	 * allocate what the file cannot fill, so a stream too short for the n blocks of even one
+	 * segment ends here. */
+	{
+		const uint64_t least = (uint64_t)(r.h.n < 4 ? GFEC_NC_HEADER_FIXED + r.h.n : 28) +
+				       r.h.B,
+			       have = (uint64_t)r.st.st_size - ncs_head_bytes(r.h.segments);
+
+		if (have / least < r.h.n) {
+			ret = fail(GFEC_EXIT_TOOFEW,
+				   "%s: %s: %" PRIu64 " bytes of blocks cannot hold the n=%" PRIu32
+				   " blocks of a segment; nothing written",
+				   cmd, o.file, have, r.h.n);
+			goto out;
+		}
+	}
 	if (batch && r.h.family == GFEC_NC_LT) {
 		ret = fail(GFEC_EXIT_USAGE,
 			   "%s: --%s: an LT stream decodes segment by segment, on the CPU", cmd,
