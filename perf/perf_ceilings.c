@@ -383,8 +383,9 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 	c->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	c->threads = threads;
 	perf_isal_linked(&isal);
-	fprintf(stderr, "gfec-perf: measuring ceilings (CPU memory, %sraw ISA-L%s)...\n",
-		nshapes ? "CPU XOR-stream, " : "", c->gpu ? ", GPU copy, XOR bound, PCIe" : "");
+	fprintf(stderr, "gfec-perf: measuring ceilings (CPU memory%s%s%s)...\n",
+		nshapes ? ", CPU XOR-stream" : "", o->ncodes ? ", raw ISA-L" : "",
+		c->gpu ? ", GPU copy, XOR bound, PCIe" : "");
 	c->cpu_mem_1 = cpu_mem_bw(copy_bytes, 1, &c->cpu_mem_1_spread);
 	c->cpu_mem_t = cpu_mem_bw(copy_bytes, threads, &c->cpu_mem_t_spread);
 	/* a shape whose buffers cannot be had keeps 0: its rows fall back on the memory ceiling */

@@ -738,7 +738,7 @@ struct dmn_run {
 	const struct perf_xor_ceil *xor1; /* ce->xors' shapes on 1 thread */
 	int cpus, status;
 	struct perf_row *rows;
-	int nrows;
+	int nrows, done, total; /* rows run (or not), of total: the progress bar */
 };
 
 /* Every op and caller count of one backend on the stripes @p p: rows appended to run->rows. */
@@ -754,12 +754,15 @@ static void run_backend(struct dmn_run *run, const struct dmn_pool *p, int be)
 		 perf_backend_names[be], o->threads);
 	if (gfec_codec_create(prof, &codec, err, sizeof(err))) {
 		printf("# %s: not run (%s)\n", prof, err);
+		for (int op = 0; op < 2; op++)
+			run->done += (o->ops >> op & 1) ? o->ncallers : 0;
 		return;
 	}
 	for (int op = 0; op < 2; op++)
 		for (int cc = 0; (o->ops >> op & 1) && cc < o->ncallers; cc++) {
 			struct perf_row *r = &run->rows[run->nrows];
 			const int e = op == PERF_DECODE ? m : 0;
+			char what[96];
 			const struct perf_xor_ceil *xt =
 			    perf_xor_ceil(run->ce, (enum perf_op)op, k, m, e, p->chunk);
 			const struct dmn_bounds b = {run->ce->cpu_mem_1,
@@ -771,6 +774,9 @@ static void run_backend(struct dmn_run *run, const struct dmn_pool *p, int be)
 						     xt,
 						     run->cpus};
 
+			snprintf(what, sizeof(what), "%s RS(%d,%d) %s %s x%d", perf_op_names[op], k,
+				 m, size, perf_backend_names[be], o->callers[cc]);
+			perf_progress(run->done++, run->total, what);
 			memset(r, 0, sizeof(*r));
 			r->op = (enum perf_op)op, r->k = k, r->m = m, r->e = e;
 			r->chunk = p->chunk, r->batch = 1, r->w = 8;
@@ -811,7 +817,7 @@ int perf_daemon_main(int argc, char **argv)
 	struct dmn_run run;
 	char cmd[2048] = "gfec-perf ", cpu[128];
 	const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nrows = 0, maxrows, status = 0, above, gpu = 0, ret;
+	int nrows = 0, maxrows, status = 0, above, gpu = 0, ret, pool_rows[2];
 
 	ret = parse_args(argc, argv, &o);
 	if (ret) {
@@ -847,6 +853,10 @@ int perf_daemon_main(int argc, char **argv)
 		return 2;
 	}
 	/* the CPU rows' XOR-stream bound of every shape, on 1 thread and on every CPU */
+	if (o.backends & (1u << 0 | 1u << 2))
+		fprintf(stderr,
+			"gfec-perf daemon: measuring the CPU XOR-stream bound of %d shapes\n",
+			__builtin_popcount(o.ops) * o.ncodes * o.nsizes);
 	if (o.backends & (1u << 0 | 1u << 2))
 		for (int op = 0; op < 2; op++)
 			for (int ci = 0; (o.ops >> op & 1) && ci < o.ncodes; ci++)
@@ -902,6 +912,12 @@ int perf_daemon_main(int argc, char **argv)
 	if (!rows)
 		return 1;
 	run = (struct dmn_run){.o = &o, .ce = &ce, .xor1 = xor1, .cpus = (int)ncpu, .rows = rows};
+	/* the CPU reads pinned memory as any other: pinned stripes are for the GPU and auto */
+	for (int mem = 0; mem < 2; mem++)
+		pool_rows[mem] = (o.memory >> mem & 1) *
+				 __builtin_popcount(o.backends & (mem ? 6u : 7u)) *
+				 __builtin_popcount(o.ops) * o.ncallers;
+	run.total = o.ncodes * o.nsizes * (pool_rows[0] + pool_rows[1]);
 	print_header();
 	for (int ci = 0; ci < o.ncodes; ci++)
 		for (int si = 0; si < o.nsizes; si++)
@@ -910,14 +926,14 @@ int perf_daemon_main(int argc, char **argv)
 				struct dmn_pool p;
 				char why[160], size[16];
 
-				/* pinned memory is for the GPU: the CPU reads it as any other */
-				if (!(o.memory >> mem & 1) || (mem == 1 && !(o.backends & 6u)))
+				if (!pool_rows[mem])
 					continue;
 				perf_fmt_size(size, sizeof(size), o.sizes[si]);
 				if (pool_alloc(&p, k, m, o.sizes[si], mem, perf_rotate_bytes(&po),
 					       o.max_callers, why, sizeof(why))) {
 					printf("# RS(%d,%d) %s %s: not run (%s)\n", k, m, size,
 					       perf_data_names[mem], why);
+					run.done += pool_rows[mem];
 					continue;
 				}
 				if (pool_parity(&p)) {
@@ -927,6 +943,7 @@ int perf_daemon_main(int argc, char **argv)
 						k, m, size);
 					pool_free(&p);
 					run.status = 1;
+					run.done += pool_rows[mem];
 					continue;
 				}
 				for (int be = 0; be < 3; be++)
@@ -934,6 +951,7 @@ int perf_daemon_main(int argc, char **argv)
 						run_backend(&run, &p, be);
 				pool_free(&p);
 			}
+	perf_progress(run.total, run.total, "");
 	nrows = run.nrows;
 	status = run.status;
 	above = perf_self_check(rows, nrows, stderr);
