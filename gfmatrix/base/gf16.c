@@ -71,11 +71,26 @@ uint16_t gfec_gf16_mul_shift(uint16_t a, uint16_t b)
 	return (uint16_t)r;
 }
 
+/*
+ * c * x is linear in x: each entry is the previous one with its lowest set bit cleared, XOR
+ * c * 2^b for that bit, and c * 2^b comes from c by doublings. 15 doublings and 510 XORs instead
+ * of 512 log/exp multiplies: the plain-C w = 16 kernel makes these tables for every
+ * coefficient of every call.
+ */
 void gfec_gf16_split_tables(uint16_t c, uint16_t *lo, uint16_t *hi)
 {
-	for (int x = 0; x < 256; x++) {
-		lo[x] = gfec_gf16_mul(c, (uint16_t)x);
-		hi[x] = gfec_gf16_mul(c, (uint16_t)(x << 8));
+	uint16_t pw[16];
+
+	pw[0] = c;
+	for (int b = 1; b < 16; b++)
+		pw[b] = (uint16_t)(pw[b - 1] << 1) ^
+			(pw[b - 1] & 0x8000 ? (uint16_t)(GFEC_GF16_POLY & 0xffff) : 0);
+	lo[0] = hi[0] = 0;
+	for (int x = 1; x < 256; x++) {
+		const int b = __builtin_ctz((unsigned)x);
+
+		lo[x] = lo[x & (x - 1)] ^ pw[b];
+		hi[x] = hi[x & (x - 1)] ^ pw[b + 8];
 	}
 }
 
