@@ -6,6 +6,8 @@
  *   test_nc_backend       runs everywhere: the backend choices, backend=gpu refused with
  *                         GFEC_E_NOBACKEND where there is no GPU (also under GFEC_FAULT=cuda),
  *                         auto and cpu writing the same bytes on host buffers.
+ *   test_nc_backend model the gpu mode's checks against tests/plugin/nc_gpu_mock's plain-C GPU
+ *                         (smaller shapes), on any host: test nc_gpu_mock.
  *   test_nc_backend gpu   (label gpu; exit 77 without a usable GPU) encode and batch decode on
  *                         device buffers and on host buffers staged through the GPU, byte for
  *                         byte against the CPU backend: n in {1, 2, 16, 128, 255, 256, 1024}, B
@@ -153,6 +155,12 @@ static void test_fault_without_gpu(void **state)
 
 #ifdef GFEC_HAVE_CUDA
 
+/*
+ * "model": the GPU mode against tests/plugin/nc_gpu_mock's plain-C GPU (test nc_gpu_mock), with
+ * shapes small enough for byte loops under sanitizers.
+ */
+static int model;
+
 /* ---------- device buffers ---------- */
 
 static uint8_t *dev_alloc(size_t n, unsigned misalign, void **base)
@@ -247,7 +255,7 @@ static void test_encode(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
 		for (size_t j = 0; j < sizeof(bs) / sizeof(bs[0]); j++)
-			if ((size_t)ns[i] * bs[j] <= (32u << 20))
+			if ((size_t)ns[i] * bs[j] <= (model ? (256u << 10) : (32u << 20)))
 				one_encode(ns[i], bs[j], (uint32_t)(i + j) % 4);
 }
 
@@ -433,12 +441,12 @@ static void test_decode_batch(void **state)
 	one_batch(1, 5, 3, 0);
 	one_batch(2, 1, 7, GFEC_NC_ZERO_COEFS);
 	one_batch(8, 33, 1, GFEC_NC_SYSTEMATIC);
-	one_batch(8, 33, 10000, GFEC_NC_SYSTEMATIC | GFEC_NC_ZERO_COEFS);
-	one_batch(16, 100, 500, 0);
-	one_batch(128, 4099, 14, GFEC_NC_SYSTEMATIC);
-	one_batch(255, 64, 7, GFEC_NC_ZERO_COEFS);
-	one_batch(300, 17, 7, 0);
-	one_batch(400, 16, 7, 0); /* past the GPU decoder on an H200 */
+	one_batch(8, 33, model ? 1500 : 10000, GFEC_NC_SYSTEMATIC | GFEC_NC_ZERO_COEFS);
+	one_batch(16, 100, model ? 50 : 500, 0);
+	one_batch(128, model ? 65 : 4099, 14, GFEC_NC_SYSTEMATIC);
+	one_batch(255, model ? 16 : 64, model ? 3 : 7, GFEC_NC_ZERO_COEFS);
+	one_batch(300, 17, model ? 2 : 7, 0);
+	one_batch(model ? 341 : 400, 16, model ? 2 : 7, 0); /* past the GPU decoder */
 }
 
 /* GFEC_FAULT=cuda: host buffers are redone on the CPU (counted), device buffers fail. */
@@ -538,11 +546,12 @@ int main(int argc, char **argv)
 	test_seed();
 	if (argc < 2)
 		return cmocka_run_group_tests(cpu_tests, NULL, NULL);
-	if (strcmp(argv[1], "gpu") != 0) {
-		fprintf(stderr, "usage: test_nc_backend [gpu]\n");
+	if (strcmp(argv[1], "gpu") != 0 && strcmp(argv[1], "model") != 0) {
+		fprintf(stderr, "usage: test_nc_backend [gpu|model]\n");
 		return 2;
 	}
 #ifdef GFEC_HAVE_CUDA
+	model = strcmp(argv[1], "model") == 0;
 	if (!has_gpu()) {
 		fprintf(stderr, "# no usable GPU: skipped\n");
 		return 77;

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file mock.c
+ * Test nc_gpu_mock: plugin/nc_gpu.c's GPU logic (staging, headers into and out of device blocks,
+ * the two-round batch decode, fallbacks, refusals) on a host without a GPU. "Device memory" is
+ * host memory this file handed out and records; the GPU backend table and gfec_gpu_nc.h's entry
+ * points are plain-C models with the contracts the CUDA ones document (device pointers checked,
+ * GFEC_E_NOTSUP past their n, singular segments flagged and left untouched, every call failing
+ * with GFEC_E_DEVICE under the fault knob). The test binary links these ahead of libgfec's own.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_runtime_api.h"
+#include "gemm.h"
+#include "gf8.h"
+#include "gfec/gfec_errors.h"
+#include "gfec_gpu_nc.h"
+#include "nc_prng.h"
+
+/* the decoder's and the encoder's widths on the modelled device */
+#define MOCK_MAX_DECODE_N 340
+#define MOCK_MAX_ENCODE_N 1000
+
+static struct range {
+	uintptr_t a, b;
+} * ranges;
+static size_t nranges, cap;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *dev_alloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	pthread_mutex_lock(&lock);
+	if (nranges == cap) {
+		cap = cap ? 2 * cap : 64;
+		ranges = realloc(ranges, cap * sizeof(*ranges));
+		if (!ranges)
+			abort();
+	}
+	ranges[nranges++] = (struct range){(uintptr_t)p, (uintptr_t)p + (n ? n : 1)};
+	pthread_mutex_unlock(&lock);
+	return p;
+}
+
+static void dev_free(void *p)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nranges; i++)
+		if (ranges[i].a == (uintptr_t)p) {
+			ranges[i] = ranges[--nranges];
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	free(p);
+}
+
+static int is_dev(const void *p, size_t len)
+{
+	const uintptr_t a = (uintptr_t)p;
+	int r = 0;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nranges && !r; i++)
+		r = a >= ranges[i].a && a + (len ? len : 1) <= ranges[i].b;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+/* a device access outside device memory is a bug in nc_gpu.c: the test dies on it */
+static void must_be_dev(const void *p, size_t len)
+{
+	if (!is_dev(p, len))
+		abort();
+}
+
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+	*p = dev_alloc(n);
+	return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p)
+{
+	if (p)
+		dev_free(p);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
+{
+	must_be_dev(k == cudaMemcpyHostToDevice ? d : s, n);
+	memcpy(d, s, n);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void *d, int v, size_t n)
+{
+	must_be_dev(d, n);
+	memset(d, v, n);
+	return cudaSuccess;
+}
+
+struct ctx {
+	int fault;
+};
+
+static int m_init(const struct gfec_backend_conf *conf, void **out)
+{
+	struct ctx *c = malloc(sizeof(*c));
+
+	if (!c)
+		return GFEC_E_NOMEM;
+	c->fault = conf->fault;
+	*out = c;
+	return 0;
+}
+
+static void m_fini(void *c)
+{
+	free(c);
+}
+
+static int m_is_device_ptr(void *c, const void *p)
+{
+	(void)c;
+	return is_dev(p, 1);
+}
+
+static const struct gfec_backend_ops mock_ops = {
+    .init = m_init, .fini = m_fini, .is_device_ptr = m_is_device_ptr};
+
+const struct gfec_backend_ops *gfec_backend_gpu(void)
+{
+	return &mock_ops;
+}
+
+#define FAULT(ctx)                                                                                 \
+	do {                                                                                       \
+		if (((struct ctx *)(ctx))->fault)                                                  \
+			return GFEC_E_DEVICE;                                                      \
+	} while (0)
+
+int gfec_gpu_nc_max_decode_n(void *ctx)
+{
+	(void)ctx;
+	return MOCK_MAX_DECODE_N;
+}
+
+int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p)
+{
+	FAULT(ctx);
+	*p = dev_alloc(bytes);
+	return 0;
+}
+
+void gfec_gpu_nc_free(void *ctx, void *p)
+{
+	(void)ctx;
+	if (p)
+		dev_free(p);
+}
+
+int gfec_gpu_nc_memcpy(void *ctx, void *dst, const void *src, size_t bytes)
+{
+	FAULT(ctx);
+	if (bytes) {
+		if (!is_dev(dst, bytes) && !is_dev(src, bytes))
+			abort(); /* host to host is not what these are for */
+		memcpy(dst, src, bytes);
+	}
+	return 0;
+}
+
+int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *const *src, const size_t *len,
+			    uint8_t *const *dst)
+{
+	FAULT(ctx);
+	if (!count)
+		return 0;
+	if (!is_dev(src[0], 1) || !is_dev(dst[0], 1))
+		return GFEC_E_NOTSUP;
+	for (size_t i = 0; i < count; i++) {
+		if (len[i]) {
+			must_be_dev(src[i], len[i]);
+			must_be_dev(dst[i], len[i]);
+			memcpy(dst[i], src[i], len[i]);
+		}
+	}
+	return 0;
+}
+
+int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, uint32_t seed0, uint32_t count,
+		       int nseg, const uint8_t *const *segs, uint8_t *const *out)
+{
+	FAULT(ctx);
+	if (!is_dev(segs[0], 1) || !is_dev(out[0], 1) || n > MOCK_MAX_ENCODE_N)
+		return GFEC_E_NOTSUP;
+	for (int s = 0; s < nseg; s++) {
+		must_be_dev(segs[s], (size_t)n * B);
+		for (uint32_t r = 0; r < count; r++) {
+			uint8_t *o = out[(size_t)s * count + r];
+			const uint32_t key = gfec_nc_prng_key(seed0 + r);
+
+			must_be_dev(o, B);
+			memset(o, 0, B);
+			for (uint32_t j = 0; j < n; j++) {
+				const uint8_t *t =
+				    gfec_gf8_tab.mul[gfec_nc_prng_coef(key, j, zero_ok)];
+
+				for (size_t i = 0; i < B; i++)
+					o[i] ^= t[segs[s][j * B + i]];
+			}
+		}
+	}
+	return 0;
+}
+
+/* Gauss-Jordan with row swaps (not nc.c's method): inv = m^-1, or 1 when m is singular. */
+static int invert(uint8_t *m, uint8_t *inv, uint32_t n)
+{
+	memset(inv, 0, (size_t)n * n);
+	for (uint32_t i = 0; i < n; i++)
+		inv[i * n + i] = 1;
+	for (uint32_t c = 0; c < n; c++) {
+		uint32_t p = c;
+
+		while (p < n && !m[p * n + c])
+			p++;
+		if (p == n)
+			return 1;
+		for (uint32_t k = 0; k < n; k++) {
+			uint8_t t = m[c * n + k];
+
+			m[c * n + k] = m[p * n + k], m[p * n + k] = t;
+			t = inv[c * n + k];
+			inv[c * n + k] = inv[p * n + k], inv[p * n + k] = t;
+		}
+		const uint8_t iv = gfec_gf8_inv(m[c * n + c]);
+
+		for (uint32_t k = 0; k < n; k++) {
+			m[c * n + k] = gfec_gf8_mul(m[c * n + k], iv);
+			inv[c * n + k] = gfec_gf8_mul(inv[c * n + k], iv);
+		}
+		for (uint32_t r = 0; r < n; r++) {
+			const uint8_t f = m[r * n + c];
+
+			for (uint32_t k = 0; r != c && f && k < n; k++) {
+				m[r * n + k] ^= gfec_gf8_mul(f, m[c * n + k]);
+				inv[r * n + k] ^= gfec_gf8_mul(f, inv[c * n + k]);
+			}
+		}
+	}
+	return 0;
+}
+
+int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg, const uint8_t *coefs,
+			     const uint8_t *const *in, uint8_t *const *out, int *status)
+{
+	uint8_t *m, *inv;
+	int bad = 0;
+
+	FAULT(ctx);
+	if (n > MOCK_MAX_DECODE_N || !is_dev(in[0], 1) || !is_dev(out[0], 1))
+		return GFEC_E_NOTSUP;
+	m = malloc((size_t)n * n);
+	inv = malloc((size_t)n * n);
+	if (!m || !inv)
+		abort();
+	for (int s = 0; s < nseg; s++) {
+		memcpy(m, coefs + (size_t)s * n * n, (size_t)n * n);
+		status[s] = invert(m, inv, n) ? GFEC_E_TOOFEW : 0;
+		bad |= status[s] != 0;
+		for (uint32_t j = 0; !status[s] && j < n; j++) {
+			uint8_t *o = out[(size_t)s * n + j];
+
+			must_be_dev(o, B);
+			memset(o, 0, B);
+			for (uint32_t r = 0; r < n; r++) {
+				const uint8_t *x = in[(size_t)s * n + r];
+				const uint8_t *t = gfec_gf8_tab.mul[inv[j * n + r]];
+
+				must_be_dev(x, B);
+				for (size_t i = 0; i < B; i++)
+					o[i] ^= t[x[i]];
+			}
+		}
+	}
+	free(m);
+	free(inv);
+	return bad ? GFEC_E_TOOFEW : 0;
+}
