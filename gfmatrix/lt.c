@@ -253,6 +253,9 @@ struct gfec_lt_decoder {
 	size_t ecap;
 	uint32_t kinact;      /* of the last check or solve */
 	uint32_t deficit;     /* of the last check or solve: n - rank, or a lower bound of it */
+	uint32_t ready_m;     /* m of the last structural pass, if it decodes and no solve has
+				 used it yet (solve reduces comb in place); 0: none */
+	unsigned ready_flags; /* and its flags */
 	/* the last structural pass (check or solve) */
 	uint32_t *scount, *soff, *sadj; /* sources -> blocks (n + 1, n + 1, edges) */
 	uint32_t *cnt;	      /* per block: unknown neighbours left */
@@ -337,6 +340,7 @@ void gfec_lt_decoder_reset(struct gfec_lt_decoder *dec)
 	dec->m = 0;
 	dec->kinact = 0;
 	dec->deficit = 0;
+	dec->ready_m = 0;
 }
 
 uint32_t gfec_lt_decoder_count(const struct gfec_lt_decoder *dec)
@@ -450,12 +454,13 @@ static int pivot_insert(struct gfec_lt_decoder *dec, uint32_t W, uint64_t *row, 
 /*
  * The structural pass over blocks 0..m-1: peeling with inactivation (or without), then the
  * inactivated sources' rows and a GF(2) elimination that picks k independent redundant blocks.
- * Fills order/solver/state/inact/vec/pivots, and with @p inverse, comb: after it, solve() reduces
- * the rows to the identity on the bits alone, so that the payloads see each inactivated value
- * computed once, as a sum of the pivot blocks' right-hand sides.
+ * Fills order/solver/state/inact/vec/pivots and comb: with it, solve() reduces the rows to the
+ * identity on the bits alone, so that the payloads see each inactivated value computed once, as a
+ * sum of the pivot blocks' right-hand sides. A pass that decodes is kept for the next solve of
+ * the same blocks: a decoder that checks after each block solves without a second pass.
  * @returns 1 decodable, 0 not, or GFEC_E_NOMEM.
  */
-static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags, int inverse)
+static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 {
 	uint32_t n = dec->d->n, k = 0, sp = 0, W;
 	size_t edges = dec->off[m];
@@ -466,6 +471,7 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags, in
 	dec->norder = 0;
 	dec->npivots = 0;
 	dec->deficit = 1; /* what a structure that stops early can promise */
+	dec->ready_m = 0;
 	if (m < n) {
 		dec->deficit = n - m;
 		return 0;
@@ -582,8 +588,11 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags, in
 		}
 	}
 	dec->kinact = k;
-	if (k == 0)
+	if (k == 0) {
+		dec->ready_m = m;
+		dec->ready_flags = flags;
 		return 1;
+	}
 
 	/* each source as a combination of the inactivated ones, in solving order */
 	W = (k + 63) / 64;
@@ -617,7 +626,7 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags, in
 	 * pivot block costs solve() one XOR per neighbour, and the unused blocks are often those of
 	 * the soliton's spike (degree n/R: 276 at n = 10240), so solve() takes the lightest first.
 	 */
-	if (inverse && grow((void **)&dec->comb, &dec->comb_cap, (size_t)k * W, sizeof(uint64_t)))
+	if (grow((void **)&dec->comb, &dec->comb_cap, (size_t)k * W, sizeof(uint64_t)))
 		return GFEC_E_NOMEM;
 	memset(dec->haspiv, 0, k);
 	{
@@ -625,24 +634,20 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags, in
 		uint64_t *cand = NULL; /* (degree << 32 | block) of each unused block */
 		uint32_t ncand = 0;
 
-		if (row && inverse)
+		if (row)
 			cand = malloc(((size_t)m - dec->norder) * sizeof(*cand));
-		if (!row || (inverse && !cand)) {
+		if (!row || !cand) {
+			free(cand);
 			free(row);
 			return GFEC_E_NOMEM;
 		}
 		for (uint32_t c = 0; c < m; c++)
-			if (!dec->used[c]) {
-				if (cand)
-					cand[ncand] = (uint64_t)(off[c + 1] - off[c]) << 32 | c;
-				dec->stack[ncand++] = c; /* the ripple is spent */
-			}
-		if (cand) {
-			qsort(cand, ncand, sizeof(*cand), cmp_u64);
-			for (uint32_t i = 0; i < ncand; i++)
-				dec->stack[i] = (uint32_t)cand[i];
-			free(cand);
-		}
+			if (!dec->used[c])
+				cand[ncand++] = (uint64_t)(off[c + 1] - off[c]) << 32 | c;
+		qsort(cand, ncand, sizeof(*cand), cmp_u64);
+		for (uint32_t i = 0; i < ncand; i++)
+			dec->stack[i] = (uint32_t)cand[i]; /* the ripple is spent */
+		free(cand);
 		for (uint32_t i = 0; i < ncand && dec->npivots < k; i++) {
 			uint32_t c = dec->stack[i];
 
@@ -653,17 +658,19 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags, in
 				for (uint32_t w = 0; w < W; w++)
 					row[w] ^= u[w];
 			}
-			if (inverse) {
-				memset(comb, 0, W * sizeof(uint64_t));
-				comb[dec->npivots / 64] = 1ull << (dec->npivots % 64);
-			}
-			if (pivot_insert(dec, W, row, inverse ? comb : NULL))
+			memset(comb, 0, W * sizeof(uint64_t));
+			comb[dec->npivots / 64] = 1ull << (dec->npivots % 64);
+			if (pivot_insert(dec, W, row, comb))
 				dec->pivots[dec->npivots++] = c;
 		}
 		free(row);
 	}
 	/* rank = (n - k) peeled equations + npivots independent ones on the k inactivated */
 	dec->deficit = k - dec->npivots;
+	if (dec->npivots == k) {
+		dec->ready_m = m;
+		dec->ready_flags = flags;
+	}
 	return dec->npivots == k;
 }
 
@@ -671,7 +678,7 @@ int gfec_lt_decoder_check(struct gfec_lt_decoder *dec, uint32_t m, unsigned flag
 {
 	if (!dec || m > dec->m)
 		return GFEC_E_INVAL;
-	return structure(dec, m, flags, 0);
+	return structure(dec, m, flags);
 }
 
 int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned flags)
@@ -684,11 +691,15 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 
 	if (!dec || !out)
 		return GFEC_E_INVAL;
-	rc = structure(dec, dec->m, flags, 1);
+	if (dec->ready_m && dec->ready_m == dec->m && dec->ready_flags == flags)
+		rc = 1;
+	else
+		rc = structure(dec, dec->m, flags);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
 		return GFEC_E_TOOFEW;
+	dec->ready_m = 0; /* step 2 below reduces comb in place */
 	off = dec->off;
 	nb = dec->nb;
 	B = dec->B;

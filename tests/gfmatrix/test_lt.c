@@ -494,11 +494,59 @@ static void test_deficit(void **state)
 	gfec_lt_dist_free(d);
 }
 
+/*
+ * A check that decodes is kept for the next solve of the same blocks: solve after it, a second
+ * solve, and a solve after reset() and as many other blocks (the kept pass must not be reused).
+ */
+static void test_check_then_solve(void **state)
+{
+	const uint32_t n = 128, m = 2 * n;
+	const size_t B = 40;
+	struct gfec_lt_dist *d;
+	struct gfec_lt_decoder *dec;
+	uint8_t *seg = malloc(n * B), *out = malloc(n * B), *blk = malloc(m * B);
+
+	(void)state;
+	assert_int_equal(gfec_lt_dist_create(n, GFEC_LT_DEFAULT_C, GFEC_LT_DEFAULT_DELTA, &d), 0);
+	assert_int_equal(gfec_lt_decoder_create(d, B, &dec), 0);
+	for (int round = 0; round < 4; round++) {
+		uint32_t base = (uint32_t)test_rand();
+
+		for (size_t i = 0; i < n * B; i++)
+			seg[i] = (uint8_t)test_rand();
+		assert_int_equal(gfec_lt_encode(d, seg, B, base, m, blk, B, NULL), 0);
+		gfec_lt_decoder_reset(dec);
+		for (uint32_t j = 0; j < m; j++)
+			assert_true(gfec_lt_decoder_add(dec, base + j, blk + (size_t)j * B) > 0);
+		/* odd rounds solve straight away: the last round's final check must not count */
+		if (round % 2 == 0)
+			assert_int_equal(gfec_lt_decoder_check(dec, m, 0), 1);
+		for (int again = 0; again < 2; again++) {
+			memset(out, 0x11, n * B);
+			assert_int_equal(gfec_lt_decoder_solve(dec, out, 0), 0);
+			assert_memory_equal(out, seg, n * B);
+		}
+		/* a check of fewer blocks than held, then solve: all of them */
+		assert_true(gfec_lt_decoder_check(dec, m - 1, 0) >= 0);
+		memset(out, 0x22, n * B);
+		assert_int_equal(gfec_lt_decoder_solve(dec, out, 0), 0);
+		assert_memory_equal(out, seg, n * B);
+		/* kept for a solve of these m blocks, which the next round's reset replaces */
+		assert_int_equal(gfec_lt_decoder_check(dec, m, 0), 1);
+	}
+	gfec_lt_decoder_free(dec);
+	gfec_lt_dist_free(d);
+	free(seg);
+	free(out);
+	free(blk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_deficit),
+		cmocka_unit_test(test_check_then_solve),
 		cmocka_unit_test(test_mean_degree),
 		cmocka_unit_test(test_degree_chisq),
 		cmocka_unit_test(test_neighbours),
