@@ -340,6 +340,7 @@ static void row_init(struct perf_row *r, const struct shape *s, enum perf_op op,
 	r->m = (int)s->n;
 	r->batch = batch;
 	r->chunk = s->B;
+	r->w = 8;
 	snprintf(r->code, sizeof(r->code), "RLC(%u)", s->n);
 	r->w = 8; /* RLC's coefficients are GF(2^8)'s (the table's w column, the JSON's w) */
 	snprintf(r->technique, sizeof(r->technique), "%s", tech);
