@@ -1008,11 +1008,11 @@ int gfec_nc_decode_batch(gfec_nc *nc, struct gfec_nc_batch_segment *segs, int ns
 
 	if (!nc || !segs || nseg < 1)
 		return GFEC_E_INVAL;
-	if (nc->lt)
-		return GFEC_E_NOTSUP;
 	for (int i = 0; i < nseg; i++)
 		if (!segs[i].out)
 			return GFEC_E_INVAL;
+	if (nc->lt)
+		return nc_lt_decode_batch(nc->lt, segs, nseg);
 	ret = gfec_nc_gpu_decode_batch(nc->gpu, &nc->p, segs, nseg);
 	if (ret != GFEC_NC_GPU_PASS)
 		return ret;

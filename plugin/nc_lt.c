@@ -16,6 +16,7 @@
 
 #include "lt.h"
 #include "nc_prng.h"
+#include "threadpool.h"
 
 struct nc_lt {
 	uint32_t n;
@@ -266,4 +267,56 @@ int nc_lt_decoder_read(struct nc_lt_decoder *d, uint8_t *out, size_t len)
 			return GFEC_E_TOOFEW;
 	}
 	return gfec_lt_decoder_solve(d->dec, out, 0);
+}
+
+struct batch {
+	const struct nc_lt *lt;
+	struct gfec_nc_batch_segment *segs;
+	int fatal; /* GFEC_E_NOMEM from any segment */
+};
+
+/* One segment: its blocks in order into a decoder of its own until they decode, then read. */
+static void batch_task(void *arg, size_t i)
+{
+	struct batch *bt = arg;
+	struct gfec_nc_batch_segment *sg = &bt->segs[i];
+	struct nc_lt_decoder *d = NULL;
+	int ret = nc_lt_decoder_create(bt->lt, sg->id, &d), r = GFEC_NC_INNOVATIVE;
+
+	sg->dependent = 0;
+	if (!ret && sg->nblocks && (!sg->blocks || !sg->lens))
+		ret = GFEC_E_INVAL;
+	for (uint32_t j = 0; !ret && j < sg->nblocks && r != GFEC_NC_COMPLETE; j++) {
+		r = sg->blocks[j] ? nc_lt_decoder_add(d, sg->blocks[j], sg->lens[j]) : GFEC_E_INVAL;
+		if (r < 0)
+			ret = r;
+		else if (r == GFEC_NC_DEPENDENT)
+			sg->dependent++;
+	}
+	/* out is written only by a read that succeeds: a bad block or too few leave it untouched */
+	if (!ret)
+		ret = r == GFEC_NC_COMPLETE
+			      ? nc_lt_decoder_read(d, sg->out, (size_t)bt->lt->n * bt->lt->B)
+			      : GFEC_E_TOOFEW;
+	if (ret == GFEC_E_NOMEM)
+		__atomic_store_n(&bt->fatal, ret, __ATOMIC_RELAXED);
+	nc_lt_decoder_free(d);
+	sg->status = ret;
+}
+
+int nc_lt_decode_batch(const struct nc_lt *lt, struct gfec_nc_batch_segment *segs, int nseg)
+{
+	struct batch bt = { .lt = lt, .segs = segs };
+
+	if (lt->pool)
+		gfec_cpu_pool_run(lt->pool, (size_t)nseg, batch_task, &bt);
+	else
+		for (int i = 0; i < nseg; i++)
+			batch_task(&bt, (size_t)i);
+	if (bt.fatal)
+		return bt.fatal;
+	for (int i = 0; i < nseg; i++)
+		if (segs[i].status)
+			return GFEC_E_TOOFEW;
+	return 0;
 }

@@ -33,4 +33,7 @@ uint32_t nc_lt_decoder_rank(const struct nc_lt_decoder *d);
 void nc_lt_decoder_stats(const struct nc_lt_decoder *d, struct gfec_nc_decoder_stats *out);
 int nc_lt_decoder_read(struct nc_lt_decoder *d, uint8_t *out, size_t len);
 
+/* gfec_nc_decode_batch for an LT code (segs, nseg and every out already checked). */
+int nc_lt_decode_batch(const struct nc_lt *lt, struct gfec_nc_batch_segment *segs, int nseg);
+
 #endif

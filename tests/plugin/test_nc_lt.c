@@ -331,11 +331,6 @@ static void test_bad_blocks(void **state)
 	assert_int_equal(gfec_nc_decoder_read(d, out, sizeof(out)), GFEC_E_TOOFEW);
 	/* what LT does not do */
 	assert_int_equal(gfec_nc_recode(d, 0, 1, blk, sizeof(blk)), GFEC_E_NOTSUP);
-	{
-		struct gfec_nc_batch_segment bs = { .id = 9, .out = out };
-
-		assert_int_equal(gfec_nc_decode_batch(nc, &bs, 1), GFEC_E_NOTSUP);
-	}
 	gfec_nc_decoder_free(d);
 	gfec_nc_free(nc);
 	gfec_nc_free(other_n);
@@ -399,12 +394,117 @@ static void test_stall(void **state)
 	gfec_nc_free(nc);
 }
 
+/*
+ * Batch decode: segments that decode (random order, repeats counted dependent), one short of
+ * blocks, one with a truncated block, a coefficient-carrying one, a foreign one, a NULL block:
+ * each status as the progressive decoder would say, out written only for those that decode.
+ */
+static void test_batch(void **state)
+{
+	enum { NSEG = 7 };
+	const uint32_t n = 64, B = 50, count = 2 * n;
+
+	(void)state;
+	test_seed();
+	for (int threads = 1; threads <= 2; threads++) {
+		gfec_nc *nc = mk_lt(n, B, threads);
+		const size_t bytes = gfec_nc_block_bytes(nc, GFEC_NC_KIND_SEED);
+		uint8_t *seg = malloc((size_t)NSEG * n * B), *out = malloc((size_t)NSEG * n * B);
+		uint8_t *blk = malloc((size_t)NSEG * 2 * count * bytes), coef[64] = { 1 };
+		const uint8_t **ptr = malloc(sizeof(*ptr) * NSEG * 2 * count);
+		size_t *lens = malloc(sizeof(*lens) * NSEG * 2 * count);
+		struct gfec_nc_batch_segment bs[NSEG];
+		struct gfec_nc_block cb = { .family = GFEC_NC_LT, .kind = GFEC_NC_KIND_COEF, .n = n,
+					    .block_size = B, .segment = 3, .coefs = coef };
+
+		test_fill(seg, (size_t)NSEG * n * B);
+		memset(out, 0xEE, (size_t)NSEG * n * B);
+		for (int s = 0; s < NSEG; s++) {
+			struct gfec_nc_segment sg = { .id = (uint64_t)s, .data = seg + (size_t)s * n * B };
+			uint8_t *b = blk + (size_t)s * 2 * count * bytes;
+			const uint8_t **p = ptr + (size_t)s * 2 * count;
+			size_t *l = lens + (size_t)s * 2 * count;
+			uint32_t nb = count;
+
+			assert_int_equal(gfec_nc_encode(nc, &sg, 1, (uint32_t)test_rand() >> 1, count,
+							b, (size_t)count * bytes), 0);
+			for (uint32_t j = 0; j < count; j++) {
+				p[j] = b + (size_t)j * bytes;
+				l[j] = bytes;
+			}
+			for (uint32_t j = count; j > 1; j--) {
+				uint32_t x = (uint32_t)(test_rand() % j);
+				const uint8_t *t = p[j - 1];
+
+				p[j - 1] = p[x];
+				p[x] = t;
+			}
+			if (s == 1)
+				nb = n - 10; /* too few */
+			if (s == 2)
+				l[3] = bytes - 1; /* truncated */
+			if (s == 3) {
+				assert_int_equal(gfec_nc_block_pack(&cb, b + (size_t)count * bytes,
+								    24 + n), 24 + n);
+				p[0] = b + (size_t)count * bytes;
+				l[0] = 24 + n + B;
+			}
+			if (s == 4) { /* every block twice in a row */
+				for (uint32_t j = count; j-- > 0;) {
+					p[2 * j] = p[2 * j + 1] = p[j];
+					l[2 * j] = l[2 * j + 1] = bytes;
+				}
+				nb = 2 * count;
+			}
+			if (s == 5)
+				p[1] = blk; /* segment 0's block */
+			if (s == 6)
+				p[2] = NULL;
+			bs[s] = (struct gfec_nc_batch_segment){ .id = (uint64_t)s, .blocks = p,
+								.lens = l, .nblocks = nb,
+								.out = out + (size_t)s * n * B };
+		}
+		assert_int_equal(gfec_nc_decode_batch(nc, bs, NSEG), GFEC_E_TOOFEW);
+		assert_int_equal(bs[0].status, 0);
+		assert_int_equal(bs[0].dependent, 0);
+		assert_int_equal(bs[1].status, GFEC_E_TOOFEW);
+		assert_int_equal(bs[2].status, GFEC_E_FORMAT);
+		assert_int_equal(bs[3].status, GFEC_E_NOTSUP);
+		assert_int_equal(bs[4].status, 0);
+		assert_true(bs[4].dependent >= n - 1); /* each repeat up to the last block taken */
+		assert_int_equal(bs[5].status, GFEC_E_FOREIGN);
+		assert_int_equal(bs[6].status, GFEC_E_INVAL);
+		for (int s = 0; s < NSEG; s++) {
+			const uint8_t *o = out + (size_t)s * n * B;
+
+			if (s == 0 || s == 4) {
+				assert_memory_equal(o, seg + (size_t)s * n * B, (size_t)n * B);
+				continue;
+			}
+			for (size_t x = 0; x < (size_t)n * B; x++)
+				assert_int_equal(o[x], 0xEE);
+		}
+		/* the good ones alone: 0 */
+		bs[1] = bs[0];
+		bs[1].out = out + (size_t)n * B;
+		assert_int_equal(gfec_nc_decode_batch(nc, bs, 2), 0);
+		assert_memory_equal(out + (size_t)n * B, seg, (size_t)n * B);
+		free(seg);
+		free(out);
+		free(blk);
+		free(ptr);
+		free(lens);
+		gfec_nc_free(nc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params),	  cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_repeat),
 		cmocka_unit_test(test_bad_blocks), cmocka_unit_test(test_stall),
+		cmocka_unit_test(test_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

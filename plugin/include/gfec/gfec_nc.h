@@ -194,9 +194,9 @@ typedef struct gfec_nc_decoder gfec_nc_decoder;
  * n = 128, 0.37% at n = 1024, 0.05% at n = 10240 (gfec-lt-bench, 1000 segments, 100 at 10240;
  * perf/results/dev-epyc-zen4-2core/lt_bench.txt). The decoder is exact: peeling, and where it
  * stalls, inactivation and Gaussian elimination over GF(2); it completes as soon as the blocks it
- * holds span the n sources. An LT code has no recoding, no coefficient-carrying blocks and no
- * batch decode: gfec_nc_recode and gfec_nc_decode_batch return GFEC_E_NOTSUP, and a
- * coefficient-carrying block given to an LT decoder is GFEC_E_NOTSUP.
+ * holds span the n sources. An LT code has no recoding and no coefficient-carrying blocks:
+ * gfec_nc_recode returns GFEC_E_NOTSUP, and so does an LT decoder given a coefficient-carrying
+ * block.
  */
 
 /**
@@ -331,8 +331,9 @@ struct gfec_nc_batch_segment {
 	uint8_t *out;		       /**< n * B bytes, written only when the segment decodes */
 	int status;		       /**< out: 0 decoded; GFEC_E_TOOFEW (the blocks span less than
 					    n dimensions: out untouched); GFEC_E_FORMAT,
-					    GFEC_E_INVAL or GFEC_E_FOREIGN for the first bad block
-					    (nothing of the segment decoded, out untouched) */
+					    GFEC_E_INVAL or GFEC_E_FOREIGN (LT: also
+					    GFEC_E_NOTSUP) for the first bad block (nothing of
+					    the segment decoded, out untouched) */
 	uint32_t dependent;	       /**< out: blocks found dependent and skipped */
 };
 
@@ -342,8 +343,10 @@ struct gfec_nc_batch_segment {
  * do not suffice, or which holds a bad block, is reported in its status and never written.
  * @returns 0 when every segment decoded; GFEC_E_TOOFEW when at least one did not (see each
  * status; the others are decoded); GFEC_E_INVAL for NULL pointers or nseg < 1; GFEC_E_NOMEM
- * (statuses and outputs then unspecified); GFEC_E_NOTSUP for an LT code (use a decoder per
- * segment).
+ * (statuses and outputs then unspecified).
+ * LT: each segment's blocks go in order into a decoder of its own (gfec_nc_decoder_add's rules)
+ * until they decode, then it is read; segments run on the code's threads, one per task.
+ * dependent counts repeated seeds.
  */
 GFEC_API int gfec_nc_decode_batch(gfec_nc *nc, struct gfec_nc_batch_segment *segs, int nseg);
 
