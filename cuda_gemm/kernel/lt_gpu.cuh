@@ -20,14 +20,19 @@
  * for the same reason; with equal-sized items no sort is needed.)
  *
  * Floyd on a warp (lt_dist.h: for t = 0..d-1, j = n - d + t: v = draw(t) in 0..j; idx[t] = v if v
- * is not yet chosen, else j): draws t0 .. t0 + 31 are made by the 32 lanes at once. A lane's draw
- * v_t is a "candidate" for an in-round dependence when it equals an earlier lane's draw v_s or an
- * earlier lane's j_s = jbase + s (s < t in the round); idx_s is always v_s or j_s, so a lane that
- * is no candidate only has to test v_t against the earlier rounds' choices (a bitmap of n bits in
- * shared memory, one per warp, kept only when d > 32). When any lane of the round is a candidate,
- * lane 0 runs the round sequentially (lt_round_seq), exactly as lt_dist.h does. Both paths give
- * lt_dist.h's indices; tests/cuda_gemm/lt_emulate.cpp runs these functions on the CPU, round by
- * round, against gfmatrix/lt.c.
+ * is not yet chosen, else j): draws t0 .. t0 + 31 are made by the 32 lanes at once. Lane t takes
+ * j_t (c_t = 1) when v_t is in the earlier rounds' choices (a bitmap of n bits in shared memory,
+ * one per warp, kept only when d > 32) or equals an earlier lane's choice idx_s, which is v_s when
+ * c_s = 0 and j_s = jbase + s when c_s = 1. A lower lane with the same draw either took it or found
+ * it taken, so:
+ *
+ *     c_t = bitmap(v_t) | OR_{s < t} (v_s == v_t) | OR_{s < t} (c_s & j_s == v_t)
+ *
+ * Each c_t depends on lower lanes only, so iterating c <- f(c) over the whole warp (one ballot per
+ * step, __match_any_sync once for the v_s == v_t lanes) is exact after at most 32 steps, and stops
+ * at the first step that changes nothing: that c is a fixed point, and the recurrence has only
+ * one. Most rounds stop after one step; no round runs on one lane. tests/cuda_gemm/lt_emulate.cpp
+ * runs these functions on the CPU, round by round, against gfmatrix/lt.c.
  */
 #pragma once
 
@@ -70,44 +75,19 @@ GFEC_LT_HD uint32_t lt_draw(uint32_t key, uint32_t j, uint32_t t)
 }
 
 /**
- * Whether lane @p lane's draw @p v may depend on the earlier lanes of its round: it equals an
- * earlier lane's draw (@p dup_below: a mask of those lanes) or an earlier lane's j (jbase + s).
+ * One step of a round's recurrence for lane @p lane (draw @p v; @p in_bm: v is in the earlier
+ * rounds' bitmap; @p same_below: a lower lane drew v too; @p c: bit s = c_s of the last step):
+ * whether the lane takes its j.
  */
-GFEC_LT_HD int lt_candidate(uint32_t v, uint32_t jbase, uint32_t lane, uint32_t dup_below)
+GFEC_LT_HD int lt_conflict(uint32_t v, uint32_t jbase, uint32_t lane, int in_bm, int same_below,
+			   uint32_t c)
 {
-	return dup_below != 0 || (v >= jbase && v - jbase < lane);
+	return in_bm || same_below || (v >= jbase && v - jbase < lane && (c >> (v - jbase) & 1));
 }
 
 GFEC_LT_HD int lt_bit(const uint32_t *bm, uint32_t v)
 {
 	return (int)(bm[v >> 5] >> (v & 31) & 1);
-}
-
-/**
- * Draws t0 .. tend - 1 (tend - t0 <= 32) of the block (key, n, d), one after another, into
- * idx[t0 ..]: the chosen set is @p bm (the earlier rounds; NULL when there are none) plus this
- * round's choices so far. Sets this round's bits in @p bm when @p bm is not NULL.
- */
-GFEC_LT_HD void lt_round_seq(uint32_t key, uint32_t n, uint32_t d, uint32_t t0, uint32_t tend,
-			     uint32_t *bm, uint32_t *idx)
-{
-	uint32_t mine[32];
-
-	for (uint32_t t = t0; t < tend; t++) {
-		const uint32_t j = n - d + t;
-		uint32_t v = lt_draw(key, j, t), s;
-
-		for (s = 0; s < t - t0; s++)
-			if (mine[s] == v)
-				break;
-		if (s < t - t0 || (bm && lt_bit(bm, v)))
-			v = j;
-		mine[t - t0] = v;
-		idx[t] = v;
-	}
-	if (bm)
-		for (uint32_t t = t0; t < tend; t++)
-			bm[mine[t - t0] >> 5] |= 1U << (mine[t - t0] & 31);
 }
 
 /** 16 bytes, the unit of the vector path: uint4 under nvcc (for __ldg and __stcs). */
@@ -302,21 +282,21 @@ __global__ void __launch_bounds__(kLtWarps * 32)
 			const uint32_t t = t0 + lane, jbase = n - d + t0;
 			const int active = t < d;
 			const uint32_t j = n - d + t, v = active ? lt_draw(key, j, t) : 0xFFFFFFFFu;
-			const uint32_t same = __match_any_sync(0xFFFFFFFFu, v);
-			const int cand =
-			    active && lt_candidate(v, jbase, lane, same & ((1U << lane) - 1));
+			const int same = (__match_any_sync(0xFFFFFFFFu, v) & ((1U << lane) - 1)) != 0;
+			const int in_bm = active && t0 && lt_bit(bm, v);
+			uint32_t c = __ballot_sync(0xFFFFFFFFu, in_bm), prev;
 
-			if (!__ballot_sync(0xFFFFFFFFu, cand)) {
-				if (active) {
-					const uint32_t x = t0 && lt_bit(bm, v) ? j : v;
+			do { // warp-uniform: every lane holds the same c
+				prev = c;
+				c = __ballot_sync(0xFFFFFFFFu,
+						  active && lt_conflict(v, jbase, lane, in_bm, same, prev));
+			} while (c != prev);
+			if (active) {
+				const uint32_t x = c >> lane & 1 ? j : v;
 
-					out[t] = x;
-					if (multi)
-						atomicOr(&bm[x >> 5], 1U << (x & 31));
-				}
-			} else if (lane == 0) {
-				lt_round_seq(key, n, d, t0, d - t0 < 32 ? d : t0 + 32,
-					     multi ? bm : nullptr, out);
+				out[t] = x;
+				if (multi)
+					atomicOr(&bm[x >> 5], 1U << (x & 31));
 			}
 			__syncwarp();
 		}
