@@ -126,6 +126,7 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	LtEvents ev(ms != nullptr);
 	const uint32_t *d_cdf = cdf;
 	uint32_t *d_cdf_copy = nullptr, *d_deg = nullptr, *d_nitems = nullptr, *d_ioff = nullptr;
+	uint32_t *d_big = nullptr, *d_nbig = nullptr;
 	const uint8_t **d_segs = nullptr;
 	void *d_tmp = nullptr;
 	size_t tmp_bytes = 0;
@@ -141,6 +142,8 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	if (sc.alloc(&d_deg, (size_t)count * 4) != cudaSuccess ||
 	    sc.alloc(&d_nitems, (size_t)count * 4) != cudaSuccess ||
 	    sc.alloc(&d_ioff, (size_t)count * 4) != cudaSuccess ||
+	    sc.alloc(&d_big, (size_t)count * 4) != cudaSuccess || sc.alloc(&d_nbig, 4) != cudaSuccess ||
+	    cudaMemsetAsync(d_nbig, 0, 4, st) != cudaSuccess ||
 	    sc.alloc(&d_segs, sizeof(void *) * nseg) != cudaSuccess ||
 	    cudaMemcpyAsync(d_segs, segs, sizeof(void *) * nseg, cudaMemcpyHostToDevice, st) !=
 		    cudaSuccess ||
@@ -149,7 +152,7 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	    sc.alloc(&d_tmp, tmp_bytes) != cudaSuccess || ev.mark(0, st) != cudaSuccess)
 		return lt_fail(st);
 	lt_degrees<<<grid_for(((size_t)count + 31) / 32, sms), kLtWarps * 32, 0, st>>>(
-		d_cdf, len, seed0, count, d_deg, d_nitems);
+		d_cdf, len, seed0, count, d_deg, d_nitems, d_big, d_nbig);
 	// The item counts and their sum fit in 32 bits: count * lt_items(n) <= 2^31 was checked.
 	if (cudaGetLastError() != cudaSuccess ||
 	    cub::DeviceScan::ExclusiveSum(d_tmp, tmp_bytes, d_nitems, d_ioff, (int)count, st) !=
@@ -172,8 +175,8 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	    sc.alloc(&d_part, (size_t)(items - count) * B * nseg) != cudaSuccess ||
 	    ev.mark(2, st) != cudaSuccess)
 		return lt_fail(st);
-	lt_indices<<<grid_for(count, sms), kLtWarps * 32, bm_bytes, st>>>(n, seed0, count, d_deg,
-									   d_ioff, d_idx, d_item);
+	lt_indices<<<grid_for(count, sms), kLtWarps * 32, bm_bytes, st>>>(
+		n, seed0, count, d_deg, d_ioff, d_big, d_nbig, d_idx, d_item);
 	LtArgs a{};
 
 	a.segs = d_segs, a.out = out, a.partial = d_part, a.deg = d_deg, a.ioff = d_ioff;

@@ -7,9 +7,11 @@
  * fits the H200's 50 MiB). Four launches per call:
  *
  *   lt_degrees    one thread per coded block i: deg[i] = gfec_lt_degree(seed0 + i), and its item
- *                 count ceil(deg / kLtItem); an exclusive scan of the counts (CUB) gives ioff[i]
- *   lt_indices    one warp per coded block: the Floyd neighbours into idx[ioff[i] * kLtItem ...],
- *                 32 draws per round, and the item table item[ioff[i] + g] = (i, g)
+ *                 count ceil(deg / kLtItem); an exclusive scan of the counts (CUB) gives ioff[i];
+ *                 blocks of degree above kLtBig are listed
+ *   lt_indices    one warp per coded block, the listed ones first: the Floyd neighbours into
+ *                 idx[ioff[i] * kLtItem ...], 32 draws per round, and the item table
+ *                 item[ioff[i] + g] = (i, g)
  *   lt_xor        one warp per (item, segment): XOR of the item's <= kLtItem source blocks into
  *                 the output (g = 0) or into a partial slot (g >= 1)
  *   lt_combine    one warp per coded block with more than one item: out ^= its partials
@@ -17,7 +19,9 @@
  * Splitting a block's neighbours into items of kLtItem keeps every warp's work within
  * kLtItem * B bytes: the robust soliton tail (P(d >= x) ~ 1/x, d up to n) would otherwise leave
  * one warp reading megabytes while the rest of the GPU idles. (The thesis sorted blocks by degree
- * for the same reason; with equal-sized items no sort is needed.)
+ * for the same reason; with equal-sized items no sort is needed.) A block's Floyd rounds, though,
+ * are serial: the blocks of degree above kLtBig get their indices first, each on its own warp,
+ * so that their rounds overlap the rest of the launch instead of ending it.
  *
  * Floyd on a warp (lt_dist.h: for t = 0..d-1, j = n - d + t: v = draw(t) in 0..j; idx[t] = v if v
  * is not yet chosen, else j): draws t0 .. t0 + 31 are made by the 32 lanes at once. Lane t takes
@@ -53,6 +57,9 @@ namespace gfec {
 constexpr uint32_t kLtItem = 64;
 /** Largest n: GFEC_NC_MAX_N, the block format's bound (and 8 KiB of bitmap per warp). */
 constexpr uint32_t kLtMaxN = 65536;
+
+/** Degrees above this get their indices first (more than 8 rounds of 32 draws). */
+constexpr uint32_t kLtBig = 256;
 
 /** Items of a block of degree @p d. */
 GFEC_LT_HD uint32_t lt_items(uint32_t d)
@@ -244,8 +251,9 @@ GFEC_LT_HD void lt_combine_block(const LtArgs &a, uint32_t i, int s, uint32_t la
 
 constexpr int kLtWarps = 4; // warps per thread block of lt_indices, lt_xor and lt_combine
 
+// big[0 .. *nbig - 1]: the blocks of degree above kLtBig, in any order (*nbig zero before).
 __global__ void lt_degrees(const uint32_t *cdf, uint32_t len, uint32_t seed0, uint32_t count,
-			   uint32_t *deg, uint32_t *nitems)
+			   uint32_t *deg, uint32_t *nitems, uint32_t *big, uint32_t *nbig)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
 	     i += (size_t)gridDim.x * blockDim.x) {
@@ -253,59 +261,73 @@ __global__ void lt_degrees(const uint32_t *cdf, uint32_t len, uint32_t seed0, ui
 
 		deg[i] = d;
 		nitems[i] = lt_items(d);
+		if (d > kLtBig)
+			big[atomicAdd(nbig, 1U)] = (uint32_t)i;
+	}
+}
+
+// Block i's neighbours and items, by one warp (lane @p lane) with its zero bitmap @p bm.
+__device__ __forceinline__ void lt_index_block(size_t i, uint32_t n, uint32_t seed0, uint32_t lane,
+					       uint32_t nwords, uint32_t *bm, const uint32_t *deg,
+					       const uint32_t *ioff, uint32_t *idx, LtPair *item)
+{
+	const uint32_t d = deg[i], key = gfec_nc_prng_key(seed0 + (uint32_t)i);
+	const uint32_t first = ioff[i], ni = lt_items(d);
+	uint32_t *out = idx + (size_t)first * kLtItem;
+	const int multi = d > 32; // later rounds test the earlier ones' bitmap
+
+	for (uint32_t g = lane; g < ni; g += 32)
+		item[first + g] = LtPair{ (uint32_t)i, g };
+	for (uint32_t t0 = 0; t0 < d; t0 += 32) {
+		const uint32_t t = t0 + lane, jbase = n - d + t0;
+		const int active = t < d;
+		const uint32_t j = n - d + t, v = active ? lt_draw(key, j, t) : 0xFFFFFFFFu;
+		const int same = (__match_any_sync(0xFFFFFFFFu, v) & ((1U << lane) - 1)) != 0;
+		const int in_bm = active && t0 && lt_bit(bm, v);
+		uint32_t c = __ballot_sync(0xFFFFFFFFu, in_bm), prev;
+
+		do { // warp-uniform: every lane holds the same c
+			prev = c;
+			c = __ballot_sync(0xFFFFFFFFu,
+					  active && lt_conflict(v, jbase, lane, in_bm, same, prev));
+		} while (c != prev);
+		if (active) {
+			const uint32_t x = c >> lane & 1 ? j : v;
+
+			out[t] = x;
+			if (multi)
+				atomicOr(&bm[x >> 5], 1U << (x & 31));
+		}
+		__syncwarp();
+	}
+	if (multi) {
+		for (uint32_t w = lane; w < nwords; w += 32)
+			bm[w] = 0;
+		__syncwarp();
 	}
 }
 
 // Dynamic shared memory: kLtWarps bitmaps of ceil(n / 32) words, zero between blocks.
 __global__ void __launch_bounds__(kLtWarps * 32)
 	lt_indices(uint32_t n, uint32_t seed0, uint32_t count, const uint32_t *deg,
-		   const uint32_t *ioff, uint32_t *idx, LtPair *item)
+		   const uint32_t *ioff, const uint32_t *big, const uint32_t *nbig, uint32_t *idx,
+		   LtPair *item)
 {
 	extern __shared__ uint32_t lt_smem[];
 	const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const uint32_t nwords = (n + 31) / 32;
 	uint32_t *bm = lt_smem + warp * nwords;
+	const size_t gw = blockIdx.x * (size_t)kLtWarps + warp, nw = (size_t)gridDim.x * kLtWarps;
+	const uint32_t nb = *nbig;
 
 	for (uint32_t w = threadIdx.x; w < nwords * kLtWarps; w += blockDim.x)
 		lt_smem[w] = 0;
 	__syncthreads();
-	for (size_t i = blockIdx.x * (size_t)kLtWarps + warp; i < count;
-	     i += (size_t)gridDim.x * kLtWarps) {
-		const uint32_t d = deg[i], key = gfec_nc_prng_key(seed0 + (uint32_t)i);
-		const uint32_t first = ioff[i], ni = lt_items(d);
-		uint32_t *out = idx + (size_t)first * kLtItem;
-		const int multi = d > 32; // later rounds test the earlier ones' bitmap
-
-		for (uint32_t g = lane; g < ni; g += 32)
-			item[first + g] = LtPair{ (uint32_t)i, g };
-		for (uint32_t t0 = 0; t0 < d; t0 += 32) {
-			const uint32_t t = t0 + lane, jbase = n - d + t0;
-			const int active = t < d;
-			const uint32_t j = n - d + t, v = active ? lt_draw(key, j, t) : 0xFFFFFFFFu;
-			const int same = (__match_any_sync(0xFFFFFFFFu, v) & ((1U << lane) - 1)) != 0;
-			const int in_bm = active && t0 && lt_bit(bm, v);
-			uint32_t c = __ballot_sync(0xFFFFFFFFu, in_bm), prev;
-
-			do { // warp-uniform: every lane holds the same c
-				prev = c;
-				c = __ballot_sync(0xFFFFFFFFu,
-						  active && lt_conflict(v, jbase, lane, in_bm, same, prev));
-			} while (c != prev);
-			if (active) {
-				const uint32_t x = c >> lane & 1 ? j : v;
-
-				out[t] = x;
-				if (multi)
-					atomicOr(&bm[x >> 5], 1U << (x & 31));
-			}
-			__syncwarp();
-		}
-		if (multi) {
-			for (uint32_t w = lane; w < nwords; w += 32)
-				bm[w] = 0;
-			__syncwarp();
-		}
-	}
+	for (size_t k = gw; k < nb; k += nw)
+		lt_index_block(big[k], n, seed0, lane, nwords, bm, deg, ioff, idx, item);
+	for (size_t i = gw; i < count; i += nw)
+		if (deg[i] <= kLtBig)
+			lt_index_block(i, n, seed0, lane, nwords, bm, deg, ioff, idx, item);
 }
 
 __global__ void __launch_bounds__(kLtWarps * 32) lt_xor(LtArgs a)

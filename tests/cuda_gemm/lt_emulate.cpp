@@ -201,12 +201,16 @@ static void emulate_encode(const struct gfec_lt_dist *dist, size_t B, uint32_t s
 	std::vector<LtPair> item(items, LtPair{ 0xFFFFFFFFu, 0xFFFFFFFFu });
 	std::vector<uint8_t> part((items - count) * B * segs.size() + 1, 0xA5);
 
-	for (uint32_t i = 0; i < count; i++) { // lt_indices
-		for (uint32_t g = 0; g < lt_items(deg[i]); g++)
-			item[ioff[i] + g] = LtPair{ i, g };
-		emulate_block(gfec_nc_prng_key(seed0 + i), n, deg[i], bm.data(),
-			      idx.data() + (size_t)ioff[i] * kLtItem);
-	}
+	// lt_indices: the blocks of degree above kLtBig first (lt_degrees' list), then the others
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < count; i++) {
+			if ((deg[i] > kLtBig) != (pass == 0))
+				continue;
+			for (uint32_t g = 0; g < lt_items(deg[i]); g++)
+				item[ioff[i] + g] = LtPair{ i, g };
+			emulate_block(gfec_nc_prng_key(seed0 + i), n, deg[i], bm.data(),
+				      idx.data() + (size_t)ioff[i] * kLtItem);
+		}
 	for (uint32_t it = 0; it < items; it++)
 		CHECK(item[it].blk < count && ioff[item[it].blk] + item[it].g == it,
 		      "item %u not written", it);
