@@ -306,8 +306,8 @@ int main(int argc, char **argv)
 	printf(
 	    "# the thesis (T 7.4, Mac Pro + GTX 280, n = 10240, 1 KB blocks), encode MB/s:\n"
 	    "#   GPU with codes from the CPU 172.8 | sorted by degree 590 | fully on the GPU 1697\n"
-	    "#   gfec fully on the GPU: %.0f MB/s (best row above); sorted by degree: not built "
-	    "(items of 64 neighbours balance the warps instead)\n",
+	    "#   gfec fully on the GPU: %.0f MB/s (best row above); no sort by degree "
+	    "(items of 64 neighbours; blocks of degree > 256 get their indices first)\n",
 	    best_enc * 1000);
 	gfec_lt_dist_free(dist);
 	cudaFree(d_seg);
