@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# One call on the lent GPU machine: build, run the GPU tests and the CPU-path tests that need a
-# CPU this repository's development VM lacks (GFNI), then the benchmarks whose figures the README
+# On the lent GPU machine: build, run the GPU tests and the CPU-path tests that need a CPU this
+# repository's development VM lacks (GFNI, AVX-512), then the benchmarks whose figures the README
 # and perf/results quote. Every step logs to OUT/<step>.log and a failed step does not stop the
-# next; the logs come back as one archive (the device tool returns at most 8 files).
-#   source .device/env.sh && bash perf/device_run.sh "$OUT" [STEP ...]
-# Steps (default: all): build gputest cputest gpubench nc perf isal ceil lt weights
+# next; the logs come back as one archive (the device tool returns at most 8 files). All steps
+# take longer than one call may run: split them over two calls in a row, with GFEC_BUILD set to a
+# directory outside the carried tree (e.g. /tmp/gfec-build) so that the second call reuses the
+# first one's build (the machine stays warm only briefly between calls).
+#   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
+# Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
+# ncperf daemon
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
-steps=${*:-build gputest cputest gpubench nc perf isal ceil lt weights}
+steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
-b=build-gpu
+b=${GFEC_BUILD:-build-gpu}
 jobs=$(nproc)
 
 # The ISA-L drop-in tests compare with Debian's libisal by path; on the device it is carried.
@@ -43,7 +47,7 @@ build() {
 gputest() { ctest --test-dir $b -L gpu --output-on-failure --timeout 600; }
 cputest() {
 	ctest --test-dir $b -j"$jobs" --output-on-failure --timeout 600 \
-		-R '^(gfni|cpu_backend|codec_.*|corpus_.*|isal_abi.*|nc|nc_isal|lt|weights|gf16|gemm16|config)$'
+		-R '^(gfni|cpu_backend|codec_.*|corpus_.*|isal_abi.*|nc|nc_.*|lt|weights|gf16|gemm16|config|perf_ceilings|perf_daemon)$'
 }
 gpubench() { ./$b/perf/gfec-gpu-bench --json "$log/gpu_bench.json"; }
 nc() { ./$b/perf/gfec-nc-gpu-bench --json "$log/nc_gpu_bench.json"; }
@@ -69,12 +73,43 @@ ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB row
 	local a
 	for a in "-k 10,4 -b 16M -e 16M" "-k 10,4 -b 64M -e 64M" "-k 4,2 -b 16M -e 16M"; do
 		# shellcheck disable=SC2086
-		./$b/perf/gfec-perf $a -o encode,update -a cpu -r 3
+		./$b/perf/gfec-perf $a -o encode,decode,update -a cpu -r 3
 	done
 }
 lt() {
 	./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5 &&
 		./$b/perf/gfec-lt-gpu-bench --json "$log/lt_gpu_bench.json"
+}
+w16() { # GF(2^16): the GPU kernel against its bounds, (32768,32768) included; the codec's rows
+	./$b/perf/gfec-gf16-gpu-bench
+	timeout 300 ./$b/perf/gfec-gf16-gpu-bench --big -n 3
+	./$b/perf/gfec-perf -w 16 -k "10,4 100,20" -o encode,decode,update -b 1M -e 16M -a cpu,gpu \
+		--json "$log/w16_codec.json"
+}
+ncli() { # gfec nc on a 1 GiB file: GPU encode, GPU batch decode, CPU decode; the simulations
+	local d
+	d=$(mktemp -d)
+	head -c 1073741824 /dev/urandom >"$d/in" &&
+		/usr/bin/time -f "nc encode gpu: %e s" ./$b/tools/gfec nc encode "$d/in" -o "$d/s" -n 128 \
+			-B 4096 --overhead 5 --backend gpu &&
+		/usr/bin/time -f "nc decode gpu: %e s" ./$b/tools/gfec nc decode "$d/s" -o "$d/g" \
+			--backend gpu &&
+		/usr/bin/time -f "nc decode cpu: %e s" ./$b/tools/gfec nc decode "$d/s" -o "$d/c" &&
+		cmp "$d/in" "$d/g" && cmp "$d/in" "$d/c" && echo "both decodes equal the input"
+	rm -rf "$d"
+	./$b/tools/gfec nc simulate -n 128 -B 4096 --segments 2000 --relays 2 --loss 0.1 \
+		--json "$log/nc_sim_rlc.json"
+	./$b/tools/gfec nc simulate --family lt -n 1024 -B 1024 --segments 300 --relays 2 --loss 0.1 \
+		--json "$log/nc_sim_lt.json"
+}
+ncperf() { # RLC through gfec_nc.h: GPU rows on device buffers, CPU rows against raw ISA-L
+	./$b/perf/gfec-perf nc -a gpu --n 128,256,512,1024 --block 128,4K,32K -r 3 \
+		--json "$log/nc_gpu.json"
+	./$b/perf/gfec-perf nc -a cpu --n 128,256 --block 1K,4K,32K -r 3 --json "$log/nc_cpu.json"
+}
+daemon() { # daemon-shaped callers: N threads of synchronous single-stripe calls on one codec
+	./$b/perf/gfec-perf daemon -k 10,4 -b "4K 64K 1M" --callers "1 16 64" -a cpu,gpu,auto \
+		--memory pageable,pinned -d 0.3 --json "$log/daemon.json"
 }
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
 	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
@@ -90,6 +125,10 @@ step nc nc
 step perf perf
 step isal isal
 step ceil ceil
+step w16 w16
+step ncli ncli
 step lt lt
 step weights weights
+step ncperf ncperf
+step daemon daemon
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
