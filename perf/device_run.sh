@@ -81,8 +81,8 @@ lt() {
 		./$b/perf/gfec-lt-gpu-bench --json "$log/lt_gpu_bench.json"
 }
 w16() { # GF(2^16): the GPU kernel against its bounds, (32768,32768) included; the codec's rows
-	./$b/perf/gfec-gf16-gpu-bench
-	timeout 300 ./$b/perf/gfec-gf16-gpu-bench --big -n 3
+	./$b/perf/gfec-gf16-gpu-bench -n 5
+	timeout 300 ./$b/perf/gfec-gf16-gpu-bench -n 1 -s 1 --big
 	./$b/perf/gfec-perf -w 16 -k "10,4 100,20" -o encode,decode,update -b 1M -e 16M -a cpu,gpu \
 		--json "$log/w16_codec.json"
 }
