@@ -4,7 +4,7 @@
  * The batched LT encoder on the GPU (gfec_gpu_lt.h, issue 14): every coded block's degree and
  * neighbours are drawn on the device from its seed by lt_dist.h's very functions, and its payload
  * is the XOR of its d source blocks, read through L2 (n * B = 10 MiB at n = 10240, B = 1 KiB,
- * fits the H200's 50 MiB). Four launches per call:
+ * fits the H200's L2, 60 MiB as the device reports it). Four launches per call:
  *
  *   lt_degrees    one thread per coded block i: deg[i] = gfec_lt_degree(seed0 + i), and its item
  *                 count ceil(deg / kLtItem); an exclusive scan of the counts (CUB) gives ioff[i];
