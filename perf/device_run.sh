@@ -77,8 +77,11 @@ ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB row
 	done
 }
 lt() {
-	./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5 &&
-		./$b/perf/gfec-lt-gpu-bench --json "$log/lt_gpu_bench.json"
+	./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5
+	./$b/perf/gfec-lt-gpu-bench --json "$log/lt_gpu_bench.json"
+	./$b/perf/gfec-lt-gpu-bench -N 1000000 -r 5
+	compute-sanitizer --tool racecheck --error-exitcode 9 ./$b/perf/gfec-lt-gpu-bench -N 1000 -r 1 |
+		tail -n 5
 }
 w16() { # GF(2^16): the GPU kernel against its bounds, (32768,32768) included; the codec's rows
 	./$b/perf/gfec-gf16-gpu-bench -n 5
