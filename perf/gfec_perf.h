@@ -58,7 +58,8 @@ struct perf_code_ceil {
  * The CPU XOR-stream ceiling of one row shape: a plain XOR kernel with the row's streams (encode:
  * k read into m written; decode: k read into e written; update: 1 read into m updated in place),
  * on the rows' thread count, in the codec's 64 KiB slices claimed in turn, over buffers laid out
- * and rotated as the row's are. Every batch size of a shape shares its figure.
+ * and rotated as the row's are; the faster of two orders over a slice (all outputs in one pass, or
+ * one output after another). Every batch size of a shape shares its figure.
  */
 struct perf_xor_ceil {
 	enum perf_op op;
@@ -101,11 +102,18 @@ int perf_xor_width(void);
 /**
  * The XOR-stream kernel (perf_membw.c): [0, n) of each of @p ndst outputs becomes the XOR of the
  * @p nsrc >= 1 sources (rmw 0), or is XORed with it in place (rmw 1). Built for AVX-512, AVX2 and
- * the baseline; @p width (a figure perf_xor_width() returned, or smaller) picks one. No alignment
- * needed; outputs must not overlap the sources.
+ * the baseline; @p width (a figure perf_xor_width() returned, or smaller) picks one. All outputs
+ * are written in one pass over the sources. No alignment needed; outputs must not overlap the
+ * sources.
  */
 void perf_xor_streams(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
 		      uint8_t *const *dst, int rmw);
+/**
+ * perf_xor_streams() with the outputs @p group >= 1 per pass over the sources (>= ndst: all in one
+ * pass; 1: one output after another, the sources read again, from cache where they fit).
+ */
+void perf_xor_streams_group(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
+			    uint8_t *const *dst, int rmw, int group);
 
 /** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
 size_t perf_rotate_bytes(const struct perf_opts *o);
@@ -145,8 +153,9 @@ const struct perf_xor_ceil *perf_xor_ceil(const struct perf_ceilings *c, enum pe
 					  int m, int e, size_t chunk);
 /**
  * Measures @p x's XOR-stream ceiling on @p threads threads (perf_run.c, beside the rows' buffers):
- * the best of a few sweeps into x->gbps, their spread into x->spread. 0, or -1 where the buffers
- * or the threads cannot be had (then both 0).
+ * a few sweeps in each order of perf_xor_streams_group() (all outputs per pass, one per pass),
+ * the best sweep of the faster order into x->gbps and that order's spread into x->spread. 0, or -1
+ * where the buffers or the threads cannot be had (then both 0).
  */
 int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_ceil *x);
 

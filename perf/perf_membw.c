@@ -63,9 +63,10 @@ void perf_mem_rmw(uint8_t *p, size_t n, int streams)
  * The XOR-stream kernel, built three times: for AVX-512 (zmm), AVX2 (ymm) and the baseline (xmm),
  * each on 128 bytes of every stream per step. Like the GF kernels (cpu_backend/gfni.c, ISA-L) it
  * uses ordinary (cached) loads and stores: neither uses non-temporal stores, so both pay the same
- * read-for-ownership on write-only outputs. Every output of the call is written in one pass over
- * the sources, where the GF kernels take up to 6 per pass (a second pass reads the slice again
- * from cache), so it moves no more memory than they do.
+ * read-for-ownership on write-only outputs. perf_xor_streams_group() runs it on @p group outputs
+ * per pass over the sources: all of them in one pass (the fewest bytes moved), or one output after
+ * another with the sources read again from cache (the fewest streams at once). The GF kernels take
+ * up to 6 (AVX-512) or 4 (AVX2) outputs per pass, between the two.
  */
 typedef uint64_t vec32 __attribute__((vector_size(32)));
 
@@ -124,13 +125,23 @@ int perf_xor_width(void)
 	return __builtin_cpu_supports("avx2") ? 256 : 128;
 }
 
+void perf_xor_streams_group(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
+			    uint8_t *const *dst, int rmw, int group)
+{
+	for (int r = 0; r < ndst; r += group) {
+		const int g = ndst - r < group ? ndst - r : group;
+
+		if (width == 512)
+			xor512(n, nsrc, src, g, dst + r, rmw);
+		else if (width == 256)
+			xor256(n, nsrc, src, g, dst + r, rmw);
+		else
+			xor128(n, nsrc, src, g, dst + r, rmw);
+	}
+}
+
 void perf_xor_streams(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
 		      uint8_t *const *dst, int rmw)
 {
-	if (width == 512)
-		xor512(n, nsrc, src, ndst, dst, rmw);
-	else if (width == 256)
-		xor256(n, nsrc, src, ndst, dst, rmw);
-	else
-		xor128(n, nsrc, src, ndst, dst, rmw);
+	perf_xor_streams_group(width, n, nsrc, src, ndst, dst, rmw, ndst);
 }

@@ -135,12 +135,13 @@ static void test_key(void **state)
 }
 
 /* The XOR-stream kernel against a byte loop: random shapes, lengths and misalignments, outputs
- * poisoned first, guard bytes after every buffer, on every vector width this CPU runs. */
+ * poisoned first, guard bytes after every buffer, on every vector width this CPU runs, in both
+ * orders a ceiling measures (all outputs per pass, one per pass) and a random group between. */
 static void test_xor_kernel(void **state)
 {
 	enum { MAXN = 5000, GUARD = 64, MAXS = 12 };
 	static uint8_t src[MAXS][MAXN + 2 * GUARD], dst[MAXS][MAXN + 2 * GUARD],
-		want[MAXS][MAXN + 2 * GUARD];
+		want[MAXS][MAXN + 2 * GUARD], poison[MAXS][MAXN + 2 * GUARD];
 	const int best = perf_xor_width();
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 
@@ -156,8 +157,8 @@ static void test_xor_kernel(void **state)
 			uint8_t *dp[MAXS], sum[MAXN] = { 0 };
 
 			perf_fill_random(&src[0][0], sizeof(src), perf_xorshift(&seed));
-			perf_fill_random(&dst[0][0], sizeof(dst), perf_xorshift(&seed));
-			memcpy(want, dst, sizeof(dst));
+			perf_fill_random(&poison[0][0], sizeof(poison), perf_xorshift(&seed));
+			memcpy(want, poison, sizeof(poison));
 			for (int i = 0; i < nsrc; i++) {
 				sp[i] = src[i] + GUARD - perf_xorshift(&seed) % GUARD;
 				for (size_t p = 0; p < n; p++)
@@ -170,10 +171,20 @@ static void test_xor_kernel(void **state)
 				for (size_t p = 0; p < n; p++)
 					want[r][off + p] = rmw ? want[r][off + p] ^ sum[p] : sum[p];
 			}
-			perf_xor_streams(width, n, nsrc, sp, ndst, dp, rmw);
-			if (memcmp(dst, want, sizeof(dst)) != 0)
-				fail_msg("width %d: %d sources into %d outputs (rmw %d), %zu bytes "
-					 "differ from the byte loop", width, nsrc, ndst, rmw, n);
+			const int groups[] = { ndst, 1, 1 + (int)(perf_xorshift(&seed) % MAXS) };
+
+			for (int g = 0; g < 3; g++) {
+				memcpy(dst, poison, sizeof(dst));
+				if (g == 0)
+					perf_xor_streams(width, n, nsrc, sp, ndst, dp, rmw);
+				else
+					perf_xor_streams_group(width, n, nsrc, sp, ndst, dp, rmw,
+							       groups[g]);
+				if (memcmp(dst, want, sizeof(dst)) != 0)
+					fail_msg("width %d: %d sources into %d outputs (rmw %d, %d "
+						 "per pass), %zu bytes differ from the byte loop",
+						 width, nsrc, ndst, rmw, groups[g], n);
+			}
 		}
 }
 
