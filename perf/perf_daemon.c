@@ -432,11 +432,14 @@ struct dmn_row {
 
 /* cpu_backend.c's DEFAULT_SLICE: the bytes of every stream that one task of a call covers */
 #define CPU_SLICE ((size_t)64 << 10)
+/* gfni.c's GROUP_512 and GROUP_256: the outputs its kernels write per pass over the sources */
+#define CPU_GROUP(width) ((width) == 512 ? 6 : 4)
 
 /*
  * The daemon-shaped XOR stream's "call" on stripe @p s: the call's streams XORed, no GF work, in
  * the order the codec's kernels go (cpu_backend.c: DEFAULT_SLICE slices in turn, with -T 1 on the
- * caller's thread; in each, every output in one pass over the sources). Encode reads the k data
+ * caller's thread; in each, gfni.c's groups of up to 6 outputs (AVX-512) or 4 per pass over the
+ * sources, so every output of an RS(10,4) call in one pass). Encode reads the k data
  * chunks into m outputs; these are the stripe's spare chunks (the decode outputs, as large and
  * in the same allocation), so that the parity the decode rows read stays valid. Decode reads the
  * k surviving chunks into the e rebuilt ones, as the row does.
@@ -463,7 +466,7 @@ static void xor_call(int width, enum perf_op op, const struct dmn_pool *p, int s
 			sv[i] = src[i] + off;
 		for (int i = 0; i < p->e; i++)
 			dv[i] = dst[i] + off;
-		perf_xor_streams(width, len, nsrc, sv, p->e, dv, 0);
+		perf_xor_streams_group(width, len, nsrc, sv, p->e, dv, 0, CPU_GROUP(width));
 	}
 }
 
