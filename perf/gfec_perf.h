@@ -97,20 +97,15 @@ struct perf_ceilings {
 uint64_t perf_mem_read(const uint8_t *p, size_t n, int streams);
 void perf_mem_rmw(uint8_t *p, size_t n, int streams);
 
-/** The widest vectors perf_xor_streams() can use on this CPU: 512, 256 or 128 bits. */
+/** The widest vectors perf_xor_streams_group() can use on this CPU: 512, 256 or 128 bits. */
 int perf_xor_width(void);
 /**
  * The XOR-stream kernel (perf_membw.c): [0, n) of each of @p ndst outputs becomes the XOR of the
  * @p nsrc >= 1 sources (rmw 0), or is XORed with it in place (rmw 1). Built for AVX-512, AVX2 and
- * the baseline; @p width (a figure perf_xor_width() returned, or smaller) picks one. All outputs
- * are written in one pass over the sources. No alignment needed; outputs must not overlap the
- * sources.
- */
-void perf_xor_streams(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
-		      uint8_t *const *dst, int rmw);
-/**
- * perf_xor_streams() with the outputs @p group >= 1 per pass over the sources (>= ndst: all in one
- * pass; 1: one output after another, the sources read again, from cache where they fit).
+ * the baseline; @p width (a figure perf_xor_width() returned, or smaller) picks one. The outputs go
+ * @p group >= 1 per pass over the sources (>= ndst: all in one pass; 1: one output after another,
+ * the sources read again, from cache where they fit). No alignment needed; outputs must not overlap
+ * the sources.
  */
 void perf_xor_streams_group(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
 			    uint8_t *const *dst, int rmw, int group);

@@ -139,9 +139,3 @@ void perf_xor_streams_group(int width, size_t n, int nsrc, const uint8_t *const 
 			xor128(n, nsrc, src, g, dst + r, rmw);
 	}
 }
-
-void perf_xor_streams(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
-		      uint8_t *const *dst, int rmw)
-{
-	perf_xor_streams_group(width, n, nsrc, src, ndst, dst, rmw, ndst);
-}

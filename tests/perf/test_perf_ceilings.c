@@ -175,11 +175,7 @@ static void test_xor_kernel(void **state)
 
 			for (int g = 0; g < 3; g++) {
 				memcpy(dst, poison, sizeof(dst));
-				if (g == 0)
-					perf_xor_streams(width, n, nsrc, sp, ndst, dp, rmw);
-				else
-					perf_xor_streams_group(width, n, nsrc, sp, ndst, dp, rmw,
-							       groups[g]);
+				perf_xor_streams_group(width, n, nsrc, sp, ndst, dp, rmw, groups[g]);
 				if (memcmp(dst, want, sizeof(dst)) != 0)
 					fail_msg("width %d: %d sources into %d outputs (rmw %d, %d "
 						 "per pass), %zu bytes differ from the byte loop",
