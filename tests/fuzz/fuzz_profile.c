@@ -2,8 +2,9 @@
 /**
  * @file fuzz_profile.c
  * Profile strings ("k=10 m=4 technique=cauchy"): gfec_profile_parse(), then gfec_codec_create()
- * on what parsed. Invariants: a profile that parses has 2 <= k, 1 <= m <= k, k+m <= 256 and
- * every knob within its registry range; written back as key=value text it parses to the same
+ * on what parsed. Invariants: a profile that parses has w = 8 or 16, 2 <= k, 1 <= m <= k, k+m
+ * within the field's limit (256 for w = 8, 65536 for w = 16) and every knob within its registry
+ * range; written back as key=value text it parses to the same
  * profile; a codec built from it (reed_sol_van: where proving it MDS is cheap) reports the same
  * k and m, and its own profile string (gfec_codec_profile) parses to the same code and builds a
  * codec again.
@@ -30,9 +31,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* @p p as profile text: the code's keys and every knob the profile set. */
 static void format_profile(const struct gfec_profile *p, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "k=%d m=%d technique=%s backend=%s packetsize=%d", p->k, p->m,
-			 gfec_technique_name(p->technique), gfec_backend_choice_name(p->backend),
-			 p->packetsize);
+	int n = snprintf(buf, len, "k=%d m=%d w=%d technique=%s backend=%s packetsize=%d", p->k,
+			 p->m, p->w, gfec_technique_name(p->technique),
+			 gfec_backend_choice_name(p->backend), p->packetsize);
 
 	for (int k = 0; k < GFEC_NKNOBS; k++)
 		if (p->set.v[k].origin == GFEC_FROM_PROFILE && n > 0 && (size_t)n < len)
@@ -43,7 +44,7 @@ static void format_profile(const struct gfec_profile *p, char *buf, size_t len)
 
 static void check_same(const struct gfec_profile *a, const struct gfec_profile *b)
 {
-	FUZZ_CHECK(a->k == b->k && a->m == b->m && a->technique == b->technique);
+	FUZZ_CHECK(a->k == b->k && a->m == b->m && a->w == b->w && a->technique == b->technique);
 	FUZZ_CHECK(a->backend == b->backend && a->packetsize == b->packetsize);
 	FUZZ_CHECK(a->threads == b->threads && a->decode_cache == b->decode_cache);
 	FUZZ_CHECK(a->async_threads == b->async_threads && strcmp(a->cpu_path, b->cpu_path) == 0);
@@ -74,12 +75,18 @@ static int mds_proof_cheap(int k, int m)
 
 /*
  * 1 when building @p p's codec stays well inside libFuzzer's 10 s per input under the fuzzing
- * instrumentation: reed_sol_van's MDS proof (above), and cauchy_good's bitmatrix plan, which
+ * instrumentation: reed_sol_van's MDS proof (above), cauchy_good's bitmatrix plan, which
  * grows with k x m (0.05 s at k=140 m=79 in a release build, 14 s in a long run sharing the
- * machine with a CI build).
+ * machine with a CI build), and a w = 16 code's generator and tables, also k x m (k+m reaches
+ * 65536 there), which jerasure_reed_sol_van builds in (k+m) k^2 steps (refused as not supported
+ * past 1.5e9, gfec.h).
  */
 static int codec_cheap(const struct gfec_profile *p)
 {
+	if (p->w == 16) /* and Jerasure's Vandermonde construction, (k+m) k^2 multiplies */
+		return p->k * p->m <= 4096 &&
+		       (p->technique != GFEC_TECH_JERASURE_RS_VAN ||
+			(double)(p->k + p->m) * p->k * p->k <= 1e7);
 	if (p->technique == GFEC_TECH_REED_SOL_VAN)
 		return mds_proof_cheap(p->k, p->m);
 	if (p->technique == GFEC_TECH_CAUCHY_GOOD)
@@ -157,8 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* A one-line reason. */
 		FUZZ_CHECK(memchr(err, '\0', sizeof(err)) && err[0] && !strchr(err, '\n'));
 	} else {
+		FUZZ_CHECK(p->w == 8 || p->w == 16);
 		FUZZ_CHECK(p->k >= 2 && p->m >= 1 && p->m <= p->k &&
-			   p->k + p->m <= GFEC_MAX_CHUNKS);
+			   p->k + p->m <= (p->w == 16 ? GFEC_MAX_CHUNKS_GF16 : GFEC_MAX_CHUNKS));
 		FUZZ_CHECK(p->technique >= 0 && p->technique < GFEC_NTECHNIQUES);
 		FUZZ_CHECK(p->backend >= GFEC_BACKEND_CPU && p->backend <= GFEC_BACKEND_AUTO);
 		FUZZ_CHECK(p->packetsize >= 8 && p->packetsize <= 1 << 24 &&
