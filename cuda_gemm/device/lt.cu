@@ -17,40 +17,11 @@
 #include "gfec_gpu_lt.h"
 #include "lt.h"
 #include "nc.h"
+#include "stream_scratch.h"
 #include "../kernel/lt_gpu.cuh"
 
 namespace gfec {
 namespace {
-
-int lt_fail(cudaStream_t st)
-{
-	cudaGetLastError();
-	cudaStreamSynchronize(st);
-	cudaGetLastError();
-	return GFEC_E_DEVICE;
-}
-
-// A call's scratch allocations, given back to the pool on every way out.
-struct LtScratch {
-	cudaStream_t st;
-	std::vector<void *> p;
-
-	template <class T> cudaError_t alloc(T **out, size_t bytes)
-	{
-		cudaError_t e = cudaMallocAsync((void **)out, bytes ? bytes : 1, st);
-
-		if (e == cudaSuccess)
-			p.push_back((void *)*out);
-		return e;
-	}
-	~LtScratch()
-	{
-		for (void *x : p)
-			cudaFreeAsync(x, st);
-		cudaStreamSynchronize(st);
-		cudaGetLastError();
-	}
-};
 
 // The events of LtStageMs, recorded on the call's stream when asked for.
 struct LtEvents {
@@ -115,14 +86,14 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	if (!ctx_is_device(out))
 		return GFEC_E_NOTSUP;
 	if (cudaSetDevice(v.dev) != cudaSuccess)
-		return lt_fail(v.stream);
+		return stream_fail(v.stream);
 
 	int vec = B % 16 == 0 && stride % 16 == 0 && (uintptr_t)out % 16 == 0;
 	for (int s = 0; s < nseg; s++)
 		vec &= (uintptr_t)segs[s] % 16 == 0;
 	const int sms = v.prop->multiProcessorCount;
 	cudaStream_t st = v.stream;
-	LtScratch sc{ st, {} };
+	StreamScratch sc{ st, {} };
 	LtEvents ev(ms != nullptr);
 	const uint32_t *d_cdf = cdf;
 	uint32_t *d_cdf_copy = nullptr, *d_deg = nullptr, *d_nitems = nullptr, *d_ioff = nullptr;
@@ -136,7 +107,7 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 		if (sc.alloc(&d_cdf_copy, (size_t)len * 4) != cudaSuccess ||
 		    cudaMemcpyAsync(d_cdf_copy, cdf, (size_t)len * 4, cudaMemcpyHostToDevice, st) !=
 			    cudaSuccess)
-			return lt_fail(st);
+			return stream_fail(st);
 		d_cdf = d_cdf_copy;
 	}
 	if (sc.alloc(&d_deg, (size_t)count * 4) != cudaSuccess ||
@@ -150,7 +121,7 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	    cub::DeviceScan::ExclusiveSum(nullptr, tmp_bytes, d_nitems, d_ioff, (int)count, st) !=
 		    cudaSuccess ||
 	    sc.alloc(&d_tmp, tmp_bytes) != cudaSuccess || ev.mark(0, st) != cudaSuccess)
-		return lt_fail(st);
+		return stream_fail(st);
 	lt_degrees<<<grid_for(((size_t)count + 31) / 32, sms), kLtWarps * 32, 0, st>>>(
 		d_cdf, len, seed0, count, d_deg, d_nitems, d_big, d_nbig);
 	// The item counts and their sum fit in 32 bits: count * lt_items(n) <= 2^31 was checked.
@@ -163,7 +134,7 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	    cudaMemcpyAsync(&last[1], d_nitems + count - 1, 4, cudaMemcpyDeviceToHost, st) !=
 		    cudaSuccess ||
 	    cudaStreamSynchronize(st) != cudaSuccess)
-		return lt_fail(st);
+		return stream_fail(st);
 	const uint64_t items = (uint64_t)last[0] + last[1];
 	uint32_t *d_idx = nullptr;
 	LtPair *d_item = nullptr;
@@ -174,7 +145,7 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	    sc.alloc(&d_item, (size_t)items * sizeof(LtPair)) != cudaSuccess ||
 	    sc.alloc(&d_part, (size_t)(items - count) * B * nseg) != cudaSuccess ||
 	    ev.mark(2, st) != cudaSuccess)
-		return lt_fail(st);
+		return stream_fail(st);
 	lt_indices<<<grid_for(count, sms), kLtWarps * 32, bm_bytes, st>>>(
 		n, seed0, count, d_deg, d_ioff, d_big, d_nbig, d_idx, d_item);
 	LtArgs a{};
@@ -183,17 +154,17 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	a.idx = d_idx, a.item = d_item, a.B = B, a.stride = stride, a.units = B / 16;
 	a.count = count, a.items = (uint32_t)items, a.nseg = nseg, a.vec = vec;
 	if (cudaGetLastError() != cudaSuccess || ev.mark(3, st) != cudaSuccess)
-		return lt_fail(st);
+		return stream_fail(st);
 	lt_xor<<<grid_for((size_t)items * nseg, sms), kLtWarps * 32, 0, st>>>(a);
 	if (cudaGetLastError() != cudaSuccess || ev.mark(4, st) != cudaSuccess)
-		return lt_fail(st);
+		return stream_fail(st);
 	if (items > count) {
 		lt_combine<<<grid_for((size_t)count * nseg, sms), kLtWarps * 32, 0, st>>>(a);
 		if (cudaGetLastError() != cudaSuccess)
-			return lt_fail(st);
+			return stream_fail(st);
 	}
 	if (ev.mark(5, st) != cudaSuccess || cudaStreamSynchronize(st) != cudaSuccess)
-		return lt_fail(st);
+		return stream_fail(st);
 	if (ms)
 		*ms = { ev.ms(0, 1), ev.ms(1, 2), ev.ms(2, 3), ev.ms(3, 4), ev.ms(4, 5) };
 	return 0;

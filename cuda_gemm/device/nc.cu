@@ -25,6 +25,7 @@
 #include "gfec_gpu_nc.h"
 #include "kernels.h"
 #include "nc.h"
+#include "stream_scratch.h"
 #include "../kernel/nc_gpu.cuh"
 
 namespace gfec {
@@ -78,36 +79,6 @@ GemmArgs gemm_args(int rows, int cols, size_t len, int vec)
 	return a;
 }
 
-int fail(cudaStream_t st)
-{
-	cudaGetLastError();
-	cudaStreamSynchronize(st);
-	cudaGetLastError();
-	return GFEC_E_DEVICE;
-}
-
-// A call's scratch allocations, given back to the pool on every way out.
-struct Scratch {
-	cudaStream_t st;
-	std::vector<void *> p;
-
-	template <class T> cudaError_t alloc(T **out, size_t bytes)
-	{
-		cudaError_t e = cudaMallocAsync((void **)out, bytes ? bytes : 1, st);
-
-		if (e == cudaSuccess)
-			p.push_back((void *)*out);
-		return e;
-	}
-	~Scratch()
-	{
-		for (void *x : p)
-			cudaFreeAsync(x, st);
-		cudaStreamSynchronize(st);
-		cudaGetLastError();
-	}
-};
-
 // Blocks of k per multiprocessor at smem bytes. The kernel's shared-memory limit is raised to the
 // device's maximum, never set to smem: plans prepared earlier for larger tiles keep working.
 cudaError_t occupancy(const KernelInfo *k, const cudaDeviceProp &prop, size_t smem, int *per_sm)
@@ -123,7 +94,7 @@ cudaError_t occupancy(const KernelInfo *k, const cudaDeviceProp &prop, size_t sm
 }
 
 // Pointer arrays go to the device through one copy; the host vector may go right after.
-template <class T> cudaError_t to_device(Scratch &sc, const std::vector<T> &v, T **d)
+template <class T> cudaError_t to_device(StreamScratch &sc, const std::vector<T> &v, T **d)
 {
 	cudaError_t e = sc.alloc(d, v.size() * sizeof(T));
 
@@ -154,7 +125,7 @@ extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, 
 	if (!k || !ctx_is_device(segs[0]) || !ctx_is_device(out[0]))
 		return GFEC_E_NOTSUP;
 	if (cudaSetDevice(v.dev) != cudaSuccess)
-		return fail(v.stream);
+		return stream_fail(v.stream);
 
 	// src: every segment's n blocks; then per row tile, its rows of every segment.
 	const size_t nsrc = (size_t)nseg * n;
@@ -177,11 +148,11 @@ extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, 
 	uint32_t *d_table = nullptr;
 	int per_sm;
 	cudaStream_t st = v.stream;
-	Scratch sc{ st, {} };
+	StreamScratch sc{ st, {} };
 
 	if (to_device(sc, ptrs, &d_ptrs) != cudaSuccess ||
 	    sc.alloc(&d_table, ntiles * twords * 4) != cudaSuccess)
-		return fail(st);
+		return stream_fail(st);
 	nc_seed_tables<<<(unsigned)std::min<size_t>((ntiles * twords + 255) / 256, 65536), 256, 0, st>>>(
 		d_table, (int)n, count, R, twords, seed0, zero_ok);
 	for (uint32_t r0 = 0; r0 < count; r0 += R) {
@@ -197,10 +168,10 @@ extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, 
 		    kernel_launch(k, a, kernel_grid(k, a, per_sm, v.prop->multiProcessorCount), smem,
 				  nullptr, st) != cudaSuccess ||
 		    cudaGetLastError() != cudaSuccess)
-			return fail(st);
+			return stream_fail(st);
 	}
 	if (cudaStreamSynchronize(st) != cudaSuccess)
-		return fail(st);
+		return stream_fail(st);
 	return 0;
 }
 
@@ -233,7 +204,7 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 	    !ctx_is_device(out[0]))
 		return GFEC_E_NOTSUP;
 	if (cudaSetDevice(v.dev) != cudaSuccess)
-		return fail(v.stream);
+		return stream_fail(v.stream);
 
 	const int ntiles = (int)((n + R - 1) / R);
 	const size_t tile_words = bmma_table_words(R, (int)n);
@@ -244,7 +215,7 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 	uint32_t *d_tables = nullptr;
 	int *d_status = nullptr;
 	cudaStream_t st = v.stream;
-	Scratch sc{ st, {} };
+	StreamScratch sc{ st, {} };
 
 	const uint8_t *mats = coefs; // device memory is read in place, host memory uploaded
 
@@ -252,21 +223,21 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 		if (sc.alloc(&d_mats, mbytes * nseg) != cudaSuccess ||
 		    cudaMemcpyAsync(d_mats, coefs, mbytes * nseg, cudaMemcpyHostToDevice, st) !=
 			    cudaSuccess)
-			return fail(st);
+			return stream_fail(st);
 		mats = d_mats;
 	}
 	if (sc.alloc(&d_tables, seg_words * 4 * nseg) != cudaSuccess ||
 	    sc.alloc(&d_status, sizeof(int) * nseg) != cudaSuccess ||
 	    cudaFuncSetAttribute(nc_gj_invert, cudaFuncAttributeMaxDynamicSharedMemorySize,
 				 (int)gsmem) != cudaSuccess)
-		return fail(st);
+		return stream_fail(st);
 	nc_gj_invert<<<nseg, kInvertThreads, gsmem, st>>>(mats, (int)n, v.logexp, d_tables,
 							    seg_words, R, d_status);
 	if (cudaGetLastError() != cudaSuccess ||
 	    cudaMemcpyAsync(sing.data(), d_status, sizeof(int) * nseg, cudaMemcpyDeviceToHost, st) !=
 		    cudaSuccess ||
 	    cudaStreamSynchronize(st) != cudaSuccess)
-		return fail(st);
+		return stream_fail(st);
 
 	std::vector<size_t> good;
 	for (int s = 0; s < nseg; s++) {
@@ -299,7 +270,7 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 	int per_sm;
 
 	if (ng && to_device(sc, ptrs, &d_ptrs) != cudaSuccess)
-		return fail(st);
+		return stream_fail(st);
 	for (int t = 0; ng && t < ntiles; t++) {
 		const size_t r0 = (size_t)t * R;
 		const int rows = n - r0 < (size_t)R ? (int)(n - r0) : R;
@@ -307,7 +278,7 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 		const size_t pblocks = (B + k->tile - 1) / k->tile;
 
 		if (occupancy(k, *v.prop, smem, &per_sm) != cudaSuccess)
-			return fail(st);
+			return stream_fail(st);
 		for (size_t y0 = 0; y0 < ng; y0 += kMaxGridY) {
 			const size_t gy = ng - y0 < kMaxGridY ? ng - y0 : kMaxGridY;
 			// Blocks per segment: enough for four waves in all, each taking whole items.
@@ -322,11 +293,11 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 			a.stripe_tables = (const uint32_t *const *)(d_ptrs + nsrc + t * ng + y0);
 			if (cudaLaunchKernel(k->fn, dim3((unsigned)gx, (unsigned)gy), dim3(k->threads),
 					     params, smem, st) != cudaSuccess)
-				return fail(st);
+				return stream_fail(st);
 		}
 	}
 	if (cudaStreamSynchronize(st) != cudaSuccess)
-		return fail(st);
+		return stream_fail(st);
 	return ng == (size_t)nseg ? 0 : GFEC_E_TOOFEW;
 }
 
@@ -339,7 +310,7 @@ extern "C" int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p)
 
 	*p = nullptr;
 	if (v.fault || cudaSetDevice(v.dev) != cudaSuccess)
-		return fail(v.stream);
+		return stream_fail(v.stream);
 	// The stream-ordered pool: an encode or decode allocates per call, and every use of the
 	// memory (these functions, the GEMMs) is on this same stream.
 	const cudaError_t e = cudaMallocAsync(p, bytes ? bytes : 1, v.stream);
@@ -351,7 +322,7 @@ extern "C" int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p)
 	}
 	if (e != cudaSuccess) {
 		*p = nullptr;
-		return fail(v.stream);
+		return stream_fail(v.stream);
 	}
 	return 0;
 }
@@ -382,7 +353,7 @@ extern "C" int gfec_gpu_nc_memcpy(void *ctx, void *dst, const void *src, size_t 
 	if (cudaSetDevice(v.dev) != cudaSuccess ||
 	    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, v.stream) != cudaSuccess ||
 	    cudaStreamSynchronize(v.stream) != cudaSuccess)
-		return fail(v.stream);
+		return stream_fail(v.stream);
 	return 0;
 }
 
@@ -401,13 +372,13 @@ extern "C" int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *c
 	if (!ctx_is_device(src[0]) || !ctx_is_device(dst[0]))
 		return GFEC_E_NOTSUP;
 	if (cudaSetDevice(v.dev) != cudaSuccess)
-		return fail(v.stream);
+		return stream_fail(v.stream);
 
 	// One upload: the source pointers, the destination pointers, the lengths.
 	std::vector<uintptr_t> arr(3 * count);
 	uintptr_t *d_arr = nullptr;
 	cudaStream_t st = v.stream;
-	Scratch sc{ st, {} };
+	StreamScratch sc{ st, {} };
 
 	for (size_t i = 0; i < count; i++) {
 		arr[i] = (uintptr_t)src[i];
@@ -416,11 +387,11 @@ extern "C" int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *c
 	}
 	static_assert(sizeof(uintptr_t) == sizeof(size_t), "lengths travel as pointer-sized words");
 	if (to_device(sc, arr, &d_arr) != cudaSuccess)
-		return fail(st);
+		return stream_fail(st);
 	nc_copy_pieces<<<(unsigned)std::min<size_t>(count, 65535), 256, 0, st>>>(
 		(const uint8_t *const *)d_arr, (const size_t *)(d_arr + 2 * count),
 		(uint8_t *const *)(d_arr + count), count);
 	if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(st) != cudaSuccess)
-		return fail(st);
+		return stream_fail(st);
 	return 0;
 }
