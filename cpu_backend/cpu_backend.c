@@ -36,6 +36,7 @@
 struct cpu_ctx {
 	enum gfec_cpu_path path; /* never GFEC_CPU_AUTO */
 	size_t slice;
+	size_t stream_min; /* GFNI gemm calls with len >= this store by non-temporal stores; 0: never */
 	struct gfec_cpu_pool *pool; /* NULL when running on one thread */
 	uint64_t calls, bytes_in;
 };
@@ -59,13 +60,14 @@ struct slice_job {
 	const struct cpu_plan *plan;
 	size_t len, slice;
 	int col;	/* < 0: gemm; else the column to update */
+	int stream;	/* a GFNI gemm whose outputs are 64-byte aligned: non-temporal stores */
 	const uint8_t *const *src;
 	uint8_t *const *dst;
 	int err;	/* a slice's GFEC_E_NOMEM (w = 16 gemm: big shapes, Cauchy forms) */
 };
 
-static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct cpu_plan *p,
-		       const uint8_t *const *src, uint8_t *const *dst)
+static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, int mode,
+		       const struct cpu_plan *p, const uint8_t *const *src, uint8_t *const *dst)
 {
 	uint64_t column[GFEC_MAX_CHUNKS];
 	const uint64_t *mat = p->mats;
@@ -77,11 +79,12 @@ static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, const struct 
 			column[i] = p->mats[(size_t)i * p->cols + col];
 		mat = column;
 		cols = 1;
+		mode = GFEC_GFNI_UPDATE;
 	}
 	if (path == GFEC_CPU_GFNI512)
-		gfec_cpu_gemm_gfni512(n, cols, p->rows, mat, src, dst, col >= 0);
+		gfec_cpu_gemm_gfni512(n, cols, p->rows, mat, src, dst, mode);
 	else
-		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, col >= 0);
+		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, mode);
 }
 
 /*
@@ -286,7 +289,10 @@ static void run_slice(void *arg, size_t index)
 		gfec_cpu_bitmatrix_base(n, p->cols, p->rows, j->col, p->bits, p->packetsize,
 					(const uint8_t *const *)src, dst);
 	} else if (p->mats) {
-		gfni_slice(j->ctx->path, n, j->col, p, (const uint8_t *const *)src, dst);
+		/* a slice at a 64-byte multiple keeps the outputs' alignment */
+		const int mode = j->stream && off % 64 == 0 ? GFEC_GFNI_STREAM : GFEC_GFNI_SET;
+
+		gfni_slice(j->ctx->path, n, j->col, mode, p, (const uint8_t *const *)src, dst);
 	} else if (j->ctx->path == GFEC_CPU_BASE) {
 		if (j->col < 0)
 			gfec_cpu_gemm_base(n, p->cols, p->rows, p->a, (const uint8_t *const *)src,
@@ -350,6 +356,7 @@ static int cpu_init(const struct gfec_backend_conf *conf, void **out)
 	if (c->path == GFEC_CPU_AUTO)
 		c->path = gfec_cpu_path_best();
 	c->slice = conf && conf->slice ? conf->slice : DEFAULT_SLICE;
+	c->stream_min = conf ? conf->stream_min : 0;
 	if (threads <= 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -501,6 +508,18 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 	return 0;
 }
 
+/* 1 when a GFNI gemm of @p len bytes into these outputs should use non-temporal stores. */
+static int use_stream(const struct cpu_ctx *c, const struct cpu_plan *p, size_t len,
+		      uint8_t *const *dst)
+{
+	if (!p->mats || !c->stream_min || len < c->stream_min)
+		return 0;
+	for (int i = 0; i < p->rows; i++)
+		if ((uintptr_t)dst[i] % 64)
+			return 0;
+	return 1;
+}
+
 static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 		    const uint8_t *const *src, uint8_t *const *dst)
 {
@@ -512,7 +531,10 @@ static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 		struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
 				       .src = src + (size_t)s * p->cols,
 				       .dst = dst + (size_t)s * p->rows };
-		int ret = run_sliced(ctx, &j);
+		int ret;
+
+		j.stream = use_stream(ctx, p, len, j.dst);
+		ret = run_sliced(ctx, &j);
 
 		if (ret)
 			return ret;

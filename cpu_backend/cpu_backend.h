@@ -106,16 +106,24 @@ void gfec_cpu_gfni_matrices(const uint8_t *a, size_t n, uint64_t *out);
 /** 1 when the CPU (and OS) can run the 512- or 256-bit GFNI kernels, by CPUID. */
 int gfec_cpu_gfni_supported(int bits);
 
+/** How gfec_cpu_gemm_gfni512/256 write dst. */
+enum gfec_gfni_mode {
+	GFEC_GFNI_SET,	  /**< dst[i] = the product */
+	GFEC_GFNI_UPDATE, /**< dst[i] ^= the product */
+	GFEC_GFNI_STREAM, /**< dst[i] = the product, full vectors by non-temporal stores; every
+			       dst[i] must then be 64-byte (gfni512) or 32-byte (gfni256) aligned */
+};
+
 /**
  * dst[i] = sum_j mat[i*cols+j] (x) src[j] for i < rows, where mat holds gfec_cpu_gfni_matrix()
- * of each coefficient; with @p update the products are XORed into dst instead (dst[i] ^= ...).
- * Any len, no alignment requirement; sources and outputs must not overlap. Call only when
+ * of each coefficient, written as @p mode (enum gfec_gfni_mode) says. Any len; no alignment
+ * requirement but GFEC_GFNI_STREAM's; sources and outputs must not overlap. Call only when
  * gfec_cpu_gfni_supported(512) (resp. 256) says so.
  */
 void gfec_cpu_gemm_gfni512(size_t len, int cols, int rows, const uint64_t *mat,
-			   const uint8_t *const *src, uint8_t *const *dst, int update);
+			   const uint8_t *const *src, uint8_t *const *dst, int mode);
 void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows, const uint64_t *mat,
-			   const uint8_t *const *src, uint8_t *const *dst, int update);
+			   const uint8_t *const *src, uint8_t *const *dst, int mode);
 
 #ifdef __cplusplus
 }

@@ -77,6 +77,8 @@ struct gfec_backend_conf {
 	/* CPU */
 	int threads;	       /**< worker threads, 0 = number of online CPUs */
 	size_t slice;	       /**< bytes per slice for threading, 0 = backend default */
+	size_t stream_min;     /**< GFNI paths: gemm calls of len >= this write by non-temporal
+				    stores (outputs 64-byte aligned); 0 = never */
 	const char *path;      /**< force an inner path by name (e.g. "base"); NULL = best */
 	/* GPU */
 	const char *kernel;    /**< force a kernel by name (e.g. "nibble_rg1_t512"); NULL = default */
@@ -85,7 +87,25 @@ struct gfec_backend_conf {
 	size_t segment;	       /**< staging bytes per pipeline slot, 0 = default */
 	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
 	int nrules;
-	int fault;	       /**< tests (GFEC_FAULT=cuda): every device call fails */
+	int fault;	       /**< tests: 1 (GFEC_FAULT=cuda): every device call fails; 2 + i
+				    (GFEC_FAULT=cuda-ctxI): only context i of devices[] fails */
+	/* several GPUs (gfec_gpu_multi_backend(), gpu_devices=) */
+	const int *devices;    /**< one context per entry: CUDA ordinals, repeats allowed */
+	int ndevices;	       /**< entries in devices; -1: every visible device; 0: device */
+};
+
+/** One device context of a backend that drives several (gfec_backend_ops.devices). */
+struct gfec_backend_device {
+	int ordinal;	    /**< CUDA device ordinal */
+	char name[64];	    /**< the device's name */
+	double mem_gib;	    /**< its memory */
+	int pci_bus;	    /**< its PCI bus id (two contexts on one GPU share it) */
+	uint64_t calls;	    /**< shares this context ran */
+	uint64_t bytes_in;  /**< source bytes it coded */
+	uint64_t failures;  /**< shares that failed on it (and were redone elsewhere) */
+	double share;	    /**< its fraction of all source bytes coded so far */
+	double rate_host;   /**< EWMA of its achieved rate on host buffers, bytes/s (0: none yet) */
+	double rate_dev;    /**< the same on buffers in device memory */
 };
 
 struct gfec_backend_ops {
@@ -124,6 +144,12 @@ struct gfec_backend_ops {
 
 	/** The inner path in use, e.g. "isal-avx512" or "base" (for logs and tools). */
 	const char *(*path_name)(void *ctx);
+
+	/**
+	 * The device contexts behind @p ctx, up to @p max of them into @p out; returns how many
+	 * there are. NULL: a backend of one device (or none), which lists nothing.
+	 */
+	int (*devices)(void *ctx, struct gfec_backend_device *out, int max);
 };
 
 #ifdef __cplusplus

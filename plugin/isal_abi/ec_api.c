@@ -104,12 +104,14 @@ static void gfni_run(const struct isal_plan *m, int len, int vec_i, unsigned cha
 	uint64_t column[GFEC_MAX_CHUNKS];
 
 	if (vec_i < 0) {
-		kernel((size_t)len, m->k, m->rows, m->mats, (const uint8_t *const *)data, coding, 0);
+		kernel((size_t)len, m->k, m->rows, m->mats, (const uint8_t *const *)data, coding,
+		       GFEC_GFNI_SET);
 		return;
 	}
 	for (int l = 0; l < m->rows; l++)
 		column[l] = m->mats[(size_t)l * m->k + vec_i];
-	kernel((size_t)len, 1, m->rows, column, (const uint8_t *const *)data, coding, 1);
+	kernel((size_t)len, 1, m->rows, column, (const uint8_t *const *)data, coding,
+	       GFEC_GFNI_UPDATE);
 }
 
 /*

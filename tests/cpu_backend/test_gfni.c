@@ -5,7 +5,8 @@
  * checked everywhere against a software GF2P8AFFINEQB written from Intel's pseudo-code; each
  * kernel the CPU has is then checked against ISA-L's ec_encode_data and the plain-C encoder
  * (random shapes with k + m <= 256, lengths 0 to 8 MiB, unaligned, poisoned outputs with guard
- * bytes), as an update, and behind the backend table. A kernel the CPU lacks is skipped.
+ * bytes), as an update, with non-temporal stores (aligned outputs), and behind the backend
+ * table (cpu_stream_min on and off). A kernel the CPU lacks is skipped.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +22,7 @@
 #define GUARD 64
 
 typedef void (*kernel_fn)(size_t len, int cols, int rows, const uint64_t *mat,
-			  const uint8_t *const *src, uint8_t *const *dst, int update);
+			  const uint8_t *const *src, uint8_t *const *dst, int mode);
 
 struct variant {
 	const char *name;
@@ -79,7 +80,7 @@ static void all_products(int vi)
 	for (int c = 0; c < 256; c++) {
 		const uint64_t a = gfec_cpu_gfni_matrix((uint8_t)c);
 
-		v->fn(sizeof(x), 1, 1, &a, &src, &dst, 0);
+		v->fn(sizeof(x), 1, 1, &a, &src, &dst, GFEC_GFNI_SET);
 		for (int i = 0; i < 256; i++)
 			if (out[i] != gf_mul((unsigned char)c, (unsigned char)i))
 				fail_msg("%s: %d * %d = %d", v->name, c, i, out[i]);
@@ -104,11 +105,16 @@ struct gbuf {
 	uint8_t *p;
 };
 
-static uint8_t *gbuf_alloc(struct gbuf *g, size_t len)
+static uint8_t *gbuf_alloc_at(struct gbuf *g, size_t len, unsigned misalign)
 {
-	g->p = tbuf_alloc(&g->b, len + 2 * GUARD, (unsigned)test_range(0, 63)) + GUARD;
+	g->p = tbuf_alloc(&g->b, len + 2 * GUARD, misalign) + GUARD;
 	memset(g->p - GUARD, TEST_POISON, len + 2 * GUARD);
 	return g->p;
+}
+
+static uint8_t *gbuf_alloc(struct gbuf *g, size_t len)
+{
+	return gbuf_alloc_at(g, len, (unsigned)test_range(0, 63));
 }
 
 static void guards_intact(const struct gbuf *g, size_t len, const char *what)
@@ -118,9 +124,33 @@ static void guards_intact(const struct gbuf *g, size_t len, const char *what)
 			fail_msg("%s: a write outside the %zu-byte buffer", what, len);
 }
 
+/* GFEC_GFNI_STREAM into 64-byte aligned, poisoned outputs must give @p ref's bytes. */
+static void check_stream(const struct variant *v, int k, int m, size_t len, const uint64_t *mat,
+			 uint8_t *const *src, uint8_t *const *ref)
+{
+	struct gbuf *nb = calloc((size_t)m, sizeof(*nb));
+	uint8_t **nt = calloc((size_t)m, sizeof(*nt));
+
+	assert_non_null(nb);
+	assert_non_null(nt);
+	for (int i = 0; i < m; i++)
+		nt[i] = gbuf_alloc_at(&nb[i], len, 0); /* GUARD is 64: aligned */
+	v->fn(len, k, m, mat, (const uint8_t *const *)src, nt, GFEC_GFNI_STREAM);
+	for (int i = 0; i < m; i++) {
+		if (memcmp(nt[i], ref[i], len))
+			fail_msg("%s: RS(%d,%d) len %zu: parity %d by non-temporal stores differs",
+				 v->name, k, m, len, i);
+		guards_intact(&nb[i], len, v->name);
+		tbuf_free(&nb[i].b);
+	}
+	free(nb);
+	free(nt);
+}
+
 /*
  * One shape: parity from the kernel against ISA-L (and the plain-C encoder when that is quick),
- * then an update of one source: parity ^= A[:,c] * (old ^ new) must equal a re-encode.
+ * by normal and by non-temporal stores, then an update of one source: parity ^= A[:,c] *
+ * (old ^ new) must equal a re-encode.
  */
 static void check_shape(const struct variant *v, int k, int m, size_t len)
 {
@@ -150,7 +180,7 @@ static void check_shape(const struct variant *v, int k, int m, size_t len)
 		ref[i] = tbuf_alloc(&rb[i], len, 0);
 	}
 
-	v->fn(len, k, m, mat, (const uint8_t *const *)src, par, 0);
+	v->fn(len, k, m, mat, (const uint8_t *const *)src, par, GFEC_GFNI_SET);
 	if (len)
 		ec_encode_data((int)len, k, m, tbls, src, ref);
 	for (int i = 0; i < m; i++) {
@@ -159,6 +189,7 @@ static void check_shape(const struct variant *v, int k, int m, size_t len)
 				 len, i);
 		guards_intact(&pb[i], len, v->name);
 	}
+	check_stream(v, k, m, len, mat, src, ref);
 	if (len * (size_t)k * (size_t)m <= (4u << 20)) {
 		gfec_cpu_gemm_base(len, k, m, a, (const uint8_t *const *)src, ref);
 		for (int i = 0; i < m; i++)
@@ -175,7 +206,7 @@ static void check_shape(const struct variant *v, int k, int m, size_t len)
 		src[c][b] = sb[c].p[b] ^ delta[b];
 	for (int i = 0; i < m; i++)
 		col[i] = mat[(size_t)i * k + c];
-	v->fn(len, 1, m, col, (const uint8_t *const *)&delta, par, 1);
+	v->fn(len, 1, m, col, (const uint8_t *const *)&delta, par, GFEC_GFNI_UPDATE);
 	if (len)
 		ec_encode_data((int)len, k, m, tbls, src, ref);
 	for (int i = 0; i < m; i++) {
@@ -245,14 +276,19 @@ static void test_shapes_256(void **state)
 	random_shapes(1);
 }
 
-/* Behind the backend table, on 1 and 3 threads: the plan's matrices, slices and update route. */
+/*
+ * Behind the backend table, on 1 and 3 threads, with non-temporal stores from 1 byte up and
+ * never: the plan's matrices, slices and update route (outputs aligned or not).
+ */
 static void backend(int vi)
 {
 	const struct variant *v = need(vi);
 	const struct gfec_backend_ops *ops = gfec_cpu_backend();
 
-	for (int threads = 1; threads <= 3; threads += 2) {
-		struct gfec_backend_conf conf = { .threads = threads, .path = v->name, .slice = 4096 };
+	for (int cfg = 0; cfg < 4; cfg++) {
+		const int threads = cfg % 2 ? 3 : 1;
+		struct gfec_backend_conf conf = { .threads = threads, .path = v->name, .slice = 4096,
+						  .stream_min = cfg / 2 ? 1 : 0 };
 		void *ctx;
 
 		assert_int_equal(ops->init(&conf, &ctx), 0);
@@ -272,8 +308,9 @@ static void backend(int vi)
 			for (int j = 0; j < k; j++)
 				test_fill(src[j] = tbuf_alloc(&sb[j], len, (unsigned)test_range(0, 63)), len);
 			for (int i = 0; i < m; i++) {
-				memset(par[i] = tbuf_alloc(&pb[i], len, (unsigned)test_range(0, 63)),
-				       TEST_POISON, len);
+				const unsigned mis = t % 2 ? 0 : (unsigned)test_range(0, 63);
+
+				memset(par[i] = tbuf_alloc(&pb[i], len, mis), TEST_POISON, len);
 				ref[i] = tbuf_alloc(&rb[i], len, 0);
 			}
 			if (len)
