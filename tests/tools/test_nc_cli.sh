@@ -21,14 +21,13 @@ cd "$dir"
 head -c 300001 /dev/urandom >f
 head -c 1 /dev/urandom >one
 head -c 8192 /dev/urandom >exact # n * B exactly, with -n 8 -B 1024
-trip() { # FILE ENCODE-OPTIONS...: encode, decode (progressive, and batched for RLC), compare
+trip() { # FILE ENCODE-OPTIONS...: encode, decode (progressive, and batched), compare
 	local f=$1
 	shift
 	rm -f s out
 	"$gfec" nc encode "$f" -o s "$@" >/dev/null 2>err || { bad "encode $f $*: $(cat err)"; return; }
 	"$gfec" nc decode s -o out >/dev/null 2>err || { bad "decode $f $*: $(cat err)"; return; }
 	cmp -s "$f" out || bad "decode $f $*: bytes differ"
-	[[ " $* " == *" lt "* ]] && return
 	rm -f out
 	"$gfec" nc decode s -o out --batch >/dev/null 2>err || { bad "decode --batch $f $*: $(cat err)"; return; }
 	cmp -s "$f" out || bad "decode --batch $f $*: bytes differ"
@@ -42,6 +41,9 @@ trip one -n 4 -B 16
 trip exact -n 8 -B 1024
 trip f --family lt -n 64 -B 512 --count 128
 trip one --family lt -n 3 -B 16 --count 12
+# LT's c and delta travel in the stream: the decoder is told nothing (the options are for encode)
+trip f --family lt -n 128 -B 300 --count 200 --lt-c 0.2 --lt-delta 0.5
+trip f --family lt -n 40 -B 64 --count 60 --lt-c 0.1 --lt-delta 0.1
 
 # recoding chains: loss 0..30%, 1..3 relays; 3n blocks per segment leave every relay full rank
 "$gfec" nc encode f -o s0 -n 8 -B 1000 --count 24 >/dev/null
@@ -117,7 +119,8 @@ def blocks(s):
     return out
 def fix(s):
     segs, = struct.unpack_from('<Q', s, 32)
-    c = crc32c(bytes(s[:88]) + bytes(s[96:96 + 4 * segs])) ^ 0xffffffff
+    v2 = bytes(s[92:96]) if struct.unpack_from('<H', s, 8)[0] >= 2 else b''
+    c = crc32c(bytes(s[:88]) + v2 + bytes(s[96:96 + 4 * segs])) ^ 0xffffffff
     struct.pack_into('<I', s, 88, c)
 src = bytearray(open(sys.argv[1], 'rb').read())
 op = sys.argv[2]
@@ -193,12 +196,14 @@ EOF
 refused "1 GiB block over 100 bytes" 5 '100 bytes of blocks cannot hold the n=1 blocks' nc decode huge.s -o out.new
 ed header 10 '<B' 7
 refused "unknown stream family" 4 'family 7 unknown' nc decode x.s -o out.new
-ed header 8 '<H' 2
-refused "stream version" 4 'version 2' nc decode x.s -o out.new
+ed header 8 '<H' 3
+refused "stream version" 4 'version 3 (this gfec reads 1..2)' nc decode x.s -o out.new
+ed header 8 '<H' 0
+refused "stream version 0" 4 'version 0' nc decode x.s -o out.new
 : >empty
 refused "empty stream" 4 'the file is empty' nc decode empty -o out.new
 refused "empty file" 2 'is empty: nothing to encode' nc encode empty -o out.new
-refused "recode of a foreign stream" 4 'version 2' nc recode x.s -o out.new --loss 0
+refused "recode of a foreign stream" 4 'version 0' nc recode x.s -o out.new --loss 0
 "$gfec" nc encode f -o lt.s --family lt -n 8 -B 1000 --count 10 >/dev/null
 python3 edit.py lt.s graft 3 s x.s
 refused "rlc block in an lt stream" 4 'block 3 .*family 1 in a stream of family 2' nc decode x.s -o out.new
@@ -210,7 +215,46 @@ refused "lt n too large" 2 "-n '65537': want an integer in 1..65536" nc encode f
 "$gfec" nc encode f -o short -n 8 -B 1000 --count 7 >/dev/null
 refused "too few blocks" 5 'segment 0 has 7 independent blocks, needs n=8' nc decode short -o out.new
 refused "too few blocks, batch" 5 'segment 0: its 7 blocks span fewer than n=8' nc decode short -o out.new --batch
-refused "lt --batch" 2 'an LT stream decodes segment by segment' nc decode lt.s -o out.new --batch
+refused "lt --backend gpu" 2 'an LT stream decodes on the CPU (gfec has no GPU LT decoder' \
+	nc decode lt.s -o out.new --backend gpu
+refused "lt encode --backend gpu" 2 'an LT code encodes on the CPU' \
+	nc encode f -o out.new --family lt --backend gpu
+refused "lt too few, batch" 5 'segment 0: its 6 blocks span fewer than n=8' nc decode lt.short -o out.new --batch
+# LT's c and delta in the stream header (nc.h: millionths at 52 and 92, version 2); the blocks'
+# neighbours depend on their seeds alone, so whether 2n blocks decode is the same every run
+"$gfec" nc encode f -o ltp.s --family lt -n 64 -B 100 --count 128 >/dev/null
+lh() { python3 edit.py ltp.s header "$@" x.s; }
+lh 52 '<I' 0
+refused "lt c = 0" 4 'LT parameters c=0e-6 delta=50000e-6 not valid for family lt' nc decode x.s -o out.new
+lh 92 '<I' 1000000
+refused "lt delta = 1" 4 'delta=1000000e-6 not valid' nc decode x.s -o out.new
+lh 92 '<I' 0
+refused "lt delta = 0" 4 'delta=0e-6 not valid' nc decode x.s -o out.new
+ed header 52 '<I' 30000
+refused "rlc with an lt c" 4 'c=30000e-6 delta=0e-6 not valid for family rlc' nc decode x.s -o out.new
+python3 edit.py ltp.s byte -1 93 x.s
+refused "lt delta byte damaged" 4 'header CRC32C mismatch' nc decode x.s -o out.new
+# another c or delta than the encoder's gives other neighbours: never a wrong file
+for f in "52 <I 200000" "92 <I 500000"; do
+	python3 edit.py ltp.s header $f x.s
+	rc=0
+	rm -f out.new
+	"$gfec" nc decode x.s -o out.new >/dev/null 2>err || rc=$?
+	[[ ($rc == 4 || $rc == 5) && ! -e out.new ]] || bad "lt with header $f: exit $rc ($(cat err))"
+done
+# a version 1 LT stream (0 at 52 and 92) was encoded with the library's defaults: still read
+python3 edit.py ltp.s header 52 '<I' 0 x.s
+python3 edit.py x.s header 92 '<I' 0 x.s
+python3 edit.py x.s header 8 '<H' 1 x.s
+rm -f out
+"$gfec" nc decode x.s -o out >/dev/null 2>err && cmp -s f out || bad "version 1 lt stream: $(cat err)"
+python3 edit.py x.s header 52 '<I' 7 x.s
+refused "version 1 with byte 52 set" 4 'bytes 52 or 92 not 0 in a version 1 stream' nc decode x.s -o out.new
+refused "lt-c on rlc" 2 'only an LT code (--family lt) has it' nc encode f -o out.new --lt-c 0.1
+refused "lt-c 0" 2 "--lt-c '0': want a number in \[1e-06, 1000\]" nc encode f -o out.new --family lt --lt-c 0
+refused "lt-c 7 decimals" 2 'at most 6 decimals' nc encode f -o out.new --family lt --lt-c 0.0300001
+refused "lt-delta 1" 2 "--lt-delta '1'" nc encode f -o out.new --family lt --lt-delta 1
+refused "lt-delta nan" 2 "--lt-delta 'nan'" nc encode f -o out.new --family lt --lt-delta nan
 refused "bad backend" 2 "--backend 'tpu': want auto, cpu or gpu" nc decode s -o out.new --backend tpu
 # random damage: 150 single-byte changes and 30 truncations anywhere in a stream. Each decode
 # either succeeds with the file's exact bytes or fails with exit 4 or 5, in one line, writing

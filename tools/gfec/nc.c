@@ -35,7 +35,7 @@ const char help_nc[] =
     "\n"
     "  gfec nc encode FILE -o STREAM [-n N] [-B BYTES] [--overhead PCT | --count C]\n"
     "                 [--systematic] [--zero-coefs] [--seed S] [--family rlc|lt]\n"
-    "                 [--backend auto|cpu|gpu]\n"
+    "                 [--lt-c C] [--lt-delta D] [--backend auto|cpu|gpu]\n"
     "  gfec nc recode STREAM -o STREAM2 --loss P [--count C] [--seed S]\n"
     "  gfec nc decode STREAM -o FILE [--batch] [--backend auto|cpu|gpu]\n"
     "  gfec nc simulate [-n N] [-B B] [--segments S] [--relays R] [--loss P] [--family rlc|lt]\n"
@@ -64,6 +64,9 @@ static const char help_nc_encode[] =
     "      --zero-coefs       rlc: coefficients from 0..255 (default 1..255)\n"
     "      --seed S           the blocks carry sequence numbers S .. S + C - 1  [0]\n"
     "      --family F         rlc (random linear coding, default) or lt (fountain code)\n"
+    "      --lt-c C           lt: the robust soliton's c > 0, at most 6 decimals  [0.03]\n"
+    "      --lt-delta D       lt: the robust soliton's delta, 0 < D < 1, 6 decimals  [0.05]\n"
+    "                         (both are stored in STREAM: decode needs nothing else)\n"
     "      --backend B        rlc: auto (default; the CPU for files), cpu or gpu (encode on\n"
     "                         the GPU, the same bytes; exit 2 where no GPU is usable)\n"
     "  -h, --help             this text\n";
@@ -95,12 +98,12 @@ static const char help_nc_decode[] =
     "(exit 4 or 5). FILE must be a regular file or not exist.\n"
     "\n"
     "  -o, --output FILE      where to write (required)\n"
-    "      --batch            rlc: decode many segments per call (gfec_nc_decode_batch: up to\n"
+    "      --batch            decode many segments per call (gfec_nc_decode_batch: up to\n"
     "                         64 MiB of segments, their blocks held in memory) instead of\n"
-    "                         block by block\n"
+    "                         block by block (lt: one segment per thread)\n"
     "      --backend B        rlc: auto (default), cpu or gpu; gpu implies --batch and runs\n"
     "                         the batch decode on the GPU (n up to its decoder's width, else\n"
-    "                         the CPU; exit 2 where no GPU is usable)\n"
+    "                         the CPU; exit 2 where no GPU is usable). lt: the CPU only\n"
     "  -h, --help             this text\n";
 
 /* --- shared helpers --------------------------------------------------------------------------- */
@@ -133,6 +136,26 @@ int nc_parse_double(const char *cmd, const char *opt, const char *v, double min,
 		return fail(GFEC_EXIT_USAGE, "%s: %s '%s': want a number in [%g, %g]", cmd, opt, v,
 			    min, max);
 	*out = x;
+	return 0;
+}
+
+/* A number with at most 6 decimals in [min, max] millionths, into millionths (the stream's unit
+ * for LT's c and delta). @returns 0 or exit 2. */
+static int nc_parse_micro(const char *cmd, const char *opt, const char *v, uint32_t min,
+			  uint32_t max, uint32_t *out)
+{
+	char *end;
+	double x, u;
+
+	errno = 0;
+	x = strtod(v, &end);
+	u = x * 1e6;
+	if (!*v || *end || errno || !(u >= min - 1e-3 && u <= max + 1e-3) ||
+	    fabs(u - nearbyint(u)) > 1e-3)
+		return fail(GFEC_EXIT_USAGE,
+			    "%s: %s '%s': want a number in [%g, %g] with at most 6 decimals", cmd,
+			    opt, v, min / 1e6, max / 1e6);
+	*out = (uint32_t)nearbyint(u);
 	return 0;
 }
 
@@ -198,10 +221,14 @@ static uint64_t get64(const uint8_t *p)
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
+/* The header's CRC (nc.h): bytes 0..87, from version 2 on 92..95, then the table. */
 static uint32_t table_crc(const uint8_t *head, const uint32_t *crc, uint64_t segments)
 {
 	uint32_t c = io_crc_update(IO_CRC_INIT, head, 88);
 	uint8_t le[4];
+
+	if (get16(head + 8) >= 2)
+		c = io_crc_update(c, head + 92, 4);
 
 	for (uint64_t s = 0; s < segments; s++) {
 		put32(le, crc[s]);
@@ -226,7 +253,9 @@ int ncs_write_header(int fd, const struct ncs_header *h)
 	put64(head + 32, h->segments);
 	put64(head + 40, h->blocks);
 	put32(head + 48, h->hops);
+	put32(head + 52, h->lt_c);
 	memcpy(head + 56, h->sha256, 32);
+	put32(head + 92, h->lt_delta);
 	put32(head + 88, table_crc(head, h->crc, h->segments));
 	ret = io_pwrite_full(fd, head, sizeof(head), 0);
 	for (uint64_t s = 0; !ret && s < h->segments; s++) {
@@ -254,6 +283,7 @@ int ncs_open(const char *cmd, const char *path, struct ncs_reader *r)
 	char why[160];
 	size_t got;
 	uint64_t seg_bytes;
+	uint32_t version;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -270,8 +300,9 @@ int ncs_open(const char *cmd, const char *path, struct ncs_reader *r)
 	if (got < sizeof(head) || memcmp(head, NCS_MAGIC, 8) != 0)
 		return bad_stream(r, got < sizeof(head) ? "shorter than a stream header"
 							: "no stream header (bad magic)");
-	if (get16(head + 8) != NCS_VERSION) {
-		snprintf(why, sizeof(why), "version %u (this gfec reads %d)", get16(head + 8),
+	version = get16(head + 8);
+	if (version < 1 || version > NCS_VERSION) {
+		snprintf(why, sizeof(why), "version %u (this gfec reads 1..%d)", version,
 			 NCS_VERSION);
 		return bad_stream(r, why);
 	}
@@ -284,7 +315,9 @@ int ncs_open(const char *cmd, const char *path, struct ncs_reader *r)
 	h->segments = get64(head + 32);
 	h->blocks = get64(head + 40);
 	h->hops = get32(head + 48);
+	h->lt_c = get32(head + 52);
 	memcpy(h->sha256, head + 56, 32);
+	h->lt_delta = get32(head + 92);
 	/* the CRC first, so that a damaged field reads as damage, not as a strange code */
 	if (h->segments > ((uint64_t)r->st.st_size - NCS_HEADER) / 4)
 		return bad_stream(r, "its segment table runs past the end of the file (corrupt or "
@@ -310,6 +343,22 @@ int ncs_open(const char *cmd, const char *path, struct ncs_reader *r)
 	    (h->family == GFEC_NC_LT && h->flags)) {
 		snprintf(why, sizeof(why), "flags 0x%02x not valid for family %s", h->flags,
 			 nc_family_name(h->family));
+		return bad_stream(r, why);
+	}
+	if (version == 1 && (h->lt_c || h->lt_delta)) {
+		snprintf(why, sizeof(why), "bytes 52 or 92 not 0 in a version 1 stream");
+		return bad_stream(r, why);
+	}
+	if (version == 1 && h->family == GFEC_NC_LT) { /* every v1 LT stream had the defaults */
+		h->lt_c = NCS_LT_C_DEFAULT;
+		h->lt_delta = NCS_LT_DELTA_DEFAULT;
+	}
+	if (h->family == GFEC_NC_LT ? h->lt_c < 1 || h->lt_delta < 1 || h->lt_delta > 999999
+				    : h->lt_c || h->lt_delta) {
+		snprintf(why, sizeof(why),
+			 "LT parameters c=%" PRIu32 "e-6 delta=%" PRIu32 "e-6 not valid for family "
+			 "%s (LT: c >= 1e-6, 0 < delta < 1; RLC: 0)",
+			 h->lt_c, h->lt_delta, nc_family_name(h->family));
 		return bad_stream(r, why);
 	}
 	if (h->n < 1 || h->n > nc_max_n(h->family) || h->B < 1 || h->B > GFEC_NC_MAX_BLOCK ||
@@ -439,6 +488,8 @@ enum {
 	OPT_LOSS,
 	OPT_BACKEND,
 	OPT_BATCH,
+	OPT_LT_C,
+	OPT_LT_DELTA,
 };
 
 static const struct option nc_long_opts[] = {
@@ -452,12 +503,15 @@ static const struct option nc_long_opts[] = {
     {"loss", required_argument, NULL, OPT_LOSS},
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"batch", no_argument, NULL, OPT_BATCH},
+    {"lt-c", required_argument, NULL, OPT_LT_C},
+    {"lt-delta", required_argument, NULL, OPT_LT_DELTA},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 struct nc_opts {
-	const char *output, *n, *B, *overhead, *count, *seed, *family, *loss, *backend;
+	const char *output, *n, *B, *overhead, *count, *seed, *family, *loss, *backend, *lt_c,
+	    *lt_delta;
 	int systematic, zero, batch;
 	const char *file;
 };
@@ -523,6 +577,12 @@ static int nc_opts_parse(const char *cmd, const char *help, int argc, char **arg
 		case OPT_BATCH:
 			o->batch = 1;
 			break;
+		case OPT_LT_C:
+			o->lt_c = optarg;
+			break;
+		case OPT_LT_DELTA:
+			o->lt_delta = optarg;
+			break;
 		}
 	}
 	if (argc - optind > 1)
@@ -560,14 +620,16 @@ static int check_output(const char *cmd, const char *in, const char *out, struct
 }
 
 int nc_make_code(const char *cmd, int family, uint32_t n, uint32_t B, uint32_t flags, int threads,
-		 int backend, gfec_nc **nc)
+		 int backend, uint32_t lt_c, uint32_t lt_delta, gfec_nc **nc)
 {
-	/* LT: the library's default c and delta, which every encoder and decoder here shares */
+	/* millionths over 1e6: correctly rounded, so 30000 is exactly the double 0.03 */
 	struct gfec_nc_params p = {.n = n,
 				   .block_size = B,
 				   .flags = flags,
 				   .threads = threads,
 				   .family = family,
+				   .lt_c = lt_c / 1e6,
+				   .lt_delta = lt_delta / 1e6,
 				   .backend = backend};
 	int ret = gfec_nc_create(&p, nc);
 
@@ -589,9 +651,10 @@ int nc_make_code(const char *cmd, int family, uint32_t n, uint32_t B, uint32_t f
 
 static int nc_encode(int argc, char **argv)
 {
-	static const int allowed[] = {
-	    'o',      'n',	'B',	    OPT_OVERHEAD, OPT_COUNT, OPT_SYSTEMATIC,
-	    OPT_ZERO, OPT_SEED, OPT_FAMILY, OPT_BACKEND,  0};
+	static const int allowed[] = {'o',	     'n',	  'B',	      OPT_OVERHEAD,
+				      OPT_COUNT,     OPT_SYSTEMATIC, OPT_ZERO,    OPT_SEED,
+				      OPT_FAMILY,    OPT_BACKEND,    OPT_LT_C,	      OPT_LT_DELTA,
+				      0};
 	const char *cmd = "nc encode";
 	struct nc_opts o = {0};
 	struct ncs_header h = {.family = GFEC_NC_RLC};
@@ -627,6 +690,24 @@ static int nc_encode(int argc, char **argv)
 	if (h.family == GFEC_NC_LT && (o.systematic || o.zero))
 		return fail(GFEC_EXIT_USAGE, "%s: --%s: an LT code has no such option", cmd,
 			    o.systematic ? "systematic" : "zero-coefs");
+	if (h.family != GFEC_NC_LT && (o.lt_c || o.lt_delta))
+		return fail(GFEC_EXIT_USAGE, "%s: --%s: only an LT code (--family lt) has it", cmd,
+			    o.lt_c ? "lt-c" : "lt-delta");
+	if (h.family == GFEC_NC_LT && o.backend && backend == GFEC_NC_BACKEND_GPU)
+		return fail(GFEC_EXIT_USAGE,
+			    "%s: --backend gpu: an LT code encodes on the CPU (the GPU LT encoder, "
+			    "gfec_gpu_lt_encode, is not behind gfec_nc.h yet)",
+			    cmd);
+	if (h.family == GFEC_NC_LT) {
+		h.lt_c = NCS_LT_C_DEFAULT;
+		h.lt_delta = NCS_LT_DELTA_DEFAULT;
+		/* c up to 1000, far past any useful code (the library takes c < 1e6) */
+		if ((o.lt_c &&
+		     (ret = nc_parse_micro(cmd, "--lt-c", o.lt_c, 1, 1000000000u, &h.lt_c))) ||
+		    (o.lt_delta && (ret = nc_parse_micro(cmd, "--lt-delta", o.lt_delta, 1, 999999,
+							 &h.lt_delta))))
+			return ret;
+	}
 	if (n * B > NCS_MAX_SEGMENT)
 		return fail(GFEC_EXIT_USAGE,
 			    "%s: n * B = %" PRIu64 " bytes: at most %llu per segment", cmd, n * B,
@@ -668,7 +749,8 @@ static int nc_encode(int argc, char **argv)
 	h.blocks = h.segments * count;
 	if (getrandom(&h.tag, sizeof(h.tag), 0) != sizeof(h.tag))
 		h.tag = (uint32_t)(getpid() ^ (uint32_t)(io_now() * 1e9));
-	if ((ret = nc_make_code(cmd, h.family, h.n, h.B, h.flags, 0, backend, &nc)))
+	if ((ret = nc_make_code(cmd, h.family, h.n, h.B, h.flags, 0, backend, h.lt_c, h.lt_delta,
+				&nc)))
 		goto out;
 	per_step = ENCODE_STEP / seg_bytes ? ENCODE_STEP / seg_bytes : 1;
 	if (per_step > h.segments)
@@ -743,10 +825,14 @@ static int nc_encode(int argc, char **argv)
 	}
 	io_sync_dir(o.output);
 	printf("encoded %s -> %s: %s, %" PRIu64 " segment%s of n=%" PRIu64 " x B=%" PRIu64
-	       ", %" PRIu64 " %s blocks each (%s) in %.3f s\n",
+	       ", %" PRIu64 " %s blocks each (",
 	       o.file, o.output, amount(h.size, amt, sizeof(amt)), h.segments,
-	       h.segments == 1 ? "" : "s", n, B, count, nc_family_name(h.family),
-	       h.flags & GFEC_NC_SYSTEMATIC ? "systematic" : "coded", io_now() - t0);
+	       h.segments == 1 ? "" : "s", n, B, count, nc_family_name(h.family));
+	if (h.family == GFEC_NC_LT)
+		printf("c=%g delta=%g", h.lt_c / 1e6, h.lt_delta / 1e6);
+	else
+		printf("%s", h.flags & GFEC_NC_SYSTEMATIC ? "systematic" : "coded");
+	printf(") in %.3f s\n", io_now() - t0);
 	ret = GFEC_EXIT_OK;
 out:
 	io_tmp_abort(&out);
@@ -835,7 +921,7 @@ static int nc_recode(int argc, char **argv)
 		    r.h.hops == 0 ? r.h.flags & GFEC_NC_ZERO_COEFS : GFEC_NC_ZERO_COEFS;
 
 		if ((ret = nc_make_code(cmd, r.h.family, r.h.n, r.h.B, relay_flags, 0,
-					GFEC_NC_BACKEND_CPU, &nc)))
+					GFEC_NC_BACKEND_CPU, 0, 0, &nc)))
 			goto out;
 		if (count * bb > ENCODE_MAX_OUT) {
 			ret = fail(GFEC_EXIT_USAGE,
@@ -1237,13 +1323,15 @@ static int nc_decode(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (batch && r.h.family == GFEC_NC_LT) {
+	if (backend == GFEC_NC_BACKEND_GPU && r.h.family == GFEC_NC_LT) {
 		ret = fail(GFEC_EXIT_USAGE,
-			   "%s: --%s: an LT stream decodes segment by segment, on the CPU", cmd,
-			   o.batch ? "batch" : "backend gpu");
+			   "%s: --backend gpu: an LT stream decodes on the CPU (gfec has no GPU LT "
+			   "decoder; --batch decodes its segments in parallel on the CPU's threads)",
+			   cmd);
 		goto out;
 	}
-	if ((ret = nc_make_code(cmd, r.h.family, r.h.n, r.h.B, r.h.flags, 0, backend, &nc)))
+	if ((ret = nc_make_code(cmd, r.h.family, r.h.n, r.h.B, r.h.flags, 0, backend, r.h.lt_c,
+				r.h.lt_delta, &nc)))
 		goto out;
 	seg_buf = malloc((size_t)r.h.n * r.h.B);
 	sha = EVP_MD_CTX_new();

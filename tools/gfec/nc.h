@@ -9,7 +9,7 @@
  *
  *     offset  size  field
  *      0      8     magic "GFNCSTRM"
- *      8      2     version (1)
+ *      8      2     version (2; 1 is read too: see below)
  *     10      1     family: 1 = RLC, 2 = LT (as the block format)
  *     11      1     the source code's flags (GFEC_NC_SYSTEMATIC, GFEC_NC_ZERO_COEFS)
  *     12      4     n
@@ -20,13 +20,21 @@
  *     32      8     segments = ceil(size / (n * B)); the last one zero-padded
  *     40      8     blocks in the stream
  *     48      4     hops: how many recodes the blocks went through
- *     52      4     0
+ *     52      4     LT: the robust soliton's c in millionths (>= 1); RLC: 0
  *     56     32     SHA-256 of the file
- *     88      4     CRC32C of bytes 0..87 and of the segment table
- *     92      4     0
+ *     88      4     CRC32C of bytes 0..87, 92..95 and of the segment table (version 1:
+ *                   0..87 and the table)
+ *     92      4     LT: the robust soliton's delta in millionths (1..999999); RLC: 0
  *     96      4 x segments   the table: CRC32C of each segment's n * B decoded bytes
  *     then    the blocks, back to back (gfec_nc.h's block format), each segment's together and
  *             the segments in order
+ *
+ * c and delta are not in a block (gfec_nc.h) but set every LT block's neighbours, so the stream
+ * carries them: a decoder needs nothing but the stream. Millionths, so that the defaults 0.03 and
+ * 0.05 (30000 and 50000) give the very doubles the library's defaults are, and an option value
+ * such as 0.1 gives the double that strtod gives. Version 1 streams had 0 at 52 and 92 and were
+ * all encoded with the library's defaults: they are read with c = 0.03, delta = 0.05. Both values
+ * are under the header's CRC and checked for range on input.
  */
 #ifndef GFEC_CLI_NC_H
 #define GFEC_CLI_NC_H
@@ -37,7 +45,11 @@
 #include <gfec/gfec_nc.h>
 
 #define NCS_MAGIC "GFNCSTRM"
-#define NCS_VERSION 1
+#define NCS_VERSION 2
+/* An LT stream's c and delta without options, and those of every version 1 stream: the
+ * library's defaults (gfec_nc.h: lt_c 0 = 0.03, lt_delta 0 = 0.05), in millionths. */
+#define NCS_LT_C_DEFAULT 30000u
+#define NCS_LT_DELTA_DEFAULT 50000u
 #define NCS_HEADER 96
 /* The CLI's bound on a segment (n * B): its decoder holds about this much, twice in deferred
  * mode, and a stream header asking for more is refused before anything is allocated. */
@@ -48,6 +60,7 @@ struct ncs_header {
 	int family;	/* enum gfec_nc_family */
 	uint32_t flags; /* the source code's flags */
 	uint32_t n, B, tag, hops;
+	uint32_t lt_c, lt_delta; /* LT: c and delta in millionths; RLC: 0 */
 	uint64_t size, segments, blocks;
 	uint8_t sha256[32];
 	uint32_t *crc; /* segments entries (malloc'ed) */
@@ -102,10 +115,11 @@ int nc_parse_family(const char *cmd, const char *v, int *family);
 const char *nc_family_name(int family);
 /** The largest n of a family's codes. */
 uint32_t nc_max_n(int family);
-/** A code of a family and shape (@p threads: 0 = the knob; @p backend: enum gfec_nc_backend).
+/** A code of a family and shape (@p threads: 0 = the knob; @p backend: enum gfec_nc_backend;
+ *  @p lt_c, @p lt_delta: LT's c and delta in millionths, 0 = the library's default; RLC: 0).
  *  @returns 0 or the exit code. */
 int nc_make_code(const char *cmd, int family, uint32_t n, uint32_t B, uint32_t flags, int threads,
-		 int backend, gfec_nc **nc);
+		 int backend, uint32_t lt_c, uint32_t lt_delta, gfec_nc **nc);
 /** "auto", "cpu" or "gpu" into enum gfec_nc_backend. */
 int nc_parse_backend(const char *cmd, const char *v, int *backend);
 

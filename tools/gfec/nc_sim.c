@@ -473,8 +473,8 @@ int nc_simulate(int argc, char **argv)
 
 		if (sm.family == GFEC_NC_LT)
 			flags = 0;
-		if ((ret = nc_make_code(cmd, sm.family, sm.n, sm.B, flags, 1, GFEC_NC_BACKEND_CPU,
-					&code[i])))
+		if ((ret = nc_make_code(cmd, sm.family, sm.n, sm.B, flags, 1, GFEC_NC_BACKEND_CPU, 0,
+					0, &code[i])))
 			goto out;
 	}
 	for (int i = 0; i <= sm.relays; i++) {
