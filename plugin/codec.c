@@ -13,7 +13,9 @@
  * (sources, wanted) pattern, so its plan is cached per pattern.
  *
  * Dispatch (engine.c): backend=gpu runs everything on the GPU, backend=auto runs a call there when
- * it carries at least gpu_min_bytes of data. A call the GPU fails is redone on the CPU (same
+ * it carries at least gpu_min_bytes of data, backend=hybrid splits host calls of at least
+ * hybrid_min_bytes between both at once (hybrid.h; auto too, from where `gfec tune` measured the
+ * split faster). A call the GPU fails is redone on the CPU (same
  * bytes: both backends compute the same product), counted in stats, and logged; only buffers in
  * device memory cannot be redone there, and then the error is returned.
  */
@@ -25,6 +27,7 @@
 #include "engine.h"
 #include "gf16.h"
 #include "gf8.h"
+#include "hybrid.h"
 #include "internal.h"
 #include "matrix.h"
 
@@ -49,7 +52,7 @@ struct gfec_codec {
 	struct gfec_engine eng;		/* dispatch and the CPU redo (engine.c) */
 	struct gfec_eplan enc;
 	struct gfec_plan_cache dcache;	/* decode plans by erasure pattern */
-	char backend_name[48];
+	char backend_name[64];
 
 	uint64_t encodes, decodes, verifies, updates, bytes;
 
@@ -191,7 +194,10 @@ static int make_generator(gfec_codec *c, char *err, size_t errlen)
 	return ret;
 }
 
-/* Starts the GPU engine. Only backend=gpu makes its absence an error; auto stays on the CPU. */
+/*
+ * Starts the GPU engine. Only backend=gpu makes its absence an error; auto and hybrid stay on the
+ * CPU (hybrid says so in the log: its user asked for a GPU).
+ */
 static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 {
 	const int required = c->prof.backend == GFEC_BACKEND_GPU;
@@ -201,8 +207,12 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	int ret;
 
 	if (c->form) { /* the GPU backend takes dense matrices only */
-		if (!required)
+		if (!required) {
+			if (c->prof.backend == GFEC_BACKEND_HYBRID)
+				gfec_log(GFEC_LOG_INFO, "backend=hybrid: k=%d m=%d w=16 is generated "
+					 "on the fly, on the CPU only", c->k, c->m);
 			return 0;
+		}
 		snprintf(err, errlen,
 			 "backend=gpu: k=%d m=%d w=16 is generated on the fly (over the dense cap), "
 			 "which only the CPU backend does; use backend=cpu or backend=auto",
@@ -211,8 +221,12 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	}
 
 	if (!ops) {
-		if (!required)
+		if (!required) {
+			if (c->prof.backend == GFEC_BACKEND_HYBRID)
+				gfec_log(GFEC_LOG_INFO, "backend=hybrid: this build of gfec has no GPU "
+					 "backend; CPU only");
 			return 0;
+		}
 		snprintf(err, errlen, "backend=gpu: this build of gfec has no GPU backend; use "
 				      "backend=cpu or backend=auto");
 		return GFEC_E_NOBACKEND;
@@ -235,8 +249,8 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 		return 0;
 	}
 	if (!required) {
-		gfec_log(GFEC_LOG_INFO, "backend=auto: GPU not used (%s); CPU only",
-			 gfec_strerror(ret));
+		gfec_log(GFEC_LOG_INFO, "backend=%s: GPU not used (%s); CPU only",
+			 gfec_backend_choice_name(c->prof.backend), gfec_strerror(ret));
 		return 0;
 	}
 	if (ret == GFEC_E_INVAL)
@@ -249,6 +263,47 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	else
 		snprintf(err, errlen, "backend=gpu: no usable CUDA device (%s)", gfec_strerror(ret));
 	return ret;
+}
+
+/*
+ * The split of large host calls between CPU and GPU (hybrid.h): backend=hybrid from
+ * hybrid_min_bytes, backend=auto from hybrid_auto_bytes when `gfec tune` measured the split
+ * faster than either side alone. Needs the GPU engine up.
+ */
+static int hybrid_engine(gfec_codec *c, char *err, size_t errlen)
+{
+	const struct gfec_knob_value *v = c->prof.set.v;
+	struct gfec_hybrid_conf hc = {
+		.min_bytes = (uint64_t)v[GFEC_KNOB_HYBRID_MIN_BYTES].num,
+		.cpu_rate = 1e6 * (double)v[GFEC_KNOB_HYBRID_CPU_RATE].num,
+		.gpu_rate = 1e6 * (double)v[GFEC_KNOB_HYBRID_GPU_RATE].num,
+		.alpha_pct = (int)v[GFEC_KNOB_HYBRID_ALPHA].num,
+		.ewma_pct = (int)v[GFEC_KNOB_HYBRID_EWMA].num,
+		.threads = (int)v[GFEC_KNOB_HYBRID_THREADS].num,
+	};
+	int ret;
+
+	if (!c->eng.gpu_ops)
+		return 0;
+	if (c->prof.backend == GFEC_BACKEND_AUTO) {
+		if (v[GFEC_KNOB_HYBRID_AUTO_BYTES].num >= 1ll << 50)
+			return 0; /* not measured better (gfec tune) */
+		hc.min_bytes = (uint64_t)v[GFEC_KNOB_HYBRID_AUTO_BYTES].num;
+	} else if (c->prof.backend != GFEC_BACKEND_HYBRID) {
+		return 0;
+	}
+	ret = gfec_hybrid_create(&hc, &c->eng.hybrid);
+	if (ret) {
+		snprintf(err, errlen, "backend=%s: the CPU+GPU split: %s",
+			 gfec_backend_choice_name(c->prof.backend), gfec_strerror(ret));
+		return ret;
+	}
+	gfec_log(GFEC_LOG_INFO,
+		 "backend=%s: host calls of at least %llu data bytes split between CPU and GPU "
+		 "(GPU share %.2f to start)",
+		 gfec_backend_choice_name(c->prof.backend), (unsigned long long)hc.min_bytes,
+		 gfec_hybrid_alpha(c->eng.hybrid));
+	return 0;
 }
 
 int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t errlen)
@@ -312,6 +367,9 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 		ret = gpu_engine(c, err, errlen);
 		if (ret)
 			goto out;
+		ret = hybrid_engine(c, err, errlen);
+		if (ret)
+			goto out;
 	}
 	gm = generator(c);
 	ret = gfec_engine_plan_create(&c->eng, &gm, &c->enc);
@@ -321,9 +379,10 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 		goto out;
 	}
 	if (c->eng.gpu_ops)
-		snprintf(c->backend_name, sizeof(c->backend_name), "gpu/%s+cpu/%s",
+		snprintf(c->backend_name, sizeof(c->backend_name), "gpu/%s+cpu/%s%s",
 			 c->eng.gpu_ops->path_name(c->eng.gpu_ctx),
-			 c->eng.cpu_ops->path_name(c->eng.cpu_ctx));
+			 c->eng.cpu_ops->path_name(c->eng.cpu_ctx),
+			 c->eng.hybrid ? " (split)" : "");
 	else
 		snprintf(c->backend_name, sizeof(c->backend_name), "cpu/%s",
 			 c->eng.cpu_ops->path_name(c->eng.cpu_ctx));

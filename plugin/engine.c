@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coalesce.h"
 #include "gfec/gfec_errors.h"
+#include "hybrid.h"
 #include "log_sink.h"
 
 static void count(uint64_t *c, uint64_t n)
@@ -15,6 +17,10 @@ static void count(uint64_t *c, uint64_t n)
 
 void gfec_engine_fini(struct gfec_engine *e)
 {
+	gfec_coalesce_free(e->coal);
+	e->coal = NULL;
+	gfec_hybrid_destroy(e->hybrid);
+	e->hybrid = NULL;
 	if (e->gpu_ops)
 		e->gpu_ops->fini(e->gpu_ctx);
 	if (e->cpu_ops && e->cpu_ctx)
@@ -38,6 +44,9 @@ int gfec_engine_plan_create(struct gfec_engine *e, const struct gfec_gemm_matrix
 	int ret;
 
 	p->cpu = p->gpu = NULL;
+	p->rows = a->rows;
+	p->w = a->w;
+	p->packetsize = a->packetsize;
 	ret = e->cpu_ops->plan_create(e->cpu_ctx, a, &p->cpu);
 	if (ret == 0 && e->gpu_ops)
 		ret = e->gpu_ops->plan_create(e->gpu_ctx, a, &p->gpu);
@@ -73,8 +82,11 @@ int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols
 {
 	int ret;
 
+	if (e->hybrid && gfec_hybrid_gemm(e->hybrid, e, p, cols, nstripes, len, src, dst, &ret))
+		return ret;
 	if (on_gpu(e, p, (uint64_t)len * (uint64_t)cols * (uint64_t)nstripes)) {
-		ret = e->gpu_ops->gemm(e->gpu_ctx, p->gpu, nstripes, len, src, dst);
+		ret = e->coal ? gfec_coalesce_gemm(e->coal, e, p, cols, nstripes, len, src, dst)
+			      : e->gpu_ops->gemm(e->gpu_ctx, p->gpu, nstripes, len, src, dst);
 		if (ret == 0) {
 			count(&e->gpu_calls, 1);
 			return 0;

@@ -10,6 +10,9 @@
  *   caller --> gfec_engine_gemm / _update --> GPU plan ----(error, host memory)----.
  *                      |                                                          v
  *                      '---------------------------------------------------> CPU plan
+ *
+ * An engine with a hybrid (backend=hybrid) first offers each GEMM call to it: large host calls
+ * run split between both plans at once (hybrid.h), the rest as above.
  */
 #ifndef GFEC_PLUGIN_ENGINE_H
 #define GFEC_PLUGIN_ENGINE_H
@@ -19,6 +22,9 @@
 #include <stdint.h>
 
 #include "gemm.h"
+
+struct gfec_coalesce;
+struct gfec_hybrid;
 
 /** The backends a caller has started; the engine owns them once set (gfec_engine_fini). */
 struct gfec_engine {
@@ -30,12 +36,17 @@ struct gfec_engine {
 	uint64_t gpu_min_bytes;	/* else: calls reading at least this many source bytes */
 	uint64_t fallbacks;	/* calls redone on the CPU after a GPU error (atomic) */
 	uint64_t gpu_calls;	/* calls the GPU completed (atomic) */
+	struct gfec_coalesce *coal; /* NULL, or GPU calls gathered into windows (coalesce.h) */
+	struct gfec_hybrid *hybrid; /* NULL, or large host calls split CPU+GPU (hybrid.h) */
 };
 
 /** One matrix prepared on each backend of an engine. */
 struct gfec_eplan {
 	void *cpu;
 	void *gpu; /* NULL without a GPU */
+	int rows;		/* the matrix's rows, w and packet size (a split call's layout) */
+	unsigned w;
+	size_t packetsize;
 };
 
 /** Stops both backends. */

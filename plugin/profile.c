@@ -14,6 +14,7 @@ static const char *const backend_names[] = {
 	[GFEC_BACKEND_CPU] = "cpu",
 	[GFEC_BACKEND_GPU] = "gpu",
 	[GFEC_BACKEND_AUTO] = "auto",
+	[GFEC_BACKEND_HYBRID] = "hybrid",
 };
 
 const char *gfec_backend_choice_name(enum gfec_backend_choice b)
@@ -78,11 +79,11 @@ static int set_key(struct gfec_profile *p, const char *key, const char *val, int
 		}
 		p->technique = (enum gfec_technique)x;
 	} else if (strcmp(key, "backend") == 0) {
-		for (x = 2; x >= 0 && strcmp(val, backend_names[x]) != 0; x--)
+		for (x = GFEC_NBACKENDS - 1; x >= 0 && strcmp(val, backend_names[x]) != 0; x--)
 			;
 		if (x < 0)
-			return fail(err, errlen, "backend=%s: unknown backend (cpu, gpu, auto)",
-				    val);
+			return fail(err, errlen,
+				    "backend=%s: unknown backend (cpu, gpu, auto, hybrid)", val);
 		p->backend = (enum gfec_backend_choice)x;
 	} else if (strcmp(key, "packetsize") == 0) {
 		if (parse_int(val, 8, 1 << 24, &p->packetsize) || p->packetsize % 8)
@@ -114,9 +115,14 @@ static void apply_knobs(struct gfec_profile *p)
 		 v[GFEC_KNOB_GPU_KERNEL].text);
 	p->gpu_min_bytes = v[GFEC_KNOB_GPU_MIN_BYTES].num;
 	p->gpu_device = (int)v[GFEC_KNOB_GPU_DEVICE].num;
+	p->gpu_ndevices = 0; /* unset, or checked by the registry when set */
+	if (v[GFEC_KNOB_GPU_DEVICES].text[0] &&
+	    gfec_parse_gpu_devices(v[GFEC_KNOB_GPU_DEVICES].text, p->gpu_devices, &p->gpu_ndevices))
+		p->gpu_ndevices = 0;
+	p->gpu_split_min = v[GFEC_KNOB_GPU_SPLIT_MIN].num;
 	p->gpu_streams = (int)v[GFEC_KNOB_GPU_STREAMS].num;
 	p->gpu_segment = v[GFEC_KNOB_GPU_SEGMENT].num;
-	p->gpu_fault = strcmp(v[GFEC_KNOB_FAULT].text, "cuda") == 0;
+	p->gpu_fault = (int)v[GFEC_KNOB_FAULT].num; /* the word's index: none, cuda, cuda-ctxI */
 }
 
 int gfec_profile_parse(const char *text, const struct gfec_settings *base, struct gfec_profile *p,

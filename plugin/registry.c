@@ -21,6 +21,51 @@
  */
 #define GPU_MIN_BYTES_DEFAULT "1125899906842624"
 
+/*
+ * backend=hybrid splits host calls of at least hybrid_min_bytes between the CPU and the GPU
+ * (hybrid.h). Below a few MiB one GPU call's fixed 16-21 us (issue 17, H200) is a large part of
+ * its share's time, and the CPU alone is as fast. backend=auto splits only from
+ * hybrid_auto_bytes, which `gfec tune` writes where it measured the split beating both sides;
+ * unmeasured, never (2^50).
+ */
+#define HYBRID_MIN_BYTES_DEFAULT "4194304"
+
+int gfec_parse_gpu_devices(const char *text, int *ord, int *n)
+{
+	int v[GFEC_MAX_GPU_CONTEXTS], count = 0;
+	const char *p = text;
+
+	if (!text)
+		return GFEC_E_INVAL;
+	if (strcmp(text, "all") == 0) {
+		*n = -1;
+		return 0;
+	}
+	for (;;) {
+		int x = 0, digits = 0;
+
+		for (; *p >= '0' && *p <= '9' && digits < 3; p++, digits++)
+			x = x * 10 + (*p - '0');
+		if (!digits || x > 64 || count == GFEC_MAX_GPU_CONTEXTS)
+			return GFEC_E_INVAL;
+		v[count++] = x;
+		if (*p == '\0')
+			break;
+		if (*p++ != ',')
+			return GFEC_E_INVAL;
+	}
+	memcpy(ord, v, sizeof(int) * (size_t)count);
+	*n = count;
+	return 0;
+}
+
+static int check_gpu_devices(const char *text)
+{
+	int ord[GFEC_MAX_GPU_CONTEXTS], n;
+
+	return gfec_parse_gpu_devices(text, ord, &n);
+}
+
 /* Unset fields are 0/NULL: no profile key, no variable, no file key, not passed on by Ceph. */
 const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 	[GFEC_KNOB_THREADS] = { .name = "threads", .profile = 1, .env = "GFEC_THREADS",
@@ -50,6 +95,19 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 	[GFEC_KNOB_GPU_DEVICE] = { .name = "gpu_device", .profile = 1, .section = "gpu",
 				   .key = "device", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 64,
 				   .dflt = "0", .ceph = 1, .help = "CUDA device ordinal" },
+	[GFEC_KNOB_GPU_DEVICES] = { .name = "gpu_devices", .profile = 1, .env = "GFEC_GPU_DEVICES",
+				    .section = "gpu", .key = "devices", .type = GFEC_KNOB_TEXT,
+				    .lo = 1, .hi = 127, .dflt = "", .ceph = 1,
+				    .check = check_gpu_devices,
+				    .expect = "all, or CUDA ordinals 0..64 separated by commas "
+					      "(at most 16; repeats allowed)",
+				    .help = "several GPUs: one context per listed ordinal, calls "
+					    "split by measured rate (default: gpu_device alone)" },
+	[GFEC_KNOB_GPU_SPLIT_MIN] = { .name = "gpu_split_min", .profile = 1, .section = "gpu",
+				      .key = "split_min", .type = GFEC_KNOB_NUM, .lo = 1,
+				      .hi = 1ll << 40, .zero = 1, .dflt = "0",
+				      .help = "gpu_devices: source bytes per device below which a "
+					      "call is not split (0 = the backend's 1 MiB)" },
 	[GFEC_KNOB_GPU_STREAMS] = { .name = "gpu_streams", .profile = 1, .section = "gpu",
 				    .key = "streams", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 8,
 				    .dflt = "0",
@@ -60,9 +118,50 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				    .hi = 1ll << 34, .zero = 1, .dflt = "0",
 				    .help = "staging bytes per pipeline slot (0 = the backend's "
 					    "default)" },
+	[GFEC_KNOB_HYBRID_MIN_BYTES] = { .name = "hybrid_min_bytes", .profile = 1,
+					 .section = "hybrid", .key = "min_bytes",
+					 .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,
+					 .dflt = HYBRID_MIN_BYTES_DEFAULT, .ceph = 1,
+					 .help = "backend=hybrid: host calls with at least this many "
+						 "data bytes are split between CPU and GPU" },
+	[GFEC_KNOB_HYBRID_AUTO_BYTES] = { .name = "hybrid_auto_bytes", .profile = 1,
+					  .section = "hybrid", .key = "auto_min_bytes",
+					  .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,
+					  .dflt = GPU_MIN_BYTES_DEFAULT, .ceph = 1,
+					  .help = "backend=auto: host calls with at least this many "
+						  "data bytes are split (gfec tune)" },
+	[GFEC_KNOB_HYBRID_CPU_RATE] = { .name = "hybrid_cpu_rate", .profile = 1,
+					.section = "hybrid", .key = "cpu_rate",
+					.type = GFEC_KNOB_NUM, .lo = 0, .hi = 100000000,
+					.dflt = "0",
+					.help = "split calls: the CPU's starting rate in MB/s (0: "
+						"measured by the first split call; gfec tune)" },
+	[GFEC_KNOB_HYBRID_GPU_RATE] = { .name = "hybrid_gpu_rate", .profile = 1,
+					.section = "hybrid", .key = "gpu_rate",
+					.type = GFEC_KNOB_NUM, .lo = 0, .hi = 100000000,
+					.dflt = "0",
+					.help = "split calls: the GPU's starting rate in MB/s (0: "
+						"measured by the first split call; gfec tune)" },
+	[GFEC_KNOB_HYBRID_ALPHA] = { .name = "hybrid_alpha", .profile = 1, .section = "hybrid",
+				     .key = "alpha", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 100,
+				     .off = 1, .dflt = "off",
+				     .help = "split calls: the GPU's fixed share in percent (off: "
+					     "R_gpu / (R_gpu + R_cpu), adapted)" },
+	[GFEC_KNOB_HYBRID_EWMA] = { .name = "hybrid_ewma", .profile = 1, .section = "hybrid",
+				    .key = "ewma", .type = GFEC_KNOB_NUM, .lo = 1, .hi = 100,
+				    .dflt = "25",
+				    .help = "split calls: weight in percent of each call's measured "
+					    "rate in its side's estimate" },
+	[GFEC_KNOB_HYBRID_THREADS] = { .name = "hybrid_threads", .profile = 1,
+				       .section = "hybrid", .key = "threads",
+				       .type = GFEC_KNOB_NUM, .lo = 1, .hi = 1024, .dflt = "16",
+				       .help = "split calls: helper threads that run CPU shares "
+					       "while callers drive the GPU" },
 	[GFEC_KNOB_FAULT] = { .name = "fault", .env = "GFEC_FAULT", .type = GFEC_KNOB_WORD,
-			      .words = "none, cuda", .dflt = "none",
-			      .help = "tests: cuda makes every GPU call fail" },
+			      .words = "none, cuda, cuda-ctx0, cuda-ctx1, cuda-ctx2, cuda-ctx3",
+			      .dflt = "none",
+			      .help = "tests: cuda makes every GPU call fail, cuda-ctxI only "
+				      "those of gpu_devices' context I" },
 	[GFEC_KNOB_ISAL_LIB] = { .name = "isal_lib", .env = "GFEC_ISAL_LIB", .type = GFEC_KNOB_TEXT,
 				 .lo = 1, .hi = GFEC_KNOB_TEXT_MAX - 1, .dflt = "",
 				 .help = "ISA-L drop-in: the real ISA-L to forward to (default: "
@@ -182,6 +281,8 @@ int gfec_knob_set(struct gfec_settings *s, enum gfec_knob k, const char *text,
 			return -1;
 		break;
 	case GFEC_KNOB_TEXT:
+		if (d->check && d->check(text))
+			return -1;
 		break;
 	}
 	v->num = x;
@@ -204,7 +305,10 @@ const char *gfec_knob_expect(enum gfec_knob k, char *buf, size_t len)
 		snprintf(buf, len, "one of %s", d->words);
 		break;
 	case GFEC_KNOB_TEXT:
-		snprintf(buf, len, "a name of 1..%lld characters", d->hi);
+		if (d->expect)
+			snprintf(buf, len, "%s", d->expect);
+		else
+			snprintf(buf, len, "a name of 1..%lld characters", d->hi);
 		break;
 	}
 	return buf;

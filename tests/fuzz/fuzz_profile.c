@@ -168,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(p->k >= 2 && p->m >= 1 && p->m <= p->k &&
 			   p->k + p->m <= (p->w == 16 ? GFEC_MAX_CHUNKS_GF16 : GFEC_MAX_CHUNKS));
 		FUZZ_CHECK(p->technique >= 0 && p->technique < GFEC_NTECHNIQUES);
-		FUZZ_CHECK(p->backend >= GFEC_BACKEND_CPU && p->backend <= GFEC_BACKEND_AUTO);
+		FUZZ_CHECK(p->backend >= GFEC_BACKEND_CPU && p->backend <= GFEC_BACKEND_HYBRID);
 		FUZZ_CHECK(p->packetsize >= 8 && p->packetsize <= 1 << 24 &&
 			   p->packetsize % 8 == 0);
 		knobs_check_ranges(&p->set);
