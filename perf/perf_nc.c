@@ -21,6 +21,19 @@
  *     perf_gpu_d2d), as data GB/s for the row's traffic; a bound, so the self-check applies.
  * In the JSON a row's k is n, m the blocks each segment gives or gets, batch the segments per
  * call, technique the workload.
+ *
+ * LT rows (--family lt, issue 14; code LT(n), w = 1: an LT block is a sum over GF(2)), per n and
+ * B of their own lists (--lt-n, --lt-block; default n = 10240, B = 1 KiB, the thesis's shape):
+ *
+ *   encode  encode   n coded blocks of one segment per call, on all threads (gfec_nc_encode)
+ *   decode  prog     one thread: a progressive decoder fed the fewest blocks that decode the
+ *                    segment (found once, beforehand), COMPLETE on the last, then read
+ *
+ * Both are bounded by the CPU memory sweeps measured in the same run (on all threads for encode,
+ * on one for decode), for the least traffic each must make: encode reads the segment once and
+ * writes its blocks, decode reads its blocks once and writes the segment. That is a true bound
+ * (the XORs' repeated reads of sources only add traffic), so the self-check applies. Encodes are
+ * checked against a plain XOR of the neighbours lt.h names, decodes against the segment.
  */
 #include <isa-l/erasure_code.h>
 #include <stdio.h>
@@ -32,6 +45,7 @@
 #include <gfec/gfec_nc.h>
 
 #include "gfec_perf.h"
+#include "lt.h"
 #include "nc_prng.h"
 #include "perf_nc.h"
 #include "perf_util.h"
@@ -48,6 +62,11 @@ struct nc_opts {
 	int nn;
 	size_t bs[NC_MAX_LIST];
 	int nb;
+	long lt_ns[NC_MAX_LIST];
+	int lt_nn;
+	size_t lt_bs[NC_MAX_LIST];
+	int lt_nb;
+	int rlc, lt; /* the families run */
 	int threads, repeats, cpu, gpu, quick;
 	double seconds; /* per repeat */
 	size_t call_bytes;
@@ -58,15 +77,20 @@ void perf_nc_usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: gfec-perf nc [--n LIST] [--block LIST] [-T THREADS] [-a cpu,gpu] [-r REPEATS]\n"
+	    "usage: gfec-perf nc [--family rlc,lt] [--n LIST] [--block LIST] [--lt-n LIST]\n"
+	    "                    [--lt-block LIST] [-T THREADS] [-a cpu,gpu] [-r REPEATS]\n"
 	    "                    [--quick] [--json FILE] [--svg PREFIX]\n"
 	    "RLC (gfec_nc.h) encode, progressive decode (eager, deferred), batch decode and "
 	    "recode\n"
 	    "on the CPU and on the GPU (device buffers), each row beside raw ISA-L with the same\n"
-	    "matrix (CPU) or the GPU copy bound (GPU), measured in the same run.\n"
-	    "  --n LIST       segment widths, comma-separated (default 128,256,512,1024; --quick "
+	    "matrix (CPU) or the GPU copy bound (GPU), measured in the same run; LT encode (all\n"
+	    "threads) and progressive decode (one thread) on the CPU against the CPU memory bound.\n"
+	    "  --family LIST  rlc, lt or rlc,lt (default rlc,lt)\n"
+	    "  --n LIST       RLC segment widths, comma-separated (default 128,256,512,1024; --quick "
 	    "128)\n"
-	    "  --block LIST   block sizes B (default 128,1K,4K,32K; --quick 4K)\n"
+	    "  --block LIST   RLC block sizes B (default 128,1K,4K,32K; --quick 4K)\n"
+	    "  --lt-n LIST    LT segment widths, 1..65536 (default 10240; --quick 1024)\n"
+	    "  --lt-block LIST  LT block sizes B (default 1K)\n"
 	    "  -T THREADS     CPU threads for encode, batch decode and recode (default: online "
 	    "CPUs)\n"
 	    "  -a LIST        cpu, gpu or both (default: cpu, and gpu where there is one)\n"
@@ -76,10 +100,10 @@ void perf_nc_usage(FILE *f)
 	    "  --svg PREFIX   PREFIX-roofline.svg and PREFIX-latency.svg\n"
 	    "Exit status: 0; 1 a row failed its check or could not run; 2 bad arguments; 3 JSON "
 	    "or\n"
-	    "SVG not written; 4 a GPU row above its bound (the self-check).\n");
+	    "SVG not written; 4 a GPU or LT row above its bound (the self-check).\n");
 }
 
-static int parse_list(const char *s, int sizes, long *nl, size_t *bl, int *count)
+static int parse_list(const char *s, int sizes, long maxn, long *nl, size_t *bl, int *count)
 {
 	char buf[256], *save = NULL;
 
@@ -91,7 +115,7 @@ static int parse_list(const char *s, int sizes, long *nl, size_t *bl, int *count
 		if (*count == NC_MAX_LIST)
 			return -1;
 		if (sizes ? perf_parse_size(t, &bl[*count]) || bl[*count] > (1u << 30)
-			  : perf_parse_long(t, 1, GFEC_NC_RLC_MAX_N, &nl[*count]))
+			  : perf_parse_long(t, 1, maxn, &nl[*count]))
 			return -1;
 		(*count)++;
 	}
@@ -100,7 +124,7 @@ static int parse_list(const char *s, int sizes, long *nl, size_t *bl, int *count
 
 static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 {
-	const char *ns = NULL, *bs = NULL, *a = NULL;
+	const char *ns = NULL, *bs = NULL, *a = NULL, *lns = NULL, *lbs = NULL, *fam = NULL;
 	long v;
 
 	memset(o, 0, sizeof(*o));
@@ -125,6 +149,12 @@ static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 			ns = val;
 		} else if (!strcmp(f, "--block")) {
 			bs = val;
+		} else if (!strcmp(f, "--lt-n")) {
+			lns = val;
+		} else if (!strcmp(f, "--lt-block")) {
+			lbs = val;
+		} else if (!strcmp(f, "--family")) {
+			fam = val;
 		} else if (!strcmp(f, "-a")) {
 			a = val;
 		} else if (!strcmp(f, "-T") || !strcmp(f, "-r")) {
@@ -144,16 +174,46 @@ static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 			return -1;
 		}
 	}
-	if (ns ? parse_list(ns, 0, o->ns, NULL, &o->nn) : 0) {
+	if (ns ? parse_list(ns, 0, GFEC_NC_RLC_MAX_N, o->ns, NULL, &o->nn) : 0) {
 		fprintf(stderr, "gfec-perf nc: --n %s: expected up to %d numbers in 1..%d\n", ns,
 			NC_MAX_LIST, GFEC_NC_RLC_MAX_N);
 		return -1;
 	}
-	if (bs ? parse_list(bs, 1, NULL, o->bs, &o->nb) : 0) {
+	if (bs ? parse_list(bs, 1, 0, NULL, o->bs, &o->nb) : 0) {
 		fprintf(stderr, "gfec-perf nc: --block %s: expected up to %d sizes in 1..1G\n", bs,
 			NC_MAX_LIST);
 		return -1;
 	}
+	if (lns ? parse_list(lns, 0, GFEC_NC_MAX_N, o->lt_ns, NULL, &o->lt_nn) : 0) {
+		fprintf(stderr, "gfec-perf nc: --lt-n %s: expected up to %d numbers in 1..%d\n", lns,
+			NC_MAX_LIST, GFEC_NC_MAX_N);
+		return -1;
+	}
+	if (lbs ? parse_list(lbs, 1, 0, NULL, o->lt_bs, &o->lt_nb) : 0) {
+		fprintf(stderr, "gfec-perf nc: --lt-block %s: expected up to %d sizes in 1..1G\n",
+			lbs, NC_MAX_LIST);
+		return -1;
+	}
+	if (fam) {
+		o->rlc = !strcmp(fam, "rlc") || !strcmp(fam, "rlc,lt") || !strcmp(fam, "lt,rlc");
+		o->lt = !strcmp(fam, "lt") || !strcmp(fam, "rlc,lt") || !strcmp(fam, "lt,rlc");
+		if (!o->rlc && !o->lt) {
+			fprintf(stderr, "gfec-perf nc: --family %s: expected rlc, lt or rlc,lt\n",
+				fam);
+			return -1;
+		}
+	} else {
+		o->rlc = o->lt = 1;
+	}
+	for (int i = 0; i < o->lt_nn; i++)
+		for (int b = 0; b < o->lt_nb; b++)
+			if ((uint64_t)o->lt_ns[i] * o->lt_bs[b] > (1ull << 30)) {
+				fprintf(stderr,
+					"gfec-perf nc: --lt-n %ld with --lt-block %zu: a segment "
+					"of more than 1 GiB\n",
+					o->lt_ns[i], o->lt_bs[b]);
+				return -1;
+			}
 	if (a) {
 		o->cpu = strstr(a, "cpu") != NULL;
 		o->gpu = strstr(a, "gpu") != NULL;
@@ -181,6 +241,14 @@ static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 			o->nb = 4;
 			memcpy(o->bs, db, sizeof(db));
 		}
+	}
+	if (!o->lt_nn) {
+		o->lt_nn = 1;
+		o->lt_ns[0] = o->quick ? 1024 : 10240;
+	}
+	if (!o->lt_nb) {
+		o->lt_nb = 1;
+		o->lt_bs[0] = 1024;
 	}
 	if (o->repeats < 0)
 		o->repeats = o->quick ? 3 : 5;
@@ -753,6 +821,214 @@ out:
 	return ret;
 }
 
+/* ---------- LT ---------- */
+
+static void lt_row_init(struct perf_row *r, uint32_t n, size_t B, enum perf_op op, const char *tech,
+			int batch)
+{
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	r->k = (int)n;
+	r->m = (int)n;
+	r->batch = batch;
+	r->chunk = B;
+	r->w = 1; /* an LT block is a sum over GF(2): gf_ops count bits */
+	snprintf(r->code, sizeof(r->code), "LT(%u)", n);
+	snprintf(r->technique, sizeof(r->technique), "%s", tech);
+	snprintf(r->backend, sizeof(r->backend), "cpu");
+	r->data = PERF_PAGEABLE;
+	r->checked = -1;
+}
+
+/* A row's bound: the memory sweep @p mem (bytes read + written per second) for the row's least
+ * traffic, as data GB/s. */
+static void lt_bound(struct perf_row *r, const char *name, double mem, double spread)
+{
+	snprintf(r->ceil_name, sizeof(r->ceil_name), "%s", name);
+	r->ceil_gbps = mem * r->data_bytes / r->traffic_bytes;
+	r->ceil_spread = spread;
+	r->pct = r->ceil_gbps > 0 ? 100 * r->gbps.median / r->ceil_gbps : 0;
+	snprintf(r->engine, sizeof(r->engine), "cpu, %.0f%% of memory", r->pct);
+}
+
+/* Whether the @p count blocks at @p blocks (seeds first.., payload last in each) are the XORs of
+ * the neighbours lt.h names for their seeds (@p seg NULL: not checked): 1, 0, or -1 (no memory).
+ * *edges: their degrees' sum. */
+static int lt_check_encode(uint32_t n, size_t B, const uint8_t *seg, const uint8_t *blocks,
+			   size_t sbytes, uint32_t first, uint32_t count, double *edges)
+{
+	struct gfec_lt_dist *dist = NULL;
+	uint32_t *idx = malloc(sizeof(*idx) * n);
+	uint8_t *x = malloc(B);
+	int ok = 1;
+
+	*edges = 0;
+	if (!idx || !x || gfec_lt_dist_create(n, GFEC_LT_DEFAULT_C, GFEC_LT_DEFAULT_DELTA, &dist)) {
+		ok = -1;
+		goto out;
+	}
+	for (uint32_t j = 0; j < count && ok == 1; j++) {
+		uint32_t d = gfec_lt_block(dist, first + j, idx);
+
+		*edges += d;
+		if (!seg)
+			continue;
+		memset(x, 0, B);
+		for (uint32_t t = 0; t < d; t++)
+			for (size_t i = 0; i < B; i++)
+				x[i] ^= seg[(size_t)idx[t] * B + i];
+		ok = memcmp(x, blocks + (size_t)j * sbytes + (sbytes - B), B) == 0;
+	}
+out:
+	gfec_lt_dist_free(dist);
+	free(idx);
+	free(x);
+	return ok;
+}
+
+/* LT encode: n coded blocks (seeds n .. 2n - 1) of one segment per call, on all threads. */
+static int row_lt_encode(const struct nc_opts *o, uint32_t n, size_t B, int threads,
+			 const struct perf_ceilings *ce, struct perf_row *r)
+{
+	struct gfec_nc_params p = {.n = n,
+				   .block_size = (uint32_t)B,
+				   .threads = threads,
+				   .family = GFEC_NC_LT,
+				   .backend = GFEC_NC_BACKEND_CPU};
+	const size_t seg = (size_t)n * B, sbytes = gfec_nc_header_bytes(GFEC_NC_KIND_SEED, n) + B;
+	struct gfec_nc_segment sg = {.id = 1};
+	struct enc_arg a = {.nseg = 1, .count = n, .olen = (size_t)n * sbytes, .segs = &sg};
+	uint8_t *data = malloc(seg);
+	double edges = 0;
+	int ret = -1, ok;
+
+	lt_row_init(r, n, B, PERF_ENCODE, "encode", 1);
+	r->data_bytes = (double)seg;
+	r->traffic_bytes = (double)seg + (double)a.olen;
+	a.out = malloc(a.olen);
+	if (!data || !a.out || gfec_nc_create(&p, &a.nc)) {
+		snprintf(r->skip, sizeof(r->skip), "cannot set up the code");
+		goto out;
+	}
+	perf_fill_random(data, seg, SEED + n);
+	sg.data = data;
+	ret = time_calls(o, enc_call, &a, r);
+	if (ret) {
+		snprintf(r->skip, sizeof(r->skip), "gfec_nc_encode: %s", gfec_strerror(ret));
+		goto out;
+	}
+	ok = lt_check_encode(n, B, data, a.out, sbytes, n, n, &edges);
+	if (ok < 0) {
+		snprintf(r->skip, sizeof(r->skip), "no memory for the check");
+		ret = -1;
+		goto out;
+	}
+	r->checked = ok;
+	r->gf_ops = edges * (double)B * 8;
+	r->gops = r->gbps.median * r->gf_ops / r->data_bytes;
+	r->intensity = r->gf_ops / r->traffic_bytes;
+	lt_bound(r, "CPU memory, T threads (least traffic)", ce->cpu_mem_t, ce->cpu_mem_t_spread);
+out:
+	gfec_nc_free(a.nc);
+	free(data);
+	free(a.out);
+	return ret;
+}
+
+struct lt_dec_arg {
+	gfec_nc *nc;
+	const uint8_t *blocks;
+	size_t sbytes, seg;
+	uint32_t m;
+	uint8_t *out;
+};
+
+/* One progressive LT decode: the m blocks into a new decoder (COMPLETE on the last), then read. */
+static int lt_dec_call(void *arg)
+{
+	struct lt_dec_arg *a = arg;
+	gfec_nc_decoder *d = NULL;
+	int ret = gfec_nc_decoder_create(a->nc, 1, &d), r = 0;
+
+	for (uint32_t j = 0; !ret && j < a->m; j++) {
+		r = gfec_nc_decoder_add(d, a->blocks + (size_t)j * a->sbytes, a->sbytes);
+		ret = r < 0 ? r : 0;
+	}
+	if (!ret)
+		ret = r == GFEC_NC_COMPLETE ? gfec_nc_decoder_read(d, a->out, a->seg) : GFEC_E_TOOFEW;
+	gfec_nc_decoder_free(d);
+	return ret;
+}
+
+/* LT progressive decode on one thread, from the fewest blocks (seeds 0..m-1) that decode. */
+static int row_lt_decode(const struct nc_opts *o, uint32_t n, size_t B,
+			 const struct perf_ceilings *ce, struct perf_row *r)
+{
+	struct gfec_nc_params p = {.n = n,
+				   .block_size = (uint32_t)B,
+				   .threads = 1,
+				   .family = GFEC_NC_LT,
+				   .backend = GFEC_NC_BACKEND_CPU};
+	const size_t seg = (size_t)n * B, sbytes = gfec_nc_header_bytes(GFEC_NC_KIND_SEED, n) + B;
+	/* an exact decoder needs a few blocks over n (2.7% at n = 128, far less above): 2n + 64
+	 * leave room for any shape */
+	const uint32_t most = 2 * n + 64;
+	struct gfec_nc_segment sg = {.id = 1};
+	struct lt_dec_arg a = {.sbytes = sbytes, .seg = seg};
+	uint8_t *data = malloc(seg), *blocks = malloc((size_t)most * sbytes);
+	gfec_nc_decoder *d = NULL;
+	double edges = 0;
+	int ret = -1, rc = 0;
+
+	lt_row_init(r, n, B, PERF_DECODE, "prog", 1);
+	a.out = malloc(seg);
+	if (!data || !blocks || !a.out || gfec_nc_create(&p, &a.nc) ||
+	    gfec_nc_decoder_create(a.nc, 1, &d)) {
+		snprintf(r->skip, sizeof(r->skip), "cannot set up the code");
+		goto out;
+	}
+	perf_fill_random(data, seg, SEED + n + 1);
+	sg.data = data;
+	if ((ret = gfec_nc_encode(a.nc, &sg, 1, 0, most, blocks, (size_t)most * sbytes)))
+		goto out;
+	for (a.m = 0; a.m < most && rc != GFEC_NC_COMPLETE; a.m++)
+		if ((rc = gfec_nc_decoder_add(d, blocks + (size_t)a.m * sbytes, sbytes)) < 0)
+			break;
+	if (rc != GFEC_NC_COMPLETE) {
+		snprintf(r->skip, sizeof(r->skip), "%u blocks do not decode", most);
+		ret = -1;
+		goto out;
+	}
+	a.blocks = blocks;
+	r->m = (int)a.m;
+	r->data_bytes = (double)seg;
+	r->traffic_bytes = (double)a.m * sbytes + (double)seg;
+	memset(a.out, 0x5a, seg);
+	ret = time_calls(o, lt_dec_call, &a, r);
+	if (ret) {
+		snprintf(r->skip, sizeof(r->skip), "decode: %s", gfec_strerror(ret));
+		goto out;
+	}
+	r->checked = memcmp(a.out, data, seg) == 0;
+	/* GF-ops: one XOR per edge of the blocks taken, what peeling does (elimination adds) */
+	if (lt_check_encode(n, B, NULL, NULL, sbytes, 0, a.m, &edges) < 0) {
+		snprintf(r->skip, sizeof(r->skip), "no memory for the edge count");
+		ret = -1;
+		goto out;
+	}
+	r->gf_ops = edges * (double)B * 8;
+	r->gops = r->gbps.median * r->gf_ops / r->data_bytes;
+	r->intensity = r->gf_ops / r->traffic_bytes;
+	lt_bound(r, "CPU memory, 1 thread (least traffic)", ce->cpu_mem_1, ce->cpu_mem_1_spread);
+out:
+	gfec_nc_decoder_free(d);
+	gfec_nc_free(a.nc);
+	free(data);
+	free(blocks);
+	free(a.out);
+	return ret;
+}
+
 /* A shape's data: nseg segments, segment 0's n coded blocks, their coefficient rows. */
 static int shape_init(struct shape *s, const struct nc_opts *o, uint32_t n, size_t B, int threads)
 {
@@ -836,19 +1112,26 @@ int perf_nc_main(int argc, char **argv)
 	printf("# GB/s = 10^9 segment bytes (n x B) per second, median of %d repeats; code RLC(n):"
 	       " k = n, m = blocks per segment; batch = segments per call\n",
 	       o.repeats);
-	printf("# %%ceil: CPU rows against raw ISA-L ec_encode_data with the same C on the same "
+	if (o.rlc)
+		printf("# %%ceil: CPU rows against raw ISA-L ec_encode_data with the same C on the same "
 	       "threads (a reference, target >= 90%%); GPU rows against the GPU copy bound\n");
+	if (o.lt)
+		printf("# LT(n) rows (w = 1, XOR): encode n blocks per call on %d threads, decode on "
+		       "1 from the fewest blocks (m); %%ceil against the CPU memory sweeps of this "
+		       "run (%.1f GB/s on 1 thread, %.1f on %d, read + written) for the least "
+		       "traffic (self-checked)\n",
+		       threads, ce.cpu_mem_1, ce.cpu_mem_t, threads);
 	if (gfec_cpu_pool_create(threads, &pool)) {
 		fprintf(stderr, "gfec-perf nc: cannot start %d threads\n", threads);
 		return 1;
 	}
-	rows = calloc((size_t)o.nn * o.nb * 8, sizeof(*rows));
+	rows = calloc((size_t)o.nn * o.nb * 8 + (size_t)o.lt_nn * o.lt_nb * 2, sizeof(*rows));
 	if (!rows) {
 		status = 1;
 		goto out;
 	}
 	perf_print_header();
-	for (int i = 0; i < o.nn; i++) {
+	for (int i = 0; o.rlc && i < o.nn; i++) {
 		for (int b = 0; b < o.nb; b++) {
 			struct shape s;
 			double sq1, sq1s, sqt, sqts;
@@ -937,13 +1220,36 @@ int perf_nc_main(int argc, char **argv)
 			shape_free(&s);
 		}
 	}
+	if (o.lt && !o.cpu)
+		printf("# LT rows run on the CPU only (-a cpu): none here\n");
+	for (int i = 0; o.lt && o.cpu && i < o.lt_nn; i++) {
+		for (int b = 0; b < o.lt_nb; b++) {
+			for (int w = 0; w < 2; w++) {
+				struct perf_row *r = &rows[nrows++];
+				const uint32_t n = (uint32_t)o.lt_ns[i];
+				int ret = w == 0 ? row_lt_encode(&o, n, o.lt_bs[b], threads, &ce, r)
+						 : row_lt_decode(&o, n, o.lt_bs[b], &ce, r);
+
+				if (ret || r->skip[0]) {
+					fprintf(stderr, "gfec-perf nc: %s LT(%u) B=%zu: %s\n",
+						perf_op_names[r->op], n, o.lt_bs[b],
+						r->skip[0] ? r->skip : "failed");
+					status = 1;
+					continue;
+				}
+				perf_print_row(r);
+				if (r->checked == 0)
+					status = 1;
+			}
+		}
+	}
 	{
-		/* the self-check: GPU rows only (the CPU rows' reference is not a bound) */
+		/* the self-check: GPU and LT rows (the RLC CPU rows' reference is not a bound) */
 		struct perf_row *bound = calloc((size_t)nrows + 1, sizeof(*bound));
 		int nb = 0, above;
 
 		for (int i = 0; bound && i < nrows; i++)
-			if (rows[i].on_gpu && !rows[i].skip[0])
+			if ((rows[i].on_gpu || rows[i].w == 1) && !rows[i].skip[0])
 				bound[nb++] = rows[i];
 		above = bound ? perf_self_check(bound, nb, stderr) : 0;
 		free(bound);

@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # gfec-perf nc end to end, small and fast: the CPU rows (encode, eager and deferred progressive
 # decode, batch decode, recode) at n=16 and 128, each checked and beside raw ISA-L with the same
-# matrix; the JSON's rows and the two SVGs; bad flags are exit status 2 with a one-line reason.
+# matrix; the LT rows (encode, one-thread progressive decode) at n=1 and 100, checked and within
+# the CPU memory bound of the same run; the JSON's rows and the two SVGs; bad flags are exit
+# status 2 with a one-line reason.
 set -euo pipefail
 perf=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$perf" nc --quick -a cpu -T 2 --n 16,128 --block 1000 --json "$dir/nc.json" --svg "$dir/nc" \
+"$perf" nc --quick -a cpu -T 2 --n 16,128 --block 1000 --lt-n 1,100 --lt-block 1000 \
+	--json "$dir/nc.json" --svg "$dir/nc" \
 	>"$dir/out" 2>"$dir/err" || { cat "$dir/out" "$dir/err" >&2; fail "gfec-perf nc exited $?"; }
 grep -q '^# reproduce: gfec-perf nc ' "$dir/out" || fail "no reproduce line"
 grep -q ' FAIL ' "$dir/out" && fail "a row failed its check: $(cat "$dir/out")"
@@ -21,13 +24,20 @@ assert doc["schema"] == "gfec-perf/1"
 rows = doc["results"]
 got = [(r["k"], r["technique"]) for r in rows]
 want = [(n, t) for n in (16, 128) for t in ("encode", "eager", "defer", "batch", "recode")]
+want += [(n, t) for n in (1, 100) for t in ("encode", "prog")]
 assert got == want, got
 for r in rows:
     assert r["backend"] == "cpu" and r["chunk"] == 1000 and r["GBps"] > 0, r
+    if r["w"] == 1:  # LT: checked, bounded by this run's memory sweeps, below the bound
+        assert r["checked"] is True and r["ceiling"].startswith("CPU memory"), r
+        assert 0 < r["GBps"] <= r["ceiling_GBps"] * 1.5, r
+        assert r["technique"] == "encode" or r["m"] >= r["k"], r
+        continue
     assert r["ceiling"].startswith("raw ISA-L, same C") and r["ceiling_GBps"] > 0, r
     assert r["checked"] is (None if r["technique"] == "recode" else True), r
 PY
-for bad in "--n 0" "--n 5000" "--block 0" "-a tpu" "-T x" "--bogus 1"; do
+for bad in "--n 0" "--n 5000" "--block 0" "-a tpu" "-T x" "--bogus 1" "--family raptor" \
+	"--lt-n 0" "--lt-n 70000" "--lt-block 0" "--lt-n 65536 --lt-block 1M"; do
 	set +e
 	# shellcheck disable=SC2086
 	"$perf" nc $bad >"$dir/out" 2>"$dir/err"
@@ -36,4 +46,4 @@ for bad in "--n 0" "--n 5000" "--block 0" "-a tpu" "-T x" "--bogus 1"; do
 	((rc == 2)) && [[ $(wc -l <"$dir/err") == 1 ]] || fail "'nc $bad' exited $rc: $(cat "$dir/err")"
 done
 "$perf" nc --help | grep -q '^usage: gfec-perf nc' || fail "--help"
-echo "gfec-perf nc: 10 CPU rows checked, JSON and SVGs written, bad flags refused"
+echo "gfec-perf nc: 10 RLC and 4 LT CPU rows checked, JSON and SVGs written, bad flags refused"
