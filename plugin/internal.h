@@ -33,12 +33,9 @@ struct gfec_profile {
 	char gpu_kernel[32];	/* "" = the default kernel for the shape */
 	long long gpu_min_bytes; /* backend=auto: GPU when a call has at least this much data */
 	int gpu_device;
-	int gpu_ndevices;	/* gpu_devices: 0 unset (gpu_device alone), -1 all, else entries */
-	int gpu_devices[GFEC_MAX_GPU_CONTEXTS];
-	long long gpu_split_min; /* 0 = backend default */
 	int gpu_streams;	/* 0 = backend default */
 	long long gpu_segment;	/* 0 = backend default */
-	int gpu_fault;		/* GFEC_FAULT: 1 = cuda, every GPU call fails; 2 + i = cuda-ctxI */
+	int gpu_fault;		/* GFEC_FAULT=cuda: every GPU call fails (tests) */
 	struct gfec_settings set; /* every knob with its origin, and gfec.conf's [tune] rules */
 };
 
