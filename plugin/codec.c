@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coalesce.h"
 #include "cpu_backend.h"
 #include "engine.h"
 #include "gf16.h"
@@ -365,6 +366,10 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	}
 	if (c->prof.backend != GFEC_BACKEND_CPU) {
 		ret = gpu_engine(c, err, errlen);
+		if (ret == 0 && c->eng.gpu_ops && c->prof.gpu_coalesce_us > 0)
+			ret = gfec_coalesce_create((unsigned)c->prof.gpu_coalesce_us,
+						   (uint64_t)c->prof.gpu_coalesce_bytes,
+						   &c->eng.coal);
 		if (ret)
 			goto out;
 		ret = hybrid_engine(c, err, errlen);

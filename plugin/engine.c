@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coalesce.h"
 #include "gfec/gfec_errors.h"
 #include "hybrid.h"
 #include "log_sink.h"
@@ -16,6 +17,8 @@ static void count(uint64_t *c, uint64_t n)
 
 void gfec_engine_fini(struct gfec_engine *e)
 {
+	gfec_coalesce_free(e->coal);
+	e->coal = NULL;
 	gfec_hybrid_destroy(e->hybrid);
 	e->hybrid = NULL;
 	if (e->gpu_ops)
@@ -82,7 +85,8 @@ int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols
 	if (e->hybrid && gfec_hybrid_gemm(e->hybrid, e, p, cols, nstripes, len, src, dst, &ret))
 		return ret;
 	if (on_gpu(e, p, (uint64_t)len * (uint64_t)cols * (uint64_t)nstripes)) {
-		ret = e->gpu_ops->gemm(e->gpu_ctx, p->gpu, nstripes, len, src, dst);
+		ret = e->coal ? gfec_coalesce_gemm(e->coal, e, p, cols, nstripes, len, src, dst)
+			      : e->gpu_ops->gemm(e->gpu_ctx, p->gpu, nstripes, len, src, dst);
 		if (ret == 0) {
 			count(&e->gpu_calls, 1);
 			return 0;

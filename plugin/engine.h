@@ -23,6 +23,7 @@
 
 #include "gemm.h"
 
+struct gfec_coalesce;
 struct gfec_hybrid;
 
 /** The backends a caller has started; the engine owns them once set (gfec_engine_fini). */
@@ -35,6 +36,7 @@ struct gfec_engine {
 	uint64_t gpu_min_bytes;	/* else: calls reading at least this many source bytes */
 	uint64_t fallbacks;	/* calls redone on the CPU after a GPU error (atomic) */
 	uint64_t gpu_calls;	/* calls the GPU completed (atomic) */
+	struct gfec_coalesce *coal; /* NULL, or GPU calls gathered into windows (coalesce.h) */
 	struct gfec_hybrid *hybrid; /* NULL, or large host calls split CPU+GPU (hybrid.h) */
 };
 

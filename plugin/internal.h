@@ -35,6 +35,8 @@ struct gfec_profile {
 	int gpu_device;
 	int gpu_streams;	/* 0 = backend default */
 	long long gpu_segment;	/* 0 = backend default */
+	int gpu_coalesce_us;	/* coalescing window (coalesce.h); 0 = off */
+	long long gpu_coalesce_bytes;
 	int gpu_fault;		/* GFEC_FAULT=cuda: every GPU call fails (tests) */
 	struct gfec_settings set; /* every knob with its origin, and gfec.conf's [tune] rules */
 };

@@ -117,6 +117,8 @@ static void apply_knobs(struct gfec_profile *p)
 	p->gpu_device = (int)v[GFEC_KNOB_GPU_DEVICE].num;
 	p->gpu_streams = (int)v[GFEC_KNOB_GPU_STREAMS].num;
 	p->gpu_segment = v[GFEC_KNOB_GPU_SEGMENT].num;
+	p->gpu_coalesce_us = (int)v[GFEC_KNOB_GPU_COALESCE_US].num;
+	p->gpu_coalesce_bytes = v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
 	p->gpu_fault = strcmp(v[GFEC_KNOB_FAULT].text, "cuda") == 0;
 }
 

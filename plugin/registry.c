@@ -108,6 +108,26 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				       .type = GFEC_KNOB_NUM, .lo = 1, .hi = 1024, .dflt = "16",
 				       .help = "split calls: helper threads that run CPU shares "
 					       "while callers drive the GPU" },
+	/*
+	 * Coalescing (coalesce.h): a window holds concurrent GPU calls on host buffers for up to
+	 * coalesce_us, or until they carry coalesce_bytes, and runs them as one launch. The
+	 * defaults, until a daemon-shaped run on the H200 sets them: 20 us is one synchronous GPU
+	 * call's fixed cost (16-21 us at P50 from 4 KiB to 1 MiB chunks, issue 17), so a window
+	 * never holds a lone caller longer than a second launch would cost it; 16 MiB is the
+	 * piece from which the host pipeline runs at 0.85x pinned H2D (backend.cu's pinned
+	 * sweep), past which one launch gains little from more stripes.
+	 */
+	[GFEC_KNOB_GPU_COALESCE_US] = { .name = "gpu_coalesce_us", .profile = 1, .section = "gpu",
+					.key = "coalesce_us", .type = GFEC_KNOB_NUM, .lo = 0,
+					.hi = 1000000, .dflt = "20", .ceph = 1,
+					.help = "hold concurrent GPU calls on host buffers up to "
+						"this long to run them as one launch (0 = off)" },
+	[GFEC_KNOB_GPU_COALESCE_BYTES] = { .name = "gpu_coalesce_bytes", .profile = 1,
+					   .section = "gpu", .key = "coalesce_bytes",
+					   .type = GFEC_KNOB_NUM, .lo = 4096, .hi = 1ll << 40,
+					   .dflt = "16M", .ceph = 1,
+					   .help = "a coalescing window launches once it holds this "
+						   "many source bytes" },
 	[GFEC_KNOB_FAULT] = { .name = "fault", .env = "GFEC_FAULT", .type = GFEC_KNOB_WORD,
 			      .words = "none, cuda", .dflt = "none",
 			      .help = "tests: cuda makes every GPU call fail" },

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file test_coalesce.c
- * The engine's GPU path on a host without a GPU: engines built by hand over the CPU backend and
- * the fake GPU (fake_gpu.h), driven by 1 to 64 threads with encode- and decode-shaped calls
- * (random matrices, lengths, stripe counts, misalignments; poisoned outputs), every output
- * checked against the plain-C product. Faults (every GPU call, or only the Nth) must leave
- * every output correct through the CPU redo, counted in the engine's fallbacks, with no caller
- * lost or hung: threads are joined under a watchdog that fails the test instead of hanging CI.
+ * The engine's GPU path and its coalescing (coalesce.h) on a host without a GPU: engines built
+ * by hand over the CPU backend and the fake GPU (fake_gpu.h), driven by 1 to 64 threads with
+ * encode- and decode-shaped calls (random matrices, lengths, stripe counts, misalignments;
+ * poisoned outputs), every output checked against the plain-C product, with windows off and
+ * on. Faults (every GPU launch, or only the Nth) must leave every output correct through the
+ * CPU redo, counted in the engine's fallbacks, with no caller lost or hung: threads are joined
+ * under a watchdog that fails the test instead of hanging CI. A leader that cannot allocate its
+ * window's tables (malloc wrapped, -Wl,--wrap=malloc) runs every caller's call alone.
  */
 #define _GNU_SOURCE /* pthread_timedjoin_np */
 #include <pthread.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "coalesce.h"
 #include "cpu_backend.h"
 #include "engine.h"
 #include "fake_gpu.h"
@@ -37,7 +40,22 @@ struct rig {
 	int rows[NPLANS], cols[NPLANS];
 };
 
-static void rig_init(struct rig *r)
+/* Tables the next malloc calls of exactly this many bytes must fail (0: none). */
+static size_t fail_malloc_size;
+static int fail_malloc_count;
+void *__real_malloc(size_t n);
+void *__wrap_malloc(size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+	if (n && n == __atomic_load_n(&fail_malloc_size, __ATOMIC_RELAXED) &&
+	    __atomic_fetch_sub(&fail_malloc_count, 1, __ATOMIC_RELAXED) > 0)
+		return NULL;
+	return __real_malloc(n);
+}
+
+/* us = 0: no coalescing; else windows of us microseconds or @p bytes source bytes. */
+static void rig_init(struct rig *r, unsigned us, uint64_t bytes)
 {
 	const struct gfec_backend_conf cc = { .threads = 1 };
 	const struct gfec_backend_conf gc = { 0 };
@@ -48,6 +66,8 @@ static void rig_init(struct rig *r)
 	r->e.gpu_always = 1;
 	assert_int_equal(r->e.cpu_ops->init(&cc, &r->e.cpu_ctx), 0);
 	assert_int_equal(r->e.gpu_ops->init(&gc, &r->e.gpu_ctx), 0);
+	if (us)
+		assert_int_equal(gfec_coalesce_create(us, bytes, &r->e.coal), 0);
 	for (int p = 0; p < NPLANS; p++) {
 		/* even plans encode-shaped (m x k), odd ones decode-shaped (erasures x k) */
 		r->cols[p] = test_range(2, MAXCOLS);
@@ -105,12 +125,11 @@ static void wfail(struct worker *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* One gemm call of 1..MAXSTRIPES stripes on a random plan, checked byte for byte. */
-static void one_gemm(struct worker *w)
+/* One gemm call of @p ns stripes of @p len bytes on plan @p p, checked byte for byte. */
+static void gemm_at(struct worker *w, int p, int ns, size_t len)
 {
-	const int p = (int)(wrand(w) % NPLANS), ns = 1 + (int)(wrand(w) % MAXSTRIPES);
 	const int rows = w->r->rows[p], cols = w->r->cols[p];
-	const size_t len = pick_len(w), nsrc = (size_t)ns * cols, ndst = (size_t)ns * rows;
+	const size_t nsrc = (size_t)ns * cols, ndst = (size_t)ns * rows;
 	const uint8_t *src[MAXSTRIPES * MAXCOLS];
 	uint8_t *dst[MAXSTRIPES * MAXROWS], *want[MAXROWS];
 	uint8_t *mem = malloc((nsrc + 2 * ndst) * (len + 64));
@@ -149,6 +168,14 @@ static void one_gemm(struct worker *w)
 	}
 	free(mem);
 	w->calls++;
+}
+
+/* One gemm call of 1..MAXSTRIPES stripes of a random length on a random plan. */
+static void one_gemm(struct worker *w)
+{
+	const int p = (int)(wrand(w) % NPLANS), ns = 1 + (int)(wrand(w) % MAXSTRIPES);
+
+	gemm_at(w, p, ns, pick_len(w));
 }
 
 /* One update on a random plan, checked against parity + A(:,col) x delta. */
@@ -205,19 +232,23 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Runs @p nthreads workers on @p r; fails (never hangs) when one is not back in time. */
-static void run_workers(struct rig *r, int nthreads, int iters, int update_every)
+/* One stripe of FILL_LEN bytes on plan 0, every caller at once (fill_window). */
+#define FILL_LEN 512
+static pthread_barrier_t fill_start;
+
+static void *filler_main(void *arg)
 {
-	struct worker *w = calloc((size_t)nthreads, sizeof(*w));
+	struct worker *w = arg;
+
+	pthread_barrier_wait(&fill_start);
+	gemm_at(w, 0, 1, FILL_LEN);
+	return NULL;
+}
+
+static void join_workers(struct worker *w, int nthreads, int iters)
+{
 	struct timespec until;
 
-	assert_non_null(w);
-	the_job = (struct job){ iters, update_every };
-	for (int i = 0; i < nthreads; i++) {
-		w[i].r = r;
-		w[i].rng = test_rand() | 1;
-		assert_int_equal(pthread_create(&w[i].t, NULL, worker_main, &w[i]), 0);
-	}
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += WATCHDOG_S;
 	for (int i = 0; i < nthreads; i++) {
@@ -234,57 +265,227 @@ static void run_workers(struct rig *r, int nthreads, int iters, int update_every
 	free(w);
 }
 
-/* Every caller's output right, on the GPU path, at each thread count. */
+/* Runs @p nthreads workers on @p r; fails (never hangs) when one is not back in time. */
+static void run_workers(struct rig *r, int nthreads, int iters, int update_every)
+{
+	struct worker *w = calloc((size_t)nthreads, sizeof(*w));
+
+	assert_non_null(w);
+	the_job = (struct job){ iters, update_every };
+	for (int i = 0; i < nthreads; i++) {
+		w[i].r = r;
+		w[i].rng = test_rand() | 1;
+		assert_int_equal(pthread_create(&w[i].t, NULL, worker_main, &w[i]), 0);
+	}
+	join_workers(w, nthreads, iters);
+}
+
+/*
+ * @p n callers of one stripe each (FILL_LEN bytes, plan 0), started together, on a coalescer
+ * whose window holds exactly their n stripes and stays open for 10 s: the size trigger, not the
+ * clock, must release them.
+ */
+static void fill_window(struct rig *r, int n)
+{
+	struct worker *w = calloc((size_t)n, sizeof(*w));
+
+	assert_non_null(w);
+	assert_int_equal(gfec_coalesce_create(10000000, (uint64_t)n * r->cols[0] * FILL_LEN,
+					      &r->e.coal), 0);
+	pthread_barrier_init(&fill_start, NULL, (unsigned)n);
+	for (int i = 0; i < n; i++) {
+		w[i].r = r;
+		w[i].rng = test_rand() | 1;
+		assert_int_equal(pthread_create(&w[i].t, NULL, filler_main, &w[i]), 0);
+	}
+	join_workers(w, n, 1);
+	pthread_barrier_destroy(&fill_start);
+}
+
+/* The window every coalescing case uses: long enough for a busy GPU to let callers gather. */
+#define WINDOW_US 2000
+#define WINDOW_BYTES (1u << 20)
+
+/*
+ * Every caller's output right, on the GPU path, at each thread count, windows off and on. With
+ * windows on, the GPU takes 200 us per launch, so callers pile up: from 4 threads on there must
+ * be fewer launches than calls, and launches of more stripes than one call carries.
+ */
 static void test_threads(void **state)
 {
 	static const int threads[] = { 1, 4, 16, 64 };
+	const struct fake_gpu_switches slow = { .delay_us = 200 };
 
 	(void)state;
-	for (size_t t = 0; t < sizeof(threads) / sizeof(*threads); t++) {
-		struct rig r;
-		struct fake_gpu_counts n;
+	for (int on = 0; on < 2; on++)
+		for (size_t t = 0; t < sizeof(threads) / sizeof(*threads); t++) {
+			const int iters = 40, updates = 8; /* an update every 8th call */
+			const uint64_t gemms = (uint64_t)threads[t] * (iters - iters / updates);
+			struct fake_gpu_counts n;
+			struct gfec_coalesce_stats cs;
+			struct rig r;
 
-		rig_init(&r);
-		run_workers(&r, threads[t], 40, 8);
+			rig_init(&r, on ? WINDOW_US : 0, WINDOW_BYTES);
+			if (on)
+				fake_gpu_set(r.e.gpu_ctx, &slow);
+			run_workers(&r, threads[t], iters, updates);
+			fake_gpu_counts(r.e.gpu_ctx, &n);
+			assert_int_equal(n.updates, (uint64_t)threads[t] * (iters / updates));
+			assert_int_equal(r.e.fallbacks, 0);
+			assert_int_equal(r.e.gpu_calls, gemms + n.updates);
+			if (!on) {
+				assert_int_equal(n.calls, gemms);
+			} else {
+				gfec_coalesce_stats(r.e.coal, &cs);
+				assert_int_equal(cs.callers, gemms);
+				assert_int_equal(cs.launches, n.calls);
+				assert_int_equal(cs.stripes, n.stripes);
+				assert_int_equal(cs.solo, 0);
+				if (threads[t] >= 4) {
+					assert_true(n.calls < gemms);
+					assert_true(n.max_stripes > MAXSTRIPES);
+					assert_true(cs.windows > 0);
+				}
+				fprintf(stderr, "# %2d threads: %llu calls in %llu launches, "
+						"%.1f stripes per launch (most %llu)\n",
+					threads[t], (unsigned long long)gemms,
+					(unsigned long long)n.calls, (double)n.stripes / n.calls,
+					(unsigned long long)n.max_stripes);
+			}
+			rig_fini(&r);
+		}
+}
+
+/* Every GPU launch fails: every call is redone on the CPU, right, and counted. */
+static void test_fault_every(void **state)
+{
+	const struct fake_gpu_switches sw = { .fail_all = 1, .delay_us = 100 };
+	struct fake_gpu_counts n;
+
+	(void)state;
+	for (int on = 0; on < 2; on++) {
+		struct rig r;
+
+		rig_init(&r, on ? WINDOW_US : 0, WINDOW_BYTES);
+		fake_gpu_set(r.e.gpu_ctx, &sw);
+		run_workers(&r, 64, 10, 5);
 		fake_gpu_counts(r.e.gpu_ctx, &n);
-		assert_true(n.calls > 0 && n.updates > 0);
-		assert_int_equal(r.e.fallbacks, 0);
+		assert_int_equal(n.failed, n.calls + n.updates);
+		assert_int_equal(r.e.fallbacks, 64 * 10);
+		assert_int_equal(r.e.gpu_calls, 0);
+		if (on)
+			assert_true(n.max_stripes > MAXSTRIPES); /* windows did fail whole */
 		rig_fini(&r);
 	}
 }
 
-/* Every GPU call fails: every call is redone on the CPU, right, and counted. */
-static void test_fault_every(void **state)
+/*
+ * Only the Nth GPU launch fails: every caller of that launch (one, or a whole window) falls back
+ * and nobody else; every output right.
+ */
+static void test_fault_nth(void **state)
 {
-	const struct fake_gpu_switches sw = { .fail_all = 1 };
+	const struct fake_gpu_switches sw = { .fail_nth = 37, .fail_code = GFEC_E_NOMEM,
+					      .delay_us = 100 };
 	struct fake_gpu_counts n;
-	struct rig r;
 
 	(void)state;
-	rig_init(&r);
-	fake_gpu_set(r.e.gpu_ctx, &sw);
-	run_workers(&r, 64, 10, 5);
+	for (int on = 0; on < 2; on++) {
+		struct rig r;
+
+		rig_init(&r, on ? WINDOW_US : 0, WINDOW_BYTES);
+		fake_gpu_set(r.e.gpu_ctx, &sw);
+		run_workers(&r, 64, 10, 5);
+		fake_gpu_counts(r.e.gpu_ctx, &n);
+		assert_int_equal(n.failed, 1);
+		if (on) /* at most one window's callers: no more than its stripes */
+			assert_in_range(r.e.fallbacks, 1, n.max_stripes);
+		else
+			assert_int_equal(r.e.fallbacks, 1);
+		assert_int_equal(r.e.gpu_calls + r.e.fallbacks, 64 * 10);
+		rig_fini(&r);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/*
+ * The deadline: a lone caller's window closes after its time (not before, not much after: the
+ * slack is generous, this VM is shared); a call that alone fills a window is not held at all;
+ * callers that fill a window together are released by the size trigger, long before its time.
+ */
+static void test_deadline(void **state)
+{
+	const unsigned us = 100000; /* 0.1 s */
+	struct worker w = { .rng = 1 };
+	struct fake_gpu_counts n;
+	struct rig r;
+	double t;
+
+	(void)state;
+	rig_init(&r, us, 64 * 1024);
+	w.r = &r;
+	for (int i = 0; i < 3; i++) {
+		t = now_s();
+		gemm_at(&w, i, 1, 1000); /* at most 12 x 1000 bytes: under the size trigger */
+		t = now_s() - t;
+		assert_int_equal(w.bad, 0);
+		fprintf(stderr, "# lone caller: %.1f ms for a %.1f ms window\n", 1e3 * t,
+			1e-3 * us);
+		assert_true(t >= 1e-6 * us && t < 1e-6 * us + 0.5);
+	}
+	rig_fini(&r);
+
+	rig_init(&r, us, 1000); /* every call of 1000 source bytes or more goes at once */
+	w.r = &r;
+	for (int i = 0; i < 3; i++) {
+		t = now_s();
+		gemm_at(&w, i, 1, 1000);
+		t = now_s() - t;
+		assert_int_equal(w.bad, 0);
+		if (t >= 1e-6 * us)
+			fail_msg("a call over the size trigger waited %.1f ms", 1e3 * t);
+	}
+	rig_fini(&r);
+
+	/* 8 callers of 1 stripe each fill a window of 8 stripes' bytes; the window is 10 s */
+	rig_init(&r, 0, 0);
+	t = now_s();
+	fill_window(&r, 8);
+	t = now_s() - t;
 	fake_gpu_counts(r.e.gpu_ctx, &n);
-	assert_int_equal(n.failed, n.calls + n.updates);
-	assert_int_equal(r.e.fallbacks, 64 * 10);
-	assert_int_equal(r.e.gpu_calls, 0);
+	assert_int_equal(n.calls, 1);
+	assert_int_equal(n.max_stripes, 8);
+	assert_true(t < 5);
 	rig_fini(&r);
 }
 
-/* Only the Nth GPU call fails: one fallback, every output right. */
-static void test_fault_nth(void **state)
+/* The leader cannot allocate the window's tables: every caller runs its own call. */
+static void test_alloc_failure(void **state)
 {
-	const struct fake_gpu_switches sw = { .fail_nth = 37, .fail_code = GFEC_E_NOMEM };
+	struct gfec_coalesce_stats cs;
 	struct fake_gpu_counts n;
 	struct rig r;
 
 	(void)state;
-	rig_init(&r);
-	fake_gpu_set(r.e.gpu_ctx, &sw);
-	run_workers(&r, 64, 10, 5);
+	rig_init(&r, 0, 0);
+	fail_malloc_size = sizeof(void *) * 8 * (size_t)r.cols[0]; /* the source table */
+	fail_malloc_count = 1;
+	fill_window(&r, 8);
+	fail_malloc_size = 0;
 	fake_gpu_counts(r.e.gpu_ctx, &n);
-	assert_int_equal(n.failed, 1);
-	assert_int_equal(r.e.fallbacks, 1);
+	gfec_coalesce_stats(r.e.coal, &cs);
+	assert_int_equal(cs.solo, 8);
+	assert_int_equal(cs.windows, 0);
+	assert_int_equal(n.calls, 8);
+	assert_int_equal(n.max_stripes, 1);
+	assert_int_equal(r.e.gpu_calls, 8);
 	rig_fini(&r);
 }
 
@@ -294,6 +495,8 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_fault_every),
 		cmocka_unit_test(test_fault_nth),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_alloc_failure),
 	};
 
 	test_seed();
