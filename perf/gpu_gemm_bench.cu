@@ -487,51 +487,201 @@ static void pipeline_and_crossover(int quick)
 	gfec_codec_free(gpu);
 }
 
-int main(int argc, char **argv)
+/* ---- small batches: the GPU path's per-call overhead (issue 17) ----------------------------- */
+
+/* Median and the P99 of host-timed calls of fn, in microseconds, after @p warm calls. */
+template <class F> static void host_us(F fn, int warm, int reps, double *p50, double *p99)
 {
-	const char *json = nullptr;
-	int quick = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") && i + 1 < argc)
-			json = argv[++i];
-		else if (!strcmp(argv[i], "--quick"))
-			quick = 1;
-		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
-			g_iters = atoi(argv[++i]);
-		else {
-			fprintf(stderr, "usage: %s [--quick] [-n ITERS] [--json FILE]\n", argv[0]);
-			return 2;
-		}
+	std::vector<double> t;
+	for (int i = 0; i < warm; i++)
+		fn(i);
+	for (int i = 0; i < reps; i++) {
+		double t0 = now_s();
+		fn(i);
+		t.push_back((now_s() - t0) * 1e6);
 	}
-	gfec_gf8_init();
-	cudaDeviceProp prop;
-	CK(cudaGetDeviceProperties(&prop, 0));
-	g_sms = prop.multiProcessorCount;
-	g_smem_optin = prop.sharedMemPerBlockOptin;
-	uint8_t hle[768];
-	kernel_logexp(hle);
-	CK(cudaMalloc(&g_logexp, 768));
-	CK(cudaMemcpy(g_logexp, hle, 768, cudaMemcpyHostToDevice));
-	printf("# reproduce:");
-	for (int i = 0; i < argc; i++)
-		printf(" %s", argv[i]);
-	printf("\n# device: %s, %d SMs, L2 %d MiB, smem/block %zu KiB\n", prop.name, g_sms,
-	       prop.l2CacheSize >> 20, g_smem_optin >> 10);
-	if (json) {
-		/* find out now, not after the run, that the file cannot be written */
-		json_t *empty = json_object();
-		int ret = perf_json_write(json, empty);
+	std::sort(t.begin(), t.end());
+	*p50 = t[t.size() / 2];
+	if (p99)
+		*p99 = t[t.size() * 99 / 100];
+}
 
-		json_decref(empty);
-		if (ret) {
-			fprintf(stderr, "gfec-gpu-bench: %s: %s\n", json, strerror(-ret));
-			return 2;
-		}
-		g_rows = json_array();
+/* The backend's pass over a call's pointers (device/backend.cu copy_ptrs), for the breakdown. */
+static uintptr_t copy_ptrs(void **out, const void *const *in, size_t n)
+{
+	uintptr_t bits = 0;
+	for (size_t i = 0; i < n; i++) {
+		bits |= (uintptr_t)in[i];
+		out[i] = const_cast<void *>(in[i]);
+	}
+	return bits;
+}
+
+/*
+ * RS(10,4), 4 KiB chunks in device memory, ns stripes: the kernel alone (its pointer table
+ * already on the device, CUDA events), gfec_encode_batch on the same stripes (host clock, each
+ * call synchronous), one stripe through gfec_encode (P50/P99), the device copy and XOR-stream
+ * bounds of the batch, and where a call's time goes. Returns the number of wrong results.
+ */
+static int small_batches(int ns)
+{
+	const int k = 10, m = 4;
+	const size_t len = 4096;
+	std::vector<uint8_t> a((size_t)m * k);
+	gfec_matrix_isal_cauchy1(k, m, a.data());
+	Batch b;
+	b.alloc(k, m, ns, len, 0);
+	b.fill();
+	const KernelInfo *kd = kernel_default(Shape{ m, k, 0 }, g_smem_optin);
+	Prepared p = prepare(kd, a.data(), b);
+	GemmArgs args = b.args(p.da, p.tables);
+	int bad = 0;
+	double p50, p99;
+	const double data = (double)k * len * ns;
+
+	printf("\n# small batches: RS(10,4), %zu-byte chunks in device memory, %d stripes, kernel %s\n",
+	       len, ns, kd->name);
+	/* bounds of the batch: a device copy moving its traffic (k+m chunks per stripe), XOR stream */
+	{
+		const size_t half = (size_t)(k + m) * len * ns / 2;
+		void *c0, *c1;
+		CK(cudaMalloc(&c0, half));
+		CK(cudaMalloc(&c1, half));
+		CK(cudaMemset(c0, 3, half));
+		double cms = time_ms([&] { CK(cudaMemcpyAsync(c1, c0, half, cudaMemcpyDeviceToDevice)); });
+		printf("device copy of the batch's traffic (%.1f MB read + written): %.2f us = %.1f GB/s of data\n",
+		       2.0 * half / 1e6, cms * 1e3, data / cms / 1e6);
+		json_row(json_pack("{s:s,s:i,s:f,s:f}", "case", "small_copy_bound", "stripes", ns, "us",
+				   cms * 1e3, "data_GBps", data / cms / 1e6));
+		cudaFree(c0);
+		cudaFree(c1);
+	}
+	double xb = xor_bound_ms(b);
+	printf("XOR-stream bound on the batch: %.2f us = %.1f GB/s\n", xb * 1e3, data / xb / 1e6);
+	json_row(json_pack("{s:s,s:i,s:f,s:f}", "case", "small_xor_bound", "stripes", ns, "us",
+			   xb * 1e3, "data_GBps", data / xb / 1e6));
+	poison(b);
+	double kms = time_ms([&] { CK(kernel_launch(kd, args, p.grid, p.smem, g_logexp, 0)); });
+	bad += check(b, a.data(), 4);
+	printf("kernel alone (table in place, events): %.2f us = %.1f GB/s\n", kms * 1e3, data / kms / 1e6);
+	json_row(json_pack("{s:s,s:i,s:f,s:f}", "case", "small_kernel", "stripes", ns, "us", kms * 1e3,
+			   "data_GBps", data / kms / 1e6));
+
+	gfec_codec *g = codec("k=10 m=4 backend=gpu");
+	const uint8_t *const *hs = b.hsrc.data();
+	uint8_t *const *hd = b.hdst.data();
+	poison(b);
+	host_us([&](int) { if (gfec_encode_batch(g, ns, hs, hd, len)) exit(3); }, 3, 50, &p50, nullptr);
+	bad += check(b, a.data(), 8);
+	printf("gfec_encode_batch, %d stripes: %.2f us = %.1f GB/s = %.3f x the kernel alone\n", ns,
+	       p50, data / p50 / 1e3, kms * 1e3 / p50);
+	json_row(json_pack("{s:s,s:i,s:f,s:f,s:f}", "case", "small_encode_batch", "stripes", ns, "us",
+			   p50, "data_GBps", data / p50 / 1e3, "of_kernel", kms * 1e3 / p50));
+
+	/* batch sizes: the call against the kernel alone on its first ns stripes */
+	printf("%8s %12s %12s %8s\n", "stripes", "kernel us", "call us", "ratio");
+	for (int n : { 1, 2, 8, 34, 35, 64, 292, 1024, ns }) {
+		if (n > ns)
+			continue;
+		GemmArgs an = args; /* the first n stripes: the first n * k and n * m entries */
+		an.nstripes = n;
+		/* the grid the backend gives n stripes: as many blocks as fit, no more than needed */
+		int per_sm;
+		CK(kernel_occupancy(kd, p.smem, &per_sm));
+		const int grid = kernel_grid(kd, an, per_sm, g_sms);
+		double kn = time_ms([&] { CK(kernel_launch(kd, an, grid, p.smem, g_logexp, 0)); });
+		host_us([&](int) { if (gfec_encode_batch(g, n, hs, hd, len)) exit(3); }, 3, 200, &p50,
+			nullptr);
+		printf("%8d %12.2f %12.2f %8.3f\n", n, kn * 1e3, p50, kn * 1e3 / p50);
+		json_row(json_pack("{s:s,s:i,s:f,s:f}", "case", "small_batch_sweep", "stripes", n,
+				   "kernel_us", kn * 1e3, "call_us", p50));
 	}
 
-	int fails = sweep(quick ? 10 : 40);
+	/* one stripe through gfec_encode, rotating over the batch's stripes */
+	host_us([&](int i) {
+		const int t = i % ns;
+		if (gfec_encode(g, hs + (size_t)t * k, hd + (size_t)t * m, len))
+			exit(3);
+	}, 100, 5000, &p50, &p99);
+	printf("gfec_encode, one %zu-byte stripe in device memory: P50 %.2f us, P99 %.2f us\n", len,
+	       p50, p99);
+	json_row(json_pack("{s:s,s:f,s:f}", "case", "small_encode_one", "p50_us", p50, "p99_us", p99));
 
+	/* where a call's time goes: each step alone, host clock */
+	{
+		const size_t np = (size_t)(k + m) * ns;
+		void **hp, **dp;
+		cudaStream_t st;
+		cudaPointerAttributes at;
+		std::vector<const void *> all(np);
+		std::copy(b.hsrc.begin(), b.hsrc.end(), all.begin());
+		std::copy(b.hdst.begin(), b.hdst.end(), all.begin() + b.hsrc.size());
+		CK(cudaMallocHost(&hp, np * sizeof(void *)));
+		CK(cudaMalloc(&dp, np * sizeof(void *)));
+		CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+		GemmArgs a1 = args;
+		a1.nstripes = 1;
+		int per_sm;
+		CK(kernel_occupancy(kd, p.smem, &per_sm));
+		const int g1 = kernel_grid(kd, a1, per_sm, g_sms);
+		printf("breakdown (host clock, P50 us):\n");
+		host_us([&](int i) { cudaPointerGetAttributes(&at, all[(size_t)i % np]); }, 10, 1000,
+			&p50, nullptr);
+		printf("  cudaPointerGetAttributes, one pointer        %8.2f\n", p50);
+		host_us([&](int) { CK(cudaStreamSynchronize(st)); }, 10, 1000, &p50, nullptr);
+		printf("  cudaStreamSynchronize, idle stream           %8.2f\n", p50);
+		volatile uintptr_t sink = 0;
+		host_us([&](int) { sink = sink | copy_ptrs(hp, all.data(), np); }, 3, 100, &p50, nullptr);
+		printf("  copy + OR of %zu pointers to pinned memory %8.2f\n", np, p50);
+		host_us([&](int) {
+			CK(cudaMemcpyAsync(dp, hp, np * sizeof(void *), cudaMemcpyHostToDevice, st));
+			CK(cudaStreamSynchronize(st));
+		}, 3, 100, &p50, nullptr);
+		printf("  H2D of those %zu bytes + sync               %8.2f\n", np * sizeof(void *), p50);
+		host_us([&](int) {
+			CK(kernel_launch(kd, a1, g1, p.smem, g_logexp, st));
+			CK(cudaStreamSynchronize(st));
+		}, 10, 1000, &p50, &p99);
+		printf("  1 stripe: launch (table in place) + sync      %8.2f (P99 %.2f)\n", p50, p99);
+		host_us([&](int) {
+			CK(kernel_launch_inline(kd, a1, hs, k, hd, m, g1, p.smem, st));
+			CK(cudaStreamSynchronize(st));
+		}, 10, 1000, &p50, &p99);
+		printf("  1 stripe: launch, pointers inline + sync      %8.2f (P99 %.2f)\n", p50, p99);
+		host_us([&](int) {
+			CK(cudaMemcpyAsync(dp, hp, (k + m) * sizeof(void *), cudaMemcpyHostToDevice, st));
+			CK(kernel_launch(kd, a1, g1, p.smem, g_logexp, st));
+			CK(cudaStreamSynchronize(st));
+		}, 10, 1000, &p50, &p99);
+		printf("  1 stripe: H2D of 14 pointers, launch + sync   %8.2f (P99 %.2f)\n", p50, p99);
+		/* the old device path for the whole batch: one pass, one upload, one launch, one sync */
+		GemmArgs ab = args;
+		ab.src = (const uint8_t *const *)dp;
+		ab.dst = (uint8_t *const *)(dp + b.hsrc.size());
+		host_us([&](int) {
+			sink = sink | copy_ptrs(hp, all.data(), np);
+			CK(cudaMemcpyAsync(dp, hp, np * sizeof(void *), cudaMemcpyHostToDevice, st));
+			CK(kernel_launch(kd, ab, p.grid, p.smem, g_logexp, st));
+			CK(cudaStreamSynchronize(st));
+		}, 3, 50, &p50, nullptr);
+		printf("  %d stripes, one upload + one launch + sync %8.2f = %.3f x the kernel alone\n",
+		       ns, p50, kms * 1e3 / p50);
+		json_row(json_pack("{s:s,s:i,s:f}", "case", "small_one_upload", "stripes", ns, "us", p50));
+		cudaFreeHost(hp);
+		cudaFree(dp);
+		cudaStreamDestroy(st);
+	}
+	gfec_codec_free(g);
+	release(p);
+	b.free_all();
+	if (bad)
+		printf("  ^ WRONG RESULT (%d)\n", bad);
+	return bad;
+}
+
+/* Every kernel on the benchmark shapes against the ceilings, then the host pipeline. */
+static void kernel_cases(int quick)
+{
 	/* Ceiling 1: device-to-device copy, bytes read + written. */
 	size_t cb = (size_t)4 << 30;
 	void *c0, *c1;
@@ -569,6 +719,61 @@ int main(int argc, char **argv)
 		bench_case("CRS cauchy_good(8,3) 4K", 8, 3, 16384, 32768, nullptr, g.data(), 2048);
 	}
 	pipeline_and_crossover(quick);
+}
+
+int main(int argc, char **argv)
+{
+	const char *json = nullptr;
+	int quick = 0, small_only = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json = argv[++i];
+		else if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "--small"))
+			small_only = 1;
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			g_iters = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: %s [--quick] [--small] [-n ITERS] [--json FILE]\n"
+					"  --small: only the small-batch section (RS(10,4) 4 KiB, "
+					"per-call overhead)\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	gfec_gf8_init();
+	cudaDeviceProp prop;
+	CK(cudaGetDeviceProperties(&prop, 0));
+	g_sms = prop.multiProcessorCount;
+	g_smem_optin = prop.sharedMemPerBlockOptin;
+	uint8_t hle[768];
+	kernel_logexp(hle);
+	CK(cudaMalloc(&g_logexp, 768));
+	CK(cudaMemcpy(g_logexp, hle, 768, cudaMemcpyHostToDevice));
+	printf("# reproduce:");
+	for (int i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n# device: %s, %d SMs, L2 %d MiB, smem/block %zu KiB\n", prop.name, g_sms,
+	       prop.l2CacheSize >> 20, g_smem_optin >> 10);
+	if (json) {
+		/* find out now, not after the run, that the file cannot be written */
+		json_t *empty = json_object();
+		int ret = perf_json_write(json, empty);
+
+		json_decref(empty);
+		if (ret) {
+			fprintf(stderr, "gfec-gpu-bench: %s: %s\n", json, strerror(-ret));
+			return 2;
+		}
+		g_rows = json_array();
+	}
+
+	int fails = small_only ? 0 : sweep(quick ? 10 : 40);
+
+	fails += small_batches(4096);
+	if (!small_only)
+		kernel_cases(quick);
 	if (g_rows) {
 		json_t *doc = json_pack("{s:s,s:o}", "device", prop.name, "rows", g_rows);
 		int ret = doc ? perf_json_write(json, doc) : -EINVAL;

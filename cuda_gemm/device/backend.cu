@@ -12,7 +12,18 @@
  *
  * A piece is a byte range of one stripe (long chunks) or several whole stripes (short chunks,
  * e.g. Ceph's 4 KiB), so small stripes still reach the GPU in large transfers and one launch.
- * One request at a time runs per device (a mutex); concurrent callers queue on it.
+ * One host-buffer request at a time runs per device (a mutex); concurrent callers queue on it.
+ *
+ * Device buffers take no lock: each call borrows a stream of its own from a pool (DevStream) and
+ * gives it back at the end, so concurrent callers run side by side. Their pointer tables:
+ *
+ *   up to kInlinePtrs pointers, nibble kernels:  in the launch's parameters (no copy, one launch)
+ *   more:   pieces of growing size   [copy ptrs][H2D]  [copy ptrs][H2D]     ...      (upload stream)
+ *                                               [kernel 0        ][kernel 1      ]   (kernel stream)
+ *
+ * The host's pass over the caller's pointers (copy to pinned memory, alignment) of piece i+1 and
+ * its upload run while piece i's kernel does; the first piece is small so that the GPU starts
+ * early. One synchronisation per call, at the end.
  */
 #include <cuda_runtime.h>
 
@@ -39,6 +50,9 @@ constexpr int kDefaultStreams = 2;
 constexpr size_t kDefaultSegment = (size_t)32 << 20; // staging bytes per slot (inputs)
 constexpr size_t kMaxPtrs = 1 << 20;		      // pointer-array entries per piece
 constexpr size_t kPitchAlign = 256;
+// Device-buffer calls: the first piece's pointers and the growth of the next ones (see the top).
+constexpr size_t kFirstPiecePtrs = 4096;
+constexpr size_t kPieceGrowth = 4;
 
 struct Slot {
 	cudaStream_t stream = nullptr;
@@ -54,6 +68,16 @@ struct Slot {
 	int direct = 0;	// outputs went straight to the caller's pinned buffers
 };
 
+// A stream (and its pointer tables) for one device-buffer call at a time.
+struct DevStream {
+	cudaStream_t st = nullptr; // kernels
+	cudaStream_t up = nullptr; // pointer-table uploads
+	cudaEvent_t ev = nullptr;  // "this piece's table is on the device"
+	void **h_ptrs = nullptr;   // pinned
+	void **d_ptrs = nullptr;
+	size_t cap = 0; // entries of each table
+};
+
 struct Ctx {
 	int dev = 0;
 	cudaDeviceProp prop{};
@@ -66,7 +90,10 @@ struct Ctx {
 	std::vector<gfec_tune_rule> rules; // gfec.conf [tune], first match wins
 	int fault = 0;
 	std::mutex lock;
-	uint64_t calls = 0, bytes_in = 0, failures = 0;
+	std::mutex dlock; // dfree
+	std::vector<DevStream *> dfree, dall; // idle device-call streams; all of them
+	uint64_t calls = 0, bytes_in = 0, failures = 0; // atomic
+
 	struct gfec_cpu_pool *pool = nullptr; // staging copies of pageable buffers, in parallel
 };
 
@@ -147,11 +174,26 @@ void slot_free(Slot &s)
 	s = Slot();
 }
 
+void dev_stream_free(DevStream *d)
+{
+	if (d->st)
+		cudaStreamDestroy(d->st);
+	if (d->up)
+		cudaStreamDestroy(d->up);
+	if (d->ev)
+		cudaEventDestroy(d->ev);
+	cudaFreeHost(d->h_ptrs);
+	cudaFree(d->d_ptrs);
+	delete d;
+}
+
 void ctx_free(Ctx *c)
 {
 	cudaSetDevice(c->dev);
 	for (int i = 0; i < c->nslots; i++)
 		slot_free(c->slots[i]);
+	for (DevStream *d : c->dall)
+		dev_stream_free(d);
 	cudaFree(c->d_logexp);
 	gfec_cpu_pool_destroy(c->pool);
 	delete c;
@@ -376,25 +418,36 @@ int gpu_is_device_ptr(void *ctx, const void *p)
 	return is_device(p);
 }
 
-// One launch over stripes whose pointers are already device pointers in d_src / d_dst.
+// The plan's w = 8 kernel for calls of @p len bytes: the first tuning rule whose range holds
+// it, else the default (the last).
+const Prepared *choose(const Plan *p, size_t len)
+{
+	for (const Prepared &cand : p->ks)
+		if (len >= cand.len_min && len <= cand.len_max)
+			return &cand;
+	return &p->ks.back();
+}
+
+/*
+ * One launch over stripes whose pointers are already device pointers in d_src / d_dst, or, with
+ * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
+ * (the kernel must have an inline variant and the pointers fit: see run_device).
+ */
 cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
-		   uint8_t *const *d_dst, int nstripes, size_t len, int vec, cudaStream_t st)
+		   uint8_t *const *d_dst, int nstripes, size_t len, int vec, cudaStream_t st,
+		   const uint8_t *const *h_src = nullptr, uint8_t *const *h_dst = nullptr)
 {
 	GemmArgs args{};
 	int grid;
 	cudaError_t e;
-	const Prepared *k = &p->ks.back();
 
 	if (c->fault)
 		return cudaErrorLaunchFailure;
 	if (p->g16)
 		return gemm16_launch(p->g16, col, d_src, d_dst, nstripes, len, vec,
 				     c->prop.multiProcessorCount, (size_t)c->prop.l2CacheSize, st);
-	for (const Prepared &cand : p->ks)
-		if (len >= cand.len_min && len <= cand.len_max) {
-			k = &cand;
-			break;
-		}
+	const Prepared *k = choose(p, len);
+
 	args.src = d_src;
 	args.dst = d_dst;
 	args.rows = p->sh.rows;
@@ -410,7 +463,9 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 	args.vec = vec;
 	args.acc = col >= 0;
 	grid = kernel_grid(k->k, args, k->per_sm, c->prop.multiProcessorCount);
-	e = kernel_launch(k->k, args, grid, k->smem, c->d_logexp, st);
+	e = h_src ? kernel_launch_inline(k->k, args, h_src, (size_t)nstripes * args.cols, h_dst,
+					 (size_t)nstripes * args.rows, grid, k->smem, st)
+		  : kernel_launch(k->k, args, grid, k->smem, c->d_logexp, st);
 	return e != cudaSuccess ? e : cudaGetLastError();
 }
 
@@ -422,30 +477,142 @@ int aligned16(const void *const *p, size_t n)
 	return 1;
 }
 
-// All buffers in device memory: one launch, synchronous.
+// A stream of the pool for one call, made on first need; nullptr when CUDA cannot make one.
+DevStream *dev_take(Ctx *c)
+{
+	DevStream *d;
+
+	{
+		std::lock_guard<std::mutex> g(c->dlock);
+
+		if (!c->dfree.empty()) {
+			d = c->dfree.back();
+			c->dfree.pop_back();
+			return d;
+		}
+	}
+	d = new (std::nothrow) DevStream;
+	if (!d)
+		return nullptr;
+	if (cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&d->up, cudaStreamNonBlocking) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&d->ev, cudaEventDisableTiming) != cudaSuccess) {
+		cudaGetLastError();
+		dev_stream_free(d);
+		return nullptr;
+	}
+	std::lock_guard<std::mutex> g(c->dlock);
+
+	try { // room in dfree for every stream, so that dev_give never allocates
+		c->dall.push_back(d);
+		c->dfree.reserve(c->dall.size());
+	} catch (const std::bad_alloc &) {
+		if (!c->dall.empty() && c->dall.back() == d)
+			c->dall.pop_back();
+		dev_stream_free(d);
+		return nullptr;
+	}
+	return d;
+}
+
+void dev_give(Ctx *c, DevStream *d)
+{
+	std::lock_guard<std::mutex> g(c->dlock);
+
+	c->dfree.push_back(d);
+}
+
+// Pointer tables of at least n entries (grown by being replaced).
+cudaError_t dev_reserve(DevStream *d, size_t n)
+{
+	cudaError_t e;
+
+	if (n <= d->cap)
+		return cudaSuccess;
+	n = n > 2 * d->cap ? n : 2 * d->cap;
+	cudaFreeHost(d->h_ptrs);
+	cudaFree(d->d_ptrs);
+	d->h_ptrs = d->d_ptrs = nullptr;
+	d->cap = 0;
+	e = cudaMallocHost(&d->h_ptrs, n * sizeof(void *));
+	if (e == cudaSuccess)
+		e = cudaMalloc(&d->d_ptrs, n * sizeof(void *));
+	if (e == cudaSuccess)
+		d->cap = n;
+	return e;
+}
+
+// Copies n pointers; the OR of their addresses (16-byte alignment of them all: % 16 == 0).
+uintptr_t copy_ptrs(void **out, const void *const *in, size_t n)
+{
+	uintptr_t bits = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bits |= (uintptr_t)in[i];
+		out[i] = const_cast<void *>(in[i]);
+	}
+	return bits;
+}
+
+// The launches of a device-buffer call on d (not synchronised; see the top of the file).
+cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstripes, size_t len,
+			 const uint8_t *const *src, uint8_t *const *dst)
+{
+	const size_t cols = col < 0 ? p->sh.cols : 1, per = cols + p->sh.rows;
+	const size_t nsrc = (size_t)nstripes * cols, ndst = (size_t)nstripes * p->sh.rows;
+	cudaError_t e;
+
+	if (!p->g16 && choose(p, len)->k->fn_inline && nsrc + ndst <= (size_t)kInlinePtrs) {
+		const int vec = aligned16((const void *const *)src, nsrc) &&
+				aligned16((const void *const *)dst, ndst);
+
+		return launch(c, p, col, nullptr, nullptr, nstripes, len, vec, d->st, src, dst);
+	}
+	e = dev_reserve(d, nsrc + ndst);
+	if (e != cudaSuccess)
+		return e;
+	size_t piece = kFirstPiecePtrs / per > 0 ? kFirstPiecePtrs / per : 1;
+
+	for (size_t s0 = 0; s0 < (size_t)nstripes; s0 += piece, piece *= kPieceGrowth) {
+		const size_t ns = (size_t)nstripes - s0 < piece ? (size_t)nstripes - s0 : piece;
+		void **h = d->h_ptrs + s0 * per, **dv = d->d_ptrs + s0 * per;
+		const uintptr_t bits =
+			copy_ptrs(h, (const void *const *)src + s0 * cols, ns * cols) |
+			copy_ptrs(h + ns * cols, (const void *const *)dst + s0 * p->sh.rows,
+				  ns * p->sh.rows);
+
+		if ((e = cudaMemcpyAsync(dv, h, ns * per * sizeof(void *), cudaMemcpyHostToDevice,
+					 d->up)) != cudaSuccess ||
+		    (e = cudaEventRecord(d->ev, d->up)) != cudaSuccess ||
+		    (e = cudaStreamWaitEvent(d->st, d->ev, 0)) != cudaSuccess ||
+		    (e = launch(c, p, col, (const uint8_t *const *)dv,
+				(uint8_t *const *)(dv + ns * cols), (int)ns, len, bits % 16 == 0,
+				d->st)) != cudaSuccess)
+			return e;
+	}
+	return cudaSuccess;
+}
+
+// All buffers in device memory: on a stream of the pool, one synchronisation.
 int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 	       const uint8_t *const *src, uint8_t *const *dst)
 {
-	const size_t nsrc = (size_t)nstripes * (col < 0 ? p->sh.cols : 1);
-	const size_t ndst = (size_t)nstripes * p->sh.rows;
-	Slot &s = c->slots[0];
+	DevStream *d = dev_take(c);
+	cudaError_t e;
 
-	if (slots_reserve(c, c->in_cap, c->out_cap, nsrc + ndst))
+	if (!d)
 		return GFEC_E_DEVICE;
-	memcpy(s.h_ptrs, src, nsrc * sizeof(void *));
-	memcpy(s.h_ptrs + nsrc, dst, ndst * sizeof(void *));
-	const int vec = aligned16((const void *const *)src, nsrc) &&
-			aligned16((const void *const *)dst, ndst);
-
-	CUDA_TRY(cudaMemcpyAsync(s.d_ptrs, s.h_ptrs, (nsrc + ndst) * sizeof(void *),
-				 cudaMemcpyHostToDevice, s.stream));
-	CUDA_TRY(launch(c, p, col, (const uint8_t *const *)s.d_ptrs, (uint8_t *const *)(s.d_ptrs + nsrc),
-			nstripes, len, vec, s.stream));
-	CUDA_TRY(cudaStreamSynchronize(s.stream));
-	return 0;
-fail:
-	cudaGetLastError();
-	return GFEC_E_DEVICE;
+	e = dev_launches(c, d, p, col, nstripes, len, src, dst);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(d->st);
+	if (e != cudaSuccess) { // let both streams drain, so that the tables can be reused
+		cudaGetLastError();
+		cudaStreamSynchronize(d->up);
+		cudaStreamSynchronize(d->st);
+		cudaGetLastError();
+	}
+	dev_give(c, d);
+	return e == cudaSuccess ? 0 : GFEC_E_DEVICE;
 }
 
 // Copies a completed piece's outputs from pinned staging to the caller's buffers.
@@ -617,7 +784,6 @@ fail:
 int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t *const *src,
 	uint8_t *const *dst, size_t *done)
 {
-	std::lock_guard<std::mutex> g(c->lock);
 	int ret;
 
 	*done = 0;
@@ -629,16 +795,19 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 		cudaGetLastError();
 		return GFEC_E_DEVICE;
 	}
-	c->calls++;
-	c->bytes_in += (uint64_t)len * nstripes * (col < 0 ? p->sh.cols : 1);
+	__atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->bytes_in, (uint64_t)len * nstripes * (col < 0 ? p->sh.cols : 1),
+			   __ATOMIC_RELAXED);
 	if (nstripes > 0 && is_device(src[0])) {
 		ret = run_device(c, p, col, nstripes, len, src, dst);
 		*done = ret ? 0 : len;
 	} else {
+		std::lock_guard<std::mutex> g(c->lock);
+
 		ret = run_host(c, p, col, nstripes, len, src, dst, done);
 	}
 	if (ret)
-		c->failures++;
+		__atomic_fetch_add(&c->failures, 1, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -666,11 +835,10 @@ int gpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *
 void gpu_stats(void *ctx, struct gfec_backend_stats *out)
 {
 	Ctx *c = static_cast<Ctx *>(ctx);
-	std::lock_guard<std::mutex> g(c->lock);
 
-	out->calls = c->calls;
-	out->bytes_in = c->bytes_in;
-	out->fallbacks = c->failures;
+	out->calls = __atomic_load_n(&c->calls, __ATOMIC_RELAXED);
+	out->bytes_in = __atomic_load_n(&c->bytes_in, __ATOMIC_RELAXED);
+	out->fallbacks = __atomic_load_n(&c->failures, __ATOMIC_RELAXED);
 }
 
 const char *gpu_path_name(void *ctx)

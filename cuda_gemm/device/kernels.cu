@@ -14,10 +14,11 @@
 
 namespace gfec {
 
-#define NIBBLE(rg, t) { "nibble_rg" #rg "_t" #t, KernelKind::Nibble, rg, t, (const void *)gf_gemm_nibble<rg, t> }
-#define SEED(t) { "seed_t" #t, KernelKind::Seed, t, t * t, (const void *)gf_gemm_seed<t> }
-#define BMMA(w, nn, pt) { "bmma_w" #w "_n" #nn "_p" #pt, KernelKind::Bmma, 8 * nn * pt, 32 * w, (const void *)gf_gemm_bmma<w, nn, pt> }
-#define BITMATRIX(t, w) { "bitmatrix_t" #t "_w" #w, KernelKind::Bitmatrix, w, t, (const void *)gf_gemm_bitmatrix<t, w> }
+#define NIBBLE(rg, t) { "nibble_rg" #rg "_t" #t, KernelKind::Nibble, rg, t, (const void *)gf_gemm_nibble<rg, t>, \
+			(const void *)gf_gemm_nibble_inline<rg, t> }
+#define SEED(t) { "seed_t" #t, KernelKind::Seed, t, t * t, (const void *)gf_gemm_seed<t>, nullptr }
+#define BMMA(w, nn, pt) { "bmma_w" #w "_n" #nn "_p" #pt, KernelKind::Bmma, 8 * nn * pt, 32 * w, (const void *)gf_gemm_bmma<w, nn, pt>, nullptr }
+#define BITMATRIX(t, w) { "bitmatrix_t" #t "_w" #w, KernelKind::Bitmatrix, w, t, (const void *)gf_gemm_bitmatrix<t, w>, nullptr }
 
 // The compiled shapes. Adding one here is all it takes to make it selectable by name.
 static const KernelInfo kKernels[] = {
@@ -214,6 +215,10 @@ cudaError_t kernel_occupancy(const KernelInfo *k, size_t smem, int *per_sm)
 	if (smem > 48 * 1024) {
 		err = cudaFuncSetAttribute(k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
 					   (int)smem);
+		if (err == cudaSuccess && k->fn_inline)
+			err = cudaFuncSetAttribute(k->fn_inline,
+						   cudaFuncAttributeMaxDynamicSharedMemorySize,
+						   (int)smem);
 		if (err != cudaSuccess)
 			return err;
 	}
@@ -268,6 +273,23 @@ cudaError_t kernel_launch(const KernelInfo *k, const GemmArgs &args, int grid, s
 	}
 	}
 	return cudaErrorInvalidValue;
+}
+
+cudaError_t kernel_launch_inline(const KernelInfo *k, const GemmArgs &args,
+				 const uint8_t *const *src, size_t nsrc, uint8_t *const *dst,
+				 size_t ndst, int grid, size_t smem, cudaStream_t stream)
+{
+	GemmArgsInline p;
+	void *params[] = { (void *)&p };
+
+	if (!k->fn_inline || nsrc + ndst > (size_t)kInlinePtrs)
+		return cudaErrorInvalidValue;
+	p.args = args;
+	p.args.src = nullptr;
+	p.args.dst = nullptr;
+	memcpy(p.ptrs, src, nsrc * sizeof(void *));
+	memcpy(p.ptrs + nsrc, dst, ndst * sizeof(void *));
+	return cudaLaunchKernel(k->fn_inline, dim3(grid), dim3(k->threads), params, smem, stream);
 }
 
 void kernel_logexp(uint8_t out[768])

@@ -34,6 +34,7 @@ struct KernelInfo {
 		     // bitmatrix: bytes per word (16 or 8)
 	int threads; // threads per block
 	const void *fn;
+	const void *fn_inline; // the same kernel taking GemmArgsInline, or nullptr (nibble only)
 };
 
 /** All compiled kernels, and their count. */
@@ -74,6 +75,15 @@ int kernel_grid(const KernelInfo *k, const GemmArgs &args, int per_sm, int sm_co
 /** Launches. @p logexp is the seed kernel's 768-byte log/exp table in device memory. */
 cudaError_t kernel_launch(const KernelInfo *k, const GemmArgs &args, int grid, size_t smem,
 			  const uint8_t *logexp, cudaStream_t stream);
+
+/**
+ * Launches @p k's inline variant (k->fn_inline must be set) with the pointer table in the launch
+ * parameters: @p nsrc input pointers then @p ndst output pointers, nsrc + ndst <= kInlinePtrs;
+ * args.src and args.dst are not read.
+ */
+cudaError_t kernel_launch_inline(const KernelInfo *k, const GemmArgs &args,
+				 const uint8_t *const *src, size_t nsrc, uint8_t *const *dst,
+				 size_t ndst, int grid, size_t smem, cudaStream_t stream);
 
 /** Host copy of the seed kernel's table: log[256] then exp[512]. */
 void kernel_logexp(uint8_t out[768]);

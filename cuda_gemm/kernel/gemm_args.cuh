@@ -40,6 +40,19 @@ struct GemmArgs {
 	const uint32_t *const *stripe_tables;
 };
 
+/**
+ * GemmArgs with the pointer table itself (src pointers, then dst pointers) instead of src / dst,
+ * for launches of few stripes: the whole stays under 4 KiB, the classic kernel-parameter limit.
+ */
+constexpr int kInlinePtrs = 480;
+
+struct GemmArgsInline {
+	GemmArgs args; // src and dst unused
+	uint8_t *ptrs[kInlinePtrs];
+};
+
+static_assert(sizeof(GemmArgsInline) <= 4096, "kernel parameters over 4 KiB");
+
 __device__ __forceinline__ uint4 ld16(const uint8_t *p)
 {
 	uint4 v;

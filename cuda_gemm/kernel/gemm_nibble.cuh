@@ -45,8 +45,11 @@ __device__ __forceinline__ void transpose4(const uint32_t *in, uint32_t *out)
 	out[3] = __byte_perm(t2, t3, 0x7632);
 }
 
+// The kernel's body; stripe s's inputs are srcs[s * cols + j], its outputs dsts[s * rows + i]
+// (args.src / args.dst, or the launch's own parameters: gf_gemm_nibble_inline).
 template <int RG, int THREADS>
-__global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
+__device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t *const *srcs,
+					    uint8_t *const *dsts)
 {
 	extern __shared__ __align__(16) uint8_t smem[];
 	uint32_t *tab = reinterpret_cast<uint32_t *>(smem);
@@ -54,7 +57,9 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
 	const uint32_t lane = threadIdx.x & 31;
 	const uint32_t lane4 = lane * 4;
 
-	// Replicate the compact tables (32 words per table) into the bank-per-lane layout.
+	// Replicate the compact tables (32 words per table) into the bank-per-lane layout. Several
+	// loads in flight per thread: a launch over one small stripe is mostly this loop.
+#pragma unroll 4
 	for (int i = threadIdx.x; i < ntab * (kNibbleTableBytes / 4); i += THREADS) {
 		const int ti = i >> 10, rem = i & 1023;
 
@@ -68,8 +73,8 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
 	     u += (size_t)gridDim.x * THREADS) {
 		const size_t s = u / args.units;
 		const size_t off = (u % args.units) * 16;
-		const uint8_t *const *src = args.src + s * args.cols;
-		uint8_t *const *dst = args.dst + s * args.rows;
+		const uint8_t *const *src = srcs + s * args.cols;
+		uint8_t *const *dst = dsts + s * args.rows;
 
 		if (args.vec && off + 16 <= args.len) {
 			uint32_t acc[RG][16];
@@ -165,6 +170,24 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
 			}
 		}
 	}
+}
+
+template <int RG, int THREADS>
+__global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
+{
+	nibble_body<RG, THREADS>(args, args.src, args.dst);
+}
+
+/**
+ * The same kernel with the stripes' pointers in its parameters (GemmArgsInline: src then dst),
+ * read in place (__grid_constant__): a small batch needs no pointer table in device memory, so
+ * no copy before the launch.
+ */
+template <int RG, int THREADS>
+__global__ void __launch_bounds__(THREADS) gf_gemm_nibble_inline(const __grid_constant__ GemmArgsInline p)
+{
+	nibble_body<RG, THREADS>(p.args, p.ptrs,
+				 p.ptrs + (size_t)p.args.nstripes * p.args.cols);
 }
 
 /** The XOR-stream bound: read every input once, write every output once, one XOR per word. */

@@ -7,6 +7,7 @@
  * redo the request with identical output). Exits 77 (ctest: skipped) without a usable GPU.
  */
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,6 +348,196 @@ static void test_device_and_pinned_buffers(void **state)
 	gfec_codec_free(c);
 }
 
+/*
+ * One batch of ns stripes in device memory, laid out at random: chunks in a shuffled order over a
+ * pool, each at a random offset (16-byte aligned everywhere, or not; in the unaligned case only a
+ * few stripes are off, so that pieces of one call differ), and the output pool poisoned. Holds the
+ * host mirror and the CPU's parity for comparison.
+ */
+struct dev_batch {
+	int k, m, ns;
+	size_t len, slot;
+	uint8_t *d_in, *d_out, *h_in, *want;
+	const uint8_t **src;
+	uint8_t **dst;
+	size_t *in_off, *out_off; /* per pointer */
+};
+
+static void shuffle(size_t *v, size_t n)
+{
+	for (size_t i = n; i > 1; i--) {
+		const size_t j = test_rand() % i, t = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+static void dev_batch_make(struct dev_batch *b, gfec_codec *cpu, int k, int m, int ns, size_t len,
+			   int aligned)
+{
+	const size_t nin = (size_t)ns * k, nout = (size_t)ns * m;
+	const uint8_t **hs = malloc(sizeof(void *) * nin);
+	uint8_t **hd = malloc(sizeof(void *) * nout);
+
+	b->k = k, b->m = m, b->ns = ns, b->len = len;
+	b->slot = (len + 64 + 15) / 16 * 16;
+	b->h_in = malloc(b->slot * nin);
+	b->want = malloc(b->slot * nout);
+	b->src = malloc(sizeof(void *) * nin);
+	b->dst = malloc(sizeof(void *) * nout);
+	b->in_off = malloc(sizeof(size_t) * nin);
+	b->out_off = malloc(sizeof(size_t) * nout);
+	assert_true(hs && hd && b->h_in && b->want && b->src && b->dst && b->in_off && b->out_off);
+	assert_int_equal(cudaMalloc((void **)&b->d_in, b->slot * nin), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&b->d_out, b->slot * nout), cudaSuccess);
+	for (size_t i = 0; i < nin; i++)
+		b->in_off[i] = i * b->slot;
+	for (size_t i = 0; i < nout; i++)
+		b->out_off[i] = i * b->slot;
+	shuffle(b->in_off, nin);
+	shuffle(b->out_off, nout);
+	for (size_t i = 0; i < nin; i++) {
+		/* unaligned: about one chunk in 64 (at least one) off by 1..15 bytes */
+		const int off = aligned || (test_rand() % 64 && i != nin - 1) ? 0 : test_range(1, 15);
+
+		b->in_off[i] += aligned ? 16 * (size_t)test_range(0, 3) : (size_t)off;
+	}
+	for (size_t i = 0; i < nout; i++)
+		b->out_off[i] += aligned ? 16 * (size_t)test_range(0, 3)
+					 : (test_rand() % 64 ? 0 : (size_t)test_range(1, 63));
+	test_fill(b->h_in, b->slot * nin);
+	memset(b->want, TEST_POISON, b->slot * nout);
+	for (size_t i = 0; i < nin; i++) {
+		hs[i] = b->h_in + b->in_off[i];
+		b->src[i] = b->d_in + b->in_off[i];
+	}
+	for (size_t i = 0; i < nout; i++) {
+		hd[i] = b->want + b->out_off[i];
+		b->dst[i] = b->d_out + b->out_off[i];
+	}
+	assert_int_equal(gfec_encode_batch(cpu, ns, hs, hd, len), 0);
+	assert_int_equal(cudaMemcpy(b->d_in, b->h_in, b->slot * nin, cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	assert_int_equal(cudaMemset(b->d_out, TEST_POISON, b->slot * nout), cudaSuccess);
+	free(hs);
+	free(hd);
+}
+
+/* The whole output pool: parity where the CPU's is, poison everywhere else. */
+static int dev_batch_check(const struct dev_batch *b)
+{
+	const size_t n = b->slot * (size_t)b->ns * b->m;
+	uint8_t *got = malloc(n);
+	int ok;
+
+	assert_non_null(got);
+	assert_int_equal(cudaMemcpy(got, b->d_out, n, cudaMemcpyDeviceToHost), cudaSuccess);
+	ok = memcmp(got, b->want, n) == 0;
+	free(got);
+	return ok;
+}
+
+static void dev_batch_free(struct dev_batch *b)
+{
+	cudaFree(b->d_in);
+	cudaFree(b->d_out);
+	free(b->h_in);
+	free(b->want);
+	free(b->src);
+	free(b->dst);
+	free(b->in_off);
+	free(b->out_off);
+}
+
+/*
+ * gfec_encode_batch on device buffers, 1..5000 stripes: the sizes around each way the backend
+ * carries the pointer table (in the launch up to 480 pointers for nibble kernels, then pieces of
+ * growing size uploaded while the previous piece runs), random shapes, lengths and layouts, and
+ * the kernels without an inline variant; every output byte and every byte around it checked.
+ */
+static void test_device_batches(void **state)
+{
+	static const char *const ks[] = { "", "nibble_rg2_t256", "seed_t8", "bmma_w4_n4_p1" };
+	static const int sizes[] = { 1, 2, 34, 35, 36, 291, 292, 293, 1460, 1461, 5000 };
+
+	(void)state;
+	for (int t = 0; t < 40; t++) {
+		const char *kernel = ks[t % 4];
+		const int big = t < 11, k = big ? 10 : test_range(2, 20);
+		const int m = big ? 4 : test_range(1, k < 8 ? k : 8);
+		const int ns = big ? sizes[t] : test_range(1, t % 5 ? 120 : 5000);
+		const size_t len = ns > 1000 ? (size_t)test_range(1, 3000) : (size_t)test_range(1, 9000);
+		gfec_codec *g = kernel[0] ? try_make("k=%d m=%d backend=gpu gpu_kernel=%s", k, m, kernel)
+					  : try_make("k=%d m=%d backend=gpu", k, m);
+		gfec_codec *c = try_make("k=%d m=%d backend=cpu", k, m);
+		struct dev_batch b;
+		struct gfec_stats st;
+
+		assert_non_null(c);
+		if (!g) { /* this kernel cannot run this shape */
+			assert_true(kernel[0] != 0);
+			gfec_codec_free(c);
+			continue;
+		}
+		dev_batch_make(&b, c, k, m, ns, t % 3 ? len : (len + 15) / 16 * 16, t % 2);
+		assert_int_equal(gfec_encode_batch(g, ns, b.src, b.dst, b.len), 0);
+		if (!dev_batch_check(&b))
+			fail_msg("kernel '%s' k=%d m=%d stripes=%d len=%zu aligned=%d: wrong output",
+				 kernel, k, m, ns, b.len, t % 2);
+		gfec_codec_stats(g, &st);
+		assert_int_equal(st.gpu_calls, 1);
+		assert_int_equal(st.fallbacks, 0);
+		dev_batch_free(&b);
+		gfec_codec_free(g);
+		gfec_codec_free(c);
+	}
+}
+
+struct dev_caller {
+	gfec_codec *g;
+	struct dev_batch *b;
+	int calls, failed;
+};
+
+static void *dev_caller_run(void *arg)
+{
+	struct dev_caller *a = arg;
+
+	for (int i = 0; i < a->calls && !a->failed; i++)
+		a->failed = gfec_encode_batch(a->g, a->b->ns, a->b->src, a->b->dst, a->b->len) != 0;
+	return NULL;
+}
+
+/* Callers on many threads, one codec, device buffers: each gets its own parity, every time. */
+static void test_device_concurrent(void **state)
+{
+	enum { T = 8 };
+	gfec_codec *g = try_make("k=10 m=4 backend=gpu"), *c = try_make("k=10 m=4 backend=cpu");
+	struct dev_batch b[T];
+	struct dev_caller a[T];
+	pthread_t th[T];
+
+	(void)state;
+	assert_non_null(g);
+	assert_non_null(c);
+	for (int i = 0; i < T; i++) {
+		/* small (inline) and larger (uploaded) batches at once */
+		dev_batch_make(&b[i], c, 10, 4, i % 2 ? 1 + i : 300 * i + 7, 4096 + 16 * i, i % 3 != 0);
+		a[i] = (struct dev_caller){ g, &b[i], 50, 0 };
+	}
+	for (int i = 0; i < T; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, dev_caller_run, &a[i]), 0);
+	for (int i = 0; i < T; i++) {
+		pthread_join(th[i], NULL);
+		assert_false(a[i].failed);
+		assert_true(dev_batch_check(&b[i]));
+		dev_batch_free(&b[i]);
+	}
+	gfec_codec_free(g);
+	gfec_codec_free(c);
+}
+
 /* backend=auto: the GPU only from gpu_min_bytes of data per call. */
 static void test_auto_threshold(void **state)
 {
@@ -528,6 +719,8 @@ int main(void)
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_decode_batch),
 		cmocka_unit_test(test_device_and_pinned_buffers),
+		cmocka_unit_test(test_device_batches),
+		cmocka_unit_test(test_device_concurrent),
 		cmocka_unit_test(test_auto_threshold),
 		cmocka_unit_test(test_injected_fault_falls_back),
 		cmocka_unit_test(test_crs),
