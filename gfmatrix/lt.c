@@ -256,6 +256,9 @@ struct gfec_lt_decoder {
 	uint32_t ready_m;     /* m of the last structural pass, if it decodes and no solve has
 				 used it yet (solve reduces comb in place); 0: none */
 	unsigned ready_flags; /* and its flags */
+	uint32_t ext_m;	      /* m of the last structural pass, if it failed with every source
+				 solved or inactivated (so that more blocks are only more equations
+				 on the inactivated ones, extend()); 0: none */
 	/* the last structural pass (check or solve) */
 	uint32_t *scount, *soff, *sadj; /* sources -> blocks (n + 1, n + 1, edges) */
 	uint32_t *cnt;	      /* per block: unknown neighbours left */
@@ -341,6 +344,7 @@ void gfec_lt_decoder_reset(struct gfec_lt_decoder *dec)
 	dec->kinact = 0;
 	dec->deficit = 0;
 	dec->ready_m = 0;
+	dec->ext_m = 0;
 }
 
 uint32_t gfec_lt_decoder_count(const struct gfec_lt_decoder *dec)
@@ -451,6 +455,59 @@ static int pivot_insert(struct gfec_lt_decoder *dec, uint32_t W, uint64_t *row, 
 	return 0;
 }
 
+/* The unused block @p c as an equation on the inactivated sources (vec), offered to the pivots. */
+static void offer(struct gfec_lt_decoder *dec, uint32_t W, uint32_t c, uint64_t *row,
+		  uint64_t *comb)
+{
+	const uint32_t *off = dec->off, *nb = dec->nb;
+
+	memset(row, 0, W * sizeof(uint64_t));
+	for (uint32_t e = off[c]; e < off[c + 1]; e++) {
+		const uint64_t *u = dec->vec + (size_t)nb[e] * W;
+
+		for (uint32_t w = 0; w < W; w++)
+			row[w] ^= u[w];
+	}
+	memset(comb, 0, W * sizeof(uint64_t));
+	comb[dec->npivots / 64] = 1ull << (dec->npivots % 64);
+	if (pivot_insert(dec, W, row, comb))
+		dec->pivots[dec->npivots++] = c;
+}
+
+/*
+ * A check of more blocks after a pass over ext_m of them that failed with every source solved or
+ * inactivated: the peeled part stays as it is, and blocks ext_m..m-1 are only further equations on
+ * the k inactivated sources, offered to the pivots as the pass offered its unused blocks. The rank,
+ * (n - k) + pivots, and so the answer and the deficit, are the blocks' own, as a new pass would
+ * find them (it may peel the new blocks instead, and inactivate fewer: solve() then does a little
+ * more work); the cost is O(new edges x k / 64) instead of a pass over every edge, so that a
+ * decoder checking after each block (gfec_nc.h's) pays for the structure about once.
+ * @returns 1 decodable, 0 not, or GFEC_E_NOMEM (the pass kept, extended by nothing).
+ */
+static int extend(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
+{
+	const uint32_t k = dec->kinact, W = (k + 63) / 64;
+	uint64_t *row = malloc(2 * W * sizeof(uint64_t));
+	void *a = row ? realloc(dec->pivots, (size_t)m * sizeof(uint32_t)) : NULL;
+
+	if (!a) {
+		free(row);
+		return GFEC_E_NOMEM;
+	}
+	dec->pivots = a;
+	for (uint32_t c = dec->ext_m; c < m && dec->npivots < k; c++)
+		offer(dec, W, c, row, row + W);
+	free(row);
+	dec->deficit = k - dec->npivots;
+	dec->ext_m = m;
+	if (dec->npivots < k)
+		return 0;
+	dec->ext_m = 0;
+	dec->ready_m = m;
+	dec->ready_flags = flags;
+	return 1;
+}
+
 /*
  * The structural pass over blocks 0..m-1: peeling with inactivation (or without), then the
  * inactivated sources' rows and a GF(2) elimination that picks k independent redundant blocks.
@@ -467,6 +524,9 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 	const uint32_t *off = dec->off, *nb = dec->nb;
 	uint32_t scan = 0;
 
+	if (dec->ext_m && m > dec->ext_m && !flags)
+		return extend(dec, m, flags);
+	dec->ext_m = 0;
 	dec->kinact = 0;
 	dec->norder = 0;
 	dec->npivots = 0;
@@ -648,21 +708,8 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		for (uint32_t i = 0; i < ncand; i++)
 			dec->stack[i] = (uint32_t)cand[i]; /* the ripple is spent */
 		free(cand);
-		for (uint32_t i = 0; i < ncand && dec->npivots < k; i++) {
-			uint32_t c = dec->stack[i];
-
-			memset(row, 0, W * sizeof(uint64_t));
-			for (uint32_t e = off[c]; e < off[c + 1]; e++) {
-				const uint64_t *u = dec->vec + (size_t)nb[e] * W;
-
-				for (uint32_t w = 0; w < W; w++)
-					row[w] ^= u[w];
-			}
-			memset(comb, 0, W * sizeof(uint64_t));
-			comb[dec->npivots / 64] = 1ull << (dec->npivots % 64);
-			if (pivot_insert(dec, W, row, comb))
-				dec->pivots[dec->npivots++] = c;
-		}
+		for (uint32_t i = 0; i < ncand && dec->npivots < k; i++)
+			offer(dec, W, dec->stack[i], row, comb);
 		free(row);
 	}
 	/* rank = (n - k) peeled equations + npivots independent ones on the k inactivated */
@@ -670,6 +717,8 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 	if (dec->npivots == k) {
 		dec->ready_m = m;
 		dec->ready_flags = flags;
+	} else {
+		dec->ext_m = m; /* every candidate was offered: more blocks can extend() this */
 	}
 	return dec->npivots == k;
 }
