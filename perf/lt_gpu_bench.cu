@@ -66,7 +66,7 @@ template <class F> static double median_ms(F f)
 }
 
 // Warp w: edges [w * E / count, (w + 1) * E / count) of the flat list, XORed, to output block w.
-// Loads as the encoder's (lt_item_vec): two units per lane and pass, four sources in flight.
+// Loads as the encoder's (lt_xor_vec): two units per lane and pass, four sources in flight.
 __global__ void xor_stream_lt(const uint4 *seg, const uint32_t *edges, uint64_t E, uint32_t count,
 			      size_t units, uint4 *out)
 {
@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 		    edges.size() * (double)B / 1048576.0);
 		snprintf(name, sizeof(name), "encode (gfec_gpu_lt_encode)");
 		printf("%-28s %8ld %10.3f %10.1f %10.2f\n", name, count, enc_ms, enc, enc / xs);
-		printf("#   stages (events, medians): degrees+scan %.3f ms (%.0f%%), round trip %.3f ms "
+		printf("#   stages (events, medians): degrees %.3f ms (%.0f%%), round trip %.3f ms "
 		       "(%.0f%%), indices %.3f ms (%.0f%%), xor %.3f ms (%.0f%%), combine %.3f ms "
 		       "(%.0f%%); xor + combine alone %.1f GB/s\n",
 		       sd, 100 * sd / stot, sr, 100 * sr / stot, si, 100 * si / stot, sx,
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 	    "# the thesis (T 7.4, Mac Pro + GTX 280, n = 10240, 1 KB blocks), encode MB/s:\n"
 	    "#   GPU with codes from the CPU 172.8 | sorted by degree 590 | fully on the GPU 1697\n"
 	    "#   gfec fully on the GPU: %.0f MB/s (best row above); no sort by degree "
-	    "(items of 64 neighbours; blocks of degree > 256 get their indices first)\n",
+	    "(items of 64 neighbours; blocks of degree <= 64 draw theirs in the XOR kernel)\n",
 	    best_enc * 1000);
 	gfec_lt_dist_free(dist);
 	cudaFree(d_seg);

@@ -2,12 +2,11 @@
 /**
  * @file lt.cu
  * The batched LT encoder on the GPU (gfec_gpu_lt.h): the host side of lt_gpu.cuh's four
- * launches. One host round trip per call: after the degrees and their scan, the item count comes
- * back to size the index, item and partial buffers and the grids of the other launches.
+ * launches. One host round trip per call: after the degrees, the counts of multi-item blocks and
+ * of their items come back to size the index, item and partial buffers and the grids of the
+ * other launches.
  */
 #include <cuda_runtime.h>
-
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <mutex>
@@ -55,11 +54,18 @@ struct LtEvents {
 	}
 };
 
-unsigned grid_for(size_t warps, int sms)
+// Blocks of kLtWarps warps for @p warps warps, at most what the device holds at once (@p fn with
+// @p smem bytes of dynamic shared memory): the kernels loop, so a second wave would only wait.
+unsigned grid_for(size_t warps, const void *fn, size_t smem, int sms)
 {
-	const size_t blocks = (warps + kLtWarps - 1) / kLtWarps, cap = (size_t)sms * 32;
+	const size_t blocks = (warps + kLtWarps - 1) / kLtWarps;
+	int per_sm = 0;
 
-	return (unsigned)std::max<size_t>(1, std::min(blocks, cap));
+	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kLtWarps * 32, smem) !=
+		    cudaSuccess ||
+	    per_sm < 1)
+		per_sm = 1;
+	return (unsigned)std::max<size_t>(1, std::min(blocks, (size_t)per_sm * sms));
 }
 
 } // namespace
@@ -96,12 +102,10 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	StreamScratch sc{ st, {} };
 	LtEvents ev(ms != nullptr);
 	const uint32_t *d_cdf = cdf;
-	uint32_t *d_cdf_copy = nullptr, *d_deg = nullptr, *d_nitems = nullptr, *d_ioff = nullptr;
-	uint32_t *d_big = nullptr, *d_nbig = nullptr;
+	uint32_t *d_cdf_copy = nullptr, *d_deg = nullptr, *d_ioff = nullptr, *d_multi = nullptr;
+	uint32_t *d_cnt = nullptr;
 	const uint8_t **d_segs = nullptr;
-	void *d_tmp = nullptr;
-	size_t tmp_bytes = 0;
-	uint32_t last[2];
+	uint32_t cnt[2];
 
 	if (len && !ctx_is_device(cdf)) {
 		if (sc.alloc(&d_cdf_copy, (size_t)len * 4) != cudaSuccess ||
@@ -111,55 +115,55 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 		d_cdf = d_cdf_copy;
 	}
 	if (sc.alloc(&d_deg, (size_t)count * 4) != cudaSuccess ||
-	    sc.alloc(&d_nitems, (size_t)count * 4) != cudaSuccess ||
 	    sc.alloc(&d_ioff, (size_t)count * 4) != cudaSuccess ||
-	    sc.alloc(&d_big, (size_t)count * 4) != cudaSuccess || sc.alloc(&d_nbig, 4) != cudaSuccess ||
-	    cudaMemsetAsync(d_nbig, 0, 4, st) != cudaSuccess ||
+	    sc.alloc(&d_multi, (size_t)count * 4) != cudaSuccess || sc.alloc(&d_cnt, 8) != cudaSuccess ||
+	    cudaMemsetAsync(d_cnt, 0, 8, st) != cudaSuccess ||
 	    sc.alloc(&d_segs, sizeof(void *) * nseg) != cudaSuccess ||
 	    cudaMemcpyAsync(d_segs, segs, sizeof(void *) * nseg, cudaMemcpyHostToDevice, st) !=
 		    cudaSuccess ||
-	    cub::DeviceScan::ExclusiveSum(nullptr, tmp_bytes, d_nitems, d_ioff, (int)count, st) !=
-		    cudaSuccess ||
-	    sc.alloc(&d_tmp, tmp_bytes) != cudaSuccess || ev.mark(0, st) != cudaSuccess)
+	    ev.mark(0, st) != cudaSuccess)
 		return stream_fail(st);
-	lt_degrees<<<grid_for(((size_t)count + 31) / 32, sms), kLtWarps * 32, 0, st>>>(
-		d_cdf, len, seed0, count, d_deg, d_nitems, d_big, d_nbig);
-	// The item counts and their sum fit in 32 bits: count * lt_items(n) <= 2^31 was checked.
-	if (cudaGetLastError() != cudaSuccess ||
-	    cub::DeviceScan::ExclusiveSum(d_tmp, tmp_bytes, d_nitems, d_ioff, (int)count, st) !=
-		    cudaSuccess ||
-	    ev.mark(1, st) != cudaSuccess ||
-	    cudaMemcpyAsync(&last[0], d_ioff + count - 1, 4, cudaMemcpyDeviceToHost, st) !=
-		    cudaSuccess ||
-	    cudaMemcpyAsync(&last[1], d_nitems + count - 1, 4, cudaMemcpyDeviceToHost, st) !=
-		    cudaSuccess ||
+	lt_degrees<<<(unsigned)std::min<size_t>(((size_t)count + 127) / 128, (size_t)sms * 16), 128,
+		     0, st>>>(d_cdf, len, seed0, count, d_deg, d_ioff, d_multi, d_cnt);
+	// The item count fits in 32 bits: count * lt_items(n) <= 2^31 was checked.
+	if (cudaGetLastError() != cudaSuccess || ev.mark(1, st) != cudaSuccess ||
+	    cudaMemcpyAsync(cnt, d_cnt, 8, cudaMemcpyDeviceToHost, st) != cudaSuccess ||
 	    cudaStreamSynchronize(st) != cudaSuccess)
 		return stream_fail(st);
-	const uint64_t items = (uint64_t)last[0] + last[1];
+	const uint32_t nmulti = cnt[0], items = cnt[1];
 	uint32_t *d_idx = nullptr;
 	LtPair *d_item = nullptr;
 	uint8_t *d_part = nullptr;
-	const size_t bm_bytes = (size_t)kLtWarps * ((n + 31) / 32) * 4;
+	const size_t nwords = (n + 31) / 32;
+	const size_t bm_bytes = (size_t)kLtWarps * nwords * 4;
+	const size_t xor_smem = (size_t)kLtWarps * (nwords + kLtItem) * 4;
 
 	if (sc.alloc(&d_idx, (size_t)items * kLtItem * 4) != cudaSuccess ||
 	    sc.alloc(&d_item, (size_t)items * sizeof(LtPair)) != cudaSuccess ||
-	    sc.alloc(&d_part, (size_t)(items - count) * B * nseg) != cudaSuccess ||
+	    sc.alloc(&d_part, (size_t)items * B * nseg) != cudaSuccess ||
+	    cudaFuncSetAttribute(lt_indices, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				 (int)bm_bytes) != cudaSuccess ||
+	    cudaFuncSetAttribute(lt_xor, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				 (int)xor_smem) != cudaSuccess ||
 	    ev.mark(2, st) != cudaSuccess)
 		return stream_fail(st);
-	lt_indices<<<grid_for(count, sms), kLtWarps * 32, bm_bytes, st>>>(
-		n, seed0, count, d_deg, d_ioff, d_big, d_nbig, d_idx, d_item);
+	if (nmulti)
+		lt_indices<<<grid_for(nmulti, (const void *)lt_indices, bm_bytes, sms), kLtWarps * 32,
+			     bm_bytes, st>>>(n, seed0, d_deg, d_ioff, d_multi, nmulti, d_idx, d_item);
 	LtArgs a{};
 
 	a.segs = d_segs, a.out = out, a.partial = d_part, a.deg = d_deg, a.ioff = d_ioff;
 	a.idx = d_idx, a.item = d_item, a.B = B, a.stride = stride, a.units = B / 16;
-	a.count = count, a.items = (uint32_t)items, a.nseg = nseg, a.vec = vec;
+	a.count = count, a.items = items, a.n = n, a.seed0 = seed0, a.nseg = nseg, a.vec = vec;
 	if (cudaGetLastError() != cudaSuccess || ev.mark(3, st) != cudaSuccess)
 		return stream_fail(st);
-	lt_xor<<<grid_for((size_t)items * nseg, sms), kLtWarps * 32, 0, st>>>(a);
+	lt_xor<<<grid_for((size_t)count + items, (const void *)lt_xor, xor_smem, sms),
+		 kLtWarps * 32, xor_smem, st>>>(a);
 	if (cudaGetLastError() != cudaSuccess || ev.mark(4, st) != cudaSuccess)
 		return stream_fail(st);
-	if (items > count) {
-		lt_combine<<<grid_for((size_t)count * nseg, sms), kLtWarps * 32, 0, st>>>(a);
+	if (nmulti) {
+		lt_combine<<<grid_for(nmulti, (const void *)lt_combine, 0, sms), kLtWarps * 32, 0,
+			     st>>>(a, d_multi, nmulti);
 		if (cudaGetLastError() != cudaSuccess)
 			return stream_fail(st);
 	}

@@ -14,10 +14,10 @@ namespace gfec {
 
 /** The stages of one encode, in milliseconds (CUDA events on the call's stream). */
 struct LtStageMs {
-	float degrees;	 // lt_degrees and the scan of the item counts
-	float roundtrip; // the item count's copy to the host and the scratch allocations
-	float indices;	 // lt_indices
-	float xor_;	 // lt_xor
+	float degrees;	 // lt_degrees (degrees, the multi-item blocks and their item ranges)
+	float roundtrip; // the two counts' copy to the host and the scratch allocations
+	float indices;	 // lt_indices (the multi-item blocks' neighbours)
+	float xor_;	 // lt_xor (the blocks of one item draw their neighbours here)
 	float combine;	 // lt_combine (0 when no block has more than one item)
 };
 

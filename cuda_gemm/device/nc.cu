@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file nc.cu
- * Network coding on the GPU (gfec_gpu_nc.h): the host side of the seeded encode and the batched
- * decode. Both end in the bmma kernel (gemm_bmma.cuh):
+ * Network coding on the GPU (gfec_gpu_nc.h): the host side of the batched decode (the seeded
+ * encode is nc_encode.cu's). Both end in the bmma kernel's k-steps (gemm_bmma.cuh):
  *
- *   encode   nc_seed_tables builds the bmma tables of every tile of R coded rows from the seeds
- *            (one launch), then one bmma launch per tile runs it over every segment (the segments
- *            are the stripes, so each staged piece of a segment serves R rows).
+ *   encode   nc_encode.cu (gfec_gpu_nc_encode): the fragments of every tile of coded rows drawn
+ *            on the device, then one launch over every tile and segment (nc_encode.cuh).
  *   decode   nc_gj_invert inverts every segment's matrix (one block each) and writes, per row
  *            tile, the bmma table of its inverse; the host reads the singular flags back; then one
  *            bmma launch per row tile runs every decodable segment, grid row y = segment, each
@@ -107,73 +106,6 @@ template <class T> cudaError_t to_device(StreamScratch &sc, const std::vector<T>
 } // namespace gfec
 
 using namespace gfec;
-
-extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, uint32_t seed0,
-				  uint32_t count, int nseg, const uint8_t *const *segs,
-				  uint8_t *const *out)
-{
-	if (!ctx || !segs || !out || n < 1 || n > 1u << 20 || B < 1 || count < 1 || nseg < 1 ||
-	    (uint64_t)seed0 + count - 1 > UINT32_MAX)
-		return GFEC_E_INVAL;
-	const CtxView v = ctx_view(ctx);
-	std::lock_guard<std::mutex> g(*v.lock);
-	int R;
-	const KernelInfo *k = pick_tile(*v.prop, (int)n, &R);
-
-	if (v.fault)
-		return GFEC_E_DEVICE;
-	if (!k || !ctx_is_device(segs[0]) || !ctx_is_device(out[0]))
-		return GFEC_E_NOTSUP;
-	if (cudaSetDevice(v.dev) != cudaSuccess)
-		return stream_fail(v.stream);
-
-	// src: every segment's n blocks; then per row tile, its rows of every segment.
-	const size_t nsrc = (size_t)nseg * n;
-	std::vector<const uint8_t *> ptrs(nsrc + (size_t)nseg * count);
-
-	for (size_t s = 0; s < (size_t)nseg; s++)
-		for (size_t j = 0; j < n; j++)
-			ptrs[s * n + j] = segs[s] + j * B;
-	for (uint32_t r0 = 0; r0 < count; r0 += R) {
-		const uint32_t rows = count - r0 < (uint32_t)R ? count - r0 : R;
-		const uint8_t **d = ptrs.data() + nsrc + (size_t)nseg * r0;
-
-		for (size_t s = 0; s < (size_t)nseg; s++)
-			for (uint32_t i = 0; i < rows; i++)
-				d[s * rows + i] = out[s * count + r0 + i];
-	}
-	const int vec = aligned((const void *const *)ptrs.data(), ptrs.size()) && B % 16 == 0;
-	const size_t twords = bmma_table_words(R, (int)n), ntiles = (count + R - 1) / R;
-	const uint8_t **d_ptrs = nullptr;
-	uint32_t *d_table = nullptr;
-	int per_sm;
-	cudaStream_t st = v.stream;
-	StreamScratch sc{ st, {} };
-
-	if (to_device(sc, ptrs, &d_ptrs) != cudaSuccess ||
-	    sc.alloc(&d_table, ntiles * twords * 4) != cudaSuccess)
-		return stream_fail(st);
-	nc_seed_tables<<<(unsigned)std::min<size_t>((ntiles * twords + 255) / 256, 65536), 256, 0, st>>>(
-		d_table, (int)n, count, R, twords, seed0, zero_ok);
-	for (uint32_t r0 = 0; r0 < count; r0 += R) {
-		const int rows = count - r0 < (uint32_t)R ? (int)(count - r0) : R;
-		GemmArgs a = gemm_args(rows, (int)n, B, vec);
-		const size_t smem = kernel_smem(k, { rows, (int)n, 0 });
-
-		a.src = d_ptrs;
-		a.dst = (uint8_t *const *)(d_ptrs + nsrc + (size_t)nseg * r0);
-		a.tables = d_table + (r0 / R) * twords;
-		a.nstripes = nseg;
-		if (occupancy(k, *v.prop, smem, &per_sm) != cudaSuccess ||
-		    kernel_launch(k, a, kernel_grid(k, a, per_sm, v.prop->multiProcessorCount), smem,
-				  nullptr, st) != cudaSuccess ||
-		    cudaGetLastError() != cudaSuccess)
-			return stream_fail(st);
-	}
-	if (cudaStreamSynchronize(st) != cudaSuccess)
-		return stream_fail(st);
-	return 0;
-}
 
 extern "C" int gfec_gpu_nc_max_decode_n(void *ctx)
 {

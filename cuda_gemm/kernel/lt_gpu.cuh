@@ -6,22 +6,26 @@
  * is the XOR of its d source blocks, read through L2 (n * B = 10 MiB at n = 10240, B = 1 KiB,
  * fits the H200's L2, 60 MiB as the device reports it). Four launches per call:
  *
- *   lt_degrees    one thread per coded block i: deg[i] = gfec_lt_degree(seed0 + i), and its item
- *                 count ceil(deg / kLtItem); an exclusive scan of the counts (CUB) gives ioff[i];
- *                 blocks of degree above kLtBig are listed
- *   lt_indices    one warp per coded block, the listed ones first: the Floyd neighbours into
+ *   lt_degrees    one thread per coded block i: deg[i] = gfec_lt_degree(seed0 + i); a block of
+ *                 more than kLtItem neighbours (a multi-item block: 4% of the blocks at n = 10240,
+ *                 70% of the neighbours) is listed (multi[]) and takes its items' range by an
+ *                 atomic add (ioff[i]; any order of the adds gives the same bytes)
+ *   lt_indices    one warp per multi-item block: its Floyd neighbours into
  *                 idx[ioff[i] * kLtItem ...], 32 draws per round, and the item table
  *                 item[ioff[i] + g] = (i, g)
- *   lt_xor        one warp per (item, segment): XOR of the item's <= kLtItem source blocks into
- *                 the output (g = 0) or into a partial slot (g >= 1)
- *   lt_combine    one warp per coded block with more than one item: out ^= its partials
+ *   lt_xor        one warp per unit, every segment in turn: units 0 .. count - 1 are the blocks,
+ *                 a block of at most kLtItem neighbours drawing them itself (into shared memory:
+ *                 no index in global memory) and writing its output, a multi-item block its
+ *                 item 0 into its output; units count + k are item k, written (g >= 1) into its
+ *                 partial slot
+ *   lt_combine    one warp per multi-item block: out ^= its partials
  *
  * Splitting a block's neighbours into items of kLtItem keeps every warp's work within
  * kLtItem * B bytes: the robust soliton tail (P(d >= x) ~ 1/x, d up to n) would otherwise leave
  * one warp reading megabytes while the rest of the GPU idles. (The thesis sorted blocks by degree
- * for the same reason; with equal-sized items no sort is needed.) A block's Floyd rounds, though,
- * are serial: the blocks of degree above kLtBig get their indices first, each on its own warp,
- * so that their rounds overlap the rest of the launch instead of ending it.
+ * for the same reason; with equal-sized items no sort is needed.) The host reads back the two
+ * counts (multi-item blocks, items) between lt_degrees and lt_indices, to size the index, the
+ * item table and the partials, which now cover the multi-item blocks alone.
  *
  * Floyd on a warp (lt_dist.h: for t = 0..d-1, j = n - d + t: v = draw(t) in 0..j; idx[t] = v if v
  * is not yet chosen, else j): draws t0 .. t0 + 31 are made by the 32 lanes at once. Lane t takes
@@ -58,19 +62,10 @@ constexpr uint32_t kLtItem = 64;
 /** Largest n: GFEC_NC_MAX_N, the block format's bound (and 8 KiB of bitmap per warp). */
 constexpr uint32_t kLtMaxN = 65536;
 
-/** Degrees above this get their indices first (more than 8 rounds of 32 draws). */
-constexpr uint32_t kLtBig = 256;
-
 /** Items of a block of degree @p d. */
 GFEC_LT_HD uint32_t lt_items(uint32_t d)
 {
 	return (d + kLtItem - 1) / kLtItem;
-}
-
-/** The partial slot of item @p g >= 1 of block @p i whose first item is @p ioff. */
-GFEC_LT_HD size_t lt_partial_slot(size_t ioff, size_t i, uint32_t g)
-{
-	return ioff - i + g - 1;
 }
 
 /** Floyd's draw t of a block of degree d (j = n - d + t): v in 0..j, as lt_dist.h makes it. */
@@ -120,13 +115,14 @@ GFEC_LT_HD void lt_xor4(LtU4 &a, const LtU4 &b)
 struct LtArgs {
 	const uint8_t *const *segs; // nseg segment pointers (device array)
 	uint8_t *out;		    // block (s, i) at out + (s * count + i) * stride
-	uint8_t *partial;	    // per segment: (items - count) slots of B bytes
+	uint8_t *partial;	    // item it of segment s at partial + (s * items + it) * B (g >= 1)
 	const uint32_t *deg;	    // count
-	const uint32_t *ioff;	    // count: first item of block i
+	const uint32_t *ioff;	    // count: first item of block i (multi-item blocks only)
 	const uint32_t *idx;	    // items * kLtItem: neighbours of item it at it * kLtItem
-	const LtPair *item;	    // items: (block, g)
+	const LtPair *item;	    // items: (block, g), the multi-item blocks' items
 	size_t B, stride, units;    // units = B / 16 on the vector path
-	uint32_t count, items;
+	uint32_t count, items;	    // coded blocks; items of the multi-item blocks
+	uint32_t n, seed0;	    // what a block of one item draws its neighbours from
 	int nseg, vec;
 };
 
@@ -152,18 +148,16 @@ GFEC_LT_HD void lt_store(LtU4 *p, const LtU4 &v, int stream)
 	*p = v;
 }
 
-/** Unit lane + 32 k of item @p it of segment @p s, for lane @p lane of its warp (k < 2). */
-GFEC_LT_HD void lt_item_vec(const LtArgs &a, size_t it, int s, uint32_t lane)
+/**
+ * dst = XOR of the @p cnt source blocks nb[0 .. cnt - 1] of segment @p s: units lane + 32 k for
+ * lane @p lane of its warp (vector path); @p stream: dst is an output, stored past L2's policy.
+ */
+GFEC_LT_HD void lt_xor_vec(const LtArgs &a, const uint32_t *nb, uint32_t cnt, int s, uint8_t *dst8,
+			   int stream, uint32_t lane)
 {
-	const LtPair bg = a.item[it];
-	const uint32_t i = bg.blk, g = bg.g, d = a.deg[i];
-	const uint32_t cnt = d - g * kLtItem < kLtItem ? d - g * kLtItem : kLtItem;
-	const uint32_t *nb = a.idx + it * kLtItem;
 	const LtU4 *seg = (const LtU4 *)a.segs[s];
 	const size_t bu = a.B / 16;
-	LtU4 *dst = (LtU4 *)(g == 0 ? a.out + ((size_t)s * a.count + i) * a.stride
-				     : a.partial + ((size_t)s * (a.items - a.count) +
-						    lt_partial_slot(a.ioff[i], i, g)) * a.B);
+	LtU4 *dst = (LtU4 *)dst8;
 
 	for (size_t u = lane; u < a.units; u += 64) {
 		const int two = u + 32 < a.units;
@@ -191,23 +185,17 @@ GFEC_LT_HD void lt_item_vec(const LtArgs &a, size_t it, int s, uint32_t lane)
 			if (two)
 				lt_xor4(acc1, lt_load(p + 32));
 		}
-		lt_store(dst + u, acc0, g == 0);
+		lt_store(dst + u, acc0, stream);
 		if (two)
-			lt_store(dst + u + 32, acc1, g == 0);
+			lt_store(dst + u + 32, acc1, stream);
 	}
 }
 
-/** The byte path (any B, any alignment): byte lane + 32 k of item @p it of segment @p s. */
-GFEC_LT_HD void lt_item_bytes(const LtArgs &a, size_t it, int s, uint32_t lane)
+/** The byte path of lt_xor_vec (any B, any alignment): bytes lane + 32 k. */
+GFEC_LT_HD void lt_xor_bytes(const LtArgs &a, const uint32_t *nb, uint32_t cnt, int s,
+			     uint8_t *dst, uint32_t lane)
 {
-	const LtPair bg = a.item[it];
-	const uint32_t i = bg.blk, g = bg.g, d = a.deg[i];
-	const uint32_t cnt = d - g * kLtItem < kLtItem ? d - g * kLtItem : kLtItem;
-	const uint32_t *nb = a.idx + it * kLtItem;
 	const uint8_t *seg = a.segs[s];
-	uint8_t *dst = g == 0 ? a.out + ((size_t)s * a.count + i) * a.stride
-			      : a.partial + ((size_t)s * (a.items - a.count) +
-					     lt_partial_slot(a.ioff[i], i, g)) * a.B;
 
 	for (size_t b = lane; b < a.B; b += 32) {
 		uint8_t acc = 0;
@@ -218,13 +206,56 @@ GFEC_LT_HD void lt_item_bytes(const LtArgs &a, size_t it, int s, uint32_t lane)
 	}
 }
 
+/** Item @p it of segment @p s, lane @p lane: into block i's output (g = 0) or its partial slot. */
+GFEC_LT_HD void lt_item(const LtArgs &a, size_t it, int s, uint32_t lane)
+{
+	const LtPair bg = a.item[it];
+	const uint32_t d = a.deg[bg.blk], g = bg.g;
+	const uint32_t cnt = d - g * kLtItem < kLtItem ? d - g * kLtItem : kLtItem;
+	const uint32_t *nb = a.idx + it * kLtItem;
+	uint8_t *dst = g == 0 ? a.out + ((size_t)s * a.count + bg.blk) * a.stride
+			      : a.partial + ((size_t)s * a.items + it) * a.B;
+
+	if (a.vec)
+		lt_xor_vec(a, nb, cnt, s, dst, g == 0, lane);
+	else
+		lt_xor_bytes(a, nb, cnt, s, dst, lane);
+}
+
+/** Whether unit @p w of lt_xor is a block of one item, which draws its neighbours itself. */
+GFEC_LT_HD int lt_unit_draws(const LtArgs &a, size_t w)
+{
+	return w < a.count && a.deg[w] <= kLtItem;
+}
+
+/**
+ * Unit @p w of lt_xor for segment @p s, lane @p lane; @p nb: the block's neighbours when
+ * lt_unit_draws (drawn by the warp), else unused.
+ */
+GFEC_LT_HD void lt_unit(const LtArgs &a, size_t w, const uint32_t *nb, int s, uint32_t lane)
+{
+	if (w >= a.count) {
+		if (a.item[w - a.count].g) // item 0 is its block's unit
+			lt_item(a, w - a.count, s, lane);
+		return;
+	}
+	const uint32_t i = (uint32_t)w, d = a.deg[i];
+	uint8_t *dst = a.out + ((size_t)s * a.count + i) * a.stride;
+
+	if (d > kLtItem)
+		lt_item(a, a.ioff[i], s, lane);
+	else if (a.vec)
+		lt_xor_vec(a, nb, d, s, dst, 1, lane);
+	else
+		lt_xor_bytes(a, nb, d, s, dst, lane);
+}
+
 /** Block @p i of segment @p s, lane @p lane: out ^= its partials (blocks of one item: nothing). */
 GFEC_LT_HD void lt_combine_block(const LtArgs &a, uint32_t i, int s, uint32_t lane)
 {
 	const uint32_t ni = lt_items(a.deg[i]);
 	uint8_t *dst = a.out + ((size_t)s * a.count + i) * a.stride;
-	const uint8_t *part = a.partial + ((size_t)s * (a.items - a.count) +
-					   lt_partial_slot(a.ioff[i], i, 1)) * a.B;
+	const uint8_t *part = a.partial + ((size_t)s * a.items + a.ioff[i] + 1) * a.B;
 
 	if (ni < 2)
 		return;
@@ -251,33 +282,29 @@ GFEC_LT_HD void lt_combine_block(const LtArgs &a, uint32_t i, int s, uint32_t la
 
 constexpr int kLtWarps = 4; // warps per thread block of lt_indices, lt_xor and lt_combine
 
-// big[0 .. *nbig - 1]: the blocks of degree above kLtBig, in any order (*nbig zero before).
+// cnt[0]: multi-item blocks listed in multi[], cnt[1]: their items (both zero before).
 __global__ void lt_degrees(const uint32_t *cdf, uint32_t len, uint32_t seed0, uint32_t count,
-			   uint32_t *deg, uint32_t *nitems, uint32_t *big, uint32_t *nbig)
+			   uint32_t *deg, uint32_t *ioff, uint32_t *multi, uint32_t *cnt)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
 	     i += (size_t)gridDim.x * blockDim.x) {
 		const uint32_t d = gfec_lt_degree(cdf, len, gfec_nc_prng_key(seed0 + (uint32_t)i));
 
 		deg[i] = d;
-		nitems[i] = lt_items(d);
-		if (d > kLtBig)
-			big[atomicAdd(nbig, 1U)] = (uint32_t)i;
+		if (d > kLtItem) {
+			multi[atomicAdd(&cnt[0], 1U)] = (uint32_t)i;
+			ioff[i] = atomicAdd(&cnt[1], lt_items(d));
+		}
 	}
 }
 
-// Block i's neighbours and items, by one warp (lane @p lane) with its zero bitmap @p bm.
-__device__ __forceinline__ void lt_index_block(size_t i, uint32_t n, uint32_t seed0, uint32_t lane,
-					       uint32_t nwords, uint32_t *bm, const uint32_t *deg,
-					       const uint32_t *ioff, uint32_t *idx, LtPair *item)
+// The d Floyd neighbours of the block with key @p key into out[0 .. d-1], by one warp (lane
+// @p lane) with its zero bitmap @p bm of nwords words, left zero.
+__device__ __forceinline__ void lt_floyd(uint32_t key, uint32_t n, uint32_t d, uint32_t lane,
+					 uint32_t nwords, uint32_t *bm, uint32_t *out)
 {
-	const uint32_t d = deg[i], key = gfec_nc_prng_key(seed0 + (uint32_t)i);
-	const uint32_t first = ioff[i], ni = lt_items(d);
-	uint32_t *out = idx + (size_t)first * kLtItem;
 	const int multi = d > 32; // later rounds test the earlier ones' bitmap
 
-	for (uint32_t g = lane; g < ni; g += 32)
-		item[first + g] = LtPair{ (uint32_t)i, g };
 	for (uint32_t t0 = 0; t0 < d; t0 += 32) {
 		const uint32_t t = t0 + lane, jbase = n - d + t0;
 		const int active = t < d;
@@ -309,52 +336,61 @@ __device__ __forceinline__ void lt_index_block(size_t i, uint32_t n, uint32_t se
 
 // Dynamic shared memory: kLtWarps bitmaps of ceil(n / 32) words, zero between blocks.
 __global__ void __launch_bounds__(kLtWarps * 32)
-	lt_indices(uint32_t n, uint32_t seed0, uint32_t count, const uint32_t *deg,
-		   const uint32_t *ioff, const uint32_t *big, const uint32_t *nbig, uint32_t *idx,
-		   LtPair *item)
+	lt_indices(uint32_t n, uint32_t seed0, const uint32_t *deg, const uint32_t *ioff,
+		   const uint32_t *multi, uint32_t nmulti, uint32_t *idx, LtPair *item)
 {
 	extern __shared__ uint32_t lt_smem[];
 	const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const uint32_t nwords = (n + 31) / 32;
 	uint32_t *bm = lt_smem + warp * nwords;
-	const size_t gw = blockIdx.x * (size_t)kLtWarps + warp, nw = (size_t)gridDim.x * kLtWarps;
-	const uint32_t nb = *nbig;
 
 	for (uint32_t w = threadIdx.x; w < nwords * kLtWarps; w += blockDim.x)
 		lt_smem[w] = 0;
 	__syncthreads();
-	for (size_t k = gw; k < nb; k += nw)
-		lt_index_block(big[k], n, seed0, lane, nwords, bm, deg, ioff, idx, item);
-	for (size_t i = gw; i < count; i += nw)
-		if (deg[i] <= kLtBig)
-			lt_index_block(i, n, seed0, lane, nwords, bm, deg, ioff, idx, item);
-}
+	for (size_t k = blockIdx.x * (size_t)kLtWarps + warp; k < nmulti;
+	     k += (size_t)gridDim.x * kLtWarps) {
+		const uint32_t i = multi[k], d = deg[i], first = ioff[i];
 
-__global__ void __launch_bounds__(kLtWarps * 32) lt_xor(LtArgs a)
-{
-	const uint32_t lane = threadIdx.x & 31;
-	const size_t total = (size_t)a.items * a.nseg;
-
-	for (size_t w = blockIdx.x * (size_t)kLtWarps + (threadIdx.x >> 5); w < total;
-	     w += (size_t)gridDim.x * kLtWarps) {
-		const int s = (int)(w / a.items);
-		const size_t it = w % a.items;
-
-		if (a.vec)
-			lt_item_vec(a, it, s, lane);
-		else
-			lt_item_bytes(a, it, s, lane);
+		for (uint32_t g = lane; g < lt_items(d); g += 32)
+			item[first + g] = LtPair{ i, g };
+		lt_floyd(gfec_nc_prng_key(seed0 + i), n, d, lane, nwords, bm,
+			 idx + (size_t)first * kLtItem);
 	}
 }
 
-__global__ void __launch_bounds__(kLtWarps * 32) lt_combine(LtArgs a)
+// Dynamic shared memory: per warp a bitmap of ceil(n / 32) words (zero between blocks) and the
+// kLtItem neighbours of a block of one item.
+__global__ void __launch_bounds__(kLtWarps * 32) lt_xor(LtArgs a)
+{
+	extern __shared__ uint32_t lt_smem[];
+	const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const uint32_t nwords = (a.n + 31) / 32;
+	uint32_t *bm = lt_smem + warp * (nwords + kLtItem), *nb = bm + nwords;
+	const size_t total = (size_t)a.count + a.items;
+
+	for (uint32_t w = threadIdx.x; w < (nwords + kLtItem) * kLtWarps; w += blockDim.x)
+		lt_smem[w] = 0;
+	__syncthreads();
+	for (size_t w = blockIdx.x * (size_t)kLtWarps + warp; w < total;
+	     w += (size_t)gridDim.x * kLtWarps) {
+		if (lt_unit_draws(a, w))
+			lt_floyd(gfec_nc_prng_key(a.seed0 + (uint32_t)w), a.n, a.deg[w], lane, nwords,
+				 bm, nb);
+		for (int s = 0; s < a.nseg; s++)
+			lt_unit(a, w, nb, s, lane);
+		__syncwarp(); // every lane has read nb before the next unit rewrites it
+	}
+}
+
+__global__ void __launch_bounds__(kLtWarps * 32)
+	lt_combine(LtArgs a, const uint32_t *multi, uint32_t nmulti)
 {
 	const uint32_t lane = threadIdx.x & 31;
-	const size_t total = (size_t)a.count * a.nseg;
 
-	for (size_t w = blockIdx.x * (size_t)kLtWarps + (threadIdx.x >> 5); w < total;
-	     w += (size_t)gridDim.x * kLtWarps)
-		lt_combine_block(a, (uint32_t)(w % a.count), (int)(w / a.count), lane);
+	for (size_t k = blockIdx.x * (size_t)kLtWarps + (threadIdx.x >> 5); k < nmulti;
+	     k += (size_t)gridDim.x * kLtWarps)
+		for (int s = 0; s < a.nseg; s++)
+			lt_combine_block(a, multi[k], s, lane);
 }
 
 #endif // __CUDACC__

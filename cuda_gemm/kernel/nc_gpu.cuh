@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file nc_gpu.cuh
- * Network coding (gfec_nc.h) on the GPU: the coefficient tables of a seeded encode built on the
- * device, and a batched Gauss-Jordan inversion of many segments' coefficient matrices. Both feed
- * the binary tensor-core GEMM (gemm_bmma.cuh), which then applies them to the payloads.
- *
- * Seeded encode: coded row r of a launch has seed seed0 + r, and its coefficient on source block
- * j is gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + r), j) (nc_prng.h, the CPU's very function), so
- * the table the kernel builds is byte for byte bmma_build_table() of the CPU's coefficient matrix.
+ * Network coding (gfec_nc.h) on the GPU: the bit planes of GF(2^8) coefficients in the bmma
+ * table layout (nc_bmma_bits, nc_table_byte; the seeded encode draws its fragments from them,
+ * nc_encode.cuh), and a batched Gauss-Jordan inversion of many segments' coefficient matrices,
+ * whose inverses feed the binary tensor-core GEMM (gemm_bmma.cuh) that applies them to the
+ * payloads.
  *
  * Batched Gauss-Jordan, one thread block per n x n matrix M, augmented [M | I] in shared memory
  * (n rows of 2n bytes, each padded to nc_gj_stride(n), a multiple of 4, with zeros). For every
@@ -80,26 +78,6 @@ struct NcSeedCoef {
 		return gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + (uint32_t)i), (uint32_t)j, zero_ok);
 	}
 };
-
-/**
- * Word w of nc_seed_tables' output (tile t = w / tile_words): written unless it lies past the
- * table of a short last tile.
- */
-GFEC_BMMA_HD void nc_seed_table_word(uint32_t *table, size_t w, int n, uint32_t count,
-				     int tile_rows, size_t tile_words, uint32_t seed0, int zero_ok)
-{
-	const uint32_t r0 = (uint32_t)(w / tile_words) * (uint32_t)tile_rows;
-	const int rows = count - r0 < (uint32_t)tile_rows ? (int)(count - r0) : tile_rows;
-	const size_t in = w % tile_words;
-	const NcSeedCoef coef{ seed0 + r0, zero_ok };
-	uint32_t v = 0;
-
-	if (in >= bmma_table_words(rows, n))
-		return;
-	for (int q = 0; q < 4; q++)
-		v |= (uint32_t)nc_table_byte(4 * in + q, rows, bmma_nsub(rows), coef) << (8 * q);
-	table[w] = v;
-}
 
 // ---- Batched Gauss-Jordan: the phases (m: n rows of 2n bytes; logexp: log[256], exp[512]) ----
 
@@ -232,21 +210,6 @@ constexpr size_t kNcGjStaticSmem = 16;
 
 #if defined(__CUDACC__)
 namespace gfec {
-
-/**
- * The bmma column tables of the seeded rows seed0 .. seed0 + count - 1 in row tiles of tile_rows
- * (a multiple of 8): tile t (rows t * tile_rows ..) at table + t * tile_words, tile_words =
- * bmma_table_words(tile_rows, n). One launch for every tile of an encode.
- */
-__global__ void nc_seed_tables(uint32_t *table, int n, uint32_t count, int tile_rows,
-			       size_t tile_words, uint32_t seed0, int zero_ok)
-{
-	const uint32_t ntiles = (count + tile_rows - 1) / tile_rows;
-
-	for (size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x; w < ntiles * tile_words;
-	     w += (size_t)gridDim.x * blockDim.x)
-		nc_seed_table_word(table, w, n, count, tile_rows, tile_words, seed0, zero_ok);
-}
 
 /**
  * One block per matrix: inverts mats[blockIdx.x] (n x n) and writes the bmma column tables of its

@@ -13,10 +13,11 @@
  *    the bitmap holds exactly the chosen indices before it is cleared (odd rounds run their lanes
  *    from the last: a lane's bit may be set before another lane of its round tests its draw);
  *  - with degrees from real tables (gfec_lt_dist_create), the indices equal gfec_lt_block()'s;
- *  - the whole pipeline (degrees, item counts and their exclusive scan, indices and item table,
- *    lt_item_vec / lt_item_bytes per item and lane, lt_combine_block) gives gfec_lt_encode()'s
- *    bytes, for n in {1, 2, 5, 128, 1024, 10240}, the vector and byte paths, B from 1 to 1040,
- *    outputs at a stride with poisoned guard bytes, several segments.
+ *  - the whole pipeline (degrees, the multi-item blocks' list and item ranges in an order other
+ *    than the blocks', their indices and item table, lt_xor's units per lane with the blocks of
+ *    one item drawing their own neighbours, lt_combine_block) gives gfec_lt_encode()'s bytes, for
+ *    n in {1, 2, 5, 128, 1024, 10240}, the vector and byte paths, B from 1 to 1040, outputs at a
+ *    stride with poisoned guard bytes, several segments.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -189,28 +190,30 @@ static void emulate_encode(const struct gfec_lt_dist *dist, size_t B, uint32_t s
 			   size_t stride, int vec)
 {
 	const uint32_t n = dist->n;
-	std::vector<uint32_t> deg(count), ioff(count), bm((n + 31) / 32);
+	std::vector<uint32_t> deg(count), ioff(count, 0xDDDDDDDDu), multi, bm((n + 31) / 32);
 	uint32_t items = 0;
 
-	for (uint32_t i = 0; i < count; i++) { // lt_degrees, then the exclusive scan
+	// lt_degrees, its atomic adds in the reverse order of the blocks (any order is valid)
+	for (uint32_t k = 0; k < count; k++) {
+		const uint32_t i = count - 1 - k;
+
 		deg[i] = gfec_lt_degree(dist->cdf, dist->len, gfec_nc_prng_key(seed0 + i));
-		ioff[i] = items;
-		items += lt_items(deg[i]);
+		if (deg[i] > kLtItem) {
+			multi.push_back(i);
+			ioff[i] = items;
+			items += lt_items(deg[i]);
+		}
 	}
 	std::vector<uint32_t> idx((size_t)items * kLtItem, 0xEEEEEEEEu);
 	std::vector<LtPair> item(items, LtPair{ 0xFFFFFFFFu, 0xFFFFFFFFu });
-	std::vector<uint8_t> part((items - count) * B * segs.size() + 1, 0xA5);
+	std::vector<uint8_t> part((size_t)items * B * segs.size() + 1, 0xA5);
 
-	// lt_indices: the blocks of degree above kLtBig first (lt_degrees' list), then the others
-	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t i = 0; i < count; i++) {
-			if ((deg[i] > kLtBig) != (pass == 0))
-				continue;
-			for (uint32_t g = 0; g < lt_items(deg[i]); g++)
-				item[ioff[i] + g] = LtPair{ i, g };
-			emulate_block(gfec_nc_prng_key(seed0 + i), n, deg[i], bm.data(),
-				      idx.data() + (size_t)ioff[i] * kLtItem);
-		}
+	for (uint32_t i : multi) { // lt_indices
+		for (uint32_t g = 0; g < lt_items(deg[i]); g++)
+			item[ioff[i] + g] = LtPair{ i, g };
+		emulate_block(gfec_nc_prng_key(seed0 + i), n, deg[i], bm.data(),
+			      idx.data() + (size_t)ioff[i] * kLtItem);
+	}
 	for (uint32_t it = 0; it < items; it++)
 		CHECK(item[it].blk < count && ioff[item[it].blk] + item[it].g == it,
 		      "item %u not written", it);
@@ -218,20 +221,28 @@ static void emulate_encode(const struct gfec_lt_dist *dist, size_t B, uint32_t s
 
 	a.segs = segs.data(), a.out = out, a.partial = part.data(), a.deg = deg.data();
 	a.ioff = ioff.data(), a.idx = idx.data(), a.item = item.data(), a.B = B;
-	a.stride = stride, a.units = B / 16, a.count = count, a.items = items;
-	a.nseg = (int)segs.size(), a.vec = vec;
-	for (int s = 0; s < a.nseg; s++) // lt_xor
-		for (uint32_t it = 0; it < items; it++)
-			for (uint32_t lane = 0; lane < 32; lane++) {
-				if (vec)
-					lt_item_vec(a, it, s, lane);
-				else
-					lt_item_bytes(a, it, s, lane);
-			}
-	for (int s = 0; s < a.nseg; s++) // lt_combine
-		for (uint32_t i = 0; i < count; i++)
+	a.stride = stride, a.units = B / 16, a.count = count, a.items = items, a.n = n;
+	a.seed0 = seed0, a.nseg = (int)segs.size(), a.vec = vec;
+	size_t drawn = 0;
+
+	for (size_t w = 0; w < (size_t)count + items; w++) { // lt_xor, unit by unit
+		uint32_t nb[kLtItem];
+
+		std::fill(nb, nb + kLtItem, 0xEEEEEEEEu);
+		if (lt_unit_draws(a, w)) {
+			emulate_block(gfec_nc_prng_key(seed0 + (uint32_t)w), n, deg[w], bm.data(), nb);
+			drawn++;
+		}
+		for (int s = 0; s < a.nseg; s++)
+			for (uint32_t lane = 0; lane < 32; lane++)
+				lt_unit(a, w, nb, s, lane);
+	}
+	for (uint32_t i : multi) // lt_combine
+		for (int s = 0; s < a.nseg; s++)
 			for (uint32_t lane = 0; lane < 32; lane++)
 				lt_combine_block(a, i, s, lane);
+	CHECK(drawn + multi.size() == count, "units: %zu drawn, %zu multi-item of %u", drawn,
+	      multi.size(), count);
 }
 
 static void test_encode(uint32_t n, size_t B, uint32_t count, int nseg, int vec)

@@ -4,10 +4,10 @@
  * The GPU network-coding kernels' index math (cuda_gemm/kernel/nc_gpu.cuh), run on the CPU so
  * that CI checks it without a GPU:
  *
- *  - the seeded tables: nc_seed_tables' bytes (nc_table_byte of NcSeedCoef) must equal
+ *  - the seeded tables: nc_table_byte of NcSeedCoef must equal
  *    bmma_build_table() of the coefficient matrix the CPU draws with gfec_nc_prng_row(), for
- *    n = 1..1024, 1..200 rows, both coefficient ranges, and so must each of its row tiles
- *    (nc_seed_table_word), a short last tile included;
+ *    n = 1..1024, 1..200 rows, both coefficient ranges; and nc_encode.cuh's fragments of every
+ *    row tile (nc_seed_frag) must be bmma_frag_word of that table, a short last tile included;
  *  - the batched Gauss-Jordan: nc_gj_invert's phases (pivot offers and their minimum, factors,
  *    swap and scale, elimination), run thread by thread between the barriers for several thread
  *    counts, once in thread order and once in reverse (a phase whose threads depended on each
@@ -22,6 +22,7 @@
 #include <string.h>
 #include <vector>
 
+#include "nc_encode.cuh"
 #include "nc_gpu.cuh"
 
 extern "C" {
@@ -54,32 +55,54 @@ static uint32_t rnd(void)
 	return rng_state;
 }
 
-// nc_seed_tables' tiling: every tile of tile_rows rows is bmma_build_table of those rows.
-static void test_seed_tiles(void)
+// nc_encode.cuh's fragments: register r of fragment i of row tile t, for every row subset the
+// tile has, is bmma_frag_word of bmma_build_table of the tile's rows (gfec_nc_prng_row); a short
+// last tile included, both coefficient ranges, n across k-step boundaries.
+static void test_seed_frags(void)
 {
-	const int cases[][3] = { { 128, 133, 64 }, { 16, 64, 64 }, { 1024, 20, 8 }, { 3, 1, 128 } };
+	const int cases[][3] = { { 128, 1024, 64 }, { 128, 133, 64 }, { 16, 64, 64 },
+				 { 1024, 20, 8 },   { 3, 1, 64 },     { 33, 70, 24 },
+				 { 255, 9, 16 } };
 
-	for (const auto &cs : cases) {
-		const int n = cs[0], tile_rows = cs[2];
-		const uint32_t count = (uint32_t)cs[1], seed0 = rnd(), ntiles = (count + tile_rows - 1) / tile_rows;
-		const size_t tile_words = bmma_table_words(tile_rows, n);
-		std::vector<uint32_t> got(ntiles * tile_words, 0xdeadbeef);
-		std::vector<uint8_t> a((size_t)n * tile_rows);
+	for (const auto &cs : cases)
+		for (int zero_ok = 0; zero_ok < 2; zero_ok++) {
+			const int n = cs[0], R = cs[2], nks = bmma_nks(n);
+			const uint32_t count = (uint32_t)cs[1], seed0 = rnd() % 1000000;
+			const uint32_t ntiles = (count + R - 1) / R;
+			std::vector<uint8_t> a((size_t)n * R);
+			size_t bad = 0, nonzero = 0;
 
-		for (size_t w = 0; w < got.size(); w++)
-			nc_seed_table_word(got.data(), w, n, count, tile_rows, tile_words, seed0, 0);
-		for (uint32_t t = 0; t < ntiles; t++) {
-			const uint32_t r0 = t * tile_rows;
-			const int rows = count - r0 < (uint32_t)tile_rows ? (int)(count - r0) : tile_rows;
-			std::vector<uint32_t> want(bmma_table_words(rows, n));
+			for (uint32_t t = 0; t < ntiles; t++) {
+				const uint32_t r0 = t * R;
+				const int rows = count - r0 < (uint32_t)R ? (int)(count - r0) : R;
+				const int nsub = bmma_nsub(rows);
+				std::vector<uint32_t> table(bmma_table_words(rows, n));
 
-			for (int i = 0; i < rows; i++)
-				gfec_nc_prng_row(seed0 + r0 + i, (uint32_t)n, 0, a.data() + (size_t)i * n);
-			bmma_build_table(a.data(), n, rows, n, gfec_gf8_tab.mul, want.data());
-			CHECK(memcmp(want.data(), got.data() + t * tile_words, want.size() * 4) == 0,
-			      "seed tiles n=%d count=%u tile %u differs", n, count, t);
+				for (int i = 0; i < rows; i++)
+					gfec_nc_prng_row(seed0 + r0 + i, (uint32_t)n, zero_ok,
+							 a.data() + (size_t)i * n);
+				bmma_build_table(a.data(), n, rows, n, gfec_gf8_tab.mul, table.data());
+				const uint8_t *tb = reinterpret_cast<const uint8_t *>(table.data());
+
+				for (size_t i = 0; i < nc_tile_frags(R, n); i++) {
+					const int lane = (int)(i & 31), mi = (int)((i >> 5) & 3);
+					const int ks = (int)(i >> 7) % nks, sub = (int)(i >> 7) / nks;
+
+					if (sub >= nsub) // the kernel reads no fragment of such a subset
+						continue;
+					for (int r = 0; r < 4; r++) {
+						const uint32_t got = nc_seed_frag(n, count, R, seed0, zero_ok,
+										  t, i, r);
+
+						bad += got != bmma_frag_word(tb, nsub, n, sub, ks, mi, lane, r);
+						nonzero += got != 0;
+					}
+				}
+			}
+			CHECK(bad == 0 && nonzero > 0,
+			      "seed frags n=%d count=%u R=%d zero_ok=%d: %zu words differ", n, count, R,
+			      zero_ok, bad);
 		}
-	}
 }
 
 static void test_seed_tables(void)
@@ -252,7 +275,7 @@ int main(void)
 {
 	gfec_gf8_init();
 	test_seed_tables();
-	test_seed_tiles();
+	test_seed_frags();
 	test_gauss_jordan();
 	if (failures) {
 		fprintf(stderr, "nc_emulate: %d failures\n", failures);
