@@ -183,6 +183,9 @@ struct perf_row {
 		int callers, codec_threads;
 		size_t rotated_bytes;
 		double gpu_calls_per_s, gpu_call_share; /* from the codec's gpu_calls */
+		/* GPU launches: the coalescer's (plugin/coalesce.h), else one per GPU call */
+		double launches_per_s, stripes_per_launch;
+		int coalesce_us; /* the codec's coalescing window, 0: off */
 	} daemon;
 };
 

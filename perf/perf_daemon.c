@@ -15,9 +15,10 @@
  * every caller has at least one of its own, so no row is served from cache. Per row: aggregate
  * data GB/s (k x chunk per stripe, over the row's whole window), P50/P99 per call, CPU-s/GB
  * (getrusage of the whole process over the window: callers, gfec's threads, the CUDA runtime's),
- * and from the codec's stats the GPU calls per second and the share of calls the GPU completed.
- * The stats count calls, not kernel launches, so launches per second and stripes per launch are
- * n/a until a backend counts them. Decodes lose the first m data chunks (the costliest case).
+ * and from the codec's stats the GPU calls per second and the share of calls the GPU completed;
+ * GPU launches per second and stripes per launch from its coalescer (plugin/coalesce.h: calls of
+ * many callers gathered into one launch; gpu_coalesce_us, e.g. GFEC_GPU_COALESCE_US=0 for off),
+ * else one launch per GPU call. Decodes lose the first m data chunks (the costliest case).
  *
  * Every row is checked (each caller's first stripe against the CPU reference, its outputs
  * poisoned before the row) and compared with a bound measured in the same run:
@@ -46,6 +47,7 @@
 
 #include <gfec/gfec.h>
 
+#include "coalesce.h" /* gfec_codec_coalesce_stats: launches and stripes per launch */
 #include "gfec_perf.h"
 #include "perf_daemon.h"
 #include "perf_util.h"
@@ -652,14 +654,18 @@ static void row_bound(struct perf_row *r, const struct dmn_bounds *b, int thread
 struct dmn_snap {
 	double t, cpu;
 	struct gfec_stats st;
+	struct gfec_coalesce_stats co;
+	int coalesced;
 };
 
 static void snap(const struct dmn_row *x, struct dmn_snap *s)
 {
 	s->t = perf_now();
 	s->cpu = cpu_seconds();
-	if (x->codec)
+	if (x->codec) {
 		gfec_codec_stats(x->codec, &s->st);
+		s->coalesced = gfec_codec_coalesce_stats(x->codec, &s->co);
+	}
 }
 
 /*
@@ -823,6 +829,16 @@ static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_code
 	r->daemon.gpu_call_share = (double)(z.st.gpu_calls - a.st.gpu_calls) / (double)calls;
 	r->daemon.gpu_call_share = r->daemon.gpu_call_share > 1 ? 1 : r->daemon.gpu_call_share;
 	r->on_gpu = z.st.gpu_calls > a.st.gpu_calls;
+	if (z.coalesced) { /* every launch went through the coalescer */
+		const double l = (double)(z.co.launches - a.co.launches);
+
+		r->daemon.coalesce_us = (int)z.co.us;
+		r->daemon.launches_per_s = l / (z.t - a.t);
+		r->daemon.stripes_per_launch = l > 0 ? (z.co.stripes - a.co.stripes) / l : 0;
+	} else { /* one launch per GPU call, of the call's one stripe */
+		r->daemon.launches_per_s = r->daemon.gpu_calls_per_s;
+		r->daemon.stripes_per_launch = r->on_gpu ? 1 : 0;
+	}
 	r->checked = check_row(p, op, callers);
 	/* after the check: the XOR stream writes the outputs the check reads */
 	{
@@ -845,22 +861,28 @@ out_free:
 
 static void print_header(void)
 {
-	printf("%-6s %-9s %6s %-4s %-8s %4s %9s %9s %9s %8s %9s %5s %9s %7s %-5s %s\n", "op",
-	       "code", "chunk", "bknd", "memory", "call", "data GB/s", "p50 us", "p99 us",
-	       "cpu-s/GB", "GPU call/s", "GPU%", "launch/s", "%ceil", "check", "ceiling");
+	printf("%-6s %-9s %6s %-4s %-8s %4s %9s %9s %9s %8s %9s %5s %9s %5s %6s %7s %-5s %s\n",
+	       "op", "code", "chunk", "bknd", "memory", "call", "data GB/s", "p50 us", "p99 us",
+	       "cpu-s/GB", "GPU call/s", "GPU%", "launch/s", "str/l", "win us", "%ceil", "check",
+	       "ceiling");
 }
 
 static void print_row(const struct perf_row *r)
 {
-	char code[24], size[16];
+	char code[24], size[16], win[16] = "-";
 
 	snprintf(code, sizeof(code), "RS(%d,%d)", r->k, r->m);
 	perf_fmt_size(size, sizeof(size), r->chunk);
-	printf("%-6s %-9s %6s %-4s %-8s %4d %9.3f %9.1f %9.1f %8.3f %10.0f %4.0f%% %9s %6.1f%% "
-	       "%-5s %s%s\n",
+	if (r->on_gpu && r->daemon.coalesce_us)
+		snprintf(win, sizeof(win), "%d", r->daemon.coalesce_us);
+	else if (r->on_gpu)
+		snprintf(win, sizeof(win), "off");
+	printf("%-6s %-9s %6s %-4s %-8s %4d %9.3f %9.1f %9.1f %8.3f %10.0f %4.0f%% %9.0f %5.1f %6s "
+	       "%6.1f%% %-5s %s%s\n",
 	       perf_op_names[r->op], code, size, r->backend, perf_data_names[r->data],
 	       r->daemon.callers, r->gbps.median, r->p50, r->p99, r->cpu_s_per_gb,
-	       r->daemon.gpu_calls_per_s, 100 * r->daemon.gpu_call_share, "n/a", r->pct,
+	       r->daemon.gpu_calls_per_s, 100 * r->daemon.gpu_call_share,
+	       r->daemon.launches_per_s, r->daemon.stripes_per_launch, win, r->pct,
 	       r->checked == 1	 ? "ok"
 	       : r->checked == 0 ? "FAIL"
 				 : "n/a",
@@ -1028,7 +1050,9 @@ int perf_daemon_main(int argc, char **argv)
 	       "p50/p99 per call; cpu-s/GB: getrusage of the process over the window\n");
 	printf(
 	    "# GPU call/s and GPU%%: from gfec_codec_stats' gpu_calls (calls the GPU completed); "
-	    "launch/s and stripes per launch: n/a (the stats do not count launches)\n");
+	    "launch/s and str/l (stripes per launch): the codec's coalescer, whose window is "
+	    "'win us' (gpu_coalesce_us; GFEC_GPU_COALESCE_US=0 turns it off), else one per GPU "
+	    "call\n");
 	printf("# bounds: CPU memory %.1f GB/s on 1 thread, %.1f GB/s on %d (read + written)%s",
 	       ce.cpu_mem_1, ce.cpu_mem_t, (int)ncpu, gpu ? "" : "\n");
 	if (gpu)

@@ -199,9 +199,10 @@ static json_t *json_row(const struct perf_row *r)
 				    json_integer((json_int_t)r->daemon.rotated_bytes));
 		json_object_set_new(d, "gpu_calls_per_s", json_real(r->daemon.gpu_calls_per_s));
 		json_object_set_new(d, "gpu_call_share", json_real(r->daemon.gpu_call_share));
-		/* the codec's stats count calls, not kernel launches */
-		json_object_set_new(d, "gpu_launches_per_s", json_null());
-		json_object_set_new(d, "stripes_per_gpu_launch", json_null());
+		json_object_set_new(d, "gpu_launches_per_s", json_real(r->daemon.launches_per_s));
+		json_object_set_new(d, "stripes_per_gpu_launch",
+				    json_real(r->daemon.stripes_per_launch));
+		json_object_set_new(d, "gpu_coalesce_us", json_integer(r->daemon.coalesce_us));
 		json_object_set_new(o, "daemon", d);
 	}
 	return o;

@@ -91,6 +91,8 @@ void gfec_coalesce_stats(const struct gfec_coalesce *co, struct gfec_coalesce_st
 	out->callers = __atomic_load_n(&co->st.callers, __ATOMIC_RELAXED);
 	out->stripes = __atomic_load_n(&co->st.stripes, __ATOMIC_RELAXED);
 	out->solo = __atomic_load_n(&co->st.solo, __ATOMIC_RELAXED);
+	out->us = (unsigned)co->us;
+	out->bytes = co->bytes;
 }
 
 static int launch(struct gfec_coalesce *co, struct gfec_engine *e, const void *plan, int nstripes,

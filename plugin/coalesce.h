@@ -36,6 +36,8 @@ struct gfec_coalesce_stats {
 	uint64_t callers;  /* calls that went through the coalescer */
 	uint64_t stripes;  /* stripes over all launches */
 	uint64_t solo;	   /* calls of a window that ran alone (the tables could not be allocated) */
+	unsigned us;	   /* the window's settings */
+	uint64_t bytes;
 };
 
 /** A coalescer: windows of @p us microseconds (> 0) or @p bytes source bytes (> 0). */
@@ -53,5 +55,13 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 		       uint8_t *const *dst);
 
 void gfec_coalesce_stats(const struct gfec_coalesce *co, struct gfec_coalesce_stats *out);
+
+struct gfec_codec;
+
+/**
+ * The coalescer's stats of a codec (codec.c; for gfec-perf, not exported): 1 with @p out filled
+ * when the codec coalesces, else 0 with @p out zeroed (off, or no GPU).
+ */
+int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_stats *out);
 
 #endif

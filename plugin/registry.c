@@ -117,7 +117,8 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 	 * piece from which the host pipeline runs at 0.85x pinned H2D (backend.cu's pinned
 	 * sweep), past which one launch gains little from more stripes.
 	 */
-	[GFEC_KNOB_GPU_COALESCE_US] = { .name = "gpu_coalesce_us", .profile = 1, .section = "gpu",
+	[GFEC_KNOB_GPU_COALESCE_US] = { .name = "gpu_coalesce_us", .profile = 1,
+					.env = "GFEC_GPU_COALESCE_US", .section = "gpu",
 					.key = "coalesce_us", .type = GFEC_KNOB_NUM, .lo = 0,
 					.hi = 1000000, .dflt = "20", .ceph = 1,
 					.help = "hold concurrent GPU calls on host buffers up to "
