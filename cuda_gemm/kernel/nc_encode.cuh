@@ -30,9 +30,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nc_gpu.cuh"
+#include "gemm_bmma.cuh"
+#include "nc_prng.h"
 
 namespace gfec {
+
+/** Multiplication by x (2) in GF(2^8), polynomial 0x11D. */
+GFEC_BMMA_HD uint8_t nc_enc_xtime(uint8_t v)
+{
+	return (uint8_t)((v << 1) ^ ((v & 0x80) ? 0x1d : 0));
+}
+
+/**
+ * Bit plane @p l of coefficient @p c: bit x = bit l of c * 2^x (bmma_build_table's byte; the same
+ * as nc_gpu.cuh's nc_bmma_bits, which a second translation unit cannot include: that header
+ * defines the decode's kernels).
+ */
+GFEC_BMMA_HD uint8_t nc_enc_bits(uint8_t c, int l)
+{
+	uint8_t v = 0;
+
+	for (int x = 0; x < 8; x++) {
+		v |= (uint8_t)(((c >> l) & 1) << x);
+		c = nc_enc_xtime(c);
+	}
+	return v;
+}
 
 /** uint4s of one tile's fragments: every row subset of R rows, every k-step of n columns. */
 GFEC_BMMA_HD size_t nc_tile_frags(int R, int n)
@@ -64,7 +87,7 @@ GFEC_BMMA_HD uint32_t nc_seed_frag(int n, uint32_t count, int R, uint32_t seed0,
 		const int j = ks * kBmmaChunksPerStep + 4 * q + jj;
 
 		if (j < n)
-			w |= (uint32_t)nc_bmma_bits(gfec_nc_prng_coef(key, (uint32_t)j, zero_ok), l)
+			w |= (uint32_t)nc_enc_bits(gfec_nc_prng_coef(key, (uint32_t)j, zero_ok), l)
 			     << (8 * jj);
 	}
 	return w;
