@@ -7,9 +7,10 @@
  * across its OSD threads), each looping synchronous gfec_encode() or gfec_decode() calls on one
  * stripe at a time from its own buffers, for -d seconds after a warm-up:
  *
- *   caller 0: stripes 0, N, 2N, ...  --gfec_encode--> | one shared codec (backend=cpu|gpu|auto,
- *   caller 1: stripes 1, N+1, ...    --gfec_encode--> | threads=T per call, default 1: the call
- *   ...                                               | runs on its caller's thread)
+ *   caller 0: stripes 0, N, 2N, ...  --gfec_encode--> | one shared codec (backend=cpu, gpu,
+ *   caller 1: stripes 1, N+1, ...    --gfec_encode--> | auto or hybrid; threads=T per call,
+ *   ...                                               | default 1: the call runs on its
+ *                                                     | caller's thread)
  *
  * The stripes of a (code, chunk, memory) cover at least 4 x L3 (perf_rotate_bytes) in all, and
  * every caller has at least one of its own, so no row is served from cache. Per row: aggregate
@@ -32,7 +33,10 @@
  *   - calls on the GPU: pinned H2D (every data byte crosses it); pageable buffers have no
  *     figure of their own: they must be staged through pinned memory, so pinned H2D bounds them
  *     too (loosely);
- *   - a row whose calls went to both: the sum of the two.
+ *   - a row whose calls went to both, and every row of a codec that splits calls between both
+ *     (backend=hybrid, plugin/hybrid.h; auto where gfec tune measured the split better): the
+ *     sum of the two. Hybrid rows also get a line comparing them with the cpu and gpu rows of
+ *     their shape and with the host memory-traffic roofline (hybrid_summary).
  * A row above its bound by more than the measured spreads fails the run (the self-check).
  */
 #include <pthread.h>
@@ -70,12 +74,16 @@ struct dmn_opts {
 	int nsizes;
 	int callers[DMN_MAX_LIST], ncallers, max_callers;
 	unsigned ops;	   /* bit per enum perf_op (encode, decode) */
-	unsigned backends; /* bit per perf_backend_names: cpu, gpu, auto; 0 = the default */
+	unsigned backends; /* bit per dmn_backends: cpu, gpu, auto, hybrid; 0 = the default */
 	unsigned memory;   /* bit 0 pageable, bit 1 pinned */
 	double seconds;
 	int threads, warmup, quick;
 	const char *json, *svg;
 };
+
+/* perf_backend_names' three and backend=hybrid (the CPU+GPU split, plugin/hybrid.h) */
+static const char *const dmn_backends[4] = { "cpu", "gpu", "auto", "hybrid" };
+#define DMN_GPU_BACKENDS (1u << 1 | 1u << 3) /* need a GPU */
 
 void perf_daemon_usage(FILE *f)
 {
@@ -92,8 +100,8 @@ void perf_daemon_usage(FILE *f)
 	    "  -b, --sizes LIST      chunk sizes, e.g. \"4K 64K 1M 4M\"        [4K 64K 1M 4M]\n"
 	    "      --callers LIST    caller threads per row                   [1 4 16 64]\n"
 	    "  -o, --ops LIST        encode,decode                            [encode,decode]\n"
-	    "  -a, --backends LIST   cpu,gpu,auto                 [cpu, and gpu,auto with a GPU]\n"
-	    "      --memory LIST     pageable,pinned (pinned: GPU and auto rows) [pageable]\n"
+	    "  -a, --backends LIST   cpu,gpu,auto,hybrid   [cpu, and gpu,auto,hybrid with a GPU]\n"
+	    "      --memory LIST     pageable,pinned (pinned: all but cpu rows) [pageable]\n"
 	    "  -d, --seconds S       timed seconds per row                    [1]\n"
 	    "  -T, --threads N       the codec's CPU threads per call (0: all) [1]\n"
 	    "  -W, --warmup N        untimed calls per caller before each row [2]\n"
@@ -223,7 +231,7 @@ static int parse_args(int argc, char **argv, struct dmn_opts *o)
 		else if (!strcmp(f, "-o") || !strcmp(f, "--ops"))
 			bad = parse_names(val, ops, 2, &o->ops);
 		else if (!strcmp(f, "-a") || !strcmp(f, "--backends"))
-			bad = parse_names(val, perf_backend_names, 3, &o->backends);
+			bad = parse_names(val, dmn_backends, 4, &o->backends);
 		else if (!strcmp(f, "--memory"))
 			bad = parse_names(val, mem, 2, &o->memory);
 		else if (!strcmp(f, "-d") || !strcmp(f, "--seconds")) {
@@ -843,10 +851,13 @@ static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_code
 	/* after the check: the XOR stream writes the outputs the check reads */
 	{
 		const int t = o->threads ? o->threads : b->cpus, threads = callers * t;
-		const int has_xd = r->daemon.gpu_call_share < 1 && daemon_xor(o, p, r, &xd) == 0;
+		/* a split codec's calls each ran on both: every one counts as a GPU call */
+		const double share = strstr(r->engine, "(split)") && r->on_gpu
+					     ? 0.5
+					     : r->daemon.gpu_call_share;
+		const int has_xd = share < 1 && daemon_xor(o, p, r, &xd) == 0;
 
-		row_bound(r, b, threads < b->cpus ? threads : b->cpus, r->daemon.gpu_call_share,
-			  has_xd ? &xd : NULL);
+		row_bound(r, b, threads < b->cpus ? threads : b->cpus, share, has_xd ? &xd : NULL);
 	}
 	ret = 0;
 out_free:
@@ -901,6 +912,61 @@ struct dmn_run {
 	int nrows, done, total; /* rows run (or not), of total: the progress bar */
 };
 
+/* The cpu or gpu row (backend @p be) of @p h's op, code, chunk and callers; NULL if none ran. */
+static const struct perf_row *peer(const struct perf_row *rows, int nrows,
+				   const struct perf_row *h, const char *be)
+{
+	const struct perf_row *best = NULL;
+
+	for (int i = 0; i < nrows; i++) {
+		const struct perf_row *r = &rows[i];
+
+		if (strcmp(r->backend, be) || r->op != h->op || r->k != h->k || r->m != h->m ||
+		    r->chunk != h->chunk || r->daemon.callers != h->daemon.callers)
+			continue;
+		/* the same memory, else (cpu rows are pageable only) any */
+		if (!best || r->data == h->data)
+			best = r;
+	}
+	return best;
+}
+
+/*
+ * Issue 17's two figures for each hybrid row: its ratio to the better of the cpu and gpu rows of
+ * the same shape and callers in this run, and to the host memory-traffic roofline: the memory
+ * sweep on every CPU over the bytes each data byte makes the host read and write (k + m or
+ * k + e per k: the call's own streams; the GPU share's staging copies of pageable memory come
+ * on top, so for pageable rows the roofline is loose).
+ */
+static void hybrid_summary(const struct perf_row *rows, int nrows, double mem_t, int cpus)
+{
+	for (int i = 0; i < nrows; i++) {
+		const struct perf_row *h = &rows[i], *c, *g;
+		double better, roof;
+		char size[16];
+
+		if (strcmp(h->backend, "hybrid"))
+			continue;
+		c = peer(rows, nrows, h, "cpu");
+		g = peer(rows, nrows, h, "gpu");
+		better = c ? c->gbps.median : 0;
+		better = g && g->gbps.median > better ? g->gbps.median : better;
+		roof = mem_t / (h->traffic_bytes / h->data_bytes);
+		perf_fmt_size(size, sizeof(size), h->chunk);
+		printf("# hybrid %s RS(%d,%d) %s x%d %s: %.2f GB/s = ", perf_op_names[h->op], h->k,
+		       h->m, size, h->daemon.callers, perf_data_names[h->data], h->gbps.median);
+		if (better > 0)
+			printf("%.2fx the better of cpu (%.2f) and gpu (%.2f)", h->gbps.median / better,
+			       c ? c->gbps.median : 0, g ? g->gbps.median : 0);
+		else
+			printf("n/a x the better of cpu and gpu (neither row ran)");
+		printf("; %.2fx the host memory-traffic roofline %.2f GB/s (%.1f GB/s on %d CPUs / "
+		       "%.2f bytes per data byte)\n",
+		       roof > 0 ? h->gbps.median / roof : 0, roof, mem_t, cpus,
+		       h->traffic_bytes / h->data_bytes);
+	}
+}
+
 /* Every op and caller count of one backend on the stripes @p p: rows appended to run->rows. */
 static void run_backend(struct dmn_run *run, const struct dmn_pool *p, int be)
 {
@@ -911,7 +977,7 @@ static void run_backend(struct dmn_run *run, const struct dmn_pool *p, int be)
 
 	perf_fmt_size(size, sizeof(size), p->chunk);
 	snprintf(prof, sizeof(prof), "k=%d m=%d technique=cauchy backend=%s threads=%d", k, m,
-		 perf_backend_names[be], o->threads);
+		 dmn_backends[be], o->threads);
 	if (gfec_codec_create(prof, &codec, err, sizeof(err))) {
 		printf("# %s: not run (%s)\n", prof, err);
 		for (int op = 0; op < 2; op++)
@@ -935,14 +1001,14 @@ static void run_backend(struct dmn_run *run, const struct dmn_pool *p, int be)
 						     run->cpus};
 
 			snprintf(what, sizeof(what), "%s RS(%d,%d) %s %s x%d", perf_op_names[op], k,
-				 m, size, perf_backend_names[be], o->callers[cc]);
+				 m, size, dmn_backends[be], o->callers[cc]);
 			perf_progress(run->done++, run->total, what);
 			memset(r, 0, sizeof(*r));
 			r->op = (enum perf_op)op, r->k = k, r->m = m, r->e = e;
 			r->chunk = p->chunk, r->batch = 1, r->w = 8;
 			r->data = p->pinned ? PERF_PINNED : PERF_PAGEABLE;
 			snprintf(r->technique, sizeof(r->technique), "cauchy");
-			snprintf(r->backend, sizeof(r->backend), "%s", perf_backend_names[be]);
+			snprintf(r->backend, sizeof(r->backend), "%s", dmn_backends[be]);
 			snprintf(r->engine, sizeof(r->engine), "%s", gfec_codec_backend(codec));
 			r->daemon.callers = o->callers[cc];
 			r->daemon.codec_threads = o->threads;
@@ -953,7 +1019,7 @@ static void run_backend(struct dmn_run *run, const struct dmn_pool *p, int be)
 			if (run_row(o, p, codec, (enum perf_op)op, o->callers[cc], &b, r)) {
 				fprintf(stderr,
 					"gfec-perf daemon: %s %s RS(%d,%d) %s %d callers: %s\n",
-					perf_op_names[op], perf_backend_names[be], k, m, size,
+					perf_op_names[op], dmn_backends[be], k, m, size,
 					o->callers[cc], r->skip);
 				free(r->lat);
 				free(r->rep_gbps);
@@ -997,9 +1063,10 @@ int perf_daemon_main(int argc, char **argv)
 	perf_measure_ceilings(&po, &ce);
 	gpu = ce.gpu;
 	if (!o.backends)
-		o.backends = 1u << 0 | (gpu ? 1u << 1 | 1u << 2 : 0);
-	if ((o.backends & 1u << 1) && !gpu) {
-		fprintf(stderr, "gfec-perf daemon: -a gpu: no usable GPU%s\n",
+		o.backends = 1u << 0 | (gpu ? 1u << 1 | 1u << 2 | 1u << 3 : 0);
+	if ((o.backends & DMN_GPU_BACKENDS) && !gpu) {
+		fprintf(stderr, "gfec-perf daemon: -a %s: no usable GPU%s\n",
+			o.backends & 1u << 1 ? "gpu" : "hybrid",
 #ifdef GFEC_HAVE_CUDA
 			""
 #else
@@ -1013,11 +1080,11 @@ int perf_daemon_main(int argc, char **argv)
 		return 2;
 	}
 	/* the CPU rows' XOR-stream bound of every shape, on 1 thread and on every CPU */
-	if (o.backends & (1u << 0 | 1u << 2))
+	if (o.backends & ~(1u << 1))
 		fprintf(stderr,
 			"gfec-perf daemon: measuring the CPU XOR-stream bound of %d shapes\n",
 			__builtin_popcount(o.ops) * o.ncodes * o.nsizes);
-	if (o.backends & (1u << 0 | 1u << 2))
+	if (o.backends & ~(1u << 1))
 		for (int op = 0; op < 2; op++)
 			for (int ci = 0; (o.ops >> op & 1) && ci < o.ncodes; ci++)
 				for (int si = 0; si < o.nsizes && ce.nxor < PERF_MAX_XOR; si++) {
@@ -1069,7 +1136,7 @@ int perf_daemon_main(int argc, char **argv)
 		       ce.xors[i].gbps, ncpu);
 	}
 
-	maxrows = 2 * o.ncodes * o.nsizes * o.ncallers * 3 * 2;
+	maxrows = 2 * o.ncodes * o.nsizes * o.ncallers * 4 * 2;
 	rows = calloc((size_t)maxrows, sizeof(*rows));
 	if (!rows)
 		return 1;
@@ -1077,7 +1144,7 @@ int perf_daemon_main(int argc, char **argv)
 	/* the CPU reads pinned memory as any other: pinned stripes are for the GPU and auto */
 	for (int mem = 0; mem < 2; mem++)
 		pool_rows[mem] = (o.memory >> mem & 1) *
-				 __builtin_popcount(o.backends & (mem ? 6u : 7u)) *
+				 __builtin_popcount(o.backends & (mem ? 14u : 15u)) *
 				 __builtin_popcount(o.ops) * o.ncallers;
 	run.total = o.ncodes * o.nsizes * (pool_rows[0] + pool_rows[1]);
 	print_header();
@@ -1108,13 +1175,14 @@ int perf_daemon_main(int argc, char **argv)
 					run.done += pool_rows[mem];
 					continue;
 				}
-				for (int be = 0; be < 3; be++)
+				for (int be = 0; be < 4; be++)
 					if ((o.backends >> be & 1) && !(be == 0 && mem == 1))
 						run_backend(&run, &p, be);
 				pool_free(&p);
 			}
 	perf_progress(run.total, run.total, "");
 	nrows = run.nrows;
+	hybrid_summary(rows, nrows, ce.cpu_mem_t, (int)ncpu);
 	status = run.status;
 	above = perf_self_check(rows, nrows, stderr);
 	if (!above)
@@ -1146,4 +1214,61 @@ int perf_daemon_main(int argc, char **argv)
 	if (!nrows)
 		return 1;
 	return above ? 4 : 0;
+}
+
+/* ------------------------------------------------------------------ for gfec tune */
+
+int perf_daemon_rates(int k, int m, size_t chunk, size_t rotate, double seconds,
+		      const char *const *profiles, int nprofiles, const int *callers,
+		      int ncallers, double *gbps, char *why, size_t whylen)
+{
+	struct dmn_pool p;
+	int most = 1, ret = 0;
+
+	for (int c = 0; c < ncallers; c++)
+		most = callers[c] > most ? callers[c] : most;
+	if (pool_alloc(&p, k, m, chunk, 0, rotate, most, why, whylen))
+		return -1;
+	for (int b = 0; b < nprofiles && !ret; b++) {
+		gfec_codec *codec;
+		char err[256];
+
+		if (gfec_codec_create(profiles[b], &codec, err, sizeof(err))) {
+			snprintf(why, whylen, "%s: %s", profiles[b], err);
+			ret = -1;
+			break;
+		}
+		for (int c = 0; c < ncallers && !ret; c++) {
+			struct dmn_row x = {.codec = codec, .pool = &p, .op = PERF_ENCODE,
+					    .callers = callers[c], .warmup = 1};
+			pthread_t *tid = calloc((size_t)callers[c], sizeof(*tid));
+			double win[DMN_WINDOWS];
+			struct dmn_snap a, z;
+			unsigned long calls = 0;
+
+			x.c = aligned_alloc(64, (size_t)callers[c] * sizeof(*x.c));
+			if (!tid || !x.c || drive(&x, tid, seconds, win, &a, &z)) {
+				snprintf(why, whylen, "%s: cannot run %d callers", profiles[b],
+					 callers[c]);
+				ret = -1;
+			} else {
+				for (int i = 0; i < callers[c]; i++) {
+					calls += x.c[i].nlat;
+					if (x.c[i].err && !ret) {
+						snprintf(why, whylen, "%s: %s", profiles[b],
+							 gfec_strerror(x.c[i].err));
+						ret = -1;
+					}
+					free(x.c[i].lat);
+				}
+				gbps[b * ncallers + c] =
+				    (double)calls * k * (double)chunk / (z.t - a.t) / 1e9;
+			}
+			free(x.c);
+			free(tid);
+		}
+		gfec_codec_free(codec);
+	}
+	pool_free(&p);
+	return ret;
 }

@@ -2,15 +2,25 @@
 /**
  * @file perf_tune.c
  * `gfec-perf tune` (also `gfec tune`): finds this GPU's best compiled kernel for each (k,m) and
- * chunk size, and the CPU/GPU crossover for backend=auto, then writes them to gfec.conf:
+ * chunk size, and what backend=auto should do with host buffers, then writes them to gfec.conf:
  *
  *   [gpu]
- *   min_bytes = N      # crossover: host calls with at least N data bytes go to the GPU
+ *   min_bytes = N        # crossover: host calls with at least N data bytes go to the GPU
+ *   [hybrid]
+ *   auto_min_bytes = N   # from here the CPU+GPU split beat both sides (backend=auto splits)
+ *   cpu_rate = R         # MB/s each side reached alone: where a split call's alpha starts
+ *   gpu_rate = R
  *   [tune]
  *   rule = KERNEL k=K m=1-M chunk=LO-HI    # GB/s measured, date
+ *   # host: the sweep behind the three decisions, one comment line per (chunk, callers)
  *
  * Kernels are timed on data in GPU memory (what they are for; PCIe would hide the differences),
  * 256 MiB of data per call, and each one's parity is checked against the CPU before it can win.
+ * The host sweep is daemon-shaped (perf_daemon_rates): 1, 4, 16 and 64 callers share a codec of
+ * each backend (cpu, gpu, hybrid) and encode single stripes of pageable memory, rotated over at
+ * least 4 x L3 (cold: an earlier sweep timed one buffer that fit the 300 MiB L3 of the H200 host
+ * and credited its CPU with 135 GB/s, above that host's memory bandwidth). A backend wins a size
+ * only where it wins at every caller count, and from that size up.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +34,7 @@
 
 #include "gfec_perf.h"
 #include "internal.h" /* gfec_config_update(), gfec_conf_user_path() */
+#include "perf_daemon.h"
 #ifdef GFEC_HAVE_CUDA
 #include "perf_gpu.h"
 #endif
@@ -31,11 +42,18 @@
 #define MAX_SIZES 32
 #define MAX_KERNELS 64
 #define NEVER (1ll << 50)
+#define MAX_CALLERS 8
+#define HYBRID_MARGIN 1.05 /* the split must beat the better side by 5% to be chosen */
 
 struct tune_opts {
 	struct perf_opts p; /* codes and the -b/-e/-f sweep */
 	const char *config;
 	int dry_run;
+	/* the host sweep */
+	int callers[MAX_CALLERS], ncallers;
+	double seconds;	 /* per (size, callers, backend) */
+	size_t host_max; /* largest chunk */
+	size_t rotate;	 /* 0: perf_rotate_bytes() (4 x L3) */
 };
 
 static void tune_usage(FILE *f)
@@ -50,6 +68,10 @@ static void tune_usage(FILE *f)
 		   "  -b, --minbytes SIZE   smallest chunk size                   [4K]\n"
 		   "  -e, --maxbytes SIZE   largest chunk size                    [64M]\n"
 		   "  -f, --stepfactor F    chunk size multiplier                 [4]\n"
+		   "      --callers LIST    host sweep: concurrent callers        [1 4 16 64]\n"
+		   "      --seconds S       host sweep: seconds per point         [0.3]\n"
+		   "      --host-max SIZE   host sweep: largest chunk (from 4K, x4) [16M]\n"
+		   "      --rotate SIZE     host sweep: bytes the stripes rotate over [4 x L3]\n"
 		   "      --config FILE     the file to update   [~/.config/gfec/gfec.conf]\n"
 		   "      --dry-run         print the new file instead of writing it\n"
 		   "  -h, --help            this text\n");
@@ -62,11 +84,55 @@ static int tune_args(int argc, char **argv, struct tune_opts *t)
 	char err[256];
 
 	memset(t, 0, sizeof(*t));
-	/* --config and --dry-run are ours; the rest is gfec-perf's own parser */
+	t->callers[0] = 1, t->callers[1] = 4, t->callers[2] = 16, t->callers[3] = 64;
+	t->ncallers = 4;
+	t->seconds = 0.3;
+	t->host_max = (size_t)16 << 20;
+	/* --config, --dry-run and the host sweep's are ours; the rest is gfec-perf's own parser */
 	pargv[pargc++] = argv[0];
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
 			t->config = argv[++i];
+		} else if (strcmp(argv[i], "--callers") == 0 && i + 1 < argc) {
+			char buf[128], *save = NULL;
+			long v;
+
+			snprintf(buf, sizeof(buf), "%s", argv[++i]);
+			t->ncallers = 0;
+			for (char *c = strtok_r(buf, ", ", &save); c; c = strtok_r(NULL, ", ", &save))
+				if (t->ncallers == MAX_CALLERS || perf_parse_long(c, 1, 1024, &v)) {
+					fprintf(stderr, "gfec-perf tune: --callers: bad value '%s' "
+							"(up to %d counts in 1..1024)\n",
+						argv[i], MAX_CALLERS);
+					return -1;
+				} else {
+					t->callers[t->ncallers++] = (int)v;
+				}
+			if (!t->ncallers) {
+				fprintf(stderr, "gfec-perf tune: --callers: empty\n");
+				return -1;
+			}
+		} else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+			char *end;
+
+			t->seconds = strtod(argv[++i], &end);
+			if (*end || end == argv[i] || !(t->seconds >= 0.01 && t->seconds <= 60)) {
+				fprintf(stderr, "gfec-perf tune: --seconds: bad value '%s' "
+						"(0.01..60)\n",
+					argv[i]);
+				return -1;
+			}
+		} else if ((strcmp(argv[i], "--host-max") == 0 || strcmp(argv[i], "--rotate") == 0) &&
+			   i + 1 < argc) {
+			size_t *to = argv[i][2] == 'h' ? &t->host_max : &t->rotate;
+
+			if (perf_parse_size(argv[i + 1], to) || *to < 4096 ||
+			    *to > ((size_t)64 << 30)) {
+				fprintf(stderr, "gfec-perf tune: %s: bad value '%s' (4K..64G)\n",
+					argv[i], argv[i + 1]);
+				return -1;
+			}
+			i++;
 		} else if (strcmp(argv[i], "--dry-run") == 0) {
 			t->dry_run = 1;
 		} else if (pargc < 63) {
@@ -201,50 +267,86 @@ out:
 	return ret;
 }
 
-/* Smallest data bytes per host call from which the GPU beats the CPU at every larger size. */
-static long long crossover(int k, int m, long long *largest)
+/* The host sweep's backends: what a backend=auto codec could do with a host call. */
+enum { H_CPU, H_GPU, H_HYBRID, H_N };
+static const char *const host_names[H_N] = { "cpu", "gpu", "hybrid" };
+
+struct host_sweep {
+	int n;				  /* sizes */
+	size_t chunk[MAX_SIZES];
+	double gbps[MAX_SIZES][H_N][MAX_CALLERS];
+	long long gpu_min, hybrid_min;	  /* data bytes per call, NEVER: not at any size */
+	double cpu_rate, gpu_rate;	  /* bytes/s of one caller on the largest chunk */
+};
+
+/* 1 when backend @p b beats @p than (scaled by @p margin) at size i at every caller count. */
+static int wins(const struct host_sweep *h, const struct tune_opts *t, int i, int b, int than,
+		double margin)
 {
-	char p1[96], p2[96];
-	gfec_codec *cpu, *gpu;
-	long long cross = NEVER;
+	for (int c = 0; c < t->ncallers; c++)
+		if (!(h->gbps[i][b][c] > margin * h->gbps[i][than][c]))
+			return 0;
+	return 1;
+}
 
-	snprintf(p1, sizeof(p1), "k=%d m=%d backend=cpu", k, m);
-	snprintf(p2, sizeof(p2), "k=%d m=%d backend=gpu", k, m);
-	if (gfec_codec_create(p1, &cpu, NULL, 0))
-		return NEVER;
-	if (gfec_codec_create(p2, &gpu, NULL, 0)) {
-		gfec_codec_free(cpu);
-		return NEVER;
+/*
+ * RS(k,m) host calls, chunks of 4K x 4^i up to --host-max, each backend at each caller count
+ * (perf_daemon_rates): the smallest data bytes from which the GPU beats the CPU, and the split
+ * beats both by HYBRID_MARGIN, at every caller count and every larger size; the table into
+ * @p table as "# host: ..." comment lines.
+ */
+static int host_sweep(const struct tune_opts *t, int k, int m, struct host_sweep *h, char *table,
+		      size_t tablelen)
+{
+	const size_t rotate = t->rotate ? t->rotate : perf_rotate_bytes(&t->p);
+	char profiles[H_N][96], why[256];
+	const char *pp[H_N];
+	size_t used = 0;
+
+	for (int b = 0; b < H_N; b++) {
+		snprintf(profiles[b], sizeof(profiles[b]), "k=%d m=%d technique=cauchy backend=%s%s",
+			 k, m, host_names[b], b == H_HYBRID ? " hybrid_min_bytes=0" : "");
+		pp[b] = profiles[b];
 	}
-	for (size_t chunk = 4096; chunk <= ((size_t)16 << 20); chunk *= 4) {
-		uint8_t *mem = gfec_alloc((size_t)(k + m) * chunk);
-		const uint8_t *d[256];
-		uint8_t *p[256];
-		double tc, tg;
+	memset(h, 0, sizeof(*h));
+	for (size_t chunk = 4096; chunk <= t->host_max && h->n < MAX_SIZES; chunk *= 4)
+		h->chunk[h->n++] = chunk;
+	fprintf(stderr, "host buffers, RS(%d,%d), stripes rotated over %zu MiB, %.2f s a point:\n",
+		k, m, rotate >> 20, t->seconds);
+	for (int i = 0; i < h->n; i++) {
+		double g[H_N * MAX_CALLERS];
 
-		if (!mem)
-			break;
-		perf_fill_random(mem, (size_t)k * chunk, 7);
-		for (int j = 0; j < k; j++)
-			d[j] = mem + (size_t)j * chunk;
-		for (int i = 0; i < m; i++)
-			p[i] = mem + (size_t)(k + i) * chunk;
-		tc = time_encode(cpu, 1, d, p, chunk);
-		tg = time_encode(gpu, 1, d, p, chunk);
-		gfec_free(mem);
-		*largest = (long long)chunk * k;
-		fprintf(stderr, "  crossover: %10zu data bytes: CPU %8.1f us, GPU %8.1f us\n",
-			chunk * (size_t)k, tc * 1e6, tg * 1e6);
-		if (tg > 0 && tc > 0 && tg < tc) {
-			if (cross == NEVER)
-				cross = (long long)chunk * k;
-		} else {
-			cross = NEVER;
+		if (perf_daemon_rates(k, m, h->chunk[i], rotate, t->seconds, pp, H_N, t->callers,
+				      t->ncallers, g, why, sizeof(why))) {
+			fprintf(stderr, "gfec-perf tune: RS(%d,%d) %zu B host sweep: %s\n", k, m,
+				h->chunk[i], why);
+			return -1;
+		}
+		for (int c = 0; c < t->ncallers; c++) {
+			char line[160];
+
+			for (int b = 0; b < H_N; b++)
+				h->gbps[i][b][c] = g[b * t->ncallers + c];
+			snprintf(line, sizeof(line),
+				 "# host: chunk %9zu x%-3d callers: cpu %7.2f  gpu %7.2f  hybrid %7.2f "
+				 "GB/s\n",
+				 h->chunk[i], t->callers[c], h->gbps[i][H_CPU][c], h->gbps[i][H_GPU][c],
+				 h->gbps[i][H_HYBRID][c]);
+			fputs(line + 2, stderr);
+			if (used + strlen(line) < tablelen)
+				used += (size_t)snprintf(table + used, tablelen - used, "%s", line);
 		}
 	}
-	gfec_codec_free(cpu);
-	gfec_codec_free(gpu);
-	return cross;
+	h->gpu_min = h->hybrid_min = NEVER;
+	for (int i = h->n - 1; i >= 0 && wins(h, t, i, H_GPU, H_CPU, 1); i--)
+		h->gpu_min = (long long)h->chunk[i] * k;
+	for (int i = h->n - 1; i >= 0 && wins(h, t, i, H_HYBRID, H_CPU, HYBRID_MARGIN) &&
+			       wins(h, t, i, H_HYBRID, H_GPU, HYBRID_MARGIN);
+	     i--)
+		h->hybrid_min = (long long)h->chunk[i] * k;
+	h->cpu_rate = 1e9 * h->gbps[h->n - 1][H_CPU][0];
+	h->gpu_rate = 1e9 * h->gbps[h->n - 1][H_GPU][0];
+	return 0;
 }
 
 static char *read_all(const char *path)
@@ -296,7 +398,8 @@ int perf_tune_main(int argc, char **argv)
 	char tune[16384], min_value[32], min_comment[256], date[32];
 	size_t used = 0;
 	time_t now = time(NULL);
-	long long largest = 0, cross;
+	struct host_sweep hs;
+	char table[8192], hyb_value[32], hyb_comment[256], rate[2][32], rate_comment[160];
 	char *old, *merged;
 
 	if (!kernels[0] || perf_gpu_query(&gi) != 0) {
@@ -337,21 +440,63 @@ int perf_tune_main(int argc, char **argv)
 				j < n ? (long long)sizes[j] - 1 : NEVER, best, date);
 		}
 	}
-	cross = crossover(t.p.codes[0].k, t.p.codes[0].m, &largest);
-	snprintf(min_value, sizeof(min_value), "%lld", cross);
-	if (cross == NEVER)
-		snprintf(min_comment, sizeof(min_comment),
-			 "host buffers: the CPU was faster at every size up to %lld data bytes (%s)",
-			 largest, date);
-	else
-		snprintf(min_comment, sizeof(min_comment),
-			 "host buffers: the GPU is faster from here up (%s)", date);
+	if (host_sweep(&t, t.p.codes[0].k, t.p.codes[0].m, &hs, table, sizeof(table)))
+		return 1;
+	used += (size_t)snprintf(tune + used, sizeof(tune) - used,
+				 "# host: RS(%d,%d) pageable, daemon-shaped, cold (%s):\n%s",
+				 t.p.codes[0].k, t.p.codes[0].m, date, table);
+	{
+		const long long largest = (long long)hs.chunk[hs.n - 1] * t.p.codes[0].k;
+
+		snprintf(min_value, sizeof(min_value), "%lld", hs.gpu_min);
+		snprintf(hyb_value, sizeof(hyb_value), "%lld", hs.hybrid_min);
+		if (hs.gpu_min == NEVER)
+			snprintf(min_comment, sizeof(min_comment),
+				 "host buffers: the GPU did not beat the CPU at every caller count "
+				 "up to %lld data bytes (%s)",
+				 largest, date);
+		else
+			snprintf(min_comment, sizeof(min_comment),
+				 "host buffers: the GPU beats the CPU from here up, at every caller "
+				 "count (%s)",
+				 date);
+		if (hs.hybrid_min == NEVER)
+			snprintf(hyb_comment, sizeof(hyb_comment),
+				 "the CPU+GPU split did not beat both by %.0f%% at every caller count "
+				 "up to %lld data bytes (%s)",
+				 100 * (HYBRID_MARGIN - 1), largest, date);
+		else
+			snprintf(hyb_comment, sizeof(hyb_comment),
+				 "the CPU+GPU split beats both by %.0f%% from here up, at every "
+				 "caller count (%s)",
+				 100 * (HYBRID_MARGIN - 1), date);
+		snprintf(rate[0], sizeof(rate[0]), "%.0f", hs.cpu_rate / 1e6);
+		snprintf(rate[1], sizeof(rate[1]), "%.0f", hs.gpu_rate / 1e6);
+		snprintf(rate_comment, sizeof(rate_comment),
+			 "MB/s, one caller, %zu-byte chunks, cold (%s)", hs.chunk[hs.n - 1], date);
+	}
+	fprintf(stderr, "backend=auto: GPU from %s data bytes, split from %s; split starts from "
+			"CPU %s MB/s, GPU %s MB/s\n",
+		min_value, hyb_value, rate[0], rate[1]);
 
 	/* the file is rewritten by the registry's writer, which knows its sections and keys */
 	old = read_all(path);
 	merged = old ? gfec_config_update(old, GFEC_KNOB_GPU_MIN_BYTES, min_value, min_comment,
 					  tune)
 		     : NULL;
+	{
+		const enum gfec_knob ks[3] = { GFEC_KNOB_HYBRID_AUTO_BYTES, GFEC_KNOB_HYBRID_CPU_RATE,
+					       GFEC_KNOB_HYBRID_GPU_RATE };
+		const char *vs[3] = { hyb_value, rate[0], rate[1] };
+		const char *cs[3] = { hyb_comment, rate_comment, rate_comment };
+
+		for (int i = 0; i < 3 && merged; i++) {
+			char *next = gfec_config_update(merged, ks[i], vs[i], cs[i], tune);
+
+			free(merged);
+			merged = next;
+		}
+	}
 	if (!merged) {
 		fprintf(stderr, "gfec-perf tune: %s: cannot be read or updated (is it valid?)\n",
 			path);

@@ -12,10 +12,10 @@
 
 struct gfec_hybrid {
 	struct gfec_hybrid_conf conf;
-	pthread_mutex_t lock;	      /* the rates and the pool's creation: held for a few loads */
-	double rate[2];		      /* bytes/s: [0] the GPU, [1] the CPU; 0 = not measured */
-	struct gfec_cpu_pool *pool;   /* helpers, started by the first split call */
-	int pool_failed;	      /* no helper could be started: shares run in turn */
+	pthread_mutex_t lock;	       /* the rates and the pool's creation: held for a few loads */
+	double rate[2];		       /* bytes/s: [0] the GPU, [1] the CPU; 0 = not measured */
+	struct gfec_cpu_pool *pool;    /* helpers, started by the first split call */
+	int pool_failed;	       /* no helper could be started: shares run in turn */
 	struct gfec_hybrid_counters n; /* atomic */
 };
 
@@ -191,8 +191,9 @@ static struct gfec_cpu_pool *helpers(struct gfec_hybrid *h)
 		ret = gfec_cpu_pool_create(h->conf.threads + 1, &pool);
 		if (ret) {
 			h->pool_failed = 1;
-			gfec_log(GFEC_LOG_WARN, "backend=hybrid: no helper thread (%s): each split "
-						"call runs its GPU and CPU shares in turn",
+			gfec_log(GFEC_LOG_WARN,
+				 "backend=hybrid: no helper thread (%s): each split "
+				 "call runs its GPU and CPU shares in turn",
 				 gfec_strerror(ret));
 		} else {
 			__atomic_store_n(&h->pool, pool, __ATOMIC_RELEASE);
@@ -225,7 +226,7 @@ int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct 
 		     uint8_t *const *dst, int *ret)
 {
 	const uint64_t data = (uint64_t)len * (uint64_t)cols * (uint64_t)nstripes;
-	struct split s = { .e = e, .p = p };
+	struct split s = {.e = e, .p = p};
 	uint64_t bytes[2];
 	const uint8_t **cpu_src = NULL;
 	double alpha;
@@ -237,13 +238,15 @@ int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct 
 	if (nstripes >= 2) {
 		const int g = gfec_hybrid_stripes(nstripes, alpha);
 
-		s.side[GPU] = (struct share){ .nstripes = g, .len = len, .src = src, .dst = dst };
-		s.side[CPU] = (struct share){ .nstripes = nstripes - g, .len = len,
-					      .src = src + (size_t)g * cols,
-					      .dst = dst + (size_t)g * p->rows };
+		s.side[GPU] = (struct share){.nstripes = g, .len = len, .src = src, .dst = dst};
+		s.side[CPU] = (struct share){.nstripes = nstripes - g,
+					     .len = len,
+					     .src = src + (size_t)g * cols,
+					     .dst = dst + (size_t)g * p->rows};
 		bytes[GPU] = (uint64_t)g * cols * len;
 	} else {
-		const size_t cut = gfec_hybrid_cut(len, alpha, gfec_hybrid_unit(p->w, p->packetsize));
+		const size_t cut =
+		    gfec_hybrid_cut(len, alpha, gfec_hybrid_unit(p->w, p->packetsize));
 		uint8_t **cpu_dst;
 
 		if (cut > 0 && cut < len) {
@@ -257,14 +260,14 @@ int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct 
 				cpu_src[j] = src[j] + cut;
 			for (int i = 0; i < p->rows; i++)
 				cpu_dst[i] = dst[i] + cut;
-			s.side[CPU] = (struct share){ .nstripes = 1, .len = len - cut,
-						      .src = cpu_src, .dst = cpu_dst };
+			s.side[CPU] = (struct share){
+			    .nstripes = 1, .len = len - cut, .src = cpu_src, .dst = cpu_dst};
 		} else {
-			s.side[CPU] = (struct share){ .nstripes = cut ? 0 : 1, .len = len,
-						      .src = src, .dst = dst };
+			s.side[CPU] = (struct share){
+			    .nstripes = cut ? 0 : 1, .len = len, .src = src, .dst = dst};
 		}
-		s.side[GPU] = (struct share){ .nstripes = cut ? 1 : 0, .len = cut, .src = src,
-					      .dst = dst };
+		s.side[GPU] =
+		    (struct share){.nstripes = cut ? 1 : 0, .len = cut, .src = src, .dst = dst};
 		bytes[GPU] = (uint64_t)cut * cols;
 	}
 	bytes[CPU] = data - bytes[GPU];

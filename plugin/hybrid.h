@@ -37,9 +37,9 @@ struct gfec_hybrid_conf {
 
 /** Counters since creation (atomic; gfec_hybrid_counters() reads them). */
 struct gfec_hybrid_counters {
-	uint64_t splits;		/* calls split between both sides */
-	uint64_t gpu_bytes, cpu_bytes;	/* data bytes each side computed in split calls */
-	uint64_t fallbacks;		/* GPU shares redone on the CPU */
+	uint64_t splits;	       /* calls split between both sides */
+	uint64_t gpu_bytes, cpu_bytes; /* data bytes each side computed in split calls */
+	uint64_t fallbacks;	       /* GPU shares redone on the CPU */
 };
 
 struct gfec_hybrid;

@@ -11,31 +11,33 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cpu_backend.h"
 #include "engine.h"
 #include "fake_gpu.h"
 #include "gfec/gfec.h"
+#include "gfec/gfec_config.h"
 #include "hybrid.h"
 #include "test_util.h"
 
-#define MAXS 3	   /* stripes per call */
-#define MAXC 12	   /* cols */
-#define MAXR 6	   /* rows */
+#define MAXS 3	/* stripes per call */
+#define MAXC 12 /* cols */
+#define MAXR 6	/* rows */
 #define NEVER (~0ull)
 
 /* ---- the wrappers: pacing, device buffers, what the GPU was given -------------------------- */
 
 static struct {
 	pthread_mutex_t lock;
-	double gpu_rate, cpu_rate; /* bytes/s each side is paced to (0: not paced) */
-	int cols;		   /* the paced calls' cols (the plans are opaque) */
+	double gpu_rate, cpu_rate;	/* bytes/s each side is paced to (0: not paced) */
+	int cols;			/* the paced calls' cols (the plans are opaque) */
 	const uint8_t *dev_lo, *dev_hi; /* "device memory" */
-	size_t last_len;	   /* the last GPU gemm call */
+	size_t last_len;		/* the last GPU gemm call */
 	int last_nstripes;
 	const uint8_t *last_src0;
-} w = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} w = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct gfec_backend_ops gpu_ops, cpu_ops;
 
@@ -81,7 +83,7 @@ static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 /* An engine of the (wrapped) CPU backend and the (wrapped) fake GPU, with a hybrid. */
 static void rig_init(struct gfec_engine *e, const struct gfec_hybrid_conf *hc)
 {
-	const struct gfec_backend_conf cc = { .threads = 2 };
+	const struct gfec_backend_conf cc = {.threads = 2};
 
 	gpu_ops = *fake_gpu_ops();
 	gpu_ops.gemm = gpu_gemm;
@@ -99,8 +101,8 @@ static void rig_init(struct gfec_engine *e, const struct gfec_hybrid_conf *hc)
 
 static struct gfec_hybrid_conf conf(uint64_t min_bytes, int alpha_pct)
 {
-	return (struct gfec_hybrid_conf){ .min_bytes = min_bytes, .alpha_pct = alpha_pct,
-					  .ewma_pct = 25, .threads = 4 };
+	return (struct gfec_hybrid_conf){
+	    .min_bytes = min_bytes, .alpha_pct = alpha_pct, .ewma_pct = 25, .threads = 4};
 }
 
 /* ---- one call's buffers and the CPU backend's reference ------------------------------------ */
@@ -118,8 +120,11 @@ struct call {
 
 static struct gfec_gemm_matrix matrix(const struct call *c)
 {
-	return (struct gfec_gemm_matrix){ .w = c->wbits, .rows = c->rows, .cols = c->cols,
-					  .a = c->a, .packetsize = c->packetsize };
+	return (struct gfec_gemm_matrix){.w = c->wbits,
+					 .rows = c->rows,
+					 .cols = c->cols,
+					 .a = c->a,
+					 .packetsize = c->packetsize};
 }
 
 /* layout 0: bytes at w = 8; 1: w = 16; 2: CRS packets. */
@@ -151,7 +156,7 @@ static void call_init(struct call *c, int layout, int nstripes, size_t len_hint)
 static void call_reference(struct call *c)
 {
 	const struct gfec_backend_ops *ops = gfec_cpu_backend();
-	const struct gfec_backend_conf cc = { .threads = 1 };
+	const struct gfec_backend_conf cc = {.threads = 1};
 	const struct gfec_gemm_matrix a = matrix(c);
 	void *ctx, *plan;
 
@@ -261,14 +266,13 @@ static void test_random(void **state)
 			gfec_hybrid_counters(e.hybrid, &before);
 			fake_gpu_counts(e.gpu_ctx, &g0);
 			call_poison(c);
-			assert_int_equal(gfec_engine_gemm(&e, &plan, c->cols, ns, c->len, c->src,
-							  c->dst),
-					 0);
+			assert_int_equal(
+			    gfec_engine_gemm(&e, &plan, c->cols, ns, c->len, c->src, c->dst), 0);
 			call_check(c);
 			gfec_hybrid_counters(e.hybrid, &after);
 			fake_gpu_counts(e.gpu_ctx, &g1);
-			assert_int_equal(after.gpu_bytes + after.cpu_bytes -
-						 before.gpu_bytes - before.cpu_bytes,
+			assert_int_equal(after.gpu_bytes + after.cpu_bytes - before.gpu_bytes -
+					     before.cpu_bytes,
 					 data_bytes(c));
 			if (g1.calls == g0.calls) { /* all on the CPU */
 				assert_int_equal(after.gpu_bytes, before.gpu_bytes);
@@ -375,9 +379,8 @@ static void test_converge(void **state)
 		w.cpu_rate = phase ? slow : fast;
 		for (int i = 0; i < 30; i++) {
 			call_poison(c);
-			assert_int_equal(gfec_engine_gemm(&e, &plan, c->cols, 1, c->len, c->src,
-							  c->dst),
-					 0);
+			assert_int_equal(
+			    gfec_engine_gemm(&e, &plan, c->cols, 1, c->len, c->src, c->dst), 0);
 			call_check(c);
 		}
 		alpha = gfec_hybrid_alpha(e.hybrid);
@@ -411,8 +414,8 @@ static void test_faults(void **state)
 	(void)state;
 
 	for (int mode = 0; mode < 2; mode++) {
-		struct fake_gpu_switches sw = { .fail_all = !mode, .fail_nth = mode ? 2 : 0,
-						.fail_code = GFEC_E_DEVICE };
+		struct fake_gpu_switches sw = {
+		    .fail_all = !mode, .fail_nth = mode ? 2 : 0, .fail_code = GFEC_E_DEVICE};
 		struct call *c = malloc(sizeof(*c));
 		const int ns = mode ? 3 : 1;
 
@@ -425,9 +428,8 @@ static void test_faults(void **state)
 		assert_int_equal(gfec_engine_plan_create(&e, &a, &plan), 0);
 		for (int i = 0; i < 4; i++) {
 			call_poison(c);
-			assert_int_equal(gfec_engine_gemm(&e, &plan, c->cols, ns, c->len, c->src,
-							  c->dst),
-					 0);
+			assert_int_equal(
+			    gfec_engine_gemm(&e, &plan, c->cols, ns, c->len, c->src, c->dst), 0);
 			call_check(c);
 		}
 		gfec_hybrid_counters(e.hybrid, &n);
@@ -471,7 +473,7 @@ static void *caller_main(void *arg)
 static void test_concurrent(void **state)
 {
 	struct gfec_hybrid_conf hc = conf(0, -1);
-	struct fake_gpu_switches sw = { .fail_nth = 7 };
+	struct fake_gpu_switches sw = {.fail_nth = 7};
 	struct gfec_hybrid_counters n;
 	struct fake_gpu_counts g;
 	struct caller k[CALLERS];
@@ -501,7 +503,7 @@ static void test_concurrent(void **state)
 	a = matrix(&c[0]);
 	assert_int_equal(gfec_engine_plan_create(&e, &a, &plan), 0);
 	for (int i = 0; i < CALLERS; i++) {
-		k[i] = (struct caller){ &e, &plan, &c[i], 0 };
+		k[i] = (struct caller){&e, &plan, &c[i], 0};
 		assert_int_equal(pthread_create(&t[i], NULL, caller_main, &k[i]), 0);
 	}
 	for (int i = 0; i < CALLERS; i++) {
@@ -568,18 +570,56 @@ static void test_codec(void **state)
 	assert_int_equal(gfec_codec_create("k=4 m=2 backend=hybird", &h, err, sizeof(err)),
 			 GFEC_E_PROFILE);
 	assert_non_null(strstr(err, "hybrid"));
-	assert_int_equal(gfec_codec_create("k=4 m=2 backend=hybrid hybrid_alpha=101", &h, err,
-					   sizeof(err)),
-			 GFEC_E_PROFILE);
+	assert_int_equal(
+	    gfec_codec_create("k=4 m=2 backend=hybrid hybrid_alpha=101", &h, err, sizeof(err)),
+	    GFEC_E_PROFILE);
+}
+
+/* gfec_config_describe()'s closing lines: what each backend does with host calls, and why. */
+static void test_describe(void **state)
+{
+	static char buf[16384];
+	char path[] = "/tmp/test_hybrid_XXXXXX";
+	const char conf[] = "[gpu]\nmin_bytes = 1M\n[hybrid]\nauto_min_bytes = 16M\n"
+			    "cpu_rate = 36000\ngpu_rate = 22000\n";
+	const int fd = mkstemp(path);
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, conf, sizeof(conf) - 1), (ssize_t)sizeof(conf) - 1);
+	close(fd);
+	setenv("GFEC_CONF", path, 1);
+	assert_int_equal(gfec_config_describe("k=4 m=2", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "\nauto, 64 KiB of data per host call: the CPU (GPU from "
+				    "gpu_min_bytes 1048576 ("));
+	assert_non_null(strstr(buf, "\nauto, 1 MiB of data per host call: the GPU ("));
+	assert_non_null(strstr(buf, "\nauto, 16 MiB of data per host call: split between CPU and "
+				    "GPU (split from hybrid_auto_bytes 16777216 ("));
+	assert_non_null(strstr(buf, "starts at 0.38 = 22000 / (22000 + 36000) MB/s"));
+	assert_int_equal(
+	    gfec_config_describe("k=4 m=2 backend=hybrid hybrid_alpha=30", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "\nhybrid, 1 MiB of data per host call: the GPU (GPU from "));
+	assert_non_null(strstr(buf, "\nhybrid, 16 MiB of data per host call: split between CPU "
+				    "and GPU (split from hybrid_min_bytes 4194304 (default); the "
+				    "GPU's share fixed at 30% by hybrid_alpha)"));
+	assert_int_equal(gfec_config_describe("k=4 m=2 backend=cpu", buf, sizeof(buf)), 0);
+	assert_non_null(
+	    strstr(buf, "\ncpu, 256 MiB of data per host call: the CPU (backend=cpu)\n"));
+	assert_int_equal(truncate(path, 0), 0); /* an empty gfec.conf: the defaults */
+	assert_int_equal(gfec_config_describe("k=4 m=2", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "\nauto, 256 MiB of data per host call: the CPU (GPU from "
+				    "gpu_min_bytes never (default: not measured, see gfec tune)"));
+	unsetenv("GFEC_CONF");
+	unlink(path);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_random),
-		cmocka_unit_test(test_not_split),  cmocka_unit_test(test_converge),
-		cmocka_unit_test(test_faults),	   cmocka_unit_test(test_concurrent),
-		cmocka_unit_test(test_codec),
+	    cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_random),
+	    cmocka_unit_test(test_not_split),  cmocka_unit_test(test_converge),
+	    cmocka_unit_test(test_faults),     cmocka_unit_test(test_concurrent),
+	    cmocka_unit_test(test_codec),      cmocka_unit_test(test_describe),
 	};
 
 	test_seed();

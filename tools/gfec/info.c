@@ -21,7 +21,11 @@ const char help_info[] =
     "FILE:LINE of gfec.conf, or default; the profile wins over the environment, the\n"
     "environment over gfec.conf). With FILE, also what FILE.gfec records.\n"
     "\n"
-    "  --backend B            the default codec's backend: cpu, gpu or auto  [auto]\n"
+    "Then what that backend does with a call on host memory of 64 KiB to 256 MiB of data\n"
+    "where there is a GPU, and why: the thresholds and rates it goes by (gfec tune measures\n"
+    "them) and where each came from.\n"
+    "\n"
+    "  --backend B            the default codec's backend: cpu, gpu, auto or hybrid  [auto]\n"
     "  --threads N            its threads= profile key\n"
     "  -h, --help             this text\n";
 
@@ -56,7 +60,7 @@ int cmd_info(int argc, char **argv)
 		gfec_codec_free(codec);
 	}
 	printf("online CPUs: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
-	printf("knobs (profile > env > gfec.conf > default):\n%s", knobs);
+	printf("knobs (profile > env > gfec.conf > default), then host calls:\n%s", knobs);
 	if (!o.file)
 		return status;
 

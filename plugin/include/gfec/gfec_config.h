@@ -38,10 +38,16 @@ GFEC_API int gfec_parse_number(const char *s, long long lo, long long hi, long l
  *
  *   NAME VALUE ORIGIN    # HELP (where it can be set: key=, GFEC_VAR, [section] key)
  *
+ * then what the profile's backend does with a call on host memory of 64 KiB, 1 MiB, 16 MiB and
+ * 256 MiB of data where the codec has a GPU, and why (the thresholds and rates it goes by, which
+ * `gfec tune` measures, with their origins), one line each:
+ *
+ *   BACKEND, SIZE of data per host call: WHAT (WHY)
+ *
  * ORIGIN is default, FILE:LINE, env VAR or profile. @p profile is a full profile ("k=4 m=2
  * threads=8"). Writes at most @p len bytes to @p buf, NUL-terminated. Returns 0; GFEC_E_PROFILE
  * with the message in @p buf when the profile or the environment is bad; GFEC_E_INVAL when buf
- * is NULL or too small (4 KiB is enough).
+ * is NULL or too small (8 KiB is enough).
  */
 GFEC_API int gfec_config_describe(const char *profile, char *buf, size_t len);
 
