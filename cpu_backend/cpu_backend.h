@@ -83,8 +83,12 @@ void gfec_cpu_gemm16_base(size_t len, int cols, int rows, const uint16_t *a,
 /** Bytes of nibble tables per coefficient that gfec_cpu_gemm16_avx2() takes. */
 #define GFEC_CPU_GF16_TABLE 128
 
-/** The kernel's tables of the n coefficients a[] (n * GFEC_CPU_GF16_TABLE bytes into tbl). */
+/**
+ * The kernel's tables of the n coefficients a[] (n * GFEC_CPU_GF16_TABLE bytes into tbl): with
+ * AVX2 where the CPU has it, else gfec_cpu_gf16_tables_base(), the plain twin (same bytes).
+ */
 void gfec_cpu_gf16_tables(const uint16_t *a, size_t n, uint8_t *tbl);
+void gfec_cpu_gf16_tables_base(const uint16_t *a, size_t n, uint8_t *tbl);
 
 /**
  * The AVX2 kernel, from the tables of the rows x cols matrix (row-major). Run it only where

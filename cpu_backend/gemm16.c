@@ -38,7 +38,7 @@ void gfec_cpu_gemm16_base(size_t len, int cols, int rows, const uint16_t *a,
  * doublings and 60 XORs instead of 64 log/exp multiplies (the per-slice tables of large w = 16
  * matrices are made on every call).
  */
-void gfec_cpu_gf16_tables(const uint16_t *a, size_t n, uint8_t *tbl)
+void gfec_cpu_gf16_tables_base(const uint16_t *a, size_t n, uint8_t *tbl)
 {
 	for (size_t e = 0; e < n; e++, tbl += GFEC_CPU_GF16_TABLE) {
 		uint16_t pw[16], p[16];
@@ -63,6 +63,53 @@ int gfec_cpu_avx2_supported(void)
 {
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx2");
+}
+
+/*
+ * The same tables, a nibble position's 16 products in one register: entry x is the XOR of the
+ * four powers a * 2^(4t+b) under the mask of bit b of x, then split into its low and high bytes.
+ * A GF(2^16) decode matrix makes a table for each of e^2 elements, each used for one row of
+ * symbols: the scalar loop cost as much as the products.
+ */
+static __attribute__((target("avx2"))) void tables_avx2(const uint16_t *a, size_t n,
+							uint8_t *tbl)
+{
+	const __m256i idx = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+					       0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+	__m256i bit[4];
+
+	for (int b = 0; b < 4; b++) {
+		const __m256i one = _mm256_set1_epi16((short)(1 << b));
+
+		bit[b] = _mm256_cmpeq_epi16(_mm256_and_si256(idx, one), one);
+	}
+	for (size_t e = 0; e < n; e++, tbl += GFEC_CPU_GF16_TABLE) {
+		uint16_t pw = a[e];
+
+		for (int t = 0; t < 4; t++) {
+			__m256i v = _mm256_setzero_si256();
+
+			for (int b = 0; b < 4; b++) {
+				v = _mm256_xor_si256(
+					v, _mm256_and_si256(bit[b], _mm256_set1_epi16((short)pw)));
+				pw = (uint16_t)(pw << 1) ^
+				     (pw & 0x8000 ? (uint16_t)(GFEC_GF16_POLY & 0xffff) : 0);
+			}
+			/* lanes [lo 0-7, hi 0-7], [lo 8-15, hi 8-15] -> [lo 0-15, hi 0-15] */
+			v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, split),
+						     _MM_SHUFFLE(3, 1, 2, 0));
+			_mm256_storeu_si256((__m256i *)(tbl + 32 * t), v);
+		}
+	}
+}
+
+void gfec_cpu_gf16_tables(const uint16_t *a, size_t n, uint8_t *tbl)
+{
+	if (gfec_cpu_avx2_supported())
+		tables_avx2(a, n, tbl);
+	else
+		gfec_cpu_gf16_tables_base(a, n, tbl);
 }
 
 /* Bytes of scratch the split source planes may take (per call; at least 64 per source). */

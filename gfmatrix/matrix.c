@@ -4,9 +4,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cpu_backend.h"
 #include "gf16.h"
 #include "gf8.h"
+#include "threadpool.h"
 
 static int shape_ok(int k, int m)
 {
@@ -448,19 +451,214 @@ void gfec_matrix_mul(const uint8_t *a, const uint8_t *b, uint8_t *c, int p, int 
 }
 
 /*
+ * GF(2^16) products through the CPU backend's region GEMM (gemm16.c). A row of a matrix of
+ * uint16_t is a region of 16-bit little-endian symbols (on the little-endian hosts gfec runs on),
+ * so rows = A * rows is one GEMM with the rows as chunks, and the kernel's nibble tables replace
+ * a log/exp lookup per element. Without AVX2 the backend's plain kernel (split tables) runs.
+ */
+
+/* Output rows per kernel call: their tables (rows x cols x 128 bytes) stay within a few MiB. */
+#define MUL16_ROWS 16
+
+/* Below this many multiplies a decode matrix is built on the calling thread alone. */
+#define MUL16_THREADED (1u << 21)
+
+struct mul16 {
+	const uint16_t *a; /* rows x cols */
+	int rows, cols, per; /* per: rows of one task */
+	size_t len;	     /* bytes per row of src and dst */
+	const uint8_t *const *src;
+	uint8_t *const *dst;
+	int *ret; /* one per task */
+};
+
+static int mul16_rows(const struct mul16 *j, int r0, int nr)
+{
+	uint8_t *t;
+	int ret = 0;
+
+	if (!gfec_cpu_avx2_supported()) {
+		gfec_cpu_gemm16_base(j->len, j->cols, nr, j->a + (size_t)r0 * j->cols, j->src,
+				     j->dst + r0, 0);
+		return 0;
+	}
+	t = malloc((size_t)MUL16_ROWS * j->cols * GFEC_CPU_GF16_TABLE);
+	if (!t)
+		return GFEC_E_NOMEM;
+	for (int r = r0; !ret && r < r0 + nr; r += MUL16_ROWS) {
+		const int n = r0 + nr - r < MUL16_ROWS ? r0 + nr - r : MUL16_ROWS;
+
+		gfec_cpu_gf16_tables(j->a + (size_t)r * j->cols, (size_t)n * j->cols, t);
+		ret = gfec_cpu_gemm16_avx2(j->len, j->cols, n, t, j->src, j->dst + r, 0);
+	}
+	free(t);
+	return ret;
+}
+
+static void mul16_task(void *arg, size_t i)
+{
+	const struct mul16 *j = arg;
+	const int r0 = (int)i * j->per;
+
+	j->ret[i] = mul16_rows(j, r0, j->rows - r0 < j->per ? j->rows - r0 : j->per);
+}
+
+/* dst[i] = sum_j a[i*cols+j] * src[j] over len bytes, for i < rows, on the pool's threads. */
+static int mul16(struct gfec_cpu_pool *pool, const uint16_t *a, int rows, int cols, size_t len,
+		 const uint8_t *const *src, uint8_t *const *dst)
+{
+	const int threads = pool ? gfec_cpu_pool_threads(pool) : 1;
+	struct mul16 j = { a, rows, cols, 0, len, src, dst, NULL };
+	int ntasks, ret = 0;
+
+	if (rows < 1)
+		return 0;
+	/* whole groups of 4 rows per task: the kernel sums 4 rows over one pass of the sources */
+	j.per = ((rows + threads - 1) / threads + 3) / 4 * 4;
+	ntasks = (rows + j.per - 1) / j.per;
+	if (ntasks == 1)
+		return mul16_rows(&j, 0, rows);
+	j.ret = malloc(sizeof(int) * (size_t)ntasks);
+	if (!j.ret)
+		return GFEC_E_NOMEM;
+	gfec_cpu_pool_run(pool, (size_t)ntasks, mul16_task, &j);
+	for (int i = 0; i < ntasks; i++)
+		if (j.ret[i])
+			ret = j.ret[i];
+	free(j.ret);
+	return ret;
+}
+
+/*
+ * gfec_matrix_invert_w(16) on the GEMM: Gauss-Jordan on [A | I] (n rows of 2n symbols) with the
+ * same pivots (the first nonzero at or below the diagonal), each pivot's elimination one GEMM
+ * with a single source: the pivot row from the pivot's column on (left of it the row is zero),
+ * times each other row's element in that column, XORed into the rows where that is nonzero.
+ */
+static int invert16(const uint16_t *in, uint16_t *out, size_t n)
+{
+	const size_t w2 = 2 * n;
+	const int simd = gfec_cpu_avx2_supported();
+	uint16_t *aug = malloc(sizeof(*aug) * n * w2), **rows = malloc(sizeof(*rows) * n);
+	uint8_t **dst = malloc(sizeof(*dst) * n), *tbl = malloc(n * GFEC_CPU_GF16_TABLE);
+	uint16_t *f = malloc(sizeof(*f) * n);
+	int ret = 0;
+
+	if (!aug || !rows || !dst || !tbl || !f) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (size_t r = 0; r < n; r++) {
+		rows[r] = aug + r * w2;
+		memcpy(rows[r], in + r * n, n * sizeof(*aug));
+		memset(rows[r] + n, 0, n * sizeof(*aug));
+		rows[r][n + r] = 1;
+	}
+	for (size_t c = 0; c < n && !ret; c++) {
+		const size_t len = (w2 - c) * sizeof(*aug);
+		size_t p = c, nr = 0;
+
+		while (p < n && rows[p][c] == 0)
+			p++;
+		if (p == n) {
+			ret = GFEC_E_SINGULAR;
+			break;
+		}
+		uint16_t *pr = rows[p];
+
+		rows[p] = rows[c];
+		rows[c] = pr;
+		gfec_gf16_region_mul((uint8_t *)(pr + c), (uint8_t *)(pr + c), len,
+				     gfec_gf16_inv(pr[c]), 0);
+		for (size_t r = 0; r < n; r++)
+			if (r != c && rows[r][c]) {
+				f[nr] = rows[r][c];
+				dst[nr++] = (uint8_t *)(rows[r] + c);
+			}
+		const uint8_t *src = (const uint8_t *)(pr + c);
+
+		if (!simd) {
+			gfec_cpu_gemm16_base(len, 1, (int)nr, f, &src, dst, 1);
+			continue;
+		}
+		gfec_cpu_gf16_tables(f, nr, tbl);
+		ret = gfec_cpu_gemm16_avx2(len, 1, (int)nr, tbl, &src, dst, 1);
+	}
+	for (size_t r = 0; r < n && !ret; r++)
+		memcpy(out + r * n, rows[r] + n, n * sizeof(*aug));
+out:
+	free(aug);
+	free(rows);
+	free(dst);
+	free(tbl);
+	free(f);
+	return ret;
+}
+
+/*
+ * l (e x k) = A^-1 gs on the GEMM, gs's columns apart: at the position of parity source r it
+ * is unit vector r, so l's column there is A^-1's column r; at a surviving data chunk's it is
+ * G(P, j), so those columns are A^-1 G(P, S), gathered into e rows of the k - e survivors.
+ */
+static int lost_rows16(struct gfec_cpu_pool *pool, const uint16_t *g, int k, const int *pos,
+		       const int *par, size_t e, const uint16_t *ainv, uint16_t *l)
+{
+	const size_t kk = (size_t)k, ns = kk - e;
+	uint16_t *b = malloc(sizeof(*b) * 2 * e * ns + 1);
+	const uint8_t **src = malloc(sizeof(*src) * 2 * e);
+	int *sj = malloc(sizeof(*sj) * (ns + 1));
+	int ret = 0;
+
+	if (!b || !src || !sj) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	uint16_t *lb = b + e * ns;
+	uint8_t **dst = (uint8_t **)src + e;
+	size_t t = 0;
+
+	for (int j = 0; j < k; j++)
+		if (pos[j] >= 0)
+			sj[t++] = j;
+	for (size_t r = 0; r < e; r++) {
+		for (t = 0; t < ns; t++)
+			b[r * ns + t] = g[(size_t)par[r] * kk + sj[t]];
+		src[r] = (const uint8_t *)(b + r * ns);
+		dst[r] = (uint8_t *)(lb + r * ns);
+	}
+	ret = mul16(pool, ainv, (int)e, (int)e, ns * sizeof(*b), src, dst);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < e; i++) {
+		for (t = 0; t < ns; t++)
+			l[i * kk + pos[sj[t]]] = lb[i * ns + t];
+		for (size_t r = 0; r < e; r++)
+			l[i * kk + pos[k + par[r]]] = ainv[i * e + r];
+	}
+out:
+	free(b);
+	free(src);
+	free(sj);
+	return ret;
+}
+
+/*
  * The decode matrix without a k x k inverse. With L the e data chunks missing from src and P the
  * e parity chunks in src, and A = G(P, L) (e x e):
  *     data_L = A^-1 (parity_P + G(P, S) data_S)            (S: the data chunks in src)
  * so only A is inverted: O(e^3 + e^2 k) instead of O(k^3). The result is the same matrix (the
- * decode matrix is unique for a given src).
+ * decode matrix is unique for a given src). With @p fast at w = 16 the inverse, the product and
+ * the wanted parity rows run on the backend's GEMM (above), on @p threads threads for large
+ * problems; without it, scalar log/exp row operations: the reference (_base).
  */
-int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src, const int *want,
-			 int nwant, void *d)
+static int decode(unsigned w, const void *g, int k, int m, const int *src, const int *want,
+		  int nwant, int threads, int fast, void *d)
 {
 	const size_t kk = (size_t)k, es = esz(w);
 	int *pos = NULL, *lost, *par, *lidx;
 	void *a = NULL, *ainv, *l;
 	size_t e = 0, npar = 0;
+	struct gfec_cpu_pool *pool = NULL;
 	int ret = 0;
 
 	if (!g || !src || !want || !d || !gfec_matrix_shape_ok(w, k, m) || nwant < 0)
@@ -471,6 +669,7 @@ int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src
 	for (int i = 0; i < nwant; i++)
 		if (want[i] < 0 || want[i] >= k + m)
 			return GFEC_E_INVAL;
+	fast = fast && w == 16;
 
 	/* pos[c]: where chunk c sits in src (-1: absent); lost, par and lidx share one block. */
 	pos = malloc(sizeof(int) * ((size_t)k + m + 3 * kk));
@@ -497,6 +696,15 @@ int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src
 			lost[e++] = j;
 		}
 	}
+	if (threads <= 0) {
+		const long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = n > 1 ? (int)(n > 1024 ? 1024 : n) : 1;
+	}
+	/* a pool that cannot start leaves the work to this thread */
+	if (fast && threads > 1 && e * e * kk >= MUL16_THREADED &&
+	    gfec_cpu_pool_create(threads, &pool))
+		pool = NULL;
 
 	/* l (e x k): lost data chunk i as a combination of the sources, by position in src. */
 	a = malloc((e * kk + e * e + e * kk) * es + 1);
@@ -510,21 +718,60 @@ int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src
 		for (size_t r = 0; r < e; r++)
 			for (size_t c = 0; c < e; c++)
 				el_set(w, a, r * e + c, el_get(w, g, par[r] * kk + lost[c]));
-		ret = gfec_matrix_invert_w(w, a, ainv, (int)e);
-		if (ret)
-			goto out;
-		/* gs (e x k, in a's place): parity_P + G(P, S) data_S, by position in src; l = A^-1 gs. */
-		memset(a, 0, e * kk * es);
-		for (size_t r = 0; r < e; r++) {
-			el_set(w, a, r * kk + pos[k + par[r]], 1);
-			for (int j = 0; j < k; j++)
-				if (pos[j] >= 0)
-					el_set(w, a, r * kk + pos[j], el_get(w, g, par[r] * kk + j));
+		if (fast) {
+			ret = invert16(a, ainv, e);
+			if (ret == 0)
+				ret = lost_rows16(pool, g, k, pos, par, e, ainv, l);
+			if (ret)
+				goto out;
+		} else {
+			ret = gfec_matrix_invert_w(w, a, ainv, (int)e);
+			if (ret)
+				goto out;
+			/* gs (e x k, in a's place): parity_P + G(P, S) data_S, by position in
+			 * src; l = A^-1 gs. */
+			memset(a, 0, e * kk * es);
+			for (size_t r = 0; r < e; r++) {
+				el_set(w, a, r * kk + pos[k + par[r]], 1);
+				for (int j = 0; j < k; j++)
+					if (pos[j] >= 0)
+						el_set(w, a, r * kk + pos[j],
+						       el_get(w, g, par[r] * kk + j));
+			}
+			gfec_matrix_mul_w(w, ainv, a, l, (int)e, (int)e, k);
 		}
-		gfec_matrix_mul_w(w, ainv, a, l, (int)e, (int)e, k);
 	}
 
 	memset(d, 0, (size_t)nwant * kk * es);
+	if (fast && e) {
+		/* lost parity rows: G(c, L) l on the GEMM; the surviving data's elements are added
+		 * below */
+		uint16_t *cl = malloc(sizeof(*cl) * (size_t)nwant * e + 1);
+		const uint8_t **lrow = malloc(sizeof(*lrow) * (e + (size_t)nwant));
+		uint8_t **drow = (uint8_t **)lrow + e;
+		int np = 0;
+
+		if (!cl || !lrow) {
+			free(cl);
+			free(lrow);
+			ret = GFEC_E_NOMEM;
+			goto out;
+		}
+		for (size_t t = 0; t < e; t++)
+			lrow[t] = (const uint8_t *)row_at(w, l, t, kk);
+		for (int i = 0; i < nwant; i++)
+			if (want[i] >= k && pos[want[i]] < 0) {
+				for (size_t t = 0; t < e; t++)
+					cl[np * e + t] = ((const uint16_t *)g)[(size_t)(want[i] - k) *
+									       kk + lost[t]];
+				drow[np++] = row_at(w, d, (size_t)i, kk);
+			}
+		ret = mul16(pool, cl, np, (int)e, kk * es, lrow, drow);
+		free(cl);
+		free(lrow);
+		if (ret)
+			goto out;
+	}
 	for (int i = 0; i < nwant; i++) {
 		void *row = row_at(w, d, (size_t)i, kk);
 		int c = want[i];
@@ -539,15 +786,34 @@ int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src
 
 				if (pos[j] >= 0)
 					el_set(w, row, (size_t)pos[j], el_get(w, row, (size_t)pos[j]) ^ f);
-				else
+				else if (!fast)
 					row_axpy(w, row, row_at(w, l, (size_t)lidx[j], kk), kk, f);
 			}
 		}
 	}
 out:
+	gfec_cpu_pool_destroy(pool);
 	free(a);
 	free(pos);
 	return ret;
+}
+
+int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src, const int *want,
+			 int nwant, void *d)
+{
+	return decode(w, g, k, m, src, want, nwant, 1, 1, d);
+}
+
+int gfec_matrix_decode_w_threads(unsigned w, const void *g, int k, int m, const int *src,
+				 const int *want, int nwant, int threads, void *d)
+{
+	return decode(w, g, k, m, src, want, nwant, threads, 1, d);
+}
+
+int gfec_matrix_decode_w_base(unsigned w, const void *g, int k, int m, const int *src,
+			      const int *want, int nwant, void *d)
+{
+	return decode(w, g, k, m, src, want, nwant, 1, 0, d);
 }
 
 int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int *want,

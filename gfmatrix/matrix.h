@@ -94,11 +94,24 @@ void gfec_matrix_mul_w(unsigned w, const void *a, const void *b, void *c, int p,
  * @returns 0, GFEC_E_SINGULAR when the chosen sources do not span the code (or repeat one), or
  * GFEC_E_INVAL. Only the e x e block of G between the e parity sources and the e data chunks
  * missing from src is inverted: O(e^3 + e^2 k) time and O(e k) heap (GFEC_E_NOMEM on failure).
+ * At w = 16 the inverse and the products run on the CPU backend's GF(2^16) GEMM (gemm16.c, rows
+ * as regions); gfec_matrix_decode_w() on the calling thread alone.
  */
 int gfec_matrix_decode(const uint8_t *g, int k, int m, const int *src, const int *want,
 		       int nwant, uint8_t *d);
 int gfec_matrix_decode_w(unsigned w, const void *g, int k, int m, const int *src, const int *want,
 			 int nwant, void *d);
+
+/**
+ * gfec_matrix_decode_w() whose GF(2^16) products (e^2 k multiplies and more) run on @p threads
+ * threads (<= 0: the online CPUs) of a pool made for the call; w = 8 runs as decode_w.
+ */
+int gfec_matrix_decode_w_threads(unsigned w, const void *g, int k, int m, const int *src,
+				 const int *want, int nwant, int threads, void *d);
+
+/** The plain twin of gfec_matrix_decode_w(): scalar log/exp row operations; the tests' reference. */
+int gfec_matrix_decode_w_base(unsigned w, const void *g, int k, int m, const int *src,
+			      const int *want, int nwant, void *d);
 
 /*
  * GF(2^16) matrices in Cauchy form: element (i,j) = r[i] * c[j] / (x[i] ^ y[j]), with the points

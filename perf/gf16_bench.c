@@ -5,14 +5,19 @@
  * Jerasure + gf-complete (jerasure_matrix_encode, w = 16) on the same data and the same Cauchy
  * matrix, in one run; the parities are compared byte for byte. GB/s = 10^9 data bytes (k * len)
  * per second, best of the repetitions.
+ * Then the decode matrix of m lost data chunks (the first m; m <= k) for that matrix and for
+ * Jerasure's Vandermonde one: gfec_matrix_decode_w_base() (scalar log/exp), gfec_matrix_decode_w()
+ * (the GEMM above, one thread) and gfec_matrix_decode_w_threads() on every CPU; best of REPS each,
+ * the three matrices compared.
  *
  * Usage: gfec-gf16-bench [K M LEN REPS]   (default 1000 200 65536 3)
- * Exit: 0 done, 1 bad arguments, 2 no memory, 3 parities differ, 4 no AVX2.
+ * Exit: 0 done, 1 bad arguments, 2 no memory, 3 parities or decode matrices differ, 4 no AVX2.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jerasure.h>
 
@@ -26,6 +31,55 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Times the three decode-matrix paths on lost data chunks 0..m-1; 0, or an exit code. */
+static int decode_rows(const uint16_t *g, int k, int m, long reps, const char *name)
+{
+	int *src = malloc(sizeof(int) * (size_t)(k + m));
+	uint16_t *d = malloc(sizeof(uint16_t) * 3 * (size_t)m * (size_t)k);
+	double best[3] = { 1e30, 1e30, 1e30 };
+	int ret = 0;
+
+	if (!src || !d) {
+		ret = 2;
+		goto out;
+	}
+	for (int j = 0; j < k; j++) /* sources: data m..k-1, then parity 0..m-1 */
+		src[j] = j + m < k ? j + m : k + j - (k - m);
+	for (int i = 0; i < m; i++)
+		src[k + i] = i; /* want */
+	for (long r = 0; r < reps && !ret; r++)
+		for (int v = 0; v < 3 && !ret; v++) {
+			uint16_t *dv = d + (size_t)v * m * k;
+			double t0 = now();
+
+			ret = v == 0   ? gfec_matrix_decode_w_base(16, g, k, m, src, src + k, m, dv)
+			      : v == 1 ? gfec_matrix_decode_w(16, g, k, m, src, src + k, m, dv)
+				       : gfec_matrix_decode_w_threads(16, g, k, m, src, src + k, m, 0,
+								      dv);
+			double t = now() - t0;
+
+			best[v] = t < best[v] ? t : best[v];
+		}
+	if (ret) {
+		ret = 2;
+		goto out;
+	}
+	if (memcmp(d, d + (size_t)m * k, sizeof(*d) * m * k) ||
+	    memcmp(d, d + 2 * (size_t)m * k, sizeof(*d) * m * k)) {
+		fprintf(stderr, "gfec-gf16-bench: decode matrices differ\n");
+		ret = 3;
+		goto out;
+	}
+	printf("gf16 decode matrix k=%d m=%d, %d lost data, %s: base %.2f ms, gemm 1 thread %.2f ms "
+	       "(%.1fx), gemm %ld threads %.2f ms (%.1fx) (best of %ld)\n",
+	       k, m, m, name, 1e3 * best[0], 1e3 * best[1], best[0] / best[1],
+	       sysconf(_SC_NPROCESSORS_ONLN), 1e3 * best[2], best[0] / best[2], reps);
+out:
+	free(d);
+	free(src);
+	return ret;
 }
 
 static int arg(const char *s, long lo, long hi, long *out)
@@ -110,6 +164,14 @@ int main(int argc, char **argv)
 	printf("gf16 encode k=%ld m=%ld len=%ld 1 thread: gfec avx2 %.3f GB/s, jerasure w=16 "
 	       "%.3f GB/s, ratio %.2fx (best of %ld)\n",
 	       k, m, len, bytes / best_g / 1e9, bytes / best_j / 1e9, best_j / best_g, reps);
+	if (m <= k) {
+		int ret = decode_rows(a, (int)k, (int)m, reps, "cauchy");
+
+		if (ret == 0 && gfec_matrix_jerasure_rs_van_w(16, (int)k, (int)m, a) == 0)
+			ret = decode_rows(a, (int)k, (int)m, reps, "jerasure_reed_sol_van");
+		if (ret)
+			return ret;
+	}
 	free(src);
 	free(buf);
 	free(tbl);

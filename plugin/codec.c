@@ -484,15 +484,6 @@ void gfec_codec_gpu_dmabuf_free(const gfec_codec *c, void *ptr)
 	gfec_backend_gpu_dmabuf_free(c ? c->prof.gpu_device : 0, ptr);
 }
 
-int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_stats *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!c || !c->eng.coal)
-		return 0;
-	gfec_coalesce_stats(c->eng.coal, out);
-	return 1;
-}
-
 void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 {
 	if (!c || !s)
@@ -587,7 +578,8 @@ static int decode_matrix(const struct dplan_args *a, void *dm)
 	int ret;
 
 	if (c->w != 16 || c->prof.technique != GFEC_TECH_CAUCHY)
-		return gfec_matrix_decode_w(c->w, c->g, c->k, c->m, a->src, a->want, a->nwant, dm);
+		return gfec_matrix_decode_w_threads(c->w, c->g, c->k, c->m, a->src, a->want,
+						    a->nwant, c->prof.threads, dm);
 	form = malloc(sizeof(*form) * 2 * ((size_t)a->nwant + (size_t)c->k));
 	if (!form)
 		return GFEC_E_NOMEM;
