@@ -484,6 +484,15 @@ void gfec_codec_gpu_dmabuf_free(const gfec_codec *c, void *ptr)
 	gfec_backend_gpu_dmabuf_free(c ? c->prof.gpu_device : 0, ptr);
 }
 
+int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!c || !c->eng.coal)
+		return 0;
+	gfec_coalesce_stats(c->eng.coal, out);
+	return 1;
+}
+
 void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 {
 	if (!c || !s)
