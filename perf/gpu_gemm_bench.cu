@@ -21,6 +21,7 @@
 
 #include "cpu_backend.h"
 #include "gfec/gfec.h"
+#include "gfec_gpu.h"
 #include "device/kernels.h"
 #include "kernel/gemm_nibble.cuh"
 #include "gf8.h"
@@ -577,6 +578,35 @@ static int small_batches(int ns)
 	       p50, data / p50 / 1e3, kms * 1e3 / p50);
 	json_row(json_pack("{s:s,s:i,s:f,s:f,s:f}", "case", "small_encode_batch", "stripes", ns, "us",
 			   p50, "data_GBps", data / p50 / 1e3, "of_kernel", kms * 1e3 / p50));
+
+	/* the backend alone (no codec, engine or coalescing in front): what the plugin layers add */
+	{
+		const struct gfec_backend_ops *ops = gfec_gpu_backend();
+		gfec_backend_conf conf{};
+		gfec_gemm_matrix gm{};
+		void *ctx = nullptr, *plan = nullptr;
+		double one50, one99;
+
+		gm.w = 8, gm.rows = m, gm.cols = k, gm.a = a.data();
+		if (ops->init(&conf, &ctx) || ops->plan_create(ctx, &gm, &plan)) {
+			fprintf(stderr, "gfec-gpu-bench: the GPU backend refused RS(10,4)\n");
+			exit(2);
+		}
+		host_us([&](int) { if (ops->gemm(ctx, plan, ns, len, hs, hd)) exit(3); }, 3, 50, &p50,
+			nullptr);
+		host_us([&](int i) {
+			const int t = i % ns;
+			if (ops->gemm(ctx, plan, 1, len, hs + (size_t)t * k, hd + (size_t)t * m))
+				exit(3);
+		}, 100, 5000, &one50, &one99);
+		printf("backend alone (gpu_ops->gemm): %d stripes %.2f us = %.3f x the kernel alone; "
+		       "one stripe P50 %.2f us, P99 %.2f us\n",
+		       ns, p50, kms * 1e3 / p50, one50, one99);
+		json_row(json_pack("{s:s,s:i,s:f,s:f,s:f}", "case", "small_backend", "stripes", ns,
+				   "us", p50, "one_p50_us", one50, "one_p99_us", one99));
+		ops->plan_free(ctx, plan);
+		ops->fini(ctx);
+	}
 
 	/* batch sizes: the call against the kernel alone on its first ns stripes */
 	printf("%8s %12s %12s %8s\n", "stripes", "kernel us", "call us", "ratio");
