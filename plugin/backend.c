@@ -17,6 +17,15 @@ const struct gfec_backend_ops *gfec_backend_gpu(void)
 #endif
 }
 
+const struct gfec_backend_ops *gfec_backend_gpu_multi(void)
+{
+#ifdef GFEC_HAVE_CUDA
+	return gfec_gpu_multi_backend();
+#else
+	return NULL;
+#endif
+}
+
 const char *gfec_backend_gpu_kernels(void)
 {
 #ifdef GFEC_HAVE_CUDA

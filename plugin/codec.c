@@ -204,7 +204,9 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	const int required = c->prof.backend == GFEC_BACKEND_GPU;
 	struct gfec_backend_conf conf = { 0 };
 	struct gfec_gemm_matrix gm = generator(c);
-	const struct gfec_backend_ops *ops = gfec_backend_gpu();
+	/* gpu_devices: one context per listed GPU (cuda_gemm/device/multi.cu) */
+	const struct gfec_backend_ops *ops =
+		c->prof.gpu_ndevices ? gfec_backend_gpu_multi() : gfec_backend_gpu();
 	int ret;
 
 	if (c->form) { /* the GPU backend takes dense matrices only */
@@ -238,7 +240,12 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.segment = (size_t)c->prof.gpu_segment;
 	conf.rules = c->prof.set.rules;
 	conf.nrules = c->prof.set.nrules;
-	conf.fault = c->prof.gpu_fault;
+	/* one context: cuda and cuda-ctx0 fail it; several: the backend picks (gemm.h) */
+	conf.fault = c->prof.gpu_ndevices ? c->prof.gpu_fault
+					  : c->prof.gpu_fault == 1 || c->prof.gpu_fault == 2;
+	conf.devices = c->prof.gpu_devices;
+	conf.ndevices = c->prof.gpu_ndevices;
+	conf.split_min = (size_t)c->prof.gpu_split_min;
 	ret = ops->init(&conf, &c->eng.gpu_ctx);
 	if (ret == 0 && ops->can_implement(c->eng.gpu_ctx, &gm) != 0) {
 		ops->fini(c->eng.gpu_ctx);
@@ -491,6 +498,32 @@ int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_s
 		return 0;
 	gfec_coalesce_stats(c->eng.coal, out);
 	return 1;
+}
+
+int gfec_codec_gpu_devices(const gfec_codec *c, struct gfec_gpu_device *out, int max)
+{
+	struct gfec_backend_device d[GFEC_MAX_GPU_CONTEXTS];
+	int n;
+
+	if (!c || (max > 0 && !out))
+		return GFEC_E_INVAL;
+	if (!c->eng.gpu_ops || !c->eng.gpu_ops->devices)
+		return 0;
+	n = c->eng.gpu_ops->devices(c->eng.gpu_ctx, d, GFEC_MAX_GPU_CONTEXTS);
+	for (int i = 0; i < n && i < max; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].ordinal = d[i].ordinal;
+		snprintf(out[i].name, sizeof(out[i].name), "%s", d[i].name);
+		out[i].mem_gib = d[i].mem_gib;
+		out[i].pci_bus = d[i].pci_bus;
+		out[i].calls = d[i].calls;
+		out[i].bytes = d[i].bytes_in;
+		out[i].failures = d[i].failures;
+		out[i].share = d[i].share;
+		out[i].rate_host = d[i].rate_host;
+		out[i].rate_dev = d[i].rate_dev;
+	}
+	return n;
 }
 
 void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)

@@ -33,11 +33,14 @@ struct gfec_profile {
 	char gpu_kernel[32];	/* "" = the default kernel for the shape */
 	long long gpu_min_bytes; /* backend=auto: GPU when a call has at least this much data */
 	int gpu_device;
+	int gpu_ndevices;	/* gpu_devices: 0 unset (gpu_device alone), -1 all, else entries */
+	int gpu_devices[GFEC_MAX_GPU_CONTEXTS];
+	long long gpu_split_min; /* 0 = backend default */
 	int gpu_streams;	/* 0 = backend default */
 	long long gpu_segment;	/* 0 = backend default */
 	int gpu_coalesce_us;	/* coalescing window (coalesce.h); 0 = off */
 	long long gpu_coalesce_bytes;
-	int gpu_fault;		/* GFEC_FAULT=cuda: every GPU call fails (tests) */
+	int gpu_fault;		/* GFEC_FAULT: 1 = cuda, every GPU call fails; 2 + i = cuda-ctxI */
 	struct gfec_settings set; /* every knob with its origin, and gfec.conf's [tune] rules */
 };
 
@@ -98,6 +101,8 @@ int gfec_async_wait(struct gfec_async *a, struct gfec_request *r);
 
 /** The GPU backend's table, or NULL when this build has none. */
 const struct gfec_backend_ops *gfec_backend_gpu(void);
+/** The same over several GPUs (gpu_devices=), or NULL. */
+const struct gfec_backend_ops *gfec_backend_gpu_multi(void);
 
 /** The GPU kernels this build has, comma-separated ("" without a GPU backend). */
 const char *gfec_backend_gpu_kernels(void);

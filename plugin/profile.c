@@ -115,11 +115,16 @@ static void apply_knobs(struct gfec_profile *p)
 		 v[GFEC_KNOB_GPU_KERNEL].text);
 	p->gpu_min_bytes = v[GFEC_KNOB_GPU_MIN_BYTES].num;
 	p->gpu_device = (int)v[GFEC_KNOB_GPU_DEVICE].num;
+	p->gpu_ndevices = 0; /* unset, or checked by the registry when set */
+	if (v[GFEC_KNOB_GPU_DEVICES].text[0] &&
+	    gfec_parse_gpu_devices(v[GFEC_KNOB_GPU_DEVICES].text, p->gpu_devices, &p->gpu_ndevices))
+		p->gpu_ndevices = 0;
+	p->gpu_split_min = v[GFEC_KNOB_GPU_SPLIT_MIN].num;
 	p->gpu_streams = (int)v[GFEC_KNOB_GPU_STREAMS].num;
 	p->gpu_segment = v[GFEC_KNOB_GPU_SEGMENT].num;
 	p->gpu_coalesce_us = (int)v[GFEC_KNOB_GPU_COALESCE_US].num;
 	p->gpu_coalesce_bytes = v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
-	p->gpu_fault = strcmp(v[GFEC_KNOB_FAULT].text, "cuda") == 0;
+	p->gpu_fault = (int)v[GFEC_KNOB_FAULT].num; /* the word's index: none, cuda, cuda-ctxI */
 }
 
 int gfec_profile_parse(const char *text, const struct gfec_settings *base, struct gfec_profile *p,

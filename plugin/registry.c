@@ -30,6 +30,43 @@
  */
 #define HYBRID_MIN_BYTES_DEFAULT "4194304"
 
+int gfec_parse_gpu_devices(const char *text, int *ord, int *n)
+{
+	int v[GFEC_MAX_GPU_CONTEXTS], count = 0;
+	const char *p = text;
+
+	if (!text)
+		return GFEC_E_INVAL;
+	if (strcmp(text, "all") == 0) {
+		*n = -1;
+		return 0;
+	}
+	for (;;) {
+		int x = 0, digits = 0;
+
+		for (; *p >= '0' && *p <= '9' && digits < 3; p++, digits++)
+			x = x * 10 + (*p - '0');
+		if (!digits || x > 64 || count == GFEC_MAX_GPU_CONTEXTS)
+			return GFEC_E_INVAL;
+		v[count++] = x;
+		if (*p == '\0')
+			break;
+		if (*p != ',' && *p != ':')
+			return GFEC_E_INVAL;
+		p++;
+	}
+	memcpy(ord, v, sizeof(int) * (size_t)count);
+	*n = count;
+	return 0;
+}
+
+static int check_gpu_devices(const char *text)
+{
+	int ord[GFEC_MAX_GPU_CONTEXTS], n;
+
+	return gfec_parse_gpu_devices(text, ord, &n);
+}
+
 /* Unset fields are 0/NULL: no profile key, no variable, no file key, not passed on by Ceph. */
 const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 	[GFEC_KNOB_THREADS] = { .name = "threads", .profile = 1, .env = "GFEC_THREADS",
@@ -59,6 +96,21 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 	[GFEC_KNOB_GPU_DEVICE] = { .name = "gpu_device", .profile = 1, .section = "gpu",
 				   .key = "device", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 64,
 				   .dflt = "0", .ceph = 1, .help = "CUDA device ordinal" },
+	[GFEC_KNOB_GPU_DEVICES] = { .name = "gpu_devices", .profile = 1, .env = "GFEC_GPU_DEVICES",
+				    .section = "gpu", .key = "devices", .type = GFEC_KNOB_TEXT,
+				    .lo = 1, .hi = 127, .dflt = "", .ceph = 1,
+				    .check = check_gpu_devices,
+				    .expect = "all, or CUDA ordinals 0..64 separated by commas or "
+					      "colons (at most 16; repeats allowed)",
+				    .help = "several GPUs: one context per listed ordinal (0,1; "
+					    "in a profile 0:1), calls split by measured rate "
+					    "(default: gpu_device alone)" },
+	[GFEC_KNOB_GPU_SPLIT_MIN] = { .name = "gpu_split_min", .profile = 1,
+				      .env = "GFEC_GPU_SPLIT_MIN", .section = "gpu",
+				      .key = "split_min", .type = GFEC_KNOB_NUM, .lo = 1,
+				      .hi = 1ll << 40, .zero = 1, .dflt = "0",
+				      .help = "gpu_devices: source bytes per device below which a "
+					      "call is not split (0 = the backend's 1 MiB)" },
 	[GFEC_KNOB_GPU_STREAMS] = { .name = "gpu_streams", .profile = 1, .section = "gpu",
 				    .key = "streams", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 8,
 				    .dflt = "0",
@@ -130,8 +182,10 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					   .help = "a coalescing window launches once it holds this "
 						   "many source bytes" },
 	[GFEC_KNOB_FAULT] = { .name = "fault", .env = "GFEC_FAULT", .type = GFEC_KNOB_WORD,
-			      .words = "none, cuda", .dflt = "none",
-			      .help = "tests: cuda makes every GPU call fail" },
+			      .words = "none, cuda, cuda-ctx0, cuda-ctx1, cuda-ctx2, cuda-ctx3",
+			      .dflt = "none",
+			      .help = "tests: cuda makes every GPU call fail, cuda-ctxI only "
+				      "those of gpu_devices' context I" },
 	[GFEC_KNOB_ISAL_LIB] = { .name = "isal_lib", .env = "GFEC_ISAL_LIB", .type = GFEC_KNOB_TEXT,
 				 .lo = 1, .hi = GFEC_KNOB_TEXT_MAX - 1, .dflt = "",
 				 .help = "ISA-L drop-in: the real ISA-L to forward to (default: "
@@ -251,6 +305,8 @@ int gfec_knob_set(struct gfec_settings *s, enum gfec_knob k, const char *text,
 			return -1;
 		break;
 	case GFEC_KNOB_TEXT:
+		if (d->check && d->check(text))
+			return -1;
 		break;
 	}
 	v->num = x;
@@ -273,7 +329,10 @@ const char *gfec_knob_expect(enum gfec_knob k, char *buf, size_t len)
 		snprintf(buf, len, "one of %s", d->words);
 		break;
 	case GFEC_KNOB_TEXT:
-		snprintf(buf, len, "a name of 1..%lld characters", d->hi);
+		if (d->expect)
+			snprintf(buf, len, "%s", d->expect);
+		else
+			snprintf(buf, len, "a name of 1..%lld characters", d->hi);
 		break;
 	}
 	return buf;

@@ -29,6 +29,8 @@ enum gfec_knob {
 	GFEC_KNOB_GPU_KERNEL,
 	GFEC_KNOB_GPU_MIN_BYTES,
 	GFEC_KNOB_GPU_DEVICE,
+	GFEC_KNOB_GPU_DEVICES,
+	GFEC_KNOB_GPU_SPLIT_MIN,
 	GFEC_KNOB_GPU_STREAMS,
 	GFEC_KNOB_GPU_SEGMENT,
 	GFEC_KNOB_GPU_COALESCE_US,
@@ -67,6 +69,8 @@ struct gfec_knob_def {
 	const char *words;	     /* GFEC_KNOB_WORD: the values, "a, b, c" */
 	const char *dflt;	     /* the default's text ("" = chosen by the code that uses it) */
 	int ceph;		     /* the Ceph plugin passes this profile key on to the codec */
+	int (*check)(const char *text); /* GFEC_KNOB_TEXT: 0 when the text is a value */
+	const char *expect;	     /* with check: what it accepts, for messages */
 	const char *help;
 };
 
@@ -129,6 +133,14 @@ int gfec_conf_candidates(char paths[3][GFEC_CONF_PATH_MAX]);
 
 /** The per-user file, ~/.config/gfec/gfec.conf, into @p buf: 0, or -1 when HOME is not set. */
 int gfec_conf_user_path(char *buf, size_t len);
+
+/**
+ * gpu_devices' value: "all" (*n = -1), or CUDA ordinals in 0..64 separated by commas or colons
+ * (a profile string separates its entries by commas: there, "0:1"), at most
+ * GFEC_MAX_GPU_CONTEXTS of them, repeats allowed (*n of them into @p ord, which holds
+ * GFEC_MAX_GPU_CONTEXTS). 0, or GFEC_E_INVAL (and nothing written) for anything else.
+ */
+int gfec_parse_gpu_devices(const char *text, int *ord, int *n);
 
 /* The techniques a profile may name: here once, for the profile parser and the Ceph plugin. */
 enum gfec_technique {

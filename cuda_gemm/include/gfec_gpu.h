@@ -22,6 +22,17 @@ extern "C" {
 /** The GPU backend's table; its init() fails with GFEC_E_NOBACKEND when no device is usable. */
 const struct gfec_backend_ops *gfec_gpu_backend(void);
 
+/**
+ * The same backend over several device contexts (multi.cu): gfec_backend_conf.devices lists
+ * one CUDA ordinal per context (repeats give several contexts on one GPU), ndevices = -1 takes
+ * every visible GPU, ndevices = 0 the one conf.device. Calls are cut among the contexts in
+ * proportion to their measured rates, stripes in one GPU's memory are coded on that GPU, and a
+ * share that fails is redone on the other contexts; .devices lists the contexts and their
+ * counters. Its contexts are not the one-device backend's: the network-coding, LT and weight
+ * entry points (gfec_gpu_nc.h, ...) take gfec_gpu_backend()'s contexts only.
+ */
+const struct gfec_backend_ops *gfec_gpu_multi_backend(void);
+
 /** Names of the compiled kernels, comma-separated (static storage), for messages and tools. */
 const char *gfec_gpu_kernel_names(void);
 

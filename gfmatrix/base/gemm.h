@@ -73,6 +73,9 @@ struct gfec_tune_rule {
 
 #define GFEC_MAX_TUNE_RULES 32
 
+/** The most device contexts one backend drives (gpu_devices= lists at most this many). */
+#define GFEC_MAX_GPU_CONTEXTS 16
+
 struct gfec_backend_conf {
 	/* CPU */
 	int threads;	       /**< worker threads, 0 = number of online CPUs */
@@ -92,6 +95,7 @@ struct gfec_backend_conf {
 	/* several GPUs (gfec_gpu_multi_backend(), gpu_devices=) */
 	const int *devices;    /**< one context per entry: CUDA ordinals, repeats allowed */
 	int ndevices;	       /**< entries in devices; -1: every visible device; 0: device */
+	size_t split_min;      /**< source bytes below which a call is not split, 0 = default */
 };
 
 /** One device context of a backend that drives several (gfec_backend_ops.devices). */

@@ -19,7 +19,8 @@ const char help_info[] =
     "Prints the library version, the backend a default codec (k=4 m=2) runs on, the number\n"
     "of online CPUs, and every knob: its value and where it came from (profile, env VAR,\n"
     "FILE:LINE of gfec.conf, or default; the profile wins over the environment, the\n"
-    "environment over gfec.conf). With FILE, also what FILE.gfec records.\n"
+    "environment over gfec.conf). With FILE, also what FILE.gfec records. With gpu_devices\n"
+    "set (GFEC_GPU_DEVICES or gfec.conf [gpu] devices), one line per GPU context.\n"
     "\n"
     "Then what that backend does with a call on host memory of 64 KiB to 256 MiB of data\n"
     "where there is a GPU, and why: the thresholds and rates it goes by (gfec tune measures\n"
@@ -56,7 +57,16 @@ int cmd_info(int argc, char **argv)
 		printf("default backend: none (%s)\n", err);
 		status = fail(GFEC_EXIT_INTERNAL, "info: a default codec cannot be made: %s", err);
 	} else {
+		struct gfec_gpu_device dev[16];
+		const int n = gfec_codec_gpu_devices(codec, dev, 16);
+
 		printf("default backend: %s (k=4 m=2)\n", gfec_codec_backend(codec));
+		/* gpu_devices=: every context, its GPU and its counters so far */
+		for (int i = 0; i < n && i < 16; i++)
+			printf("gpu context %d: device %d %s, %.1f GiB, PCI bus %d; %" PRIu64
+			       " shares, %" PRIu64 " bytes, %" PRIu64 " failed\n",
+			       i, dev[i].ordinal, dev[i].name, dev[i].mem_gib, dev[i].pci_bus,
+			       dev[i].calls, dev[i].bytes, dev[i].failures);
 		gfec_codec_free(codec);
 	}
 	printf("online CPUs: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));

@@ -223,6 +223,27 @@ struct gfec_stats {
 
 GFEC_API void gfec_codec_stats(const gfec_codec *codec, struct gfec_stats *out);
 
+/** One GPU context of a codec (gfec_codec_gpu_devices()); counters are totals since creation. */
+struct gfec_gpu_device {
+	int ordinal;		/**< CUDA device ordinal */
+	char name[64];		/**< the device's name */
+	double mem_gib;		/**< its memory, GiB */
+	int pci_bus;		/**< its PCI bus id: contexts on one GPU share it */
+	uint64_t calls;		/**< shares of calls it ran */
+	uint64_t bytes;		/**< source bytes it coded */
+	uint64_t failures;	/**< shares that failed on it (redone on the others or the CPU) */
+	double share;		/**< its fraction of all source bytes coded so far */
+	double rate_host;	/**< its measured rate on host buffers, bytes/s (0: none yet) */
+	double rate_dev;	/**< the same on buffers in device memory */
+};
+
+/**
+ * The GPU contexts of a codec made with the profile key gpu_devices= (one per listed ordinal):
+ * up to @p max of them into @p out. Returns how many there are: 0 for a codec on one GPU
+ * (gpu_device=) or none, GFEC_E_INVAL for a NULL codec (or NULL @p out with max > 0).
+ */
+GFEC_API int gfec_codec_gpu_devices(const gfec_codec *codec, struct gfec_gpu_device *out, int max);
+
 /** The backend and inner path in use, e.g. "cpu/isal"; valid while the codec lives. */
 GFEC_API const char *gfec_codec_backend(const gfec_codec *codec);
 
