@@ -10,9 +10,13 @@
  *            read; against raw ISA-L's one n x n ec_encode_data() over the same segment (the
  *            product a decode must at least do). MB/s counts segment bytes (n * B) per decode.
  *            "last" is the time from the last block's add() to a readable segment (add + read).
+ *   latency  one thread, each mode: --segments S decoders, each fed the coded blocks from its
+ *            own place in the stream (so each has its own coefficient matrix) until complete,
+ *            then read; the time of the last add() + read(), its median, P99 and maximum.
  *
- * Every figure is the median of --reps runs. Usage: gfec-nc-bench [--n N] [--block B]
- * [--count C] [--threads T] [--reps R] (C >= n + 10, so that the decoders complete).
+ * Every throughput figure is the median of --reps runs. Usage: gfec-nc-bench [--n N]
+ * [--block B] [--count C] [--threads T] [--reps R] [--segments S] (C >= n + 10, so that the
+ * decoders complete).
  * Exit 0; 2 on bad usage; 3 when a run fails or its output is wrong.
  */
 #include <isa-l/erasure_code.h>
@@ -48,6 +52,47 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
+/* The q-quantile (0 < q <= 1) of v, sorted by median(): the smallest value with q of v at most. */
+static double quantile(const double *v, int n, double q)
+{
+	int i = (int)(q * n + 0.999999) - 1;
+
+	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+/*
+ * The latency of a progressive decode (@p one's mode, one thread): @p nseg decoders fed coded
+ * blocks from the @p count at @p out (seed-carrying, @p bytes each) from their own start on, until
+ * complete; the last add() + read() of each into @p t. 0, or -1 when one fails or reads wrong.
+ */
+static int last_block_latency(gfec_nc *one, const uint8_t *out, size_t bytes,
+			      unsigned long long count, unsigned long long n, const uint8_t *seg,
+			      size_t seglen, uint8_t *dec, int nseg, double *t)
+{
+	for (int s = 0; s < nseg; s++) {
+		const unsigned long long start = (unsigned long long)s * 37 % (count - n - 9);
+		gfec_nc_decoder *d;
+		int st = 0;
+		double t0 = 0;
+
+		if (gfec_nc_decoder_create(one, 1, &d))
+			return -1;
+		for (unsigned long long k = start; k < count && st != GFEC_NC_COMPLETE; k++) {
+			t0 = now();
+			st = gfec_nc_decoder_add(d, out + k * bytes, bytes);
+		}
+		if (st != GFEC_NC_COMPLETE || gfec_nc_decoder_read(d, dec, seglen)) {
+			gfec_nc_decoder_free(d);
+			return -1;
+		}
+		t[s] = now() - t0;
+		gfec_nc_decoder_free(d);
+		if (memcmp(dec, seg, seglen))
+			return -1;
+	}
+	return 0;
+}
+
 struct isal_job {
 	int n, rows, per;
 	size_t B;
@@ -80,7 +125,7 @@ static int parse(const char *flag, const char *v, long long lo, long long hi,
 
 int main(int argc, char **argv)
 {
-	unsigned long long n = 128, B = 4096, count = 1024, threads = 0, reps = 9;
+	unsigned long long n = 128, B = 4096, count = 1024, threads = 0, reps = 9, nlat = 300;
 	int ret = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -89,13 +134,13 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: gfec-nc-bench [--n N] [--block B] [--count C] [--threads T] "
-			       "[--reps R]\n"
+			       "[--reps R] [--segments S]\n"
 			       "RLC encode (T threads) and progressive decode (one thread) against "
-			       "raw ISA-L in the same run; defaults n=128 B=4096 C=1024 T=online "
-			       "CPUs R=9\n");
+			       "raw ISA-L in the same run, and the last block's latency over S "
+			       "segments; defaults n=128 B=4096 C=1024 T=online CPUs R=9 S=300\n");
 			return 0;
 		} else if (!strcmp(a, "--n")) {
-			bad = parse(a, v, 1, 255, &n);
+			bad = parse(a, v, 1, 4096, &n);
 		} else if (!strcmp(a, "--block")) {
 			bad = parse(a, v, 1, 1u << 30, &B);
 		} else if (!strcmp(a, "--count")) {
@@ -104,6 +149,8 @@ int main(int argc, char **argv)
 			bad = parse(a, v, 0, 1024, &threads);
 		} else if (!strcmp(a, "--reps")) {
 			bad = parse(a, v, 1, 1000, &reps);
+		} else if (!strcmp(a, "--segments")) {
+			bad = parse(a, v, 1, 1000000, &nlat);
 		} else {
 			fprintf(stderr, "gfec-nc-bench: unknown argument %s (try --help)\n", a);
 			return 2;
@@ -129,9 +176,10 @@ int main(int argc, char **argv)
 	uint8_t *seg = malloc(seglen), *out, *ref;
 	size_t bytes;
 	double *t = calloc(reps, sizeof(double)), *t2 = calloc(reps, sizeof(double));
+	double *lat = calloc(nlat, sizeof(double));
 	struct gfec_nc_segment sg;
 
-	if (!seg || !t || !t2 || gfec_nc_create(&p, &nc)) {
+	if (!seg || !t || !t2 || !lat || gfec_nc_create(&p, &nc)) {
 		fprintf(stderr, "gfec-nc-bench: cannot set up n=%llu B=%llu\n", n, B);
 		return 3;
 	}
@@ -253,6 +301,16 @@ int main(int argc, char **argv)
 			       "to readable %.3f ms, ratio to raw ISA-L %.2f\n",
 			       mode == GFEC_NC_EAGER ? "eager" : "deferred", n, B,
 			       seglen / td / 1e6, td * 1e3, tl * 1e3, ti / td);
+			if (last_block_latency(one, out, bytes, count, n, seg, seglen, dec,
+					       (int)nlat, lat)) {
+				fprintf(stderr, "gfec-nc-bench: latency run failed or read wrong\n");
+				return 3;
+			}
+			td = median(lat, (int)nlat);
+			printf("latency %s n=%llu B=%llu threads=1 segments=%llu: last add + read "
+			       "median %.3f ms, P99 %.3f ms, max %.3f ms\n",
+			       mode == GFEC_NC_EAGER ? "eager" : "deferred", n, B, nlat, td * 1e3,
+			       quantile(lat, (int)nlat, 0.99) * 1e3, lat[nlat - 1] * 1e3);
 			gfec_nc_free(one);
 		}
 		free(dec);
@@ -267,5 +325,6 @@ int main(int argc, char **argv)
 	free(ref);
 	free(t);
 	free(t2);
+	free(lat);
 	return ret;
 }

@@ -49,9 +49,9 @@ struct gfec_nc {
 
 /* ---------- products through the backend ---------- */
 
-/* A (rows x cols, row-major) cut into backend plans of at most TILE x TILE. */
+/* A (rows x cols, row-major) cut into backend plans of at most th x TILE (th <= TILE). */
 struct product {
-	int rows, cols, rt, ct;
+	int rows, cols, th, rt, ct;
 	void **plans; /* rt x ct */
 };
 
@@ -65,15 +65,17 @@ static void product_free(const gfec_nc *nc, struct product *p)
 	p->plans = NULL;
 }
 
-static int product_create(const gfec_nc *nc, const uint8_t *a, int rows, int cols,
-			  struct product *p)
+/* A in plans of @p th rows (a batch's split, batch_rows()) by TILE columns. */
+static int product_create_rows(const gfec_nc *nc, const uint8_t *a, int rows, int cols, int th,
+			       struct product *p)
 {
 	uint8_t *tile = NULL;
 	int ret = 0;
 
 	p->rows = rows;
 	p->cols = cols;
-	p->rt = (rows + TILE - 1) / TILE;
+	p->th = th;
+	p->rt = (rows + th - 1) / th;
 	p->ct = (cols + TILE - 1) / TILE;
 	p->plans = calloc((size_t)p->rt * p->ct, sizeof(*p->plans));
 	tile = malloc((size_t)TILE * TILE);
@@ -83,13 +85,13 @@ static int product_create(const gfec_nc *nc, const uint8_t *a, int rows, int col
 	}
 	for (int r = 0; r < p->rt && !ret; r++) {
 		for (int c = 0; c < p->ct && !ret; c++) {
-			int tr = rows - r * TILE < TILE ? rows - r * TILE : TILE;
+			int tr = rows - r * th < th ? rows - r * th : th;
 			int tc = cols - c * TILE < TILE ? cols - c * TILE : TILE;
 			struct gfec_gemm_matrix m = { .w = 8, .rows = tr, .cols = tc, .a = tile };
 
 			for (int i = 0; i < tr; i++)
 				memcpy(tile + (size_t)i * tc,
-				       a + ((size_t)r * TILE + i) * cols + (size_t)c * TILE, tc);
+				       a + ((size_t)r * th + i) * cols + (size_t)c * TILE, tc);
 			ret = nc->ops->plan_create(nc->ctx, &m, &p->plans[r * p->ct + c]);
 		}
 	}
@@ -98,6 +100,12 @@ out:
 	if (ret)
 		product_free(nc, p);
 	return ret;
+}
+
+static int product_create(const gfec_nc *nc, const uint8_t *a, int rows, int cols,
+			  struct product *p)
+{
+	return product_create_rows(nc, a, rows, cols, TILE, p);
 }
 
 static void xor_into(uint8_t *dst, const uint8_t *src, size_t len)
@@ -117,7 +125,7 @@ static void xor_into(uint8_t *dst, const uint8_t *src, size_t len)
 }
 
 /*
- * Row tile @p r of the product over bytes [off, off + len): dst[i] + off = sum_j A(r*TILE+i, j) *
+ * Row tile @p r of the product over bytes [off, off + len): dst[i] + off = sum_j A(r*th+i, j) *
  * (src[j] + off) for the tile's rows, src and dst indexed from the product's first row/column.
  */
 static int product_run(const gfec_nc *nc, const struct product *p, int r,
@@ -125,12 +133,12 @@ static int product_run(const gfec_nc *nc, const struct product *p, int r,
 {
 	const uint8_t *s[TILE];
 	uint8_t *d[TILE];
-	int tr = p->rows - r * TILE < TILE ? p->rows - r * TILE : TILE;
+	int tr = p->rows - r * p->th < p->th ? p->rows - r * p->th : p->th;
 	uint8_t *scratch = NULL;
 	int ret;
 
 	for (int i = 0; i < tr; i++)
-		d[i] = dst[r * TILE + i] + off;
+		d[i] = dst[r * p->th + i] + off;
 	for (int j = 0; j < TILE && j < p->cols; j++)
 		s[j] = src[j] + off;
 	ret = nc->ops->gemm(nc->ctx, p->plans[r * p->ct], 1, len, s, d);
@@ -200,6 +208,23 @@ static void batch_task(void *arg, size_t t)
 
 	if (ret)
 		__atomic_store_n(&j->ret, ret, __ATOMIC_RELAXED);
+}
+
+/*
+ * The row-tile height for a batch of @p nstripes products of @p rows rows over @p len bytes:
+ * TILE, unless that leaves the pool fewer than two tasks per thread with every byte slice
+ * batch_run may cut (MIN_SLICE); then halved until it does, down to 16 rows. Raw ISA-L run on
+ * many threads splits the rows the same way; one tile per stripe left most threads idle (one
+ * segment of n = 256, B = 32 KiB on 16 threads ran as 2 tasks).
+ */
+static int batch_rows(const gfec_nc *nc, int rows, size_t nstripes, size_t len)
+{
+	const size_t want = 2 * (size_t)nc->threads, slices = (len + MIN_SLICE - 1) / MIN_SLICE;
+	int th = TILE;
+
+	while (nc->pool && th > 16 && nstripes * (size_t)((rows + th - 1) / th) * slices < want)
+		th /= 2;
+	return th;
 }
 
 static int batch_run(const gfec_nc *nc, const struct product *p, size_t nstripes,
@@ -409,7 +434,8 @@ int gfec_nc_encode(gfec_nc *nc, const struct gfec_nc_segment *segs, int nseg, ui
 		srcs[s] = src + (size_t)s * nc->p.n;
 		dsts[s] = dst + (size_t)s * ncoded;
 	}
-	ret = product_create(nc, c, (int)ncoded, (int)nc->p.n, &prod);
+	ret = product_create_rows(nc, c, (int)ncoded, (int)nc->p.n,
+				  batch_rows(nc, (int)ncoded, (size_t)nseg, nc->bsize), &prod);
 	if (!ret)
 		ret = batch_run(nc, &prod, (size_t)nseg, srcs, dsts, nc->bsize);
 out:
@@ -919,7 +945,8 @@ int gfec_nc_recode(gfec_nc_decoder *d, uint32_t seed, uint32_t count, uint8_t *o
 		gfec_nc_block_pack(&b, blk, bytes);
 		dst[j] = blk + bytes - nc->bsize;
 	}
-	ret = product_create(nc, w, (int)count, (int)k, &p);
+	ret = product_create_rows(nc, w, (int)count, (int)k, batch_rows(nc, (int)count, 1, nc->bsize),
+				  &p);
 	if (!ret) {
 		const uint8_t *const *src = (const uint8_t *const *)d->yrow;
 

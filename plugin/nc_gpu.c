@@ -8,11 +8,13 @@
  *            in one copy launch, the coded payloads straight from gfec_gpu_nc_encode. Host
  *            buffers (backend=gpu): the segments are uploaded, the payloads come back into the
  *            blocks, headers and source blocks are written by the CPU.
- *   decode   the headers are read on the host (device blocks: gathered in one copy launch);
- *            round 1 sends each segment's first n blocks to the GPU, which inverts and applies
- *            them; a segment the GPU finds singular, or that has fewer than n blocks or a bad one
- *            among its first n, is eliminated on the host on its coefficients alone, block by
- *            block as nc.c's CPU decoder does, and round 2 decodes the n blocks it kept.
+ *   decode   round 1 sends each segment's first n blocks to the GPU, which inverts and applies
+ *            them: device blocks go as they are (gfec_gpu_nc_decode_blocks reads the headers on
+ *            the device), host blocks' headers are read here. A segment the GPU finds singular
+ *            or with a bad block among its first n, or that has fewer than n blocks, is
+ *            eliminated on the host on its coefficients alone (device blocks: those segments'
+ *            headers gathered in one copy launch), block by block as nc.c's CPU decoder does,
+ *            and round 2 decodes the n blocks it kept.
  *
  * Every GPU error on host buffers makes the whole call PASS to the CPU (a fallback); on device
  * buffers it is the call's result.
@@ -28,6 +30,14 @@
 #ifdef GFEC_HAVE_CUDA
 #include "gfec_gpu.h"
 #include "gfec_gpu_nc.h"
+#include "nc_hdr.h"
+
+/* gfec_gpu_nc_decode_blocks reads headers with nc_hdr.h: its constants are gfec_nc.h's. */
+_Static_assert(GFEC_NC_HDR_FIXED == GFEC_NC_HEADER_FIXED && GFEC_NC_HDR_VERSION == GFEC_NC_VERSION &&
+		       GFEC_NC_HDR_RLC == GFEC_NC_RLC && GFEC_NC_HDR_SEED == GFEC_NC_KIND_SEED &&
+		       GFEC_NC_HDR_COEF == GFEC_NC_KIND_COEF &&
+		       GFEC_NC_HDR_SYS == GFEC_NC_SYSTEMATIC && GFEC_NC_HDR_ZERO == GFEC_NC_ZERO_COEFS,
+	       "nc_hdr.h and gfec_nc.h disagree on the block format");
 #endif
 
 struct gfec_nc_gpu {
@@ -373,6 +383,19 @@ static int first_n(struct dec *d, int s, size_t *off)
 	return 0;
 }
 
+/* Device blocks: 0 when segment s has n blocks, none of the first n NULL; else an error. */
+static int whole_n(const struct dec *d, int s)
+{
+	const struct gfec_nc_batch_segment *sg = &d->segs[s];
+
+	if (sg->nblocks < d->p->n)
+		return GFEC_E_TOOFEW;
+	for (uint32_t j = 0; j < d->p->n; j++)
+		if (!d->hdr[d->first[s] + j])
+			return GFEC_E_INVAL;
+	return 0;
+}
+
 /*
  * nc.c's batch decoder on the coefficients only: the first n independent blocks of segment s in
  * order, dependent ones counted, stopping at the first bad block. 0 with the n blocks chosen (and
@@ -510,38 +533,92 @@ out:
 	return ret;
 }
 
-/* Device blocks: every block's header (at most 24 + n bytes, never past its length) to host. */
+/*
+ * Device blocks of the segments whose d->status is not 0: their headers (at most 24 + n bytes,
+ * never past a block's length) to host, d->hdr then pointing at the copies.
+ */
 static int gather_headers(struct dec *d, size_t nblk, size_t stride, uint8_t **host)
 {
-	const uint8_t **src = malloc(sizeof(*src) * nblk);
-	uint8_t **dst = malloc(sizeof(*dst) * nblk);
-	size_t *len = malloc(sizeof(*len) * nblk);
+	const uint8_t **src = malloc(sizeof(*src) * (nblk ? nblk : 1));
+	uint8_t **dst = malloc(sizeof(*dst) * (nblk ? nblk : 1));
+	size_t *len = malloc(sizeof(*len) * (nblk ? nblk : 1)), cnt = 0;
 	uint8_t *d_h = NULL;
 	int ret;
 
-	*host = malloc(nblk * stride);
+	*host = malloc(nblk ? nblk * stride : 1);
 	if (!src || !dst || !len || !*host) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
-	ret = gfec_gpu_nc_alloc(d->g->ctx, nblk * stride, (void **)&d_h);
+	for (int s = 0; s < d->nseg; s++)
+		for (uint32_t j = 0; d->status[s] && j < d->segs[s].nblocks; j++) {
+			const size_t i = d->first[s] + j;
+
+			if (!d->hdr[i]) /* a NULL block: nothing to copy */
+				continue;
+			src[cnt] = d->hdr[i];
+			len[cnt] = d->len[i] < stride ? d->len[i] : stride;
+			d->hdr[i] = *host + cnt * stride;
+			cnt++;
+		}
+	ret = gfec_gpu_nc_alloc(d->g->ctx, cnt * stride, (void **)&d_h);
 	if (ret)
 		goto out;
-	for (size_t i = 0; i < nblk; i++) {
-		dst[i] = d_h + i * stride;
-		src[i] = d->hdr[i] ? d->hdr[i] : dst[i]; /* a NULL block: nothing to copy */
-		len[i] = d->hdr[i] ? (d->len[i] < stride ? d->len[i] : stride) : 0;
-		if (d->hdr[i])
-			d->hdr[i] = *host + i * stride;
-	}
-	ret = gfec_gpu_nc_copy_pieces(d->g->ctx, nblk, src, len, dst);
+	for (size_t c = 0; c < cnt; c++)
+		dst[c] = d_h + c * stride;
+	ret = gfec_gpu_nc_copy_pieces(d->g->ctx, cnt, src, len, dst);
 	if (!ret)
-		ret = gfec_gpu_nc_memcpy(d->g->ctx, *host, d_h, nblk * stride);
+		ret = gfec_gpu_nc_memcpy(d->g->ctx, *host, d_h, cnt * stride);
 out:
 	gfec_gpu_nc_free(d->g->ctx, d_h);
 	free(src);
 	free(dst);
 	free(len);
+	return ret;
+}
+
+/*
+ * Device blocks, round 1: the segments in @p list (cnt of them) sent with their first n blocks
+ * as they are to the GPU, which reads the headers itself. d->status: 0 decoded (out written), or
+ * GFEC_E_TOOFEW / GFEC_E_FORMAT for round 2. Returns 0 or a GPU error.
+ */
+static int blocks_round(struct dec *d, const int *list, size_t cnt)
+{
+	const uint32_t n = d->p->n;
+	const uint8_t **blk = malloc(sizeof(*blk) * cnt * n);
+	size_t *len = malloc(sizeof(*len) * cnt * n);
+	uint8_t **out = malloc(sizeof(*out) * cnt * n);
+	uint64_t *ids = malloc(sizeof(*ids) * cnt);
+	int *st = malloc(sizeof(*st) * cnt);
+	int ret = 0;
+
+	if (!blk || !len || !out || !ids || !st || cnt > (size_t)INT32_MAX) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	for (size_t y = 0; y < cnt; y++) {
+		const struct gfec_nc_batch_segment *sg = &d->segs[list[y]];
+
+		ids[y] = sg->id;
+		for (uint32_t r = 0; r < n; r++) {
+			blk[y * n + r] = sg->blocks[r];
+			len[y * n + r] = sg->lens[r];
+			out[y * n + r] = sg->out + (size_t)r * d->p->block_size;
+		}
+	}
+	ret = gfec_gpu_nc_decode_blocks(d->g->ctx, n, d->p->block_size,
+					!!(d->p->flags & GFEC_NC_ZERO_COEFS), (int)cnt, ids, blk, len,
+					out, st);
+	if (ret == GFEC_E_TOOFEW)
+		ret = 0;
+	for (size_t y = 0; y < cnt && !ret; y++)
+		d->status[list[y]] = st[y];
+out:
+	free(blk);
+	free(len);
+	free(out);
+	free(ids);
+	free(st);
 	return ret;
 }
 
@@ -582,22 +659,20 @@ static int decode(struct dec *d)
 			d->len[d->first[s] + j] = whole ? sg->lens[j] : 0;
 		}
 	}
-	if (d->dev) {
-		const size_t stride = GFEC_NC_HEADER_FIXED + (n > 4 ? n : 4);
-
-		ret = gather_headers(d, nblk, stride, &gathered);
-		if (ret)
-			goto out;
-	}
-	/* round 1: the first n blocks as they are */
+	/* round 1: the first n blocks as they are (device blocks: headers read on the GPU) */
 	for (int s = 0; s < d->nseg; s++) {
 		d->segs[s].dependent = 0;
-		d->status[s] = first_n(d, s, off + (size_t)s * n);
+		d->status[s] = d->dev ? whole_n(d, s) : first_n(d, s, off + (size_t)s * n);
 		if (!d->status[s])
 			list1[c1++] = s;
 	}
 	if (c1)
-		ret = gpu_round(d, list1, c1, off);
+		ret = d->dev ? blocks_round(d, list1, c1) : gpu_round(d, list1, c1, off);
+	if (!ret && d->dev) {
+		const size_t stride = GFEC_NC_HEADER_FIXED + (n > 4 ? n : 4);
+
+		ret = gather_headers(d, nblk, stride, &gathered);
+	}
 	if (ret)
 		goto out;
 	/* round 2: what round 1 could not take, from the blocks the CPU decoder would keep */

@@ -6,10 +6,13 @@
  *
  *   encode   nc_encode.cu (gfec_gpu_nc_encode): the fragments of every tile of coded rows drawn
  *            on the device, then one launch over every tile and segment (nc_encode.cuh).
- *   decode   nc_gj_invert inverts every segment's matrix (one block each) and writes, per row
- *            tile, the bmma table of its inverse; the host reads the singular flags back; then one
- *            bmma launch per row tile runs every decodable segment, grid row y = segment, each
- *            with its own table (GemmArgs.stripe_tables).
+ *   decode   nc_gj_invert inverts every segment's matrix (one block each; past the shared
+ *            memory's n, [M | I] in global memory) and writes, per row tile, the bmma table of
+ *            its inverse; the host reads the singular flags back; then one bmma launch per row
+ *            tile runs every decodable segment, grid row y = segment, each with its own table
+ *            (GemmArgs.stripe_tables). gfec_gpu_nc_decode_blocks first reads the blocks' headers
+ *            on the device (nc_parse_blocks: checks, coefficient rows, payload addresses), so
+ *            nothing but the pointer arrays and one status word per segment crosses the bus.
  *
  * R is the most rows whose fragments fit in shared memory beside the two stage buffers, at most
  * kMaxTileRows. Scratch memory comes from the stream-ordered pool (cudaMallocAsync).
@@ -107,87 +110,87 @@ template <class T> cudaError_t to_device(StreamScratch &sc, const std::vector<T>
 
 using namespace gfec;
 
-extern "C" int gfec_gpu_nc_max_decode_n(void *ctx)
-{
-	const CtxView v = ctx_view(ctx);
-	int n = 1, rows;
+namespace gfec {
+namespace {
 
-	while (nc_gj_smem(n + 1) + kNcGjStaticSmem <= v.prop->sharedMemPerBlockOptin &&
-	       pick_tile(*v.prop, n + 1, &rows))
-		n++;
-	return pick_tile(*v.prop, 1, &rows) ? n : 0;
+// Widest n the decoder takes (gfec_nc.h's GFEC_NC_RLC_MAX_N); past the shared-memory inversion's
+// n it inverts in global memory, at most kGjScratch bytes of it per call.
+constexpr int kMaxDecodeN = 4096;
+constexpr size_t kGjScratch = (size_t)1 << 30;
+
+bool gj_global(const cudaDeviceProp &prop, int n)
+{
+	return nc_gj_smem(n, false) + kNcGjStaticSmem > prop.sharedMemPerBlockOptin;
 }
 
-extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg,
-					const uint8_t *coefs, const uint8_t *const *in,
-					uint8_t *const *out, int *status)
+// Whether the decoder takes n on this device.
+bool decodable(const cudaDeviceProp &prop, int n)
 {
-	if (!ctx || !coefs || !in || !out || !status || n < 1 || B < 1 || nseg < 1)
-		return GFEC_E_INVAL;
-	const CtxView v = ctx_view(ctx);
-	std::lock_guard<std::mutex> g(*v.lock);
-	int R;
+	int rows;
+
+	return n >= 1 && n <= kMaxDecodeN && pick_tile(prop, n, &rows) &&
+	       nc_gj_smem(n, gj_global(prop, n)) + kNcGjStaticSmem <= prop.sharedMemPerBlockOptin;
+}
+
+// The inversion and the GEMMs of a batch decode whose nseg matrices are at d_mats (device) and
+// whose d_status (nseg + 1 ints, device) says which to decode (kNcDecodes) and holds, at nseg, 1 when
+// a payload is not 16-byte aligned. Payloads: in[s * n + r] (host array) or, in == nullptr,
+// d_pay[s * n + r] (device array). status[s] (host) gets 0, GFEC_E_TOOFEW or GFEC_E_FORMAT.
+int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int nseg,
+		const uint8_t *d_mats, int *d_status, const uint8_t *const *in,
+		const uint8_t *const *d_pay, uint8_t *const *out, int *status)
+{
+	int R = kMaxTileRows;
 	const KernelInfo *k = pick_tile(*v.prop, (int)n, &R);
-	const size_t gsmem = nc_gj_smem((int)n);
-
-	if (v.fault)
-		return GFEC_E_DEVICE;
-	if (!k || gsmem + kNcGjStaticSmem > v.prop->sharedMemPerBlockOptin || !ctx_is_device(in[0]) ||
-	    !ctx_is_device(out[0]))
-		return GFEC_E_NOTSUP;
-	if (cudaSetDevice(v.dev) != cudaSuccess)
-		return stream_fail(v.stream);
-
+	const bool global = gj_global(*v.prop, (int)n);
+	const size_t gsmem = nc_gj_smem((int)n, global);
 	const int ntiles = (int)((n + R - 1) / R);
 	const size_t tile_words = bmma_table_words(R, (int)n);
 	const size_t seg_words = tile_words * ntiles;
-	const size_t mbytes = (size_t)n * n;
-	std::vector<int> sing(nseg);
-	uint8_t *d_mats = nullptr;
+	const size_t S = (size_t)nc_gj_stride((int)n);
+	std::vector<int> sing(nseg + 1);
 	uint32_t *d_tables = nullptr;
-	int *d_status = nullptr;
+	uint8_t *d_scratch = nullptr;
+	unsigned grid = (unsigned)nseg;
 	cudaStream_t st = v.stream;
-	StreamScratch sc{ st, {} };
+	auto inv = global ? nc_gj_invert<true> : nc_gj_invert<false>;
 
-	const uint8_t *mats = coefs; // device memory is read in place, host memory uploaded
+	if (global) {
+		const size_t fit = std::max<size_t>(1, kGjScratch / (n * S));
 
-	if (!ctx_is_device(coefs)) {
-		if (sc.alloc(&d_mats, mbytes * nseg) != cudaSuccess ||
-		    cudaMemcpyAsync(d_mats, coefs, mbytes * nseg, cudaMemcpyHostToDevice, st) !=
-			    cudaSuccess)
+		grid = (unsigned)std::min<size_t>({ (size_t)nseg, fit,
+						    (size_t)v.prop->multiProcessorCount * 2 });
+		if (sc.alloc(&d_scratch, grid * n * S) != cudaSuccess)
 			return stream_fail(st);
-		mats = d_mats;
 	}
 	if (sc.alloc(&d_tables, seg_words * 4 * nseg) != cudaSuccess ||
-	    sc.alloc(&d_status, sizeof(int) * nseg) != cudaSuccess ||
-	    cudaFuncSetAttribute(nc_gj_invert, cudaFuncAttributeMaxDynamicSharedMemorySize,
-				 (int)gsmem) != cudaSuccess)
+	    cudaFuncSetAttribute(inv, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)gsmem) !=
+		    cudaSuccess)
 		return stream_fail(st);
-	nc_gj_invert<<<nseg, kInvertThreads, gsmem, st>>>(mats, (int)n, v.logexp, d_tables,
-							    seg_words, R, d_status);
+	inv<<<grid, kInvertThreads, gsmem, st>>>(d_mats, (int)n, nseg, v.logexp, d_tables, seg_words,
+						 R, d_status, d_scratch);
 	if (cudaGetLastError() != cudaSuccess ||
-	    cudaMemcpyAsync(sing.data(), d_status, sizeof(int) * nseg, cudaMemcpyDeviceToHost, st) !=
-		    cudaSuccess ||
+	    cudaMemcpyAsync(sing.data(), d_status, sizeof(int) * (nseg + 1),
+			    cudaMemcpyDeviceToHost, st) != cudaSuccess ||
 	    cudaStreamSynchronize(st) != cudaSuccess)
 		return stream_fail(st);
 
 	std::vector<size_t> good;
+
 	for (int s = 0; s < nseg; s++) {
-		status[s] = sing[s] ? GFEC_E_TOOFEW : 0;
-		if (!sing[s])
+		status[s] = sing[s] == kNcDecodes ? 0 : sing[s] == kNcSingular ? GFEC_E_TOOFEW : GFEC_E_FORMAT;
+		if (sing[s] == kNcDecodes)
 			good.push_back(s);
 	}
-	// Per decodable segment y: its n inputs; then per tile t: its tables and its output rows.
-	const size_t ng = good.size(), nsrc = ng * n;
-	std::vector<const void *> ptrs(nsrc + (size_t)ntiles * ng + ng * n);
-	const void **tabs = ptrs.data() + nsrc, **dsts = tabs + (size_t)ntiles * ng;
+	// Per tile t: its tables and its output rows; then the good segments' indices; then, from
+	// host pointers, per decodable segment y its n inputs; then, when they are staged, the
+	// staged copies' addresses.
+	const size_t ng = good.size(), nsrc = in ? ng * n : 0;
+	const int aligned_out = B % 16 == 0;
+	std::vector<const void *> ptrs((size_t)ntiles * ng + ng * n + ng + nsrc);
+	const void **tabs = ptrs.data(), **dsts = tabs + (size_t)ntiles * ng;
+	const void **gd = dsts + ng * n, **srcs = gd + ng;
 
-	for (size_t y = 0; y < ng; y++) {
-		const size_t s = good[y];
-
-		for (size_t j = 0; j < n; j++)
-			ptrs[y * n + j] = in[s * n + j];
-	}
 	for (int t = 0; t < ntiles; t++) {
 		const size_t r0 = (size_t)t * R, rows = n - r0 < (size_t)R ? n - r0 : R;
 
@@ -197,12 +200,52 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 				dsts[ng * r0 + y * rows + i] = out[good[y] * n + r0 + i];
 		}
 	}
-	const int vec = aligned(ptrs.data(), nsrc) && aligned(dsts, ng * n) && B % 16 == 0;
-	const void **d_ptrs = nullptr;
+	for (size_t y = 0; y < ng; y++) {
+		gd[y] = (const void *)good[y];
+		for (size_t j = 0; in && j < n; j++)
+			srcs[y * n + j] = in[good[y] * n + j];
+	}
+	const int vec_out = aligned_out && aligned(dsts, ng * n);
+	const int vec_in = in ? aligned(srcs, nsrc) : !sing[nseg];
+	// Inputs that are not 16-byte aligned (a seed-carrying block's payload starts 28 bytes in)
+	// would send the GEMM down its byte path: they are copied to aligned scratch first, when
+	// there is room for it (the copy costs a fraction of the GEMM's time: it is compute-bound).
+	uint8_t *d_stage = nullptr;
+
+	if (ng && vec_out && !vec_in && sc.alloc(&d_stage, ng * n * B) != cudaSuccess) {
+		cudaGetLastError();
+		d_stage = nullptr;
+	}
+	const int vec = vec_out && (vec_in || d_stage);
+	const void **d_ptrs = nullptr, **d_src = nullptr;
 	int per_sm;
 
 	if (ng && to_device(sc, ptrs, &d_ptrs) != cudaSuccess)
 		return stream_fail(st);
+	if (ng && in) {
+		d_src = d_ptrs + (size_t)ntiles * ng + ng * n + ng;
+	} else if (ng && ng == (size_t)nseg) {
+		d_src = (const void **)d_pay;
+	} else if (ng) {
+		if (sc.alloc(&d_src, sizeof(void *) * ng * n) != cudaSuccess)
+			return stream_fail(st);
+		nc_gather_payloads<<<(unsigned)std::min<size_t>((ng * n + 255) / 256, 65535), 256, 0,
+				     st>>>(d_pay, (const size_t *)(d_ptrs + (size_t)ntiles * ng + ng * n),
+					   (int)n, ng, (const uint8_t **)d_src);
+		if (cudaGetLastError() != cudaSuccess)
+			return stream_fail(st);
+	}
+	if (d_stage) {
+		const void **d_staged = nullptr;
+
+		if (sc.alloc(&d_staged, sizeof(void *) * ng * n) != cudaSuccess)
+			return stream_fail(st);
+		nc_stage_payloads<<<(unsigned)std::min<size_t>(ng * n, 65535), 128, 0, st>>>(
+			(const uint8_t *const *)d_src, B, ng * n, d_stage, (const uint8_t **)d_staged);
+		if (cudaGetLastError() != cudaSuccess)
+			return stream_fail(st);
+		d_src = d_staged;
+	}
 	for (int t = 0; ng && t < ntiles; t++) {
 		const size_t r0 = (size_t)t * R;
 		const int rows = n - r0 < (size_t)R ? (int)(n - r0) : R;
@@ -219,10 +262,9 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 			GemmArgs a = gemm_args(rows, (int)n, B, vec);
 			void *params[] = { (void *)&a };
 
-			a.src = (const uint8_t *const *)(d_ptrs + y0 * n);
-			a.dst = (uint8_t *const *)(d_ptrs + nsrc + (size_t)ntiles * ng + ng * r0 +
-						    y0 * rows);
-			a.stripe_tables = (const uint32_t *const *)(d_ptrs + nsrc + t * ng + y0);
+			a.src = (const uint8_t *const *)(d_src + y0 * n);
+			a.dst = (uint8_t *const *)(d_ptrs + (size_t)ntiles * ng + ng * r0 + y0 * rows);
+			a.stripe_tables = (const uint32_t *const *)(d_ptrs + t * ng + y0);
 			if (cudaLaunchKernel(k->fn, dim3((unsigned)gx, (unsigned)gy), dim3(k->threads),
 					     params, smem, st) != cudaSuccess)
 				return stream_fail(st);
@@ -231,6 +273,108 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 	if (cudaStreamSynchronize(st) != cudaSuccess)
 		return stream_fail(st);
 	return ng == (size_t)nseg ? 0 : GFEC_E_TOOFEW;
+}
+
+} // namespace
+} // namespace gfec
+
+extern "C" int gfec_gpu_nc_max_decode_n(void *ctx)
+{
+	const CtxView v = ctx_view(ctx);
+	int n = 0;
+
+	while (decodable(*v.prop, n + 1))
+		n++;
+	return n;
+}
+
+extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg,
+					const uint8_t *coefs, const uint8_t *const *in,
+					uint8_t *const *out, int *status)
+{
+	if (!ctx || !coefs || !in || !out || !status || n < 1 || B < 1 || nseg < 1)
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!decodable(*v.prop, (int)n) || !ctx_is_device(in[0]) ||
+	    !ctx_is_device(out[0]))
+		return GFEC_E_NOTSUP;
+	if (cudaSetDevice(v.dev) != cudaSuccess)
+		return stream_fail(v.stream);
+
+	const size_t mbytes = (size_t)n * n;
+	uint8_t *d_mats = nullptr;
+	int *d_status = nullptr;
+	cudaStream_t st = v.stream;
+	StreamScratch sc{ st, {} };
+	const uint8_t *mats = coefs; // device memory is read in place, host memory uploaded
+
+	if (!ctx_is_device(coefs)) {
+		if (sc.alloc(&d_mats, mbytes * nseg) != cudaSuccess ||
+		    cudaMemcpyAsync(d_mats, coefs, mbytes * nseg, cudaMemcpyHostToDevice, st) !=
+			    cudaSuccess)
+			return stream_fail(st);
+		mats = d_mats;
+	}
+	if (sc.alloc(&d_status, sizeof(int) * (nseg + 1)) != cudaSuccess ||
+	    cudaMemsetAsync(d_status, 0, sizeof(int) * (nseg + 1), st) != cudaSuccess)
+		return stream_fail(st);
+	return decode_core(v, sc, n, B, nseg, mats, d_status, in, nullptr, out, status);
+}
+
+extern "C" int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int zero_ok, int nseg,
+					 const uint64_t *ids, const uint8_t *const *blocks,
+					 const size_t *lens, uint8_t *const *out, int *status)
+{
+	if (!ctx || !ids || !blocks || !lens || !out || !status || n < 1 || B < 1 ||
+	    B > UINT32_MAX || nseg < 1)
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!decodable(*v.prop, (int)n) || !ctx_is_device(blocks[0]) ||
+	    !ctx_is_device(out[0]))
+		return GFEC_E_NOTSUP;
+	if (cudaSetDevice(v.dev) != cudaSuccess)
+		return stream_fail(v.stream);
+
+	// One upload: the block pointers, their lengths, the segment ids.
+	const size_t nb = (size_t)nseg * n;
+	std::vector<uint64_t> arr(2 * nb + nseg);
+	uint64_t *d_arr = nullptr;
+	uint8_t *d_mats = nullptr;
+	const uint8_t **d_pay = nullptr;
+	int *d_status = nullptr;
+	cudaStream_t st = v.stream;
+	StreamScratch sc{ st, {} };
+
+	for (size_t i = 0; i < nb; i++) {
+		arr[i] = (uint64_t)(uintptr_t)blocks[i];
+		arr[nb + i] = lens[i];
+	}
+	for (int s = 0; s < nseg; s++)
+		arr[2 * nb + s] = ids[s];
+	static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "pointers travel as 64-bit words");
+	if (to_device(sc, arr, &d_arr) != cudaSuccess ||
+	    sc.alloc(&d_mats, (size_t)n * n * nseg) != cudaSuccess ||
+	    sc.alloc(&d_pay, sizeof(*d_pay) * nb) != cudaSuccess ||
+	    sc.alloc(&d_status, sizeof(int) * (nseg + 1)) != cudaSuccess ||
+	    cudaMemsetAsync(d_status + nseg, 0, sizeof(int), st) != cudaSuccess ||
+	    cudaFuncSetAttribute(nc_parse_blocks, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				 (int)(sizeof(gfec_nc_hdr_row) * n)) != cudaSuccess)
+		return stream_fail(st);
+	nc_parse_blocks<<<(unsigned)std::min(nseg, 65535), 256, sizeof(gfec_nc_hdr_row) * n, st>>>(
+		(const uint8_t *const *)d_arr, (const size_t *)(d_arr + nb),
+		(const uint64_t *)(d_arr + 2 * nb), (int)n, (uint32_t)B, zero_ok, nseg, d_mats, d_pay,
+		d_status, d_status + nseg);
+	if (cudaGetLastError() != cudaSuccess)
+		return stream_fail(st);
+	return decode_core(v, sc, n, B, nseg, d_mats, d_status, nullptr, d_pay, out, status);
 }
 
 extern "C" int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p)

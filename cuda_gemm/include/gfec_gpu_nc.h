@@ -4,7 +4,8 @@
  * Network coding (gfec_nc.h) on the GPU backend, for plugin/'s nc code: a seeded encode whose
  * coefficients are generated on the device (byte-identical to gfec_nc_prng_coef on the CPU), and
  * a batch decode that inverts many segments' coefficient matrices on the device (Gauss-Jordan,
- * one thread block per matrix) and applies the inverses in batched binary tensor-core GEMMs.
+ * one thread block per matrix, n up to 4096) and applies the inverses in batched binary
+ * tensor-core GEMMs.
  *
  * @p ctx is a context made by gfec_gpu_backend()->init (gfec_gpu.h). Every payload buffer must be
  * device memory (cudaMalloc or managed); any size and alignment. A call runs alone on its device
@@ -50,6 +51,21 @@ int gfec_gpu_nc_max_decode_n(void *ctx);
  */
 int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg, const uint8_t *coefs,
 			     const uint8_t *const *in, uint8_t *const *out, int *status);
+
+/**
+ * Batch decode of @p nseg segments from their blocks as received, headers and all: segment s's n
+ * blocks are blocks[s * n + r], with lens[s * n + r] bytes readable at each (device memory; the
+ * arrays are host memory). The device reads every header with nc_hdr.h's gfec_nc_hdr_parse
+ * against (n, B, ids[s], zero_ok) and builds the coefficient rows itself, then decodes as
+ * gfec_gpu_nc_decode_batch. status[s]: 0 and out[s * n + j] (B bytes) source block j; or
+ * GFEC_E_TOOFEW (the rows are dependent) or GFEC_E_FORMAT (a block fails the header checks), and
+ * that segment's outputs are not touched: the caller takes it on the CPU path, which tells the
+ * exact error. @returns 0 when every segment decoded, GFEC_E_TOOFEW when some did not; else as
+ * gfec_gpu_nc_decode_batch (GFEC_E_INVAL also for B >= 2^32).
+ */
+int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int zero_ok, int nseg,
+			      const uint64_t *ids, const uint8_t *const *blocks, const size_t *lens,
+			      uint8_t *const *out, int *status);
 
 /*
  * Memory for plugin/'s nc code (which includes no CUDA header): staging host buffers through the

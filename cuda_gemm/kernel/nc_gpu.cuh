@@ -17,8 +17,14 @@
  *   2  every thread reads 1 / M[p][c] and the elimination factor of the rows it owns, taken
  *      before the swap: factor[r] = M[r][c] (r != c, p), old M[c][c] for r = p, 0 for r = c.
  *   3  rows p and c are swapped and row c scaled by 1 / M[p][c], one column per thread.
- *   4  every row r: row r ^= factor[r] * row c, for the columns c .. 2n-1 (left of c, row c is 0),
- *      one row per group of 32 threads, 4 bytes per thread and step (rows with factor 0 skipped).
+ *   4  the multiples row c * 2^b (b = 0..7) of row c's words from the one holding column c on,
+ *      into a shared table (nc_gj_multiples), four bytes at a time with a packed xtime.
+ *   5  every row r: row r ^= factor[r] * row c, for the columns c .. 2n-1 (left of c, row c is 0),
+ *      one row per group of 32 threads, 4 bytes per thread and step: the XOR of the multiples
+ *      whose bits factor[r] has (warp-uniform, so no divergence; rows with factor 0 skipped).
+ *
+ * [M | I] lies in shared memory while it fits there beside the rest; past that n
+ * (nc_gj_invert<true>) in a slice of global memory per thread block.
  *
  * Any non-zero pivot gives the same inverse (it is unique), so the result is the CPU's. The block
  * then writes the bmma column tables of the inverse to global memory, in row tiles.
@@ -33,6 +39,7 @@
 #include <string.h>
 
 #include "gemm_bmma.cuh"
+#include "nc_hdr.h"
 #include "nc_prng.h"
 
 namespace gfec {
@@ -163,48 +170,73 @@ GFEC_BMMA_HD void nc_st32(uint8_t *p, uint32_t v)
 #endif
 }
 
+/** Four GF(2^8) products by x (2) at once, one per byte of @p v. */
+GFEC_BMMA_HD uint32_t nc_xtime4(uint32_t v)
+{
+	return ((v & 0x7f7f7f7fu) << 1) ^ (((v >> 7) & 0x01010101u) * 0x1du);
+}
+
 /**
- * Phase 4: row r ^= factor[r] * row c over columns c .. 2n-1. Threads work in groups of 32 (nt a
- * multiple of 32): group g takes rows g, g + nt / 32, ...; lane l the 4-byte words l, l + 32, ...
- * of the row from the word that holds column c (the bytes before c in it are 0 in row c).
+ * Phase 4: mult[b * S + k] = (row c * 2^b) bytes k .. k + 3, for the words from the one holding
+ * column c on (S = nc_gj_stride(n); mult holds 8 * S bytes). Thread tid takes words tid, tid + nt..
  */
-GFEC_BMMA_HD void nc_gj_eliminate(uint8_t *m, const uint8_t *logexp, const uint8_t *factor, int n,
+GFEC_BMMA_HD void nc_gj_multiples(uint8_t *mult, const uint8_t *m, int n, int c, int tid, int nt)
+{
+	const int S = nc_gj_stride(n);
+	const uint8_t *rc = m + (size_t)c * S;
+
+	for (int k = 4 * ((c >> 2) + tid); k < S; k += 4 * nt) {
+		uint32_t x = nc_ld32(rc + k);
+
+		for (int b = 0; b < 8; b++) {
+			nc_st32(mult + (size_t)b * S + k, x);
+			x = nc_xtime4(x);
+		}
+	}
+}
+
+/**
+ * Phase 5: row r ^= factor[r] * row c over columns c .. 2n-1. Threads work in groups of 32 (nt a
+ * multiple of 32): group g takes rows g, g + nt / 32, ...; lane l the 4-byte words l, l + 32, ...
+ * of the row from the word that holds column c (the bytes before c in it are 0 in row c), each
+ * the XOR of the multiples (phase 4) that factor[r]'s bits select.
+ */
+GFEC_BMMA_HD void nc_gj_eliminate(uint8_t *m, const uint8_t *mult, const uint8_t *factor, int n,
 				  int c, int tid, int nt)
 {
 	const int S = nc_gj_stride(n), lane = tid & 31;
-	const uint8_t *rc = m + (size_t)c * S;
 
 	for (int r = tid >> 5; r < n; r += nt >> 5) {
-		const uint8_t f = factor[r];
+		const uint32_t f = factor[r];
 
 		if (!f)
 			continue;
-		const uint32_t lf = logexp[f];
 		uint8_t *row = m + (size_t)r * S;
 
 		for (int k = 4 * ((c >> 2) + lane); k < S; k += 128) {
-			const uint32_t x = nc_ld32(rc + k);
 			uint32_t y = 0;
 
-			for (int q = 0; q < 4; q++) {
-				const uint32_t b = (x >> (8 * q)) & 0xff;
-
-				if (b)
-					y |= (uint32_t)logexp[256 + lf + logexp[b]] << (8 * q);
-			}
+			for (int b = 0; b < 8; b++)
+				if (f >> b & 1)
+					y ^= nc_ld32(mult + (size_t)b * S + k);
 			nc_st32(row + k, nc_ld32(row + k) ^ y);
 		}
 	}
 }
 
-/** Dynamic shared memory of the inversion kernel for n: [M | I], factors, log/exp. */
-GFEC_BMMA_HD size_t nc_gj_smem(int n)
+/** Dynamic shared memory of the inversion kernel for n: factors, log/exp, the multiples, and
+ *  [M | I] unless it lies in global memory. */
+GFEC_BMMA_HD size_t nc_gj_smem(int n, bool global)
 {
-	return (size_t)n * nc_gj_stride(n) + (size_t)n + 768;
+	return (global ? 0 : (size_t)n * nc_gj_stride(n)) + (size_t)n + 768 +
+	       (size_t)8 * nc_gj_stride(n);
 }
 
 /** Its static shared memory (the pivot), rounded up: the per-block limit counts both. */
 constexpr size_t kNcGjStaticSmem = 16;
+
+/** A batch decode's per-segment status words: nc_parse_blocks, then nc_gj_invert, write them. */
+enum { kNcDecodes = 0, kNcSingular = 1, kNcBadBlock = 2 };
 
 } // namespace gfec
 
@@ -212,69 +244,178 @@ constexpr size_t kNcGjStaticSmem = 16;
 namespace gfec {
 
 /**
- * One block per matrix: inverts mats[blockIdx.x] (n x n) and writes the bmma column tables of its
- * inverse in row tiles of @p tile_rows (a multiple of 8): tile t (rows t * tile_rows ..) at
- * tables + blockIdx.x * seg_words + t * bmma_table_words(tile_rows, n); status[blockIdx.x] = 1
- * when the matrix is singular (then no table is written), else 0.
+ * Inverts @p m ([M | I] loaded) in place, the block's threads together; @p sm: factors (n bytes),
+ * log/exp (768, loaded) and the multiples (8 * nc_gj_stride(n)). Returns 1 when M is singular,
+ * else 0 with M^-1 in the right half. Every thread returns the same.
  */
-__global__ void nc_gj_invert(const uint8_t *mats, int n, const uint8_t *logexp_g, uint32_t *tables,
-			     size_t seg_words, int tile_rows, int *status)
+__device__ int nc_gj_run(uint8_t *m, uint8_t *sm, int n, int *piv)
 {
-	extern __shared__ __align__(16) uint8_t sm[];
-	uint8_t *m = sm, *factor = sm + (size_t)n * nc_gj_stride(n), *logexp = factor + n;
-	__shared__ int piv;
+	uint8_t *factor = sm, *logexp = sm + n, *mult = logexp + 768;
 	const int tid = threadIdx.x, nt = blockDim.x;
-	const size_t mat = blockIdx.x;
 
-	for (int i = tid; i < 768; i += nt)
-		logexp[i] = logexp_g[i];
-	nc_gj_load(m, mats + mat * n * n, n, tid, nt);
 	if (tid == 0)
-		piv = n;
+		*piv = n;
 	__syncthreads();
 	for (int c = 0; c < n; c++) {
 		const int offer = nc_gj_offer(m, n, c, tid, nt);
 
 		if (offer < n)
-			atomicMin(&piv, offer);
+			atomicMin(piv, offer);
 		__syncthreads();
-		const int p = piv;
+		const int p = *piv;
 
-		if (p == n) { // uniform: every thread read the same piv
-			if (tid == 0)
-				status[mat] = 1;
-			return;
-		}
+		if (p == n) // uniform: every thread read the same piv
+			return 1;
 		const uint8_t iv = nc_inv(logexp, m[(size_t)p * nc_gj_stride(n) + c]);
 
 		for (int r = tid; r < n; r += nt)
 			factor[r] = nc_gj_factor(m, n, c, p, r);
 		__syncthreads();
 		if (tid == 0)
-			piv = n; // read by everyone before the barrier above
+			*piv = n; // read by everyone before the barrier above
 		nc_gj_swap_scale(m, logexp, n, c, p, iv, tid, nt);
 		__syncthreads();
-		nc_gj_eliminate(m, logexp, factor, n, c, tid, nt);
+		nc_gj_multiples(mult, m, n, c, tid, nt);
+		__syncthreads();
+		nc_gj_eliminate(m, mult, factor, n, c, tid, nt);
 		__syncthreads();
 	}
-	if (tid == 0)
-		status[mat] = 0;
+	return 0;
+}
+
+/**
+ * Inverts mats[i] (n x n) for i < nmat whose status[i] is 0 on entry (others are skipped), and
+ * writes the bmma column tables of each inverse in row tiles of @p tile_rows (a multiple of 8):
+ * tile t (rows t * tile_rows ..) at tables + i * seg_words + t * bmma_table_words(tile_rows, n);
+ * status[i] = kNcSingular when the matrix is singular (then no table is written). Blocks take the matrices
+ * in turn (i = blockIdx.x, + gridDim.x, ...). Global: [M | I] in @p scratch, n *
+ * nc_gj_stride(n) bytes per block, instead of shared memory (nc_gj_smem(n, Global) either way).
+ */
+template <bool Global>
+__global__ void nc_gj_invert(const uint8_t *mats, int n, int nmat, const uint8_t *logexp_g,
+			     uint32_t *tables, size_t seg_words, int tile_rows, int *status,
+			     uint8_t *scratch)
+{
+	extern __shared__ __align__(16) uint8_t sm[];
+	const int S = nc_gj_stride(n);
+	uint8_t *m = Global ? scratch + (size_t)blockIdx.x * n * S : sm;
+	uint8_t *rest = Global ? sm : sm + (size_t)n * S, *logexp = rest + n;
+	__shared__ int piv;
+	const int tid = threadIdx.x, nt = blockDim.x;
 	const size_t tile_words = bmma_table_words(tile_rows, n);
 
-	for (int r0 = 0; r0 < n; r0 += tile_rows) {
-		const int rows = n - r0 < tile_rows ? n - r0 : tile_rows;
-		const int nsub = bmma_nsub(rows);
-		const size_t words = bmma_table_words(rows, n);
-		const int S = nc_gj_stride(n);
-		auto coef = [m, n, r0, S](int i, int j) { return m[(size_t)(r0 + i) * S + n + j]; };
-		uint32_t *t = tables + mat * seg_words + (size_t)(r0 / tile_rows) * tile_words;
+	for (int i = tid; i < 768; i += nt)
+		logexp[i] = logexp_g[i];
+	for (size_t mat = blockIdx.x; mat < (size_t)nmat; mat += gridDim.x) {
+		__syncthreads(); // the previous matrix's tables are read out of m
+		if (status[mat]) // uniform, and written by this block only after this read
+			continue;
+		nc_gj_load(m, mats + mat * n * n, n, tid, nt);
+		if (nc_gj_run(m, rest, n, &piv)) {
+			if (tid == 0)
+				status[mat] = kNcSingular;
+			continue;
+		}
+		for (int r0 = 0; r0 < n; r0 += tile_rows) {
+			const int rows = n - r0 < tile_rows ? n - r0 : tile_rows;
+			const int nsub = bmma_nsub(rows);
+			const size_t words = bmma_table_words(rows, n);
+			auto coef = [m, n, r0, S](int i, int j) {
+				return m[(size_t)(r0 + i) * S + n + j];
+			};
+			uint32_t *t = tables + mat * seg_words + (size_t)(r0 / tile_rows) * tile_words;
 
-		for (size_t w = tid; w < words; w += nt) {
-			uint32_t v = 0;
+			for (size_t w = tid; w < words; w += nt) {
+				uint32_t v = 0;
 
-			for (int q = 0; q < 4; q++)
-				v |= (uint32_t)nc_table_byte(4 * w + q, rows, nsub, coef) << (8 * q);
-			t[w] = v;
+				for (int q = 0; q < 4; q++)
+					v |= (uint32_t)nc_table_byte(4 * w + q, rows, nsub, coef)
+					     << (8 * q);
+				t[w] = v;
+			}
+		}
+	}
+}
+
+/**
+ * The headers of segment s's n blocks (blocks[s * n + r], lens[s * n + r] bytes readable, device
+ * memory) read with gfec_nc_hdr_parse against (n, B, ids[s], zero_ok); segments in turn by block.
+ * When every one passes: their coefficient rows into mats + s * n * n, their payloads' addresses
+ * into pay[s * n + r], status[s] = kNcDecodes, and *misaligned = 1 if a payload is not 16-byte aligned.
+ * Else status[s] = kNcBadBlock. Dynamic shared memory: n gfec_nc_hdr_row.
+ */
+__global__ void nc_parse_blocks(const uint8_t *const *blocks, const size_t *lens,
+				const uint64_t *ids, int n, uint32_t B, int zero_ok, int nseg,
+				uint8_t *mats, const uint8_t **pay, int *status, int *misaligned)
+{
+	extern __shared__ gfec_nc_hdr_row hrow[];
+	__shared__ int bad;
+	const int tid = threadIdx.x, nt = blockDim.x;
+
+	for (size_t s = blockIdx.x; s < (size_t)nseg; s += gridDim.x) {
+		const uint8_t *const *blk = blocks + s * n;
+
+		if (tid == 0)
+			bad = 0;
+		__syncthreads();
+		for (int r = tid; r < n; r += nt) {
+			const gfec_nc_hdr_row h =
+				gfec_nc_hdr_parse(blk[r], lens[s * n + r], (uint32_t)n, B, ids[s], zero_ok);
+
+			hrow[r] = h;
+			if (!h.how) {
+				bad = 1;
+				continue;
+			}
+			pay[s * n + r] = blk[r] + h.off;
+			if ((uintptr_t)(blk[r] + h.off) % 16)
+				*misaligned = 1;
+		}
+		__syncthreads();
+		if (!bad)
+			for (size_t i = tid; i < (size_t)n * n; i += nt) {
+				const int r = (int)(i / n);
+
+				mats[s * n * n + i] =
+					gfec_nc_hdr_coef(hrow[r], blk[r], (uint32_t)(i % n), zero_ok);
+			}
+		if (tid == 0)
+			status[s] = bad ? kNcBadBlock : kNcDecodes;
+		__syncthreads(); // bad and hrow are the next segment's
+	}
+}
+
+/** src[y * n + j] = pay[good[y] * n + j] for y < ng: the payloads of the segments that decode. */
+__global__ void nc_gather_payloads(const uint8_t *const *pay, const size_t *good, int n, size_t ng,
+				   const uint8_t **src)
+{
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < ng * n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		src[i] = pay[good[i / n] * n + i % n];
+}
+
+/**
+ * Payload i (B bytes at src[i], B a multiple of 16, any alignment) to stage + i * B, whose
+ * address goes to staged[i]: the GEMM's 16-byte loads then apply. One block per payload in turn;
+ * 4-byte loads where the source allows, bytes otherwise.
+ */
+__global__ void nc_stage_payloads(const uint8_t *const *src, size_t B, size_t count,
+				  uint8_t *stage, const uint8_t **staged)
+{
+	for (size_t i = blockIdx.x; i < count; i += gridDim.x) {
+		const uint8_t *s = src[i];
+		uint4 *d = reinterpret_cast<uint4 *>(stage + i * B);
+
+		if (threadIdx.x == 0)
+			staged[i] = stage + i * B;
+		if ((uintptr_t)s % 4 == 0) {
+			const uint32_t *s4 = reinterpret_cast<const uint32_t *>(s);
+
+			for (size_t w = threadIdx.x; w < B / 16; w += blockDim.x)
+				d[w] = make_uint4(s4[4 * w], s4[4 * w + 1], s4[4 * w + 2], s4[4 * w + 3]);
+		} else {
+			for (size_t b = threadIdx.x; b < B; b += blockDim.x)
+				stage[i * B + b] = s[b];
 		}
 	}
 }

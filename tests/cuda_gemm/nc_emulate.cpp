@@ -9,12 +9,12 @@
  *    n = 1..1024, 1..200 rows, both coefficient ranges; and nc_encode.cuh's fragments of every
  *    row tile (nc_seed_frag) must be bmma_frag_word of that table, a short last tile included;
  *  - the batched Gauss-Jordan: nc_gj_invert's phases (pivot offers and their minimum, factors,
- *    swap and scale, elimination), run thread by thread between the barriers for several thread
- *    counts, once in thread order and once in reverse (a phase whose threads depended on each
- *    other would give different bytes), must give gfec_matrix_invert()'s inverse for invertible
- *    matrices and report exactly the singular ones (a repeated row, a combination of rows, a
- *    zero column, the zero matrix, random 0/1 matrices); and the inverse's per-tile tables must
- *    be bmma_build_table() of the tile's rows.
+ *    swap and scale, the pivot row's multiples, elimination), run thread by thread between the
+ *    barriers for several thread counts, once in thread order and once in reverse (a phase
+ *    whose threads depended on each other would give different bytes), must give
+ *    gfec_matrix_invert()'s inverse for invertible matrices and report exactly the singular ones
+ *    (a repeated row, a combination of rows, a zero column, the zero matrix, random 0/1
+ *    matrices); and the inverse's per-tile tables must be bmma_build_table() of the tile's rows.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -138,7 +138,7 @@ static void test_seed_tables(void)
 static int emulate_gj(std::vector<uint8_t> &m, const uint8_t *a, int n, int nt, int reverse,
 		      const uint8_t *logexp)
 {
-	std::vector<uint8_t> factor(n);
+	std::vector<uint8_t> factor(n), mult((size_t)8 * nc_gj_stride(n), 0x5C);
 
 	m.assign((size_t)n * nc_gj_stride(n), 0xAA);
 	for (int q = 0; q < nt; q++)
@@ -161,8 +161,10 @@ static int emulate_gj(std::vector<uint8_t> &m, const uint8_t *a, int n, int nt, 
 		for (int q = 0; q < nt; q++)
 			nc_gj_swap_scale(m.data(), logexp, n, c, piv, iv, reverse ? nt - 1 - q : q, nt);
 		for (int q = 0; q < nt; q++)
-			nc_gj_eliminate(m.data(), logexp, factor.data(), n, c, reverse ? nt - 1 - q : q,
-					nt);
+			nc_gj_multiples(mult.data(), m.data(), n, c, reverse ? nt - 1 - q : q, nt);
+		for (int q = 0; q < nt; q++)
+			nc_gj_eliminate(m.data(), mult.data(), factor.data(), n, c,
+					reverse ? nt - 1 - q : q, nt);
 	}
 	return 0;
 }

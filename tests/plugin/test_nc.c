@@ -119,6 +119,10 @@ static void test_encode_reference(void **state)
 		}
 	/* more rows than one backend tile, more columns than one tile, zeros allowed */
 	check_encode(300, 33, GFEC_NC_ZERO_COEFS, 2, 5, 260, 1);
+	/* one segment, too few row tiles for the threads: rows split in tiles of 16 (16, 16, 5),
+	 * also with a second column tile */
+	check_encode(40, 1000, 0, 1, 3, 37, 2);
+	check_encode(300, 3000, GFEC_NC_ZERO_COEFS, 1, 9, 40, 0);
 	/* systematic: source blocks first, coded after, in one call */
 	check_encode(16, 100, GFEC_NC_SYSTEMATIC, 3, 10, 12, 3);
 	/* large blocks: 1 MiB, split across threads */

@@ -12,9 +12,10 @@
  *                         device buffers and on host buffers staged through the GPU, byte for
  *                         byte against the CPU backend: n in {1, 2, 16, 128, 255, 256, 1024}, B
  *                         from 1 byte to 1 MiB, odd sizes and alignments; batch decodes of 1 to
- *                         10,000 segments with singular, short, bad and foreign segments (same
- *                         status, dependent count and outputs, untouched outputs where not
- *                         decoded); n past the GPU decoder; GFEC_FAULT=cuda (host buffers: the
+ *                         10,000 segments with singular, short, bad, truncated and foreign
+ *                         segments and coefficient-carrying blocks (same status, dependent count
+ *                         and outputs, untouched outputs where not decoded); n = 400 and 1024
+ *                         (the inversion in global memory); GFEC_FAULT=cuda (host buffers: the
  *                         CPU redoes the call, counted; device buffers: GFEC_E_DEVICE).
  */
 #include <setjmp.h>
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 
 #include "gfec/gfec_nc.h"
+#include "nc_prng.h"
 #include "test_util.h"
 
 #ifdef GFEC_HAVE_CUDA
@@ -268,46 +270,74 @@ struct batch {
 	uint8_t *blocks; /* per segment: maxb blocks of `bytes` */
 	uint32_t maxb;
 	uint32_t *nb;
+	uint32_t *short_at; /* the block whose length is one byte short of it, or UINT32_MAX */
 	uint64_t *ids;
 	uint8_t *data; /* the segments */
 };
 
 /*
- * Segment s's blocks, by s % 7: 0 n coded; 1 n + 3 with block 1 a copy of block 0 (singular
+ * Segment s's blocks, by s % 9: 0 n coded; 1 n + 3 with block 1 a copy of block 0 (singular
  * first n, decodes from the rest); 2 n with a copy (too few); 3 n - 1 (too few); 4 a bad magic at
- * block n / 2; 5 another segment's block among them; 6 the systematic sources and two coded.
+ * block n / 2; 5 another segment's block among them; 6 the systematic sources and two coded;
+ * 7 n coded, every other one made coefficient-carrying; 8 n coded, block n / 2 one byte short.
+ * Blocks lie b->bytes apart (room for a coefficient-carrying one).
  */
 static void make_batch(struct batch *b, gfec_nc *cpu, uint32_t n, uint32_t B, int nseg)
 {
 	const size_t seed_bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
+	const size_t coef_bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_COEF);
+	uint8_t *tmp, *row = malloc(n);
 
 	b->n = n;
 	b->B = B;
 	b->nseg = nseg;
-	b->bytes = seed_bytes;
+	b->bytes = coef_bytes > seed_bytes ? coef_bytes : seed_bytes;
 	b->maxb = n + 3;
 	b->blocks = malloc((size_t)nseg * b->maxb * b->bytes);
 	b->nb = malloc(sizeof(*b->nb) * nseg);
+	b->short_at = malloc(sizeof(*b->short_at) * nseg);
 	b->ids = malloc(sizeof(*b->ids) * nseg);
 	b->data = malloc((size_t)nseg * n * B);
+	tmp = malloc(b->maxb * seed_bytes);
 	assert_non_null(b->blocks);
 	assert_non_null(b->data);
+	assert_non_null(tmp);
+	assert_non_null(row);
 	test_fill(b->data, (size_t)nseg * n * B);
 	for (int s = 0; s < nseg; s++) {
 		uint8_t *blk = b->blocks + (size_t)s * b->maxb * b->bytes;
 		struct gfec_nc_segment sg = {.id = 1000 + (uint64_t)s,
 					     .data = b->data + (size_t)s * n * B};
-		const int kind = s % 7;
+		const int kind = s % 9;
 		uint32_t first = kind == 6 ? 0 : (uint32_t)test_range(n, 1 << 30);
 
 		b->ids[s] = sg.id;
+		b->short_at[s] = kind == 8 ? n / 2 : UINT32_MAX;
 		b->nb[s] = kind == 1 ? n + 3 : kind == 3 ? n - 1 : kind == 6 ? n + 2 : n;
 		if (b->nb[s] == 0) { /* n = 1, kind 3: no block at all */
 			continue;
 		}
 		assert_int_equal(
-		    gfec_nc_encode(cpu, &sg, 1, first, b->nb[s], blk, (size_t)b->nb[s] * b->bytes),
+		    gfec_nc_encode(cpu, &sg, 1, first, b->nb[s], tmp, (size_t)b->nb[s] * seed_bytes),
 		    0);
+		for (uint32_t j = 0; j < b->nb[s]; j++) {
+			uint8_t *d = blk + (size_t)j * b->bytes;
+			const uint8_t *e = tmp + (size_t)j * seed_bytes;
+
+			if (kind == 7 && j % 2) { /* the same block, its coefficients carried */
+				struct gfec_nc_block h;
+
+				assert_int_equal(gfec_nc_block_unpack(e, seed_bytes, &h), 0);
+				gfec_nc_prng_row(h.seed, n, !!(h.flags & GFEC_NC_ZERO_COEFS), row);
+				h.kind = GFEC_NC_KIND_COEF;
+				h.flags = 0;
+				h.coefs = row;
+				assert_int_equal(gfec_nc_block_pack(&h, d, b->bytes), (int)(coef_bytes - B));
+				memcpy(d + coef_bytes - B, e + seed_bytes - B, B);
+			} else {
+				memcpy(d, e, seed_bytes);
+			}
+		}
 		if ((kind == 1 || kind == 2) && n > 1)
 			memcpy(blk + b->bytes, blk, b->bytes);
 		if (kind == 4)
@@ -315,12 +345,15 @@ static void make_batch(struct batch *b, gfec_nc *cpu, uint32_t n, uint32_t B, in
 		if (kind == 5)
 			blk[(size_t)(n / 2) * b->bytes + 16] ^= 1; /* the segment id's low byte */
 	}
+	free(tmp);
+	free(row);
 }
 
 static void batch_free(struct batch *b)
 {
 	free(b->blocks);
 	free(b->nb);
+	free(b->short_at);
 	free(b->ids);
 	free(b->data);
 }
@@ -346,6 +379,13 @@ static int run_batch(gfec_nc *nc, const struct batch *b, const uint8_t *base, ui
 
 			ptr[i] = base + i * b->bytes;
 			lens[i] = b->bytes + (j % 2 ? 0 : (b->maxb - j - 1) * b->bytes);
+			if (j == b->short_at[s]) { /* the block's own bytes less one */
+				struct gfec_nc_block h;
+
+				lens[i] = b->bytes;
+				if (!gfec_nc_block_unpack(b->blocks + i * b->bytes, b->bytes, &h))
+					lens[i] = h.bytes - 1;
+			}
 		}
 		bs[s] = (struct gfec_nc_batch_segment){.id = b->ids[s],
 						       .blocks = ptr + (size_t)s * b->maxb,
@@ -445,8 +485,11 @@ static void test_decode_batch(void **state)
 	one_batch(16, 100, model ? 50 : 500, 0);
 	one_batch(128, model ? 65 : 4099, 14, GFEC_NC_SYSTEMATIC);
 	one_batch(255, model ? 16 : 64, model ? 3 : 7, GFEC_NC_ZERO_COEFS);
-	one_batch(300, 17, model ? 2 : 7, 0);
-	one_batch(model ? 341 : 400, 16, model ? 2 : 7, 0); /* past the GPU decoder */
+	one_batch(300, 17, model ? 2 : 9, 0);
+	/* the model: past its decoder (CPU); a GPU: [M | I] past shared memory, in global memory */
+	one_batch(model ? 341 : 400, 16, model ? 2 : 9, 0);
+	if (!model)
+		one_batch(1024, 32, 3, GFEC_NC_ZERO_COEFS);
 }
 
 /* GFEC_FAULT=cuda: host buffers are redone on the CPU (counted), device buffers fail. */

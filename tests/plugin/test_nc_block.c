@@ -3,7 +3,9 @@
  * @file test_nc_block.c
  * The network-coding block format and coefficient generator (gfec_nc.h, nc_prng.h): pack/unpack
  * round trips, every field's refusal, truncation at every length, and the generator's pinned
- * values and distribution (its outputs are part of the wire format).
+ * values and distribution (its outputs are part of the wire format); nc_hdr.h's header reader
+ * (the GPU batch decoder's) against gfec_nc_block_unpack plus the decoder's checks on random and
+ * damaged headers.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "gfec/gfec_nc.h"
+#include "nc_hdr.h"
 #include "nc_prng.h"
 #include "test_util.h"
 
@@ -182,6 +185,105 @@ static void test_prng_distribution(void **state)
 	}
 }
 
+/*
+ * nc_hdr.h's verdict on @p len bytes at @p h for the code (n, B, zero_ok) and segment id, made
+ * the CPU decoder's way: gfec_nc_block_unpack, then nc.c's checks of family, shape, segment and
+ * coefficient range; the row from the block's seed or coefficients.
+ */
+static int hdr_reference(const uint8_t *h, size_t len, uint32_t n, uint32_t B, uint64_t id,
+			 int zero_ok, uint8_t *row, size_t *off)
+{
+	struct gfec_nc_block b;
+
+	if (gfec_nc_block_unpack(h, len, &b))
+		return 0;
+	if (b.family != GFEC_NC_RLC || b.n != n || b.block_size != B || b.segment != id ||
+	    (b.kind == GFEC_NC_KIND_SEED && !(b.flags & GFEC_NC_SYSTEMATIC) &&
+	     !!(b.flags & GFEC_NC_ZERO_COEFS) != !!zero_ok))
+		return 0;
+	if (b.kind == GFEC_NC_KIND_COEF)
+		memcpy(row, b.coefs, n);
+	else if (b.flags & GFEC_NC_SYSTEMATIC)
+		for (uint32_t j = 0; j < n; j++)
+			row[j] = j == b.seed;
+	else
+		gfec_nc_prng_row(b.seed, n, zero_ok, row);
+	*off = (size_t)(b.payload - h);
+	return 1;
+}
+
+/* Random blocks of every kind, damaged at random (a header byte, a bit, the length), both ways. */
+static void test_hdr_parse(void **state)
+{
+	static const uint32_t ns[] = { 1, 2, 5, 128, 300 };
+	uint8_t buf[600], coefs[300], row[300], ref[300];
+	int passed = 0, failed = 0;
+
+	(void)state;
+	for (int it = 0; it < 40000; it++) {
+		const uint32_t n = ns[test_range(0, 4)], B = (uint32_t)test_range(1, 64);
+		const int zero_ok = test_range(0, 1), kind = test_range(0, 2);
+		const uint64_t id = it % 3 ? 77 : 0x123456789abcull;
+		struct gfec_nc_block b = { .family = GFEC_NC_RLC, .n = n, .block_size = B,
+					   .segment = id, .coefs = coefs };
+		size_t len, off = 0;
+		int hl;
+
+		test_fill(buf, sizeof(buf));
+		if (kind == 2) {
+			b.kind = GFEC_NC_KIND_COEF;
+		} else {
+			b.kind = GFEC_NC_KIND_SEED;
+			b.flags = kind ? (uint8_t)(GFEC_NC_SYSTEMATIC | (test_range(0, 1) << 1))
+				       : (uint8_t)(zero_ok ? GFEC_NC_ZERO_COEFS : 0);
+			b.seed = kind ? (uint32_t)test_range(0, (int)n - 1)
+				      : (uint32_t)test_range(0, 1 << 30);
+		}
+		memcpy(coefs, buf + 200, n); /* random coefficients, not overlapping the header */
+		hl = gfec_nc_block_pack(&b, buf, sizeof(buf));
+		assert_true(hl > 0);
+		len = (size_t)hl + B;
+		switch (test_range(0, 5)) {
+		case 0: /* intact */
+			break;
+		case 1: /* one header byte changed */
+			buf[test_range(0, hl - 1)] ^= (uint8_t)test_range(1, 255);
+			break;
+		case 2: /* one bit of the fixed part */
+			buf[test_range(0, 23)] ^= (uint8_t)(1u << test_range(0, 7));
+			break;
+		case 3: /* short or long */
+			len = (size_t)test_range(0, (int)len + 3);
+			break;
+		case 4: /* the kind or the flags */
+			buf[test_range(6, 7)] = (uint8_t)test_range(0, 4);
+			break;
+		default: /* another code or segment */
+			if (test_range(0, 1))
+				buf[8 + test_range(0, 15)] ^= 1;
+			else
+				buf[test_range(5, 5)] = GFEC_NC_LT;
+			break;
+		}
+		const int want = hdr_reference(buf, len, n, B, id, zero_ok, ref, &off);
+		const struct gfec_nc_hdr_row h = gfec_nc_hdr_parse(buf, len, n, B, id, zero_ok);
+
+		if (!!h.how != want)
+			fail_msg("it %d n=%u B=%u kind %d len %zu: nc_hdr.h says %u, the decoder %d",
+				 it, n, B, kind, len, h.how, want);
+		if (!want) {
+			failed++;
+			continue;
+		}
+		passed++;
+		assert_int_equal(h.off, off);
+		for (uint32_t j = 0; j < n; j++)
+			row[j] = gfec_nc_hdr_coef(h, buf, j, zero_ok);
+		assert_memory_equal(row, ref, n);
+	}
+	assert_true(passed > 5000 && failed > 5000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_bad_fields),
 		cmocka_unit_test(test_prng_pinned),
 		cmocka_unit_test(test_prng_distribution),
+		cmocka_unit_test(test_hdr_parse),
 	};
 
 	test_seed();

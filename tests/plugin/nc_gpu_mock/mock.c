@@ -5,8 +5,9 @@
  * the two-round batch decode, fallbacks, refusals) on a host without a GPU. "Device memory" is
  * host memory this file handed out and records; the GPU backend table and gfec_gpu_nc.h's entry
  * points are plain-C models with the contracts the CUDA ones document (device pointers checked,
- * GFEC_E_NOTSUP past their n, singular segments flagged and left untouched, every call failing
- * with GFEC_E_DEVICE under the fault knob). The test binary links these ahead of libgfec's own.
+ * GFEC_E_NOTSUP past their n, singular segments and segments with a bad block flagged and left
+ * untouched, every call failing with GFEC_E_DEVICE under the fault knob; headers read with the
+ * device's own nc_hdr.h). The test binary links these ahead of libgfec's own.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "gf8.h"
 #include "gfec/gfec_errors.h"
 #include "gfec_gpu_nc.h"
+#include "nc_hdr.h"
 #include "nc_prng.h"
 
 /* the decoder's and the encoder's widths on the modelled device */
@@ -291,5 +293,50 @@ int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nseg, const ui
 	}
 	free(m);
 	free(inv);
+	return bad ? GFEC_E_TOOFEW : 0;
+}
+
+/* The device's header reading is nc_hdr.h's, as in cuda_gemm's nc_parse_blocks. */
+int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int zero_ok, int nseg,
+			      const uint64_t *ids, const uint8_t *const *blocks, const size_t *lens,
+			      uint8_t *const *out, int *status)
+{
+	uint8_t *rows = malloc((size_t)n * n);
+	const uint8_t **in = malloc(sizeof(*in) * n);
+	int bad = 0;
+
+	FAULT(ctx);
+	if (n > MOCK_MAX_DECODE_N || !is_dev(blocks[0], 1) || !is_dev(out[0], 1)) {
+		free(rows);
+		free(in);
+		return GFEC_E_NOTSUP;
+	}
+	if (!rows || !in)
+		abort();
+	for (int s = 0; s < nseg; s++) {
+		const uint8_t *const *blk = blocks + (size_t)s * n;
+		int ok = 1;
+
+		for (uint32_t r = 0; r < n && ok; r++) {
+			const size_t len = lens[(size_t)s * n + r];
+			struct gfec_nc_hdr_row h;
+
+			must_be_dev(blk[r], len); /* the device reads what the caller says is there */
+			h = gfec_nc_hdr_parse(blk[r], len, n, (uint32_t)B, ids[s], zero_ok);
+			ok = h.how != 0;
+			for (uint32_t j = 0; ok && j < n; j++)
+				rows[(size_t)r * n + j] = gfec_nc_hdr_coef(h, blk[r], j, zero_ok);
+			in[r] = blk[r] + h.off;
+		}
+		if (!ok) {
+			status[s] = GFEC_E_FORMAT;
+			bad = 1;
+			continue;
+		}
+		if (gfec_gpu_nc_decode_batch(ctx, n, B, 1, rows, in, out + (size_t)s * n, status + s))
+			bad = 1;
+	}
+	free(rows);
+	free(in);
 	return bad ? GFEC_E_TOOFEW : 0;
 }
