@@ -215,6 +215,7 @@ static void one_update(struct worker *w)
 struct job {
 	int iters;
 	int update_every; /* 0: no updates */
+	int one_shape;	  /* every call one 4 KiB stripe on plan 0 (a daemon's encodes) */
 };
 
 static struct job the_job;
@@ -226,6 +227,8 @@ static void *worker_main(void *arg)
 	for (int i = 0; i < the_job.iters; i++) {
 		if (the_job.update_every && i % the_job.update_every == 0)
 			one_update(w);
+		else if (the_job.one_shape)
+			gemm_at(w, 0, 1, 4096);
 		else
 			one_gemm(w);
 	}
@@ -271,7 +274,7 @@ static void run_workers(struct rig *r, int nthreads, int iters, int update_every
 	struct worker *w = calloc((size_t)nthreads, sizeof(*w));
 
 	assert_non_null(w);
-	the_job = (struct job){ iters, update_every };
+	the_job = (struct job){ iters, update_every, the_job.one_shape };
 	for (int i = 0; i < nthreads; i++) {
 		w[i].r = r;
 		w[i].rng = test_rand() | 1;
@@ -319,7 +322,8 @@ static void test_threads(void **state)
 	(void)state;
 	for (int on = 0; on < 2; on++)
 		for (size_t t = 0; t < sizeof(threads) / sizeof(*threads); t++) {
-			const int iters = 40, updates = 8; /* an update every 8th call */
+			/* an update every 8th call; fewer calls each for 64 (ASan builds) */
+			const int iters = threads[t] < 64 ? 40 : 16, updates = 8;
 			const uint64_t gemms = (uint64_t)threads[t] * (iters - iters / updates);
 			struct fake_gpu_counts n;
 			struct gfec_coalesce_stats cs;
@@ -356,20 +360,53 @@ static void test_threads(void **state)
 		}
 }
 
+/*
+ * A daemon's load: 16 callers of one shape (one 4 KiB stripe on plan 0 per call) behind a GPU
+ * that takes 200 us a launch: most of them share each launch.
+ */
+static void test_one_shape(void **state)
+{
+	const struct fake_gpu_switches slow = { .delay_us = 200 };
+	struct fake_gpu_counts n;
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, WINDOW_US, WINDOW_BYTES);
+	fake_gpu_set(r.e.gpu_ctx, &slow);
+	the_job.one_shape = 1;
+	run_workers(&r, 16, 20, 0);
+	the_job.one_shape = 0;
+	fake_gpu_counts(r.e.gpu_ctx, &n);
+	fprintf(stderr, "# one shape, 16 threads: 320 calls in %llu launches, %.1f stripes per "
+			"launch (most %llu)\n",
+		(unsigned long long)n.calls, (double)n.stripes / n.calls,
+		(unsigned long long)n.max_stripes);
+	assert_int_equal(n.stripes, 320);
+	assert_true(n.stripes >= 4 * n.calls);
+	rig_fini(&r);
+}
+
+/* 64 callers of 10 calls each (every 5th an update) on a fresh rig whose GPU has switches @p sw. */
+static void fault_run(struct rig *r, int windows, const struct fake_gpu_switches *sw,
+		      struct fake_gpu_counts *n)
+{
+	rig_init(r, windows ? WINDOW_US : 0, WINDOW_BYTES);
+	fake_gpu_set(r->e.gpu_ctx, sw);
+	run_workers(r, 64, 10, 5);
+	fake_gpu_counts(r->e.gpu_ctx, n);
+}
+
 /* Every GPU launch fails: every call is redone on the CPU, right, and counted. */
 static void test_fault_every(void **state)
 {
 	const struct fake_gpu_switches sw = { .fail_all = 1, .delay_us = 100 };
-	struct fake_gpu_counts n;
 
 	(void)state;
 	for (int on = 0; on < 2; on++) {
+		struct fake_gpu_counts n;
 		struct rig r;
 
-		rig_init(&r, on ? WINDOW_US : 0, WINDOW_BYTES);
-		fake_gpu_set(r.e.gpu_ctx, &sw);
-		run_workers(&r, 64, 10, 5);
-		fake_gpu_counts(r.e.gpu_ctx, &n);
+		fault_run(&r, on, &sw, &n);
 		assert_int_equal(n.failed, n.calls + n.updates);
 		assert_int_equal(r.e.fallbacks, 64 * 10);
 		assert_int_equal(r.e.gpu_calls, 0);
@@ -387,16 +424,13 @@ static void test_fault_nth(void **state)
 {
 	const struct fake_gpu_switches sw = { .fail_nth = 37, .fail_code = GFEC_E_NOMEM,
 					      .delay_us = 100 };
-	struct fake_gpu_counts n;
 
 	(void)state;
 	for (int on = 0; on < 2; on++) {
+		struct fake_gpu_counts n;
 		struct rig r;
 
-		rig_init(&r, on ? WINDOW_US : 0, WINDOW_BYTES);
-		fake_gpu_set(r.e.gpu_ctx, &sw);
-		run_workers(&r, 64, 10, 5);
-		fake_gpu_counts(r.e.gpu_ctx, &n);
+		fault_run(&r, on, &sw, &n);
 		assert_int_equal(n.failed, 1);
 		if (on) /* at most one window's callers: no more than its stripes */
 			assert_in_range(r.e.fallbacks, 1, n.max_stripes);
@@ -493,6 +527,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_one_shape),
 		cmocka_unit_test(test_fault_every),
 		cmocka_unit_test(test_fault_nth),
 		cmocka_unit_test(test_deadline),
