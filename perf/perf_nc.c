@@ -1067,6 +1067,18 @@ static void shape_free(struct shape *s)
 	free(s->c);
 }
 
+/* A row that ran is printed: 1 if its check failed; one that did not run says why: 1. Else 0. */
+static int row_done(const struct perf_row *r, int ret)
+{
+	if (ret || r->skip[0]) {
+		fprintf(stderr, "gfec-perf nc: %s %s %s B=%zu: %s\n", perf_op_names[r->op], r->code,
+			r->technique, r->chunk, r->skip[0] ? r->skip : "failed");
+		return 1;
+	}
+	perf_print_row(r);
+	return r->checked == 0;
+}
+
 int perf_nc_main(int argc, char **argv)
 {
 	struct nc_opts o;
@@ -1206,15 +1218,7 @@ int perf_nc_main(int argc, char **argv)
 					nrows--;
 					continue;
 				}
-				if (ret || r->skip[0]) {
-					fprintf(stderr, "gfec-perf nc: %s %s n=%u B=%zu: %s\n",
-						perf_op_names[r->op], r->technique, s.n, s.B,
-						r->skip[0] ? r->skip : "failed");
-					status = 1;
-					continue;
-				}
-				perf_print_row(r);
-				if (r->checked == 0)
+				if (row_done(r, ret))
 					status = 1;
 			}
 			shape_free(&s);
@@ -1230,15 +1234,7 @@ int perf_nc_main(int argc, char **argv)
 				int ret = w == 0 ? row_lt_encode(&o, n, o.lt_bs[b], threads, &ce, r)
 						 : row_lt_decode(&o, n, o.lt_bs[b], &ce, r);
 
-				if (ret || r->skip[0]) {
-					fprintf(stderr, "gfec-perf nc: %s LT(%u) B=%zu: %s\n",
-						perf_op_names[r->op], n, o.lt_bs[b],
-						r->skip[0] ? r->skip : "failed");
-					status = 1;
-					continue;
-				}
-				perf_print_row(r);
-				if (r->checked == 0)
+				if (row_done(r, ret))
 					status = 1;
 			}
 		}
