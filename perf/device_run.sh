@@ -9,13 +9,13 @@
 # first one's build (the machine stays warm only briefly between calls).
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
-# ncperf daemon
+# ncperf daemon hybrid
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
-steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon}
+steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -114,6 +114,18 @@ daemon() { # daemon-shaped callers: N threads of synchronous single-stripe calls
 	./$b/perf/gfec-perf daemon -k 10,4 -b "4K 64K 1M" --callers "1 16 64" -a cpu,gpu,auto \
 		--memory pageable,pinned -d 0.3 --json "$log/daemon.json"
 }
+hybrid() { # backend=hybrid (issue 17): its tests, split vs cpu-only and gpu-only on host buffers
+	# (16 MiB+ per call; 1 caller on every CPU, then 16 and 64 callers on one thread each; the
+	# host memory-traffic roofline in the same run, on each '# hybrid' line), and gfec tune's host
+	# sweep with what gfec info makes of it
+	ctest --test-dir $b -R '^(hybrid|perf_tune)$' --output-on-failure --timeout 600
+	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 16M" --callers 1 -T 0 -o encode \
+		-a cpu,gpu,hybrid --memory pageable,pinned -d 1 --json "$log/hybrid_1.json"
+	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 16M" --callers "16 64" -T 1 -o encode \
+		-a cpu,gpu,hybrid --memory pageable,pinned -d 1 --json "$log/hybrid_16.json"
+	./$b/tools/gfec tune --config "$log/gfec.conf" -k 10,4 -b 1M -e 1M
+	GFEC_CONF="$log/gfec.conf" ./$b/tools/gfec info | tail -n 4
+}
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
 	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
 		bash perf/weights_sweep.sh ./$b/tools/gfec 11 21 --backend cpu &&
@@ -134,4 +146,5 @@ step lt lt
 step weights weights
 step ncperf ncperf
 step daemon daemon
+step hybrid hybrid
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"

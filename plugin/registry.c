@@ -157,7 +157,7 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					    "rate in its side's estimate" },
 	[GFEC_KNOB_HYBRID_THREADS] = { .name = "hybrid_threads", .profile = 1,
 				       .section = "hybrid", .key = "threads",
-				       .type = GFEC_KNOB_NUM, .lo = 1, .hi = 1024, .dflt = "16",
+				       .type = GFEC_KNOB_NUM, .lo = 1, .hi = 1024, .dflt = "64",
 				       .help = "split calls: helper threads that run CPU shares "
 					       "while callers drive the GPU" },
 	/*
