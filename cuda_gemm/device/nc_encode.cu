@@ -5,9 +5,11 @@
  * nc_encode.cuh's two launches. One upload (the source and output pointers), the fragments drawn
  * on the device, one GEMM launch for every tile and segment, one synchronisation.
  *
- * The shape: the first of kConfigs whose two stage buffers and the fragments of at least 8 rows
- * fit the device's shared memory, with R = the most rows that fit, at most kMaxTileRows (64 rows of
- * n = 128 take 64 KiB of fragments + 18 KiB of stages with w8_n4_p2: two blocks per SM).
+ * The shape: the first of kShapes whose stage buffers and the fragments of at least 8 rows fit the
+ * device's shared memory, with R = the most rows that fit, at most kMaxTileRows. At n = 128, 64
+ * rows take 64 KiB of fragments + 26 KiB of stages (P = 64): two blocks per SM. w4_n8_p1 comes
+ * first: 8 N-tiles per warp read each A fragment from shared memory once for 32 MMAs instead of
+ * 16 (w8_n4_p2), and those LDS.128 were most of the shared-memory traffic.
  */
 #include <cuda_runtime.h>
 
@@ -18,6 +20,7 @@
 
 #include "gfec_gpu_nc.h"
 #include "nc.h"
+#include "nc_encode.h"
 #include "stream_scratch.h"
 #include "../kernel/nc_encode.cuh"
 
@@ -26,41 +29,59 @@ namespace {
 
 constexpr int kMaxTileRows = 64;
 
-struct EncConfig {
+struct EncShape {
+	const char *name;
 	int P, threads;
 	const void *fn;
 };
 
-// Preferred first: the widest tile of positions, then the one with the smallest stage buffers.
-const EncConfig kConfigs[] = {
-	{ 64, 256, (const void *)nc_encode_bmma<8, 4, 2> },
-	{ 32, 128, (const void *)nc_encode_bmma<4, 4, 1> },
+// Preferred first; the last, with the smallest stage buffers, for the widest n.
+const EncShape kShapes[] = {
+	{ "w4_n8_p1", 64, 128, (const void *)nc_encode_bmma<4, 8, 1> },
+	{ "w8_n4_p2", 64, 256, (const void *)nc_encode_bmma<8, 4, 2> },
+	{ "w4_n4_p1", 32, 128, (const void *)nc_encode_bmma<4, 4, 1> },
 };
+constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 
-const EncConfig *pick(const cudaDeviceProp &prop, int n, int *rows)
+// Whether shape c fits n; then *rows = its tile rows.
+bool fits(const EncShape &c, const cudaDeviceProp &prop, int n, int *rows)
 {
-	for (const EncConfig &c : kConfigs) {
-		const size_t stage = 2 * bmma_stage_bytes(n, c.P);
-		const size_t frag = nc_tile_frags(8, n) * 16;
+	const size_t stage = kNcEncStages * bmma_stage_bytes(n, c.P);
+	const size_t frag = nc_tile_frags(8, n) * 16;
 
-		if (stage + frag > prop.sharedMemPerBlockOptin)
-			continue;
-		const size_t nsub = (prop.sharedMemPerBlockOptin - stage) / frag;
+	if (stage + frag > prop.sharedMemPerBlockOptin)
+		return false;
+	const size_t nsub = (prop.sharedMemPerBlockOptin - stage) / frag;
 
-		*rows = nsub * 8 < (size_t)kMaxTileRows ? (int)nsub * 8 : kMaxTileRows;
-		return &c;
-	}
+	*rows = nsub * 8 < (size_t)kMaxTileRows ? (int)nsub * 8 : kMaxTileRows;
+	return true;
+}
+
+const EncShape *pick(const cudaDeviceProp &prop, int shape, int n, int *rows)
+{
+	if (shape >= 0)
+		return shape < kNumShapes && fits(kShapes[shape], prop, n, rows) ? &kShapes[shape]
+										 : nullptr;
+	for (const EncShape &c : kShapes)
+		if (fits(c, prop, n, rows))
+			return &c;
 	return nullptr;
 }
 
 } // namespace
-} // namespace gfec
 
-using namespace gfec;
+int nc_encode_shapes()
+{
+	return kNumShapes;
+}
 
-extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, uint32_t seed0,
-				  uint32_t count, int nseg, const uint8_t *const *segs,
-				  uint8_t *const *out)
+const char *nc_encode_shape_name(int i)
+{
+	return i >= 0 && i < kNumShapes ? kShapes[i].name : nullptr;
+}
+
+int nc_encode(void *ctx, int shape, uint32_t n, size_t B, int zero_ok, uint32_t seed0,
+	      uint32_t count, int nseg, const uint8_t *const *segs, uint8_t *const *out)
 {
 	if (!ctx || !segs || !out || n < 1 || n > 1u << 20 || B < 1 || count < 1 || nseg < 1 ||
 	    (uint64_t)seed0 + count - 1 > UINT32_MAX)
@@ -68,7 +89,7 @@ extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, 
 	const CtxView v = ctx_view(ctx);
 	std::lock_guard<std::mutex> g(*v.lock);
 	int R;
-	const EncConfig *c = pick(*v.prop, (int)n, &R);
+	const EncShape *c = pick(*v.prop, shape, (int)n, &R);
 
 	if (v.fault)
 		return GFEC_E_DEVICE;
@@ -137,4 +158,13 @@ extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, 
 	    cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(st) != cudaSuccess)
 		return stream_fail(st);
 	return 0;
+}
+
+} // namespace gfec
+
+extern "C" int gfec_gpu_nc_encode(void *ctx, uint32_t n, size_t B, int zero_ok, uint32_t seed0,
+				  uint32_t count, int nseg, const uint8_t *const *segs,
+				  uint8_t *const *out)
+{
+	return gfec::nc_encode(ctx, -1, n, B, zero_ok, seed0, count, nseg, segs, out);
 }

@@ -5,7 +5,8 @@
  *  - seeded encode: every coded block equals the CPU's sum of gfec_nc_prng_row(seed) x blocks,
  *    byte for byte, for n in {1, 2, 16, 128, 255, 256, 1024}, B from 1 byte to 1 MiB, odd sizes,
  *    segments and outputs at odd addresses (outputs spaced as in the block format), several
- *    segments per call, row counts across the kernel's row tiles, both coefficient ranges;
+ *    segments per call, row counts across the kernel's row tiles, both coefficient ranges; and
+ *    so with every shape of the kernel (nc_encode.h), not only the one gfec_gpu_nc_encode picks;
  *  - batch decode of 1 to 10,000 segments (coefficients in host or device memory; each segment
  *    with its own seeds, some with source blocks
  *    among the coded ones, in any order) gives back every segment; singular segments (a repeated
@@ -21,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
+
+#include "device/nc_encode.h"
 
 extern "C" {
 #include "gf8.h"
@@ -79,7 +82,9 @@ static void cpu_row(const uint8_t *c, const uint8_t *seg, uint32_t n, size_t B, 
 	}
 }
 
-static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nseg, int zero_ok)
+// shape -1: gfec_gpu_nc_encode; else that shape of gfec::nc_encode (skipped where it cannot fit n).
+static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nseg, int zero_ok,
+			int shape = -1)
 {
 	const size_t seg_bytes = (size_t)n * B, stride = 28 + B; // outputs spaced as blocks
 	const uint32_t seed0 = rnd() % 100000;
@@ -99,10 +104,18 @@ static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nse
 		segs[s] = d_seg + soff + s * seg_bytes;
 	for (size_t i = 0; i < out.size(); i++)
 		out[i] = d_out + i * stride + 28;
-	const int ret = gfec_gpu_nc_encode(ctx, n, B, zero_ok, seed0, count, nseg, segs.data(),
-					   out.data());
+	const int ret = shape < 0 ? gfec_gpu_nc_encode(ctx, n, B, zero_ok, seed0, count, nseg,
+						       segs.data(), out.data())
+				  : gfec::nc_encode(ctx, shape, n, B, zero_ok, seed0, count, nseg,
+						    segs.data(), out.data());
 
-	CHECK(ret == 0, "encode n=%u B=%zu count=%u nseg=%d: %d", n, B, count, nseg, ret);
+	if (shape >= 0 && ret == GFEC_E_NOTSUP && n > 256) {
+		cudaFree(d_seg);
+		cudaFree(d_out);
+		return;
+	}
+	CHECK(ret == 0, "encode n=%u B=%zu count=%u nseg=%d shape %d: %d", n, B, count, nseg, shape,
+	      ret);
 	CUDA(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
 	for (int s = 0; s < nseg && ret == 0; s++)
 		for (uint32_t r = 0; r < count; r++) {
@@ -269,6 +282,13 @@ int main(void)
 	test_encode(ctx, 2, (size_t)1 << 20, 17, 2, 0);
 	test_encode(ctx, 16, ((size_t)1 << 20) - 3, 3, 1, 1);
 	test_encode(ctx, 1024, 4096, 300, 1, 0);
+	for (int sh = 0; sh < gfec::nc_encode_shapes(); sh++) {
+		test_encode(ctx, 128, 4096, 133, 3, 0, sh);
+		test_encode(ctx, 128, 4099, 200, 2, 1, sh);
+		test_encode(ctx, 255, 1000, 70, 1, 0, sh);
+		test_encode(ctx, 16, 64, 1025, 2, 1, sh);
+		test_encode(ctx, 1024, 4096, 20, 1, 0, sh);
+	}
 
 	test_decode(ctx, 1, 100, 7, 0);
 	test_decode(ctx, 2, 33, 30, 1);
