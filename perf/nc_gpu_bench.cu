@@ -13,7 +13,10 @@
  * segment, enough segments for >= 64 MiB of output; at n = 128 also each shape of the kernel,
  * "enc:<shape>", beside the default it picks) and batch decode (n = 128, B = 4 KiB, 30, 60,
  * 1024 and 4096 segments, the inversion included: the whole call, with the coefficients uploaded
- * from host memory ("decode") or already in GPU memory ("decode_dc")). Every row's output is checked
+ * from host memory ("decode"), already in GPU memory ("decode_dc"), or read from the blocks'
+ * headers on the GPU ("decode_blk": seed-carrying blocks laid out as gfec_nc_encode writes them,
+ * gfec_gpu_nc_decode_blocks); and decode_blk at n = 256, 512, 1024 with 64 segments (16 with
+ * --quick). Every row's output is checked
  * (encode: sampled blocks against the CPU; decode: the whole result against the source).
  * Exit: 0, 1 a check failed, 2 usage or an unwritable --json, 3 no GPU or a CUDA error.
  */
@@ -28,6 +31,7 @@
 
 #include "device/nc_encode.h"
 #include "gf8.h"
+#include "gfec/gfec_nc.h"
 #include "gfec_gpu.h"
 #include "gfec_gpu_nc.h"
 #include "kernel/gemm_nibble.cuh"
@@ -203,41 +207,71 @@ static void bench_encode(void *ctx, uint32_t n, size_t B, double bmma_ops, doubl
 	cudaFree(d_out);
 }
 
-static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int dev_coefs, double bmma_ops,
+// Batch decode rows. mode 0: gfec_gpu_nc_decode_batch with the coefficients in host memory
+// ("decode"); 1: in device memory ("decode_dc"); 2: gfec_gpu_nc_decode_blocks on seed-carrying
+// blocks as gfec_nc_encode lays them out (header, then payload, back to back; "decode_blk").
+static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode, double bmma_ops,
 			 double copy, int sms)
 {
-	const size_t seg_bytes = (size_t)n * B;
+	const size_t seg_bytes = (size_t)n * B, hdr = GFEC_NC_HEADER_FIXED + 4, blk = hdr + B;
 	std::vector<uint8_t> h(seg_bytes * nseg), coefs((size_t)nseg * n * n), got(h.size());
+	std::vector<uint8_t> hdrs(mode == 2 ? (size_t)nseg * n * hdr : 0);
 	uint8_t *d_src, *d_coded, *d_out;
 
 	perf_fill_random(h.data(), h.size(), nseg);
 	CK(cudaMalloc(&d_src, h.size()));
-	CK(cudaMalloc(&d_coded, h.size()));
+	CK(cudaMalloc(&d_coded, mode == 2 ? (size_t)nseg * n * blk : h.size()));
 	CK(cudaMalloc(&d_out, h.size()));
 	CK(cudaMemcpy(d_src, h.data(), h.size(), cudaMemcpyHostToDevice));
 	std::vector<const uint8_t *> in((size_t)nseg * n);
 	std::vector<uint8_t *> out((size_t)nseg * n), co(n);
+	std::vector<size_t> lens((size_t)nseg * n, blk);
+	std::vector<uint64_t> ids(nseg);
 	for (int s = 0; s < nseg; s++) {
 		const uint32_t seed0 = 5000u * (uint32_t)s;
 		const uint8_t *seg = d_src + s * seg_bytes;
 
+		ids[s] = 77 + (uint64_t)s;
 		for (uint32_t r = 0; r < n; r++) {
-			co[r] = d_coded + s * seg_bytes + r * B;
-			in[(size_t)s * n + r] = co[r];
-			out[(size_t)s * n + r] = d_out + s * seg_bytes + r * B;
-			gfec_nc_prng_row(seed0 + r, n, 0, &coefs[((size_t)s * n + r) * n]);
+			const size_t i = (size_t)s * n + r;
+			struct gfec_nc_block b;
+
+			memset(&b, 0, sizeof(b));
+			b.family = GFEC_NC_RLC;
+			b.kind = GFEC_NC_KIND_SEED;
+			b.n = n;
+			b.block_size = (uint32_t)B;
+			b.segment = ids[s];
+			b.seed = seed0 + r;
+
+			co[r] = mode == 2 ? d_coded + i * blk + hdr : d_coded + s * seg_bytes + r * B;
+			in[i] = mode == 2 ? co[r] - hdr : co[r];
+			out[i] = d_out + s * seg_bytes + r * B;
+			gfec_nc_prng_row(seed0 + r, n, 0, &coefs[i * n]);
+			if (mode == 2 && gfec_nc_block_pack(&b, &hdrs[i * hdr], hdr) != (int)hdr) {
+				fprintf(stderr, "gfec-nc-gpu-bench: header setup failed\n");
+				exit(3);
+			}
 		}
 		if (gfec_gpu_nc_encode(ctx, n, B, 0, seed0, n, 1, &seg, co.data())) {
 			fprintf(stderr, "gfec-nc-gpu-bench: decode setup failed\n");
 			exit(3);
 		}
 	}
+	if (mode == 2)
+		CK(cudaMemcpy2D(d_coded, blk, hdrs.data(), hdr, hdr, (size_t)nseg * n,
+				cudaMemcpyHostToDevice));
 	std::vector<int> status(nseg);
 	int ret = 0;
-	uint8_t *d_coefs = dev_coefs ? to_dev(coefs) : nullptr;
+	uint8_t *d_coefs = mode == 1 ? to_dev(coefs) : nullptr;
 	const double ms = best_ms([&] {
-		ret |= gfec_gpu_nc_decode_batch(ctx, n, B, nseg, dev_coefs ? d_coefs : coefs.data(),
-						in.data(), out.data(), status.data());
+		if (mode == 2)
+			ret |= gfec_gpu_nc_decode_blocks(ctx, n, B, 0, nseg, ids.data(), in.data(),
+							 lens.data(), out.data(), status.data());
+		else
+			ret |= gfec_gpu_nc_decode_batch(ctx, n, B, nseg,
+							mode ? d_coefs : coefs.data(), in.data(),
+							out.data(), status.data());
 	});
 	cudaFree(d_coefs);
 	CK(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
@@ -254,12 +288,16 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int dev_coef
 			n, nseg, ret, nsing);
 		g_fails++;
 	}
+	if (mode == 2)
+		for (auto &p : in)
+			p += hdr; // the XOR stream reads the payloads
 	const uint8_t *const *d_in = to_dev(in);
 	uint8_t *const *d_dst = to_dev(out);
 	const double xms = xor_ms(d_in, d_dst, (int)n, (int)n, nseg, B, sms);
 	const double bytes = (double)(nseg - nsing) * seg_bytes; // decoded data only
 
-	row_json(dev_coefs ? "decode_dc" : "decode", n, B, nseg, n, ms, bytes / ms / 1e6, bytes / xms / 1e6,
+	row_json(mode == 2 ? "decode_blk" : mode ? "decode_dc" : "decode", n, B, nseg, n, ms,
+		 bytes / ms / 1e6, bytes / xms / 1e6,
 		 bmma_ops / (2.0 * 8 * 256 * ((n + 31) / 32)) / 1e9, copy);
 	cudaFree((void *)d_in);
 	cudaFree((void *)d_dst);
@@ -343,9 +381,12 @@ int main(int argc, char **argv)
 						     target, sh);
 			}
 	for (int nseg : { 30, 60, 1024, 4096 })
-		for (int dc = 0; dc < 2; dc++)
+		for (int mode = 0; mode < 3; mode++)
 			if (!quick || nseg <= 1024)
-				bench_decode(ctx, 128, 4096, nseg, dc, bmma, copy, prop.multiProcessorCount);
+				bench_decode(ctx, 128, 4096, nseg, mode, bmma, copy,
+					     prop.multiProcessorCount);
+	for (uint32_t n : { 256u, 512u, 1024u }) // past 340: the inversion in global memory
+		bench_decode(ctx, n, 4096, quick ? 16 : 64, 2, bmma, copy, prop.multiProcessorCount);
 	gfec_gpu_backend()->fini(ctx);
 	if (g_rows) {
 		json_t *doc = json_pack("{s:s,s:o}", "device", prop.name, "rows", g_rows);
