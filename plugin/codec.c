@@ -362,6 +362,7 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 
 	conf.threads = c->prof.threads;
 	conf.path = c->prof.cpu_path;
+	conf.stream_min = (size_t)c->prof.cpu_stream_min;
 	c->eng.cpu_ops = gfec_cpu_backend();
 	c->eng.gpu_always = c->prof.backend == GFEC_BACKEND_GPU;
 	c->eng.gpu_min_bytes = (uint64_t)c->prof.gpu_min_bytes;

@@ -26,6 +26,7 @@ struct gfec_profile {
 	enum gfec_backend_choice backend;
 	int threads;		/* 0 = online CPUs */
 	char cpu_path[8];	/* "" or "auto" = best, else gfec_cpu_path_parse()'s names */
+	long long cpu_stream_min; /* non-temporal parity stores from this chunk size; 0 = never */
 	int decode_cache;	/* decode plans kept */
 	int async_threads;	/* workers behind gfec_submit() */
 	int packetsize;		/* cauchy_good: bytes per packet (a multiple of 8) */

@@ -305,6 +305,7 @@ int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out)
 		nc->threads = c > 0 ? (int)(c > 1024 ? 1024 : c) : 1;
 	}
 	conf.path = set.v[GFEC_KNOB_CPU_PATH].text[0] ? set.v[GFEC_KNOB_CPU_PATH].text : NULL;
+	conf.stream_min = (size_t)set.v[GFEC_KNOB_CPU_STREAM_MIN].num;
 	nc->ops = gfec_cpu_backend();
 	ret = lt ? 0 : nc->ops->init(&conf, &nc->ctx);
 	if (!ret && nc->threads > 1)

@@ -109,6 +109,7 @@ static void apply_knobs(struct gfec_profile *p)
 	/* the registry's word list and length limit make both fit */
 	snprintf(p->cpu_path, sizeof(p->cpu_path), "%.*s", (int)sizeof(p->cpu_path) - 1,
 		 v[GFEC_KNOB_CPU_PATH].text);
+	p->cpu_stream_min = v[GFEC_KNOB_CPU_STREAM_MIN].num;
 	p->decode_cache = (int)v[GFEC_KNOB_DECODE_CACHE].num;
 	p->async_threads = (int)v[GFEC_KNOB_ASYNC_THREADS].num;
 	snprintf(p->gpu_kernel, sizeof(p->gpu_kernel), "%.*s", (int)sizeof(p->gpu_kernel) - 1,

@@ -77,6 +77,12 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				 .section = "cpu", .key = "path", .type = GFEC_KNOB_WORD,
 				 .words = GFEC_CPU_PATH_NAMES, .dflt = "auto",
 				 .help = "the CPU inner path (auto: the best this CPU runs)" },
+	[GFEC_KNOB_CPU_STREAM_MIN] = { .name = "cpu_stream_min", .profile = 1,
+				       .env = "GFEC_CPU_STREAM_MIN", .section = "cpu",
+				       .key = "stream_min", .type = GFEC_KNOB_NUM, .lo = 0,
+				       .hi = 1ll << 40, .dflt = "0", .ceph = 1,
+				       .help = "GFNI paths: chunks of at least this many bytes "
+					       "get parity by non-temporal stores (0 = never)" },
 	[GFEC_KNOB_DECODE_CACHE] = { .name = "decode_cache", .profile = 1, .type = GFEC_KNOB_NUM,
 				     .lo = 1, .hi = 65536, .dflt = "64",
 				     .help = "decode matrices kept per codec (LRU)" },
