@@ -1118,11 +1118,12 @@ int perf_nc_main(int argc, char **argv)
 		);
 		return 2;
 	}
-	printf("# RLC (gfec_nc.h) on %s, %ld online CPUs; %d threads for encode, batch decode and "
+	printf("# gfec_nc.h (%s) on %s, %ld online CPUs; %d threads for encode, batch decode and "
 	       "recode, 1 for progressive decode%s%s\n",
+	       o.rlc && o.lt ? "RLC and LT" : o.rlc ? "RLC" : "LT",
 	       cpu, ncpu, threads, gpu ? "; GPU " : "", gpu ? ce.gpu_name : "");
-	printf("# GB/s = 10^9 segment bytes (n x B) per second, median of %d repeats; code RLC(n):"
-	       " k = n, m = blocks per segment; batch = segments per call\n",
+	printf("# GB/s = 10^9 segment bytes (n x B) per second, median of %d repeats; code RLC(n)"
+	       " or LT(n): k = n, m = blocks per segment; batch = segments per call\n",
 	       o.repeats);
 	if (o.rlc)
 		printf("# %%ceil: CPU rows against raw ISA-L ec_encode_data with the same C on the same "
