@@ -5,11 +5,13 @@
  * nc_encode.cuh's two launches. One upload (the source and output pointers), the fragments drawn
  * on the device, one GEMM launch for every tile and segment, one synchronisation.
  *
- * The shape: the first of kShapes whose stage buffers and the fragments of at least 8 rows fit the
- * device's shared memory, with R = the most rows that fit, at most kMaxTileRows. At n = 128, 64
- * rows take 64 KiB of fragments + 26 KiB of stages (P = 64): two blocks per SM. w4_n8_p1 comes
- * first: 8 N-tiles per warp read each A fragment from shared memory once for 32 MMAs instead of
- * 16 (w8_n4_p2), and those LDS.128 were most of the shared-memory traffic.
+ * The shape: the first of kShapes whose two stage buffers and the fragments of at least 8 rows fit
+ * the device's shared memory, with R = the most rows that fit, at most kMaxTileRows. At n = 128,
+ * 64 rows take 64 KiB of fragments + 18 KiB of stages with w8_n4_p2: two blocks per SM. Measured
+ * on the H200 (perf/results/nvidia-h200/gpuenc-2026-11-24/): w8_n4_p2 as here, 214 GB/s at
+ * n = 128, B = 4 KiB; a version with three stage buffers and one barrier per unit ran 200-205 GB/s
+ * there with w8_n4_p2 and w4_n8_p1 (8 N-tiles per warp: half the A-fragment reads per MMA) alike,
+ * and lost a quarter at n = 512 (fewer rows per tile beside the third buffer): not kept.
  */
 #include <cuda_runtime.h>
 
@@ -37,7 +39,6 @@ struct EncShape {
 
 // Preferred first; the last, with the smallest stage buffers, for the widest n.
 const EncShape kShapes[] = {
-	{ "w4_n8_p1", 64, 128, (const void *)nc_encode_bmma<4, 8, 1> },
 	{ "w8_n4_p2", 64, 256, (const void *)nc_encode_bmma<8, 4, 2> },
 	{ "w4_n4_p1", 32, 128, (const void *)nc_encode_bmma<4, 4, 1> },
 };
@@ -46,7 +47,7 @@ constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 // Whether shape c fits n; then *rows = its tile rows.
 bool fits(const EncShape &c, const cudaDeviceProp &prop, int n, int *rows)
 {
-	const size_t stage = kNcEncStages * bmma_stage_bytes(n, c.P);
+	const size_t stage = 2 * bmma_stage_bytes(n, c.P);
 	const size_t frag = nc_tile_frags(8, n) * 16;
 
 	if (stage + frag > prop.sharedMemPerBlockOptin)

@@ -14,17 +14,15 @@
  *                   major; each thread block takes one contiguous range of units, so it copies a
  *                   tile's fragments (R KiB at n = 128) into shared memory once per tile it meets
  *                   (once or twice per launch), plain 16-byte loads, and then runs the bmma
- *                   kernel's k-steps, staging, packing and stores (gemm_bmma.cuh) unit after unit,
- *                   with three stage buffers (two units loading while one computes) and one
- *                   barrier per unit
+ *                   kernel's k-steps, staging, packing and stores (gemm_bmma.cuh) unit after unit
  *
  * Before, every tile was its own bmma launch (16 at 1024 coded rows), each assembling its
  * fragments byte by byte from a column table and running about four units per thread block: the
  * launches, not the MMAs, set the time (0.67 ms for 64 MiB at n = 128, B = 4 KiB on the H200,
  * where the BMMA rate allows 0.11 ms).
  *
- * The shared memory of a block: the fragments of R rows (bmma_nsub(R) * nks * 2 KiB) and the
- * kNcEncStages stage buffers of P positions (bmma_stage_bytes). tests/cuda_gemm/nc_emulate.cpp checks
+ * The shared memory of a block: the fragments of R rows (bmma_nsub(R) * nks * 2 KiB) and the two
+ * stage buffers of P positions (bmma_stage_bytes). tests/cuda_gemm/nc_emulate.cpp checks
  * nc_seed_frag against bmma_frag_word of bmma_build_table of gfec_nc_prng_row's rows.
  */
 #pragma once
@@ -132,19 +130,10 @@ __global__ void nc_seed_frags(uint4 *frags, int n, uint32_t count, int R, uint32
 	}
 }
 
-/** Stage buffers of nc_encode_bmma: units u + 1 and u + 2 load while unit u computes. */
-constexpr int kNcEncStages = 3;
-
 /** Dynamic shared memory of nc_encode_bmma for R rows, n columns, P positions. */
 inline size_t nc_encode_smem(int R, int n, int P)
 {
-	return nc_tile_frags(R, n) * 16 + kNcEncStages * bmma_stage_bytes(n, P);
-}
-
-// Every group but the newest has landed (this thread's copies).
-__device__ __forceinline__ void nc_enc_wait_all_but_one()
-{
-	asm volatile("cp.async.wait_group 1;" ::: "memory");
+	return nc_tile_frags(R, n) * 16 + 2 * bmma_stage_bytes(n, P);
 }
 
 /**
@@ -171,28 +160,26 @@ __global__ void __launch_bounds__(W * 32) nc_encode_bmma(NcEncArgs a)
 		return;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
-	const size_t per_tile = pblocks * args.nstripes;
-	uint32_t have = 0xFFFFFFFFu;
+	size_t pb = u0 % pblocks, s = (u0 / pblocks) % args.nstripes;
+	uint32_t tile = (uint32_t)(u0 / pblocks / args.nstripes), have = 0xFFFFFFFFu;
 	int cur = 0;
 
-	// Units u0 and u0 + 1 load before the loop; every iteration commits one group (maybe empty),
-	// so "all but the newest group" is always the current unit.
-	for (size_t k = 0; k < 2; k++) {
-		const size_t v = u0 + k;
-
-		if (v < u1)
-			bmma_stage<P, THREADS>(args, (v / pblocks) % args.nstripes, (v % pblocks) * P,
-					       stage + k * sbytes);
-		bmma_commit();
-	}
+	bmma_stage<P, THREADS>(args, s, pb * P, stage);
+	bmma_commit();
 	for (size_t u = u0; u < u1; u++) {
-		const uint32_t tile = (uint32_t)(u / per_tile);
-		const size_t s = (u / pblocks) % args.nstripes, pb = u % pblocks;
+		size_t npb = pb + 1, ns = s;
+		uint32_t ntile = tile;
 
-		nc_enc_wait_all_but_one();
-		// One barrier per unit: unit u's data is visible, and every warp is done with unit
-		// u - 1, whose buffer unit u + 2 now fills (and, on a new tile, with the fragments).
-		__syncthreads();
+		if (npb == pblocks) {
+			npb = 0;
+			if (++ns == (size_t)args.nstripes)
+				ns = 0, ntile++;
+		}
+		// The next unit's loads go out first; this unit's tile's fragments are copied in if
+		// the block meets a new tile (every warp is past the barrier that ended the last unit).
+		if (u + 1 < u1)
+			bmma_stage<P, THREADS>(args, ns, npb * P, stage + (cur ^ 1) * sbytes);
+		bmma_commit();
 		if (tile != have) {
 			const uint4 *src = a.frags + (size_t)tile * a.tile_frags;
 
@@ -200,15 +187,9 @@ __global__ void __launch_bounds__(W * 32) nc_encode_bmma(NcEncArgs a)
 			for (size_t i = threadIdx.x; i < a.tile_frags; i += THREADS)
 				frag[i] = src[i];
 			have = tile;
-			__syncthreads();
 		}
-		if (u + 2 < u1) {
-			const size_t v = u + 2;
-
-			bmma_stage<P, THREADS>(args, (v / pblocks) % args.nstripes, (v % pblocks) * P,
-					       stage + (size_t)((cur + 2) % kNcEncStages) * sbytes);
-		}
-		bmma_commit();
+		bmma_wait_prev();
+		__syncthreads();
 
 		const uint8_t *buf = stage + cur * sbytes;
 		const uint32_t r0 = tile * (uint32_t)a.R;
@@ -240,7 +221,9 @@ __global__ void __launch_bounds__(W * 32) nc_encode_bmma(NcEncArgs a)
 					bmma_store<NN>(args, drow + pos, pos, o);
 			}
 		}
-		cur = (cur + 1) % kNcEncStages;
+		__syncthreads(); // every warp is done with buf (and frag) before either is refilled
+		cur ^= 1;
+		pb = npb, s = ns, tile = ntile;
 	}
 	asm volatile("cp.async.wait_all;" ::: "memory");
 }
