@@ -57,6 +57,9 @@
 #define SEED 0x6e63u
 #define NC_MAX_LIST 16
 
+/* --op's RLC workloads */
+enum { OP_ENCODE = 1, OP_DECODE = 2, OP_BATCH = 4, OP_RECODE = 8, OP_ALL = 15 };
+
 struct nc_opts {
 	long ns[NC_MAX_LIST];
 	int nn;
@@ -67,6 +70,7 @@ struct nc_opts {
 	size_t lt_bs[NC_MAX_LIST];
 	int lt_nb;
 	int rlc, lt; /* the families run */
+	unsigned ops; /* the RLC workloads run: OP_* bits */
 	int threads, repeats, cpu, gpu, quick;
 	double seconds; /* per repeat */
 	size_t call_bytes;
@@ -86,6 +90,8 @@ void perf_nc_usage(FILE *f)
 	    "matrix (CPU) or the GPU copy bound (GPU), measured in the same run; LT encode (all\n"
 	    "threads) and progressive decode (one thread) on the CPU against the CPU memory bound.\n"
 	    "  --family LIST  rlc, lt or rlc,lt (default rlc,lt)\n"
+	    "  --op LIST      RLC workloads: encode, decode (eager and deferred), batch, recode\n"
+	    "                 (default all)\n"
 	    "  --n LIST       RLC segment widths, comma-separated (default 128,256,512,1024; --quick "
 	    "128)\n"
 	    "  --block LIST   RLC block sizes B (default 128,1K,4K,32K; --quick 4K)\n"
@@ -125,6 +131,7 @@ static int parse_list(const char *s, int sizes, long maxn, long *nl, size_t *bl,
 static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 {
 	const char *ns = NULL, *bs = NULL, *a = NULL, *lns = NULL, *lbs = NULL, *fam = NULL;
+	const char *ops = NULL;
 	long v;
 
 	memset(o, 0, sizeof(*o));
@@ -155,6 +162,8 @@ static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 			lbs = val;
 		} else if (!strcmp(f, "--family")) {
 			fam = val;
+		} else if (!strcmp(f, "--op")) {
+			ops = val;
 		} else if (!strcmp(f, "-a")) {
 			a = val;
 		} else if (!strcmp(f, "-T") || !strcmp(f, "-r")) {
@@ -173,6 +182,24 @@ static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 			fprintf(stderr, "gfec-perf nc: unknown flag %s (try --help)\n", f);
 			return -1;
 		}
+	}
+	o->ops = ops ? 0 : OP_ALL;
+	for (const char *p = ops; p;) {
+		static const char *const names[] = { "encode", "decode", "batch", "recode" };
+		const size_t len = strcspn(p, ",");
+		unsigned bit = 0;
+
+		for (int k = 0; k < 4; k++)
+			if (len == strlen(names[k]) && !strncmp(p, names[k], len))
+				bit = 1u << k;
+		if (!bit) {
+			fprintf(stderr, "gfec-perf nc: --op %s: expected encode, decode, batch or "
+					"recode, comma-separated\n",
+				ops);
+			return -1;
+		}
+		o->ops |= bit;
+		p = p[len] == ',' ? p + len + 1 : NULL;
 	}
 	if (ns ? parse_list(ns, 0, GFEC_NC_RLC_MAX_N, o->ns, NULL, &o->nn) : 0) {
 		fprintf(stderr, "gfec-perf nc: --n %s: expected up to %d numbers in 1..%d\n", ns,
@@ -1160,28 +1187,28 @@ int perf_nc_main(int argc, char **argv)
 			/* the decode rows' reference (CPU rows only: it costs as much as they do)
 			 */
 			sq1 = sqt = sq1s = sqts = 0;
-			if (o.cpu) {
+			if (o.cpu && (o.ops & OP_DECODE))
 				sq1 = isal_square(&o, &s, 1, one, &sq1s);
+			if (o.cpu && (o.ops & OP_BATCH))
 				sqt = isal_square(&o, &s, s.nseg, pool, &sqts);
-			}
 			for (int w = 0; w < 8; w++) {
 				struct perf_row *r = &rows[nrows];
 				int ret = 0, run = 1;
 
 				switch (w) {
 				case 0:
-					run = o.cpu;
+					run = o.cpu && (o.ops & OP_ENCODE);
 					if (run)
 						ret = row_encode(&o, &s, pool, 0, 0, r);
 					break;
 				case 1:
-					run = gpu;
+					run = gpu && (o.ops & OP_ENCODE);
 					if (run)
 						ret = row_encode(&o, &s, pool, 1, ce.d2d, r);
 					break;
 				case 2:
 				case 3:
-					run = o.cpu;
+					run = o.cpu && (o.ops & OP_DECODE);
 					if (run)
 						ret = row_progressive(&o, &s,
 								      w == 2 ? GFEC_NC_EAGER
@@ -1189,17 +1216,17 @@ int perf_nc_main(int argc, char **argv)
 								      sq1, sq1s, r);
 					break;
 				case 4:
-					run = o.cpu;
+					run = o.cpu && (o.ops & OP_BATCH);
 					if (run)
 						ret = row_batch(&o, &s, 0, sqt, sqts, 0, r);
 					break;
 				case 5:
-					run = gpu;
+					run = gpu && (o.ops & OP_BATCH);
 					if (run)
 						ret = row_batch(&o, &s, 1, 0, 0, ce.d2d, r);
 					break;
 				case 6:
-					run = o.cpu;
+					run = o.cpu && (o.ops & OP_RECODE);
 					if (run)
 						ret = row_recode(&o, &s, pool, r);
 					break;

@@ -36,8 +36,15 @@ for r in rows:
     assert r["ceiling"].startswith("raw ISA-L, same C") and r["ceiling_GBps"] > 0, r
     assert r["checked"] is (None if r["technique"] == "recode" else True), r
 PY
+# --op: only the workloads named
+"$perf" nc --quick -a cpu -T 2 --family rlc --n 16 --block 1000 --op encode,batch >"$dir/out" \
+	2>"$dir/err" || fail "gfec-perf nc --op exited $?: $(cat "$dir/err")"
+[[ $(grep -cE '^(encode|decode) RLC\(16\)' "$dir/out") == 2 ]] &&
+	grep -q ' encode ' "$dir/out" && grep -q ' batch ' "$dir/out" ||
+	fail "--op encode,batch: $(cat "$dir/out")"
 for bad in "--n 0" "--n 5000" "--block 0" "-a tpu" "-T x" "--bogus 1" "--family raptor" \
-	"--lt-n 0" "--lt-n 70000" "--lt-block 0" "--lt-n 65536 --lt-block 1M"; do
+	"--lt-n 0" "--lt-n 70000" "--lt-block 0" "--lt-n 65536 --lt-block 1M" "--op code" \
+	"--op encode,"; do
 	set +e
 	# shellcheck disable=SC2086
 	"$perf" nc $bad >"$dir/out" 2>"$dir/err"
