@@ -120,10 +120,10 @@ hybrid() { # backend=hybrid (issue 17): its tests, split vs cpu-only and gpu-onl
 	# sweep with what gfec info makes of it
 	ctest --test-dir $b -R '^(hybrid|perf_tune)$' --output-on-failure --timeout 600
 	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 16M" --callers 1 -T 0 -o encode \
-		-a cpu,gpu,hybrid --memory pageable,pinned -d 1 --json "$log/hybrid_1.json"
+		-a cpu,gpu,hybrid --memory pageable,pinned -d 0.5 --json "$log/hybrid_1.json"
 	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 16M" --callers "16 64" -T 1 -o encode \
-		-a cpu,gpu,hybrid --memory pageable,pinned -d 1 --json "$log/hybrid_16.json"
-	./$b/tools/gfec tune --config "$log/gfec.conf" -k 10,4 -b 1M -e 1M
+		-a cpu,gpu,hybrid --memory pageable,pinned -d 0.5 --json "$log/hybrid_16.json"
+	./$b/tools/gfec tune --config "$log/gfec.conf" -k 10,4 -b 1M -e 1M --seconds 0.2
 	GFEC_CONF="$log/gfec.conf" ./$b/tools/gfec info | tail -n 4
 }
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
