@@ -33,7 +33,7 @@ const char help_decode[] =
     "                         replaced one keeps its own\n"
     "  -r, --repair           also rewrite every missing or damaged chunk file (checks all\n"
     "                         chunks; the rebuilt ones must match the metadata's CRC32C)\n"
-    "      --backend B        auto (default), cpu or gpu\n"
+    "      --backend B        auto (default), cpu, gpu or hybrid (CPU+GPU split)\n"
     "      --threads N        CPU threads (default: all online CPUs)\n"
     "  -h, --help             this text\n";
 

@@ -29,7 +29,7 @@ const char help_encode[] =
     "                         Jerasure w=16; cauchy and jerasure_reed_sol_van only)\n"
     "  -t, --technique T      cauchy (default), reed_sol_van, jerasure_reed_sol_van or\n"
     "                         cauchy_good (Jerasure CRS, 2048-byte packets)\n"
-    "      --backend B        auto (default), cpu or gpu\n"
+    "      --backend B        auto (default), cpu, gpu or hybrid (CPU+GPU split)\n"
     "      --threads N        CPU threads (default: all online CPUs)\n"
     "  -h, --help             this text\n";
 
