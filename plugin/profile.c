@@ -117,7 +117,10 @@ static void apply_knobs(struct gfec_profile *p)
 	p->gpu_min_bytes = v[GFEC_KNOB_GPU_MIN_BYTES].num;
 	p->gpu_device = (int)v[GFEC_KNOB_GPU_DEVICE].num;
 	p->gpu_ndevices = 0; /* unset, or checked by the registry when set */
+	/* gpu_device set where it outranks gpu_devices (in the profile, say, over the
+	 * environment's list): that one device alone */
 	if (v[GFEC_KNOB_GPU_DEVICES].text[0] &&
+	    v[GFEC_KNOB_GPU_DEVICE].origin <= v[GFEC_KNOB_GPU_DEVICES].origin &&
 	    gfec_parse_gpu_devices(v[GFEC_KNOB_GPU_DEVICES].text, p->gpu_devices, &p->gpu_ndevices))
 		p->gpu_ndevices = 0;
 	p->gpu_split_min = v[GFEC_KNOB_GPU_SPLIT_MIN].num;

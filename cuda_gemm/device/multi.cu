@@ -26,6 +26,7 @@
  */
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -46,6 +47,7 @@ namespace {
 constexpr size_t kDefaultSplitMin = (size_t)1 << 20; // source bytes per share
 constexpr uint64_t kDownCalls = 64;		      // calls a failed context sits out
 constexpr double kEwma = 0.25;			      // weight of the newest rate sample
+constexpr auto kSpin = std::chrono::microseconds(200); // before a thread sleeps (spin())
 
 
 struct MCtx;
@@ -67,7 +69,7 @@ struct Part {
 struct Call {
 	std::mutex m;
 	std::condition_variable cv;
-	int pending = 0;
+	std::atomic<int> pending{ 0 }; // decremented under m
 };
 
 struct Job {
@@ -89,6 +91,7 @@ struct Dev {
 	std::mutex m;
 	std::condition_variable cv;
 	std::deque<Job *> q;
+	std::atomic<int> queued{ 0 }; // q's length, read without m while spinning
 	bool stop = false;
 };
 
@@ -128,10 +131,22 @@ void exec(Job *j)
 	}
 }
 
+// Waits up to kSpin for @p ready() without sleeping: a wake-up through a condition variable took
+// tens of microseconds, as long as a device-memory share of a few hundred MiB takes on an H200.
+template <class F> void spin(F ready)
+{
+	const auto end = std::chrono::steady_clock::now() + kSpin;
+
+	while (!ready() && std::chrono::steady_clock::now() < end)
+		std::this_thread::yield();
+}
+
 void worker(Dev *d)
 {
 	for (;;) {
 		Job *j;
+
+		spin([d] { return d->queued.load(std::memory_order_acquire) > 0; });
 		{
 			std::unique_lock<std::mutex> g(d->m);
 
@@ -140,12 +155,13 @@ void worker(Dev *d)
 				return;
 			j = d->q.front();
 			d->q.pop_front();
+			d->queued.fetch_sub(1, std::memory_order_relaxed);
 		}
 		exec(j);
 		Call *c = j->call;
-		std::lock_guard<std::mutex> g(c->m);
+		std::lock_guard<std::mutex> g(c->m); // the caller takes m before c goes away
 
-		if (--c->pending == 0)
+		if (c->pending.fetch_sub(1) == 1)
 			c->cv.notify_all();
 	}
 }
@@ -164,13 +180,16 @@ void run_jobs(std::vector<Job> &jobs)
 			std::lock_guard<std::mutex> g(d->m);
 
 			d->q.push_back(&jobs[i]);
+			d->queued.fetch_add(1, std::memory_order_release);
 		}
 		d->cv.notify_one();
 	}
 	exec(&jobs[0]);
+	spin([&c] { return c.pending.load() == 0; });
+	// Even after pending reached 0: the last worker still holds c.m until it has notified.
 	std::unique_lock<std::mutex> g(c.m);
 
-	c.cv.wait(g, [&c] { return c.pending == 0; });
+	c.cv.wait(g, [&c] { return c.pending.load() == 0; });
 }
 
 // The GPU whose memory holds @p p, or -1 for host memory.

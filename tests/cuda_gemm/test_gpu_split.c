@@ -300,6 +300,16 @@ static void test_knobs(void **state)
 	setenv("GFEC_GPU_DEVICES", "0,0", 1);
 	assert_int_equal(gfec_settings_env(&s, err, sizeof(err)), 0);
 	assert_string_equal(s.v[GFEC_KNOB_GPU_DEVICES].text, "0,0");
+	/* gpu_device in the profile outranks the environment's list; gpu_devices there does not */
+	assert_int_equal(gfec_profile_parse("k=4 m=2 gpu_device=3", &s, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.gpu_ndevices, 0);
+	assert_int_equal(p.gpu_device, 3);
+	assert_int_equal(gfec_profile_parse("k=4 m=2 gpu_device=3 gpu_devices=1:2", &s, &p, err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(p.gpu_ndevices, 2);
+	assert_int_equal(gfec_profile_parse("k=4 m=2", &s, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.gpu_ndevices, 2);
 	setenv("GFEC_GPU_DEVICES", "0,,0", 1);
 	assert_int_equal(gfec_settings_env(&s, err, sizeof(err)), GFEC_E_PROFILE);
 	unsetenv("GFEC_GPU_DEVICES");

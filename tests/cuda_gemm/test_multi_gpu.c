@@ -111,8 +111,8 @@ static void random_shape(char *prof, size_t n, int *k, int *m, size_t *unit)
 		*unit = (size_t)8 * p;
 		break;
 	}
-	case 1:
-		*k = test_range(2, 20), *m = test_range(1, 6);
+	case 1: /* w = 16 takes m <= k */
+		*k = test_range(2, 20), *m = test_range(1, *k < 6 ? *k : 6);
 		snprintf(prof, n, "k=%d m=%d w=16", *k, *m);
 		*unit = 2;
 		break;
