@@ -94,6 +94,7 @@ void gfec_hybrid_rates(struct gfec_hybrid *h, double *cpu, double *gpu)
 
 void gfec_hybrid_counters(struct gfec_hybrid *h, struct gfec_hybrid_counters *out)
 {
+	out->calls = __atomic_load_n(&h->n.calls, __ATOMIC_RELAXED);
 	out->splits = __atomic_load_n(&h->n.splits, __ATOMIC_RELAXED);
 	out->gpu_bytes = __atomic_load_n(&h->n.gpu_bytes, __ATOMIC_RELAXED);
 	out->cpu_bytes = __atomic_load_n(&h->n.cpu_bytes, __ATOMIC_RELAXED);
@@ -235,6 +236,12 @@ int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct 
 	    gfec_engine_is_device(e, src[0]) || gfec_engine_is_device(e, dst[0]))
 		return 0;
 	alpha = gfec_hybrid_alpha(h);
+	if (__atomic_fetch_add(&h->n.calls, 1, __ATOMIC_RELAXED) % GFEC_HYBRID_PROBE == 0 &&
+	    h->conf.alpha_pct < 0) {
+		const double least = 1.0 / GFEC_HYBRID_PROBE; /* a probe: both sides get work */
+
+		alpha = alpha < least ? least : alpha > 1 - least ? 1 - least : alpha;
+	}
 	if (nstripes >= 2) {
 		const int g = gfec_hybrid_stripes(nstripes, alpha);
 

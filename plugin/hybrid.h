@@ -15,6 +15,9 @@
  * runs the CPU share through the CPU backend, whose own pool spreads it over its threads. When
  * every helper is busy (more concurrent callers than helpers) the caller runs both shares in
  * turn: slower, never wrong. A GPU error redoes the GPU share on the CPU (counted as a fallback).
+ * Every GFEC_HYBRID_PROBE-th call gives a side the rates starve at least 1/GFEC_HYBRID_PROBE of
+ * it, so that its rate is measured again (a first GPU share that paid for the device's warm-up
+ * would otherwise leave the GPU idle for good on calls whose cut rounds to nothing).
  * Calls below min_bytes and calls on device memory are not taken: the engine's usual dispatch
  * runs them.
  */
@@ -37,12 +40,15 @@ struct gfec_hybrid_conf {
 
 /** Counters since creation (atomic; gfec_hybrid_counters() reads them). */
 struct gfec_hybrid_counters {
+	uint64_t calls;		       /* calls taken (split, or all on one side by the share) */
 	uint64_t splits;	       /* calls split between both sides */
 	uint64_t gpu_bytes, cpu_bytes; /* data bytes each side computed in split calls */
 	uint64_t fallbacks;	       /* GPU shares redone on the CPU */
 };
 
 struct gfec_hybrid;
+
+#define GFEC_HYBRID_PROBE 64
 
 /** 0, GFEC_E_INVAL (a field out of range), GFEC_E_NOMEM or GFEC_E_SYSTEM (no thread). */
 int gfec_hybrid_create(const struct gfec_hybrid_conf *conf, struct gfec_hybrid **out);

@@ -403,6 +403,56 @@ static void test_converge(void **state)
 	free(c);
 }
 
+/*
+ * A GPU the rates starve (paced 10^4 times slower than the CPU): its cut rounds to nothing, but
+ * every GFEC_HYBRID_PROBE-th call still gives it 1/GFEC_HYBRID_PROBE of the call, so that its
+ * rate is measured again; the output stays the CPU's.
+ */
+static void test_probe(void **state)
+{
+	struct gfec_hybrid_conf hc = conf(0, -1);
+	const int ncalls = 2 * GFEC_HYBRID_PROBE + 2;
+	struct gfec_hybrid_counters n;
+	struct fake_gpu_counts g;
+	struct gfec_engine e;
+	struct gfec_eplan plan;
+	struct gfec_gemm_matrix a;
+	struct call *c = malloc(sizeof(*c));
+	(void)state;
+
+	assert_non_null(c);
+	do { /* 4 data chunks of 16 KiB: a cut of alpha x 16 KiB under 32 bytes is none */
+		call_init(c, 0, 1, 16384);
+		if (c->cols != 4)
+			call_free(c);
+	} while (c->cols != 4);
+	call_reference(c);
+	hc.cpu_rate = 1e9;
+	hc.gpu_rate = 1e5;
+	rig_init(&e, &hc);
+	a = matrix(c);
+	assert_int_equal(gfec_engine_plan_create(&e, &a, &plan), 0);
+	w.cols = c->cols;
+	w.gpu_rate = 1e5; /* the GPU's probes keep it looking this slow */
+	for (int i = 0; i < ncalls; i++) {
+		call_poison(c);
+		assert_int_equal(gfec_engine_gemm(&e, &plan, c->cols, 1, c->len, c->src, c->dst),
+				 0);
+		call_check(c);
+	}
+	w.gpu_rate = 0;
+	gfec_hybrid_counters(e.hybrid, &n);
+	fake_gpu_counts(e.gpu_ctx, &g);
+	assert_int_equal(n.calls, ncalls);
+	assert_true(gfec_hybrid_alpha(e.hybrid) < 1e-3);
+	assert_int_equal(g.calls, 3); /* calls 0, 64 and 128 */
+	assert_int_equal(n.splits, 3);
+	gfec_engine_plan_free(&e, &plan);
+	gfec_engine_fini(&e);
+	call_free(c);
+	free(c);
+}
+
 /* A failing GPU: every split call still gives the CPU's bytes, and each failure is counted. */
 static void test_faults(void **state)
 {
@@ -619,7 +669,8 @@ int main(void)
 	    cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_random),
 	    cmocka_unit_test(test_not_split),  cmocka_unit_test(test_converge),
 	    cmocka_unit_test(test_faults),     cmocka_unit_test(test_concurrent),
-	    cmocka_unit_test(test_codec),      cmocka_unit_test(test_describe),
+	    cmocka_unit_test(test_probe),      cmocka_unit_test(test_codec),
+	    cmocka_unit_test(test_describe),
 	};
 
 	test_seed();
