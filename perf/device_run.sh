@@ -115,13 +115,14 @@ daemon() { # daemon-shaped callers: N threads of synchronous single-stripe calls
 		--memory pageable,pinned -d 0.3 --json "$log/daemon.json"
 }
 hybrid() { # backend=hybrid (issue 17): its tests, split vs cpu-only and gpu-only on host buffers
-	# (16 MiB+ per call; 1 caller on every CPU, then 16 and 64 callers on one thread each; the
+	# (20 MiB+ per call; 1 caller on every CPU, then 16 and 64 callers on one thread each, whose
+	# 16 MiB chunks would need 18 GiB of stripes, over the daemon's 8 GiB cap; the
 	# host memory-traffic roofline in the same run, on each '# hybrid' line), and gfec tune's host
 	# sweep with what gfec info makes of it
 	ctest --test-dir $b -R '^(hybrid|perf_tune)$' --output-on-failure --timeout 600
 	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 16M" --callers 1 -T 0 -o encode \
 		-a cpu,gpu,hybrid --memory pageable,pinned -d 0.5 --json "$log/hybrid_1.json"
-	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 16M" --callers "16 64" -T 1 -o encode \
+	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 4M" --callers "16 64" -T 1 -o encode \
 		-a cpu,gpu,hybrid --memory pageable,pinned -d 0.5 --json "$log/hybrid_16.json"
 	./$b/tools/gfec tune --config "$log/gfec.conf" -k 10,4 -b 1M -e 1M --seconds 0.2
 	GFEC_CONF="$log/gfec.conf" ./$b/tools/gfec info | tail -n 4

@@ -318,9 +318,14 @@ static int host_sweep(const struct tune_opts *t, int k, int m, struct host_sweep
 
 		if (perf_daemon_rates(k, m, h->chunk[i], rotate, t->seconds, pp, H_N, t->callers,
 				      t->ncallers, g, why, sizeof(why))) {
-			fprintf(stderr, "gfec-perf tune: RS(%d,%d) %zu B host sweep: %s\n", k, m,
-				h->chunk[i], why);
-			return -1;
+			/* e.g. 64 callers' stripes of 16 MiB chunks over the memory cap: the sizes
+			 * measured so far decide */
+			fprintf(stderr, "gfec-perf tune: RS(%d,%d) %zu B host sweep: %s%s\n", k, m,
+				h->chunk[i], why, i ? "; the sweep ends at the size before" : "");
+			if (!i)
+				return -1;
+			h->n = i;
+			break;
 		}
 		for (int c = 0; c < t->ncallers; c++) {
 			char line[160];
