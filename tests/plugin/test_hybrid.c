@@ -580,17 +580,17 @@ static void test_concurrent(void **state)
  */
 static void test_codec(void **state)
 {
+	static const char *const profiles[] = {
+	    "k=4 m=2 backend=hybrid",
+	    "k=4 m=2 backend=auto hybrid_auto_bytes=4M", /* as if gfec tune had measured it */
+	};
 	const size_t len = 1536 * 1024; /* 6 MiB of data: split where there is a GPU */
 	gfec_codec *h, *cpu;
 	uint8_t *d[4], *p[2], *q[2];
 	char err[256];
 	(void)state;
 
-	assert_int_equal(gfec_codec_create("k=4 m=2 backend=hybrid", &h, err, sizeof(err)), 0);
 	assert_int_equal(gfec_codec_create("k=4 m=2 backend=cpu", &cpu, err, sizeof(err)), 0);
-	print_message("backend=hybrid runs on %s\n", gfec_codec_backend(h));
-	assert_true(strncmp(gfec_codec_backend(h), "cpu/", 4) == 0 ||
-		    strstr(gfec_codec_backend(h), "(split)"));
 	for (int j = 0; j < 4; j++) {
 		d[j] = malloc(len);
 		assert_non_null(d[j]);
@@ -601,19 +601,32 @@ static void test_codec(void **state)
 		q[i] = malloc(len);
 		assert_non_null(p[i]);
 		assert_non_null(q[i]);
-		memset(p[i], TEST_POISON, len);
 	}
-	assert_int_equal(gfec_encode(h, (const uint8_t *const *)d, p, len), 0);
 	assert_int_equal(gfec_encode(cpu, (const uint8_t *const *)d, q, len), 0);
-	for (int i = 0; i < 2; i++)
-		assert_memory_equal(p[i], q[i], len);
+	for (int b = 0; b < 2; b++) {
+		struct gfec_stats st;
+
+		assert_int_equal(gfec_codec_create(profiles[b], &h, err, sizeof(err)), 0);
+		print_message("%s runs on %s\n", profiles[b], gfec_codec_backend(h));
+		assert_true(strncmp(gfec_codec_backend(h), "cpu/", 4) == 0 ||
+			    strstr(gfec_codec_backend(h), "(split)"));
+		for (int i = 0; i < 2; i++)
+			memset(p[i], TEST_POISON, len);
+		assert_int_equal(gfec_encode(h, (const uint8_t *const *)d, p, len), 0);
+		for (int i = 0; i < 2; i++)
+			assert_memory_equal(p[i], q[i], len);
+		gfec_codec_stats(h, &st);
+		/* split where there is a GPU: its share counts as a GPU call */
+		assert_int_equal(st.gpu_calls + st.fallbacks,
+				 strncmp(gfec_codec_backend(h), "cpu/", 4) != 0);
+		gfec_codec_free(h);
+	}
 	for (int j = 0; j < 4; j++)
 		free(d[j]);
 	for (int i = 0; i < 2; i++) {
 		free(p[i]);
 		free(q[i]);
 	}
-	gfec_codec_free(h);
 	gfec_codec_free(cpu);
 
 	/* the profile key and its error */
