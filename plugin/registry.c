@@ -182,6 +182,7 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					.help = "hold concurrent GPU calls on host buffers up to "
 						"this long to run them as one launch (0 = off)" },
 	[GFEC_KNOB_GPU_COALESCE_BYTES] = { .name = "gpu_coalesce_bytes", .profile = 1,
+					   .env = "GFEC_GPU_COALESCE_BYTES",
 					   .section = "gpu", .key = "coalesce_bytes",
 					   .type = GFEC_KNOB_NUM, .lo = 4096, .hi = 1ll << 40,
 					   .dflt = "16M", .ceph = 1,
