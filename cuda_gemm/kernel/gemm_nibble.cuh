@@ -25,7 +25,6 @@ namespace gfec {
 
 constexpr int kNibbleTableBytes = 4096;
 constexpr int kNibbleMaxTables = 56;
-constexpr int kPrologueLoads = 16; // table words each thread loads at once (see nibble_body)
 
 __device__ __forceinline__ uint32_t lds32(const uint8_t *smem, uint32_t addr)
 {
@@ -58,28 +57,11 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t 
 	const uint32_t lane = threadIdx.x & 31;
 	const uint32_t lane4 = lane * 4;
 
-	// Replicate the compact tables (32 words per table) into the bank-per-lane layout. Each
-	// thread issues kPrologueLoads loads before its first store, so a launch waits about one
-	// memory latency per kPrologueLoads words instead of one per word (one store between loads
-	// of the same generic pointer kept them apart: 20 round trips, most of a launch over one
-	// small stripe).
-	const int nwords = ntab * (kNibbleTableBytes / 4);
+	// Replicate the compact tables (32 words per table) into the bank-per-lane layout.
+	for (int i = threadIdx.x; i < ntab * (kNibbleTableBytes / 4); i += THREADS) {
+		const int ti = i >> 10, rem = i & 1023;
 
-	for (int i0 = threadIdx.x; i0 < nwords; i0 += THREADS * kPrologueLoads) {
-		uint32_t v[kPrologueLoads];
-
-#pragma unroll
-		for (int q = 0; q < kPrologueLoads; q++) {
-			const int i = i0 + q * THREADS, ti = i >> 10, rem = i & 1023;
-
-			v[q] = i < nwords ? __ldg(args.tables + ti * 32 + ((rem >> 5) & 1) * 16 +
-						  (rem >> 6))
-					  : 0;
-		}
-#pragma unroll
-		for (int q = 0; q < kPrologueLoads; q++)
-			if (i0 + q * THREADS < nwords)
-				tab[i0 + q * THREADS] = v[q];
+		tab[i] = args.tables[ti * 32 + ((rem >> 5) & 1) * 16 + (rem >> 6)];
 	}
 	__syncthreads();
 
@@ -100,7 +82,7 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t 
 #pragma unroll
 				for (int b = 0; b < 16; b++)
 					acc[g][b] = 0;
-#pragma unroll 4
+#pragma unroll 2
 			for (int j = 0; j < args.cols; j++) {
 				const uint4 v = ld16(src[j] + off);
 				const uint32_t w[4] = { v.x, v.y, v.z, v.w };
