@@ -542,15 +542,27 @@ void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 	s->gpu_calls = __atomic_load_n(&c->eng.gpu_calls, __ATOMIC_RELAXED);
 }
 
+/*
+ * No NULL among n pointers. No early exit: a pointer is NULL when both its 32-bit halves are
+ * zero, which compilers test 4 pointers at a time with plain SSE2. On the H200 host
+ * gfec_encode_batch of 4096 RS(10,4) stripes (57344 pointers) took 20 us more than the GPU
+ * backend alone (perf/results/nvidia-h200/smallbatch-2026-11-24), and this pointer-at-a-time
+ * loop was the only per-pointer work in between.
+ */
 static int ptrs_ok(const void *const *p, int n)
 {
+	uint32_t null = 0;
+
 	if (!p)
 		return 0;
-	for (int i = 0; i < n; i++)
-		if (!p[i])
-			return 0;
-	return 1;
+	for (int i = 0; i < n; i++) {
+		const uint64_t v = (uintptr_t)p[i];
+
+		null |= ((uint32_t)v | (uint32_t)(v >> 32)) == 0;
+	}
+	return !null;
 }
+
 
 int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parity, size_t len)
 {

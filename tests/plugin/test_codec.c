@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -822,6 +823,62 @@ static void test_async_requests(void **state)
 	stripe_free(&s);
 }
 
+/*
+ * A NULL anywhere in a batch's pointer tables is refused, and a pointer whose low 32 bits are 0
+ * is not NULL (the check tests both halves, several pointers at a time).
+ */
+static void test_null_in_tables(void **state)
+{
+	enum { K = 4, M = 2, NS = 9 };
+	const size_t len = 64;
+	gfec_codec *c = make("k=4 m=2");
+	uint8_t *pool = malloc(len * NS * (K + 2 * M));
+	const uint8_t *data[NS * K];
+	uint8_t *par[NS * M], *ref[NS * M];
+	/* a page at an address whose low half is zero, where the kernel lets us map one */
+	uint8_t *hi = mmap((void *)0x2a0000000000ull, 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	(void)state;
+	assert_non_null(pool);
+	test_fill(pool, len * NS * K);
+	for (int i = 0; i < NS * K; i++)
+		data[i] = pool + len * (size_t)i;
+	for (int i = 0; i < NS * M; i++) {
+		par[i] = pool + len * (size_t)(NS * K + i);
+		ref[i] = pool + len * (size_t)(NS * (K + M) + i);
+	}
+	for (int i = 0; i < NS * K; i++) {
+		const uint8_t *keep = data[i];
+
+		data[i] = NULL;
+		assert_int_equal(gfec_encode_batch(c, NS, data, par, len), GFEC_E_INVAL);
+		data[i] = keep;
+	}
+	for (int i = 0; i < NS * M; i++) {
+		uint8_t *keep = par[i];
+
+		par[i] = NULL;
+		assert_int_equal(gfec_encode_batch(c, NS, data, par, len), GFEC_E_INVAL);
+		par[i] = keep;
+	}
+	assert_int_equal(gfec_encode_batch(c, NS, data, ref, len), 0);
+	if (hi != MAP_FAILED && (uintptr_t)hi == 0x2a0000000000ull) {
+		memcpy(hi, data[K * 5 + 2], len); /* stripe 5, chunk 2 */
+		data[K * 5 + 2] = hi;
+		par[M * 7] = hi + 2048; /* stripe 7's first parity */
+		assert_int_equal(gfec_encode_batch(c, NS, data, par, len), 0);
+		assert_memory_equal(hi + 2048, ref[M * 7], len);
+		par[M * 7] = pool + len * (size_t)(NS * K + M * 7);
+		assert_int_equal(gfec_encode_batch(c, NS, data, par, len), 0);
+		assert_memory_equal(par[0], ref[0], len * NS * M);
+	}
+	if (hi != MAP_FAILED)
+		munmap(hi, 4096);
+	free(pool);
+	gfec_codec_free(c);
+}
+
 /* --- bad input and the no-stdout rule ---------------------------------------------------------- */
 
 static void test_bad_inputs(void **state)
@@ -967,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_threads_share_codec),
 		cmocka_unit_test(test_async_requests),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_null_in_tables),
 		cmocka_unit_test(test_gpu_dmabuf_on_codec_device),
 		cmocka_unit_test(test_logs_through_callback_only),
 	};
