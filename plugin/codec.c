@@ -563,7 +563,6 @@ static int ptrs_ok(const void *const *p, int n)
 	return !null;
 }
 
-
 int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parity, size_t len)
 {
 	int ret;
