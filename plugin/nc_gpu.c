@@ -668,11 +668,10 @@ static int decode(struct dec *d)
 	}
 	if (c1)
 		ret = d->dev ? blocks_round(d, list1, c1) : gpu_round(d, list1, c1, off);
-	if (!ret && d->dev) {
-		const size_t stride = GFEC_NC_HEADER_FIXED + (n > 4 ? n : 4);
-
-		ret = gather_headers(d, nblk, stride, &gathered);
-	}
+	for (int s = 0; s < d->nseg && !ret && d->dev && !gathered; s++)
+		if (d->status[s]) /* round 2 has work: its segments' headers, once */
+			ret = gather_headers(d, nblk, GFEC_NC_HEADER_FIXED + (n > 4 ? n : 4),
+					     &gathered);
 	if (ret)
 		goto out;
 	/* round 2: what round 1 could not take, from the blocks the CPU decoder would keep */

@@ -224,8 +224,8 @@ GFEC_BMMA_HD void nc_gj_eliminate(uint8_t *m, const uint8_t *mult, const uint8_t
 	}
 }
 
-/** Dynamic shared memory of the inversion kernel for n: factors, log/exp, the multiples, and
- *  [M | I] unless it lies in global memory. */
+/** Dynamic shared memory of the inversion kernel for n: [M | I] unless it lies in global memory,
+ *  the multiples, factors and log/exp, in that order (the first two in 4-byte words). */
 GFEC_BMMA_HD size_t nc_gj_smem(int n, bool global)
 {
 	return (global ? 0 : (size_t)n * nc_gj_stride(n)) + (size_t)n + 768 +
@@ -244,13 +244,14 @@ enum { kNcDecodes = 0, kNcSingular = 1, kNcBadBlock = 2 };
 namespace gfec {
 
 /**
- * Inverts @p m ([M | I] loaded) in place, the block's threads together; @p sm: factors (n bytes),
- * log/exp (768, loaded) and the multiples (8 * nc_gj_stride(n)). Returns 1 when M is singular,
- * else 0 with M^-1 in the right half. Every thread returns the same.
+ * Inverts @p m ([M | I] loaded) in place, the block's threads together; @p sm (4-byte aligned):
+ * the multiples (8 * nc_gj_stride(n) bytes, read and written in words), factors (n) and log/exp
+ * (768, loaded). Returns 1 when M is singular, else 0 with M^-1 in the right half. Every thread
+ * returns the same.
  */
 __device__ int nc_gj_run(uint8_t *m, uint8_t *sm, int n, int *piv)
 {
-	uint8_t *factor = sm, *logexp = sm + n, *mult = logexp + 768;
+	uint8_t *mult = sm, *factor = sm + (size_t)8 * nc_gj_stride(n), *logexp = factor + n;
 	const int tid = threadIdx.x, nt = blockDim.x;
 
 	if (tid == 0)
@@ -299,7 +300,7 @@ __global__ void nc_gj_invert(const uint8_t *mats, int n, int nmat, const uint8_t
 	extern __shared__ __align__(16) uint8_t sm[];
 	const int S = nc_gj_stride(n);
 	uint8_t *m = Global ? scratch + (size_t)blockIdx.x * n * S : sm;
-	uint8_t *rest = Global ? sm : sm + (size_t)n * S, *logexp = rest + n;
+	uint8_t *rest = Global ? sm : sm + (size_t)n * S, *logexp = rest + (size_t)8 * S + n;
 	__shared__ int piv;
 	const int tid = threadIdx.x, nt = blockDim.x;
 	const size_t tile_words = bmma_table_words(tile_rows, n);
