@@ -112,6 +112,8 @@ int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int ro
 	size_t done = 0;
 	int ret;
 
+	if (e->hybrid && gfec_hybrid_update(e->hybrid, e, p, col, len, src, dst, &ret))
+		return ret;
 	if (!on_gpu(e, p, len))
 		return e->cpu_ops->update(e->cpu_ctx, p->cpu, col, len, src, dst, &done);
 	ret = e->gpu_ops->update(e->gpu_ctx, p->gpu, col, len, src, dst, &done);

@@ -11,8 +11,8 @@
  *                      |                                                          v
  *                      '---------------------------------------------------> CPU plan
  *
- * An engine with a hybrid (backend=hybrid) first offers each GEMM call to it: large host calls
- * run split between both plans at once (hybrid.h), the rest as above.
+ * An engine with a hybrid (backend=hybrid) first offers each GEMM and update call to it: large
+ * host calls run split between both plans at once (hybrid.h), the rest as above.
  */
 #ifndef GFEC_PLUGIN_ENGINE_H
 #define GFEC_PLUGIN_ENGINE_H

@@ -143,7 +143,9 @@ int gfec_hybrid_stripes(int nstripes, double alpha)
 struct share {
 	int nstripes;
 	size_t len;
-	const uint8_t *const *src;
+	const uint8_t *const *src; /* gemm; NULL for an update, */
+	const uint8_t *usrc;	   /* whose one source is this */
+	int col;		   /* (update) A's column */
 	uint8_t *const *dst;
 	double seconds;
 	int ret;
@@ -156,6 +158,35 @@ struct split {
 	struct share side[2];
 };
 
+/*
+ * An update's share on one side; the GPU's, when it fails, finished on the CPU from where it
+ * stopped (gfec_backend_ops.update's done: no delta applied twice).
+ */
+static int update_share(struct gfec_engine *e, const struct gfec_eplan *p, struct share *sh,
+			int gpu)
+{
+	size_t done = 0;
+	uint8_t **rest;
+	int ret;
+
+	if (!gpu)
+		return e->cpu_ops->update(e->cpu_ctx, p->cpu, sh->col, sh->len, sh->usrc, sh->dst,
+					  &done);
+	ret = e->gpu_ops->update(e->gpu_ctx, p->gpu, sh->col, sh->len, sh->usrc, sh->dst, &done);
+	if (ret == 0)
+		return 0;
+	sh->gpu_err = ret;
+	rest = malloc(sizeof(*rest) * (size_t)p->rows);
+	if (!rest)
+		return GFEC_E_NOMEM;
+	for (int r = 0; r < p->rows; r++)
+		rest[r] = sh->dst[r] + done;
+	ret = e->cpu_ops->update(e->cpu_ctx, p->cpu, sh->col, sh->len - done, sh->usrc + done, rest,
+				 &done);
+	free(rest);
+	return ret;
+}
+
 /* Task 0 is the GPU's share: the caller claims it first (gfec_cpu_pool_run), a helper task 1. */
 static void run_share(void *arg, size_t i)
 {
@@ -164,7 +195,9 @@ static void run_share(void *arg, size_t i)
 	struct gfec_engine *e = s->e;
 	const double t0 = now();
 
-	if (i == GPU) {
+	if (!sh->src) {
+		sh->ret = update_share(e, s->p, sh, i == GPU);
+	} else if (i == GPU) {
 		sh->ret = e->gpu_ops->gemm(e->gpu_ctx, s->p->gpu, sh->nstripes, sh->len, sh->src,
 					   sh->dst);
 		if (sh->ret) {
@@ -222,6 +255,68 @@ static void learn(struct gfec_hybrid *h, const struct split *s, const uint64_t b
 	pthread_mutex_unlock(&h->lock);
 }
 
+/*
+ * 1 when a call of @p data bytes on these buffers is one to split, with the GPU's share in
+ * *alpha (every GFEC_HYBRID_PROBE-th call a probe: a side the rates starve gets some).
+ */
+static int take(struct gfec_hybrid *h, struct gfec_engine *e, const struct gfec_eplan *p,
+		uint64_t data, const void *src0, const void *dst0, double *alpha)
+{
+	const double least = 1.0 / GFEC_HYBRID_PROBE;
+
+	if (!p->gpu || !p->cpu || !e->gpu_ops || data < h->conf.min_bytes || data == 0 ||
+	    gfec_engine_is_device(e, src0) || gfec_engine_is_device(e, dst0))
+		return 0;
+	*alpha = gfec_hybrid_alpha(h);
+	if (__atomic_fetch_add(&h->n.calls, 1, __ATOMIC_RELAXED) % GFEC_HYBRID_PROBE == 0 &&
+	    h->conf.alpha_pct < 0)
+		*alpha = *alpha < least ? least : *alpha > 1 - least ? 1 - least : *alpha;
+	return 1;
+}
+
+/* @p rows pointers @p off bytes past @p dst's, into @p out. */
+static void offset_rows(uint8_t **out, uint8_t *const *dst, int rows, size_t off)
+{
+	for (int i = 0; i < rows; i++)
+		out[i] = dst[i] + off;
+}
+
+/* Runs the shares (both at once where both have work), counts, learns: the call's status. */
+static int run(struct gfec_hybrid *h, struct split *s, const uint64_t bytes[2])
+{
+	struct gfec_engine *e = s->e;
+	int ret;
+
+	if (bytes[GPU] && bytes[CPU]) {
+		struct gfec_cpu_pool *pool = helpers(h);
+
+		if (pool) {
+			gfec_cpu_pool_run(pool, 2, run_share, s);
+		} else {
+			run_share(s, GPU);
+			run_share(s, CPU);
+		}
+		count(&h->n.splits, 1);
+	} else {
+		run_share(s, bytes[GPU] ? GPU : CPU); /* the share rounds to one side */
+	}
+	if (s->side[GPU].gpu_err) {
+		count(&h->n.fallbacks, 1);
+		count(&e->fallbacks, 1);
+		gfec_log(GFEC_LOG_WARN, "hybrid: the GPU's share failed (%s); redone on the CPU",
+			 gfec_strerror(s->side[GPU].gpu_err));
+	} else if (bytes[GPU] && s->side[GPU].ret == 0) {
+		count(&e->gpu_calls, 1);
+	}
+	ret = s->side[GPU].ret ? s->side[GPU].ret : s->side[CPU].ret;
+	if (ret == 0) {
+		count(&h->n.gpu_bytes, bytes[GPU]);
+		count(&h->n.cpu_bytes, bytes[CPU]);
+		learn(h, s, bytes);
+	}
+	return ret;
+}
+
 int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct gfec_eplan *p,
 		     int cols, int nstripes, size_t len, const uint8_t *const *src,
 		     uint8_t *const *dst, int *ret)
@@ -232,16 +327,8 @@ int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct 
 	const uint8_t **cpu_src = NULL;
 	double alpha;
 
-	if (!p->gpu || !p->cpu || !e->gpu_ops || data < h->conf.min_bytes || data == 0 ||
-	    gfec_engine_is_device(e, src[0]) || gfec_engine_is_device(e, dst[0]))
+	if (!take(h, e, p, data, src[0], dst[0], &alpha))
 		return 0;
-	alpha = gfec_hybrid_alpha(h);
-	if (__atomic_fetch_add(&h->n.calls, 1, __ATOMIC_RELAXED) % GFEC_HYBRID_PROBE == 0 &&
-	    h->conf.alpha_pct < 0) {
-		const double least = 1.0 / GFEC_HYBRID_PROBE; /* a probe: both sides get work */
-
-		alpha = alpha < least ? least : alpha > 1 - least ? 1 - least : alpha;
-	}
 	if (nstripes >= 2) {
 		const int g = gfec_hybrid_stripes(nstripes, alpha);
 
@@ -265,8 +352,7 @@ int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct 
 			cpu_dst = (uint8_t **)(cpu_src + cols);
 			for (int j = 0; j < cols; j++)
 				cpu_src[j] = src[j] + cut;
-			for (int i = 0; i < p->rows; i++)
-				cpu_dst[i] = dst[i] + cut;
+			offset_rows(cpu_dst, dst, p->rows, cut);
 			s.side[CPU] = (struct share){
 			    .nstripes = 1, .len = len - cut, .src = cpu_src, .dst = cpu_dst};
 		} else {
@@ -278,34 +364,35 @@ int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct 
 		bytes[GPU] = (uint64_t)cut * cols;
 	}
 	bytes[CPU] = data - bytes[GPU];
-
-	if (bytes[GPU] && bytes[CPU]) {
-		struct gfec_cpu_pool *pool = helpers(h);
-
-		if (pool) {
-			gfec_cpu_pool_run(pool, 2, run_share, &s);
-		} else {
-			run_share(&s, GPU);
-			run_share(&s, CPU);
-		}
-		count(&h->n.splits, 1);
-	} else {
-		run_share(&s, bytes[GPU] ? GPU : CPU); /* the share rounds to one side */
-	}
+	*ret = run(h, &s, bytes);
 	free(cpu_src);
-	if (s.side[GPU].gpu_err) {
-		count(&h->n.fallbacks, 1);
-		__atomic_fetch_add(&e->fallbacks, 1, __ATOMIC_RELAXED);
-		gfec_log(GFEC_LOG_WARN, "hybrid: the GPU's share failed (%s); redone on the CPU",
-			 gfec_strerror(s.side[GPU].gpu_err));
-	} else if (bytes[GPU] && s.side[GPU].ret == 0) {
-		__atomic_fetch_add(&e->gpu_calls, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+int gfec_hybrid_update(struct gfec_hybrid *h, struct gfec_engine *e, const struct gfec_eplan *p,
+		       int col, size_t len, const uint8_t *src, uint8_t *const *dst, int *ret)
+{
+	struct split s = {.e = e, .p = p};
+	uint64_t bytes[2];
+	uint8_t **cpu_dst;
+	size_t cut;
+	double alpha;
+
+	if (!take(h, e, p, len, src, dst[0], &alpha))
+		return 0;
+	cut = gfec_hybrid_cut(len, alpha, gfec_hybrid_unit(p->w, p->packetsize));
+	cpu_dst = malloc(sizeof(*cpu_dst) * (size_t)p->rows);
+	if (!cpu_dst) {
+		*ret = GFEC_E_NOMEM;
+		return 1;
 	}
-	*ret = s.side[GPU].ret ? s.side[GPU].ret : s.side[CPU].ret;
-	if (*ret == 0) {
-		count(&h->n.gpu_bytes, bytes[GPU]);
-		count(&h->n.cpu_bytes, bytes[CPU]);
-		learn(h, &s, bytes);
-	}
+	offset_rows(cpu_dst, dst, p->rows, cut);
+	s.side[GPU] = (struct share){.len = cut, .usrc = src, .col = col, .dst = dst};
+	s.side[CPU] =
+	    (struct share){.len = len - cut, .usrc = src + cut, .col = col, .dst = cpu_dst};
+	bytes[GPU] = cut;
+	bytes[CPU] = len - cut;
+	*ret = run(h, &s, bytes);
+	free(cpu_dst);
 	return 1;
 }

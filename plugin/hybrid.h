@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file hybrid.h
- * backend=hybrid: one GEMM call on host memory split between the GPU and the CPU, both running
- * at once (Tenor's alpha split, seed 002). The GPU takes the share alpha = R_gpu / (R_gpu + R_cpu)
- * of the call's data, R being each side's achieved bytes/s (an EWMA over the split calls, started
- * from gfec.conf's [hybrid] rates when `gfec tune` wrote them, else from a first 50/50 call):
- * then both sides should finish together.
+ * backend=hybrid: one GEMM (or update) call on host memory split between the GPU and the CPU,
+ * both running at once (Tenor's alpha split, seed 002). The GPU takes the share
+ * alpha = R_gpu / (R_gpu + R_cpu) of the call's data, R being each side's achieved bytes/s (an
+ * EWMA over the split calls, started from gfec.conf's [hybrid] rates when `gfec tune` wrote them,
+ * else from a first 50/50 call): then both sides should finish together.
  *
  *   nstripes >= 2:  stripes  0 .. g-1 -> GPU          g .. nstripes-1 -> CPU
  *   nstripes == 1:  bytes    0 .. cut-1 of every chunk -> GPU,  cut .. len-1 -> CPU
- *                   (cut a multiple of gfec_hybrid_unit(): 64 bytes, or one CRS block)
+ *   (and updates)   (cut a multiple of gfec_hybrid_unit(): 64 bytes, or one CRS block)
  *
  * The calling thread drives the GPU share (it mostly waits on the device) while a helper thread
  * runs the CPU share through the CPU backend, whose own pool spreads it over its threads. When
@@ -63,6 +63,14 @@ void gfec_hybrid_destroy(struct gfec_hybrid *h);
 int gfec_hybrid_gemm(struct gfec_hybrid *h, struct gfec_engine *e, const struct gfec_eplan *p,
 		     int cols, int nstripes, size_t len, const uint8_t *const *src,
 		     uint8_t *const *dst, int *ret);
+
+/**
+ * gfec_engine_update's call the same way (bytes 0 .. cut-1 of the source and of every output on
+ * the GPU, the rest on the CPU; a failed GPU share is finished on the CPU from where it stopped):
+ * 1 with its status in *ret, or 0 when it is not one to split.
+ */
+int gfec_hybrid_update(struct gfec_hybrid *h, struct gfec_engine *e, const struct gfec_eplan *p,
+		       int col, size_t len, const uint8_t *src, uint8_t *const *dst, int *ret);
 
 /** The GPU's share the next split call gets, in [0, 1]. */
 double gfec_hybrid_alpha(struct gfec_hybrid *h);

@@ -300,6 +300,64 @@ static void test_random(void **state)
 	}
 }
 
+/*
+ * Updates split by byte ranges: random layouts, lengths, alignments and shares, the GPU failing
+ * on some: every output is the CPU backend's update of the same parity, the GPU's share exactly
+ * the expected cut, each failure finished on the CPU and counted.
+ */
+static void test_update(void **state)
+{
+	struct gfec_engine e;
+	(void)state;
+
+	for (int iter = 0; iter < 30; iter++) {
+		const int layout = iter % 3, alpha_pct = test_range(0, 100), fail = iter % 4 == 3;
+		struct fake_gpu_switches sw = {.fail_all = fail};
+		struct gfec_hybrid_conf hc = conf(0, alpha_pct);
+		const struct gfec_backend_ops *cpu = gfec_cpu_backend();
+		struct gfec_hybrid_counters n;
+		struct fake_gpu_counts g;
+		struct gfec_eplan plan;
+		struct gfec_gemm_matrix a;
+		struct call *c = malloc(sizeof(*c));
+		size_t unit, cut, done = 0;
+		int col;
+
+		assert_non_null(c);
+		call_init(c, layout, 1, (size_t)test_range(1, 70000));
+		col = test_range(0, c->cols - 1);
+		for (int i = 0; i < c->rows; i++) { /* the parity before: random, as ref's */
+			c->ref[i] = malloc(c->len);
+			assert_non_null(c->ref[i]);
+			test_fill(c->dst[i], c->len);
+			memcpy(c->ref[i], c->dst[i], c->len);
+		}
+		rig_init(&e, &hc);
+		fake_gpu_set(e.gpu_ctx, &sw);
+		a = matrix(c);
+		assert_int_equal(gfec_engine_plan_create(&e, &a, &plan), 0);
+		assert_int_equal(
+		    cpu->update(e.cpu_ctx, plan.cpu, col, c->len, c->src[0], c->ref, &done), 0);
+		assert_int_equal(
+		    gfec_engine_update(&e, &plan, c->rows, col, c->len, c->src[0], c->dst), 0);
+		call_check(c);
+		unit = gfec_hybrid_unit(c->wbits, c->packetsize);
+		cut = gfec_hybrid_cut(c->len, alpha_pct / 100.0, unit);
+		gfec_hybrid_counters(e.hybrid, &n);
+		fake_gpu_counts(e.gpu_ctx, &g);
+		assert_int_equal(g.updates, cut > 0);
+		assert_int_equal(g.bytes_in, cut);
+		assert_int_equal(n.gpu_bytes, cut);
+		assert_int_equal(n.cpu_bytes, c->len - cut);
+		assert_int_equal(n.fallbacks, fail && cut > 0);
+		assert_int_equal(e.fallbacks, n.fallbacks);
+		gfec_engine_plan_free(&e, &plan);
+		gfec_engine_fini(&e);
+		call_free(c);
+		free(c);
+	}
+}
+
 /* Calls below min_bytes and calls on device memory are left to the engine's usual dispatch. */
 static void test_not_split(void **state)
 {
@@ -682,8 +740,8 @@ int main(void)
 	    cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_random),
 	    cmocka_unit_test(test_not_split),  cmocka_unit_test(test_converge),
 	    cmocka_unit_test(test_faults),     cmocka_unit_test(test_concurrent),
-	    cmocka_unit_test(test_probe),      cmocka_unit_test(test_codec),
-	    cmocka_unit_test(test_describe),
+	    cmocka_unit_test(test_update),     cmocka_unit_test(test_probe),
+	    cmocka_unit_test(test_codec),      cmocka_unit_test(test_describe),
 	};
 
 	test_seed();
