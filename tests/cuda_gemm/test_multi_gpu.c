@@ -41,6 +41,19 @@ static gfec_codec *make(const char *fmt, ...)
 	return c;
 }
 
+/* 1 when @p prof makes a CPU codec (ISA-L's Vandermonde matrix is not MDS for every k, m). */
+static int may_make(const char *prof)
+{
+	char profile[512];
+	gfec_codec *c = NULL;
+
+	snprintf(profile, sizeof(profile), "%s backend=cpu", prof);
+	if (gfec_codec_create(profile, &c, NULL, 0))
+		return 0;
+	gfec_codec_free(c);
+	return 1;
+}
+
 enum kind { PAGEABLE, PINNED, DEVICE };
 
 /* A chunk the test reads and writes on the host (host) and the one the codec sees (buf). */
@@ -242,6 +255,8 @@ static void test_random(void **state)
 		size_t unit;
 
 		random_shape(prof, sizeof(prof), &k, &m, &unit);
+		if (strstr(prof, "reed_sol_van") && !may_make(prof))
+			snprintf(prof, sizeof(prof), "k=%d m=%d", k, m); /* not MDS: refused */
 		gfec_codec *g = make("%s backend=gpu gpu_devices=%s gpu_split_min=1", prof, devices);
 		gfec_codec *c = make("%s backend=cpu", prof);
 		const int ns = test_range(0, 2) ? 1 : test_range(2, 12);
