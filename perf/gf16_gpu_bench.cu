@@ -14,7 +14,8 @@
  * GB/s = 10^9 bytes of DATA (k chunks per stripe) per second, wall clock around the synchronous
  * backend call (pointer upload and stream sync included), median of -n calls after one warm-up.
  * Cases: encode (k, m) = (1000, 200) with a Cauchy generator; decode of 200 lost data chunks from
- * 800 data + 200 parity, timed with the decode matrix (CPU inverse of the 200 x 200 block) and the
+ * 800 data + 200 parity, timed with the decode matrix (on the CPU: the Cauchy closed form, or
+ * gfec_matrix_decode_w_threads() for the Cauchy and for Jerasure's Vandermonde generator) and the
  * plan (fragments expanded on the device) included; with --big, encode (32768, 32768) (the
  * generator is Cauchy over GF(2^16), 2 GiB; its plan is a 32 GiB fragment table). Outputs of a
  * few rows are checked against gfec_cpu_gemm16_base.
@@ -236,42 +237,68 @@ static int bench_1000x200(size_t len, int ns, double copy, double bmma)
 	row("encode", k, m, len, ns, se, copy, bmma, "");
 	ops->plan_free(ctx, plan);
 
-	// Decode: data chunks 0..199 lost; sources: data 200..999 then the 200 parities.
+	// Decode: data chunks 0..199 lost; sources: data 200..999 then the 200 parities. Three
+	// ways to the decode matrix: the cauchy technique's closed form (what the codec does for
+	// it), and gfec_matrix_decode_w_threads() on every CPU (the e x e inverse and the e x k
+	// product on the CPU backend's GEMM; what the codec does for jerasure_reed_sol_van) for
+	// the Cauchy generator and for Jerasure's Vandermonde one.
 	std::vector<int> src(k), want(m);
+	std::vector<uint16_t> form(2 * ((size_t)m + k));
 	for (int i = 0; i < k; i++)
 		src[i] = i < k - m ? m + i : k + (i - (k - m));
 	for (int i = 0; i < m; i++)
 		want[i] = i;
-	double inv_s = 0, plan_s = 0;
-	const double sd = median_s(
-	    [&] {
-		    const double t0 = perf_now();
+	auto matrix = [&](int closed) {
+		if (!closed) {
+			GK(gfec_matrix_decode_w_threads(16, g.data(), k, m, src.data(), want.data(),
+							m, 0, d.data()));
+			return;
+		}
+		uint16_t *x = form.data(), *r = x + m, *y = r + m, *c = y + k;
 
-		    GK(gfec_matrix_decode_w(16, g.data(), k, m, src.data(), want.data(), m,
-					    d.data()));
-		    const double t1 = perf_now();
+		GK(gfec_matrix_cauchy16_decode(k, m, src.data(), want.data(), m, x, r, y, c));
+		gfec_matrix_cauchy16_expand(m, k, x, r, y, c, d.data());
+	};
+	const struct {
+		const char *name;
+		int closed;
+	} cases[] = { { "cauchy, closed form", 1 },
+		      { "cauchy, decode_w", 0 },
+		      { "jerasure_reed_sol_van, decode_w", 0 } };
+	for (const auto &dc : cases) {
+		if (!strncmp(dc.name, "jerasure", 8))
+			GK(gfec_matrix_jerasure_rs_van_w(16, k, m, g.data()));
+		double inv_s = 0, plan_s = 0;
+		const double sd = median_s(
+		    [&] {
+			    const double t0 = perf_now();
 
-		    mat.a = (const uint8_t *)d.data();
-		    GK(ops->plan_create(ctx, &mat, &plan));
-		    const double t2 = perf_now();
+			    matrix(dc.closed);
+			    const double t1 = perf_now();
 
-		    GK(ops->gemm(ctx, plan, ns, len, b.in.data(), b.out.data()));
-		    ops->plan_free(ctx, plan);
-		    inv_s = t1 - t0, plan_s = t2 - t1;
-	    },
-	    g_iters);
-	char note[128];
+			    mat.a = (const uint8_t *)d.data();
+			    GK(ops->plan_create(ctx, &mat, &plan));
+			    const double t2 = perf_now();
 
-	// The sources sit where the encode's inputs were; the check is the product's, not a
-	// round trip (the data there is random, not the encode's).
-	mat.a = (const uint8_t *)d.data();
-	GK(ops->plan_create(ctx, &mat, &plan));
-	GK(ops->gemm(ctx, plan, ns, len, b.in.data(), b.out.data()));
-	bad |= verify(d.data(), m, k, b, len < 4096 ? len : 4096, {0, 5, m - 1});
-	ops->plan_free(ctx, plan);
-	snprintf(note, sizeof(note), "  (last call: inverse %.3f ms, plan %.3f ms)", inv_s * 1e3,
-		 plan_s * 1e3);
-	row("decode", k, m, len, ns, sd, copy, bmma, note);
+			    GK(ops->gemm(ctx, plan, ns, len, b.in.data(), b.out.data()));
+			    ops->plan_free(ctx, plan);
+			    inv_s = t1 - t0, plan_s = t2 - t1;
+		    },
+		    g_iters);
+		char note[160];
+
+		// The sources sit where the encode's inputs were; the check is the product's, not a
+		// round trip (the data there is random, not the encode's).
+		mat.a = (const uint8_t *)d.data();
+		GK(ops->plan_create(ctx, &mat, &plan));
+		GK(ops->gemm(ctx, plan, ns, len, b.in.data(), b.out.data()));
+		bad |= verify(d.data(), m, k, b, len < 4096 ? len : 4096, {0, 5, m - 1});
+		ops->plan_free(ctx, plan);
+		snprintf(note, sizeof(note),
+			 "  (%s; last call: decode matrix %.3f ms, plan %.3f ms)", dc.name,
+			 inv_s * 1e3, plan_s * 1e3);
+		row("decode", k, m, len, ns, sd, copy, bmma, note);
+	}
 	cudaFree(b.base);
 	return bad;
 }

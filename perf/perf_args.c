@@ -28,7 +28,7 @@ void perf_usage(FILE *f)
 		"  -t, --technique T     cauchy, reed_sol_van, jerasure_reed_sol_van, cauchy_good\n"
 		"                                                              [cauchy]\n"
 		"  -w, --w W             the field GF(2^W): 8, or 16 (cauchy and\n"
-		"                        jerasure_reed_sol_van; k+m <= 256 here) [8]\n"
+		"                        jerasure_reed_sol_van; k+m <= 65536)   [8]\n"
 		"  -o, --ops LIST        encode,decode,update                   [encode,decode]\n"
 		"  -E, --erasures E      chunks lost per decode (0: m)          [0]\n"
 		"  -b, --minbytes SIZE   smallest chunk size (K/M/G suffixes)   [1M]\n"
@@ -116,8 +116,8 @@ static int parse_codes(const char *s, struct perf_opts *o)
 		if (!comma || o->ncodes == PERF_MAX_CODES)
 			return -1;
 		*comma = '\0';
-		if (gfec_parse_number(tok, 2, GFEC_MAX_CHUNKS - 1, &k) ||
-		    gfec_parse_number(comma + 1, 1, k, &m) || k + m > GFEC_MAX_CHUNKS)
+		if (gfec_parse_number(tok, 2, GFEC_MAX_CHUNKS_GF16 - 1, &k) ||
+		    gfec_parse_number(comma + 1, 1, k, &m) || k + m > GFEC_MAX_CHUNKS_GF16)
 			return -1;
 		o->codes[o->ncodes].k = (int)k;
 		o->codes[o->ncodes++].m = (int)m;
@@ -209,8 +209,7 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 			o->technique = optarg;
 			break;
 		case 'w':
-			/* GF(2^16) codes go up to 65536 chunks, but the ceilings (raw ISA-L, the XOR
-			 * streams) are sized for 256: -k keeps that bound */
+			/* GF(2^16) codes go up to 65536 chunks: -k is checked against w below */
 			if (perf_parse_long(optarg, 8, 16, &v) || (v != 8 && v != 16))
 				goto bad;
 			o->w = (int)v;
@@ -220,7 +219,7 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 				goto bad;
 			break;
 		case 'E':
-			if (perf_parse_long(optarg, 0, 255, &v))
+			if (perf_parse_long(optarg, 0, GFEC_MAX_CHUNKS_GF16 - 1, &v))
 				goto bad;
 			o->erasures = (int)v;
 			break;
@@ -313,6 +312,15 @@ int perf_parse_args(int argc, char **argv, struct perf_opts *o, char *err, size_
 	if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
 		return -1;
+	}
+	for (int i = 0; i < o->ncodes; i++) {
+		const int cap = o->w == 8 ? GFEC_MAX_CHUNKS : GFEC_MAX_CHUNKS_GF16;
+
+		if (o->codes[i].k + o->codes[i].m > cap) {
+			snprintf(err, errlen, "-k %d,%d: k+m is over %d for w=%d (-w 16 takes %d)",
+				 o->codes[i].k, o->codes[i].m, cap, o->w, GFEC_MAX_CHUNKS_GF16);
+			return -1;
+		}
 	}
 	if (o->minb > o->maxb) {
 		snprintf(err, errlen, "-b %zu is larger than -e %zu", o->minb, o->maxb);

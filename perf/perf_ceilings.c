@@ -163,7 +163,7 @@ static int load_xor(const char *line, struct perf_ceilings *c)
 	if (c->nxor >= PERF_MAX_XOR ||
 	    sscanf(line, "xor %15s %d %d %d %zu %lf %lf%n", op, &x->k, &x->m, &x->e, &x->chunk,
 		   &x->gbps, &x->spread, &end) != 7 ||
-	    !at_eol(line, end) || x->k < 1 || x->m < 1 || x->k + x->m > GFEC_MAX_CHUNKS ||
+	    !at_eol(line, end) || x->k < 1 || x->m < 1 || x->k + x->m > GFEC_MAX_CHUNKS_GF16 ||
 	    x->chunk < 1 || !(x->gbps >= 0) || !(x->spread >= 0))
 		return 0;
 	for (int i = 0; i < 3; i++)
@@ -407,8 +407,10 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 
 		pc->k = o->codes[i].k;
 		pc->m = o->codes[i].m;
-		/* one set of 1 MiB stripes from DRAM for both figures */
-		if (perf_stripes_alloc(&s, pc->k, pc->m, (size_t)1 << 20, copy_bytes, 8, SEED) == 0) {
+		/* one set of 1 MiB stripes from DRAM for both figures; raw ISA-L is GF(2^8):
+		 * wider codes (w = 16) keep 0, no ISA-L ceiling */
+		if (pc->k + pc->m <= GFEC_MAX_CHUNKS &&
+		    perf_stripes_alloc(&s, pc->k, pc->m, (size_t)1 << 20, copy_bytes, 8, SEED) == 0) {
 			pc->isal_1 = perf_isal_gbps(&isal, &s, 1, &spread);
 			pc->isal_all = perf_isal_gbps(&isal, &s, c->cpus, &spread);
 			perf_stripes_free(&s);

@@ -205,6 +205,8 @@ struct xor_sweep {
 	size_t nslices, ntasks;
 	atomic_size_t next; /* the first unclaimed task */
 	atomic_int go;	    /* 0 wait, 1 run, -1 give up */
+	atomic_int tid;	    /* the next worker's index */
+	void **ptrs;	    /* nsrc + ndst stream pointers per worker (k+m to 65536 at w = 16) */
 };
 
 /* The chunks of @p st that a call of the row reads (src) and writes (dst), from byte @p off. */
@@ -246,8 +248,9 @@ static void xor_streams_of(const struct xor_sweep *w, const struct set *st, size
 static void *xor_worker(void *arg)
 {
 	struct xor_sweep *w = arg;
-	const uint8_t *src[GFEC_MAX_CHUNKS];
-	uint8_t *dst[GFEC_MAX_CHUNKS];
+	void **p = w->ptrs + (size_t)(w->nsrc + w->ndst) * (size_t)atomic_fetch_add(&w->tid, 1);
+	const uint8_t **src = (const uint8_t **)p;
+	uint8_t **dst = (uint8_t **)(p + w->nsrc);
 	size_t t;
 	int go;
 
@@ -276,6 +279,7 @@ static double xor_sweep_run(struct xor_sweep *w, int threads, double bytes)
 
 	atomic_store(&w->next, 0);
 	atomic_store(&w->go, 0);
+	atomic_store(&w->tid, 0);
 	for (; started < threads; started++)
 		if (pthread_create(&tid[started], NULL, xor_worker, w) != 0)
 			break;
@@ -300,7 +304,8 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 
 	x->gbps = x->spread = 0;
 	if (threads < 1 || threads > 1024 || x->chunk == 0 || k < 1 || ndst < 1 ||
-	    k + m > GFEC_MAX_CHUNKS ||
+	    k + m > GFEC_MAX_CHUNKS_GF16 ||
+	    !(w.ptrs = malloc(sizeof(*w.ptrs) * (size_t)(nsrc + ndst) * (size_t)threads)) ||
 	    bufs_alloc(&b, k, m, e, 1, x->chunk, PERF_PAGEABLE, rotate, nsrc + ndst))
 		return -1;
 	w.b = &b, w.op = x->op, w.width = perf_xor_width(), w.nsrc = nsrc, w.ndst = ndst;
@@ -334,6 +339,7 @@ out:
 	if (ret)
 		x->gbps = x->spread = 0;
 	bufs_free(&b);
+	free(w.ptrs);
 	return ret;
 }
 
@@ -396,10 +402,10 @@ static int check_row(gfec_codec *c, enum perf_op op, const struct bufs *b, const
 	uint8_t *data = fetch(b->data, st->enc_in, k, b->chunk);
 	uint8_t *par = fetch(b->data, (const uint8_t *const *)st->enc_out, m, b->chunk);
 	uint8_t *want = malloc((size_t)n * b->chunk + 1);
-	const uint8_t *dp[256];
-	uint8_t *wp[256];
+	const uint8_t **dp = malloc(sizeof(*dp) * (size_t)n);
+	uint8_t **wp = malloc(sizeof(*wp) * (size_t)m);
 
-	if (!data || !par || !want)
+	if (!data || !par || !want || !dp || !wp)
 		goto out;
 	for (int i = 0; i < k; i++)
 		dp[i] = data + (size_t)i * b->chunk;
@@ -435,6 +441,8 @@ static int check_row(gfec_codec *c, enum perf_op op, const struct bufs *b, const
 	}
 	}
 out:
+	free(dp);
+	free(wp);
 	free(data);
 	free(par);
 	free(want);

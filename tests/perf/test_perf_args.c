@@ -107,6 +107,9 @@ static void test_bad_values(void **state)
 		{ "-b", "4k", NULL },	      { "-b", "4KiB", NULL },	   { "-T", "+2", NULL },
 		/* the fields gfec has: GF(2^8) and GF(2^16) */
 		{ "-w", "12", NULL },	      { "-w", "32", NULL },	   { "-w", "x", NULL },
+		/* k+m within the field: 256 at w = 8 (either order of -k and -w), 65536 at 16 */
+		{ "-k", "300,20", NULL },     { "-k", "250,7", "-w", "8" }, { "-w", "8", "-k", "250,7" },
+		{ "-w", "16", "-k", "65000,537" },
 	};
 	struct perf_opts o;
 	char err[256];
@@ -186,6 +189,23 @@ static void test_w16_row(void **state)
 				      &r),
 			 -1);
 	assert_non_null(strstr(r.skip, "w=16"));
+
+	/* past GF(2^8)'s 256 chunks, in either order; a (300,20) row and its check */
+	static const char *const wide[] = { "-q", "-k", "300,20", "-w", "16", "-n", "1", "-r", "1",
+					    NULL };
+	static const char *const widest[] = { "-w", "16", "-k", "65000,536", NULL };
+
+	assert_int_equal(parse(&o, err, widest), 0);
+	assert_int_equal(o.codes[0].k + o.codes[0].m, 65536);
+	assert_int_equal(parse(&o, err, wide), 0);
+	for (int op = PERF_ENCODE; op <= PERF_DECODE; op++) {
+		if (perf_run_row(&o, &ce, (enum perf_op)op, 300, 20, 4 << 10, 1, "cpu",
+				 PERF_PAGEABLE, &r))
+			fail_msg("%s row skipped: %s", perf_op_names[op], r.skip);
+		assert_int_equal(r.checked, 1);
+		free(r.lat);
+		free(r.rep_gbps);
+	}
 }
 
 /*

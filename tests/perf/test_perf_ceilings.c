@@ -257,6 +257,13 @@ static void test_xor_measure(void **state)
 		assert_true(x.gbps > 0 && x.spread >= 0);
 	}
 	{
+		/* a w = 16 shape past 256 chunks: each worker's own stream pointers */
+		struct perf_xor_ceil x = { PERF_DECODE, 300, 20, 20, 4 << 10, -1, -1 };
+
+		assert_int_equal(perf_xor_measure(&o, 3, &x), 0);
+		assert_true(x.gbps > 0 && x.spread >= 0);
+	}
+	{
 		struct perf_xor_ceil x = { PERF_ENCODE, 4, 2, 0, 1 << 16, -1, -1 };
 
 		assert_int_equal(perf_xor_measure(&o, 0, &x), -1);
