@@ -185,6 +185,7 @@ struct perf_row {
 		double gpu_calls_per_s, gpu_call_share; /* from the codec's gpu_calls */
 		/* GPU launches: the coalescer's (plugin/coalesce.h), else one per GPU call */
 		double launches_per_s, stripes_per_launch;
+		double windows_per_s; /* launches that carried two callers or more */
 		int coalesce_us; /* the codec's coalescing window, 0: off */
 	} daemon;
 };

@@ -842,6 +842,7 @@ static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_code
 
 		r->daemon.coalesce_us = (int)z.co.us;
 		r->daemon.launches_per_s = l / (z.t - a.t);
+		r->daemon.windows_per_s = (double)(z.co.windows - a.co.windows) / (z.t - a.t);
 		r->daemon.stripes_per_launch = l > 0 ? (z.co.stripes - a.co.stripes) / l : 0;
 	} else { /* one launch per GPU call, of the call's one stripe */
 		r->daemon.launches_per_s = r->daemon.gpu_calls_per_s;
