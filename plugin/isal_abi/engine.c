@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coalesce.h"
 #include "engine.h"
 #include "gfec/gfec_errors.h"
 #include "isal_abi.h"
@@ -62,6 +63,7 @@ static struct isal_real real;
 static enum gfec_cpu_path cpu_path = GFEC_CPU_ISAL;
 static uint64_t gpu_min = GPU_NEVER;
 static int gpu_fault;
+static long long coalesce_us, coalesce_bytes; /* the GPU engine's windows (coalesce.h) */
 
 static const struct gfec_backend_ops isal_cpu_ops;
 
@@ -129,6 +131,8 @@ static void setup(void)
 	gpu_min = set.v[GFEC_KNOB_ISAL_GPU_MIN].num < 0 ? GPU_NEVER
 						       : (uint64_t)set.v[GFEC_KNOB_ISAL_GPU_MIN].num;
 	gpu_fault = strcmp(set.v[GFEC_KNOB_FAULT].text, "cuda") == 0;
+	coalesce_us = set.v[GFEC_KNOB_GPU_COALESCE_US].num;
+	coalesce_bytes = set.v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
 	cpu_path = pick_cpu_path(set.v[GFEC_KNOB_CPU_PATH].text);
 	caches_ready = gfec_plan_cache_init(&cpu_cache, CACHE_SLOTS) == 0;
 #ifdef GFEC_HAVE_CUDA
@@ -252,11 +256,16 @@ static void gpu_setup(void)
 	struct gfec_backend_conf conf = { 0 };
 	Dl_info self;
 
-	pthread_once(&setup_once, setup); /* gpu_fault */
+	pthread_once(&setup_once, setup); /* gpu_fault, coalesce_us */
 	conf.fault = gpu_fault;
 	if (ops->init(&conf, &gpu_engine.gpu_ctx) != 0)
 		return;
 	gpu_engine.gpu_ops = ops;
+	/* HDFS's coder threads share the plan of a matrix: their calls coalesce as a codec's do
+	 * (without memory for it, every call runs alone) */
+	if (coalesce_us > 0)
+		(void)gfec_coalesce_create((unsigned)coalesce_us, (uint64_t)coalesce_bytes,
+					   &gpu_engine.coal);
 	gpu_started = 1;
 	atexit(teardown);
 	if (dladdr((const void *)gpu_setup, &self))
