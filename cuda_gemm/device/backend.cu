@@ -868,6 +868,7 @@ const char *gpu_path_name(void *ctx)
 const struct gfec_backend_ops gpu_ops = {
 	"gpu",	       gpu_init,   gpu_fini,  gpu_can_implement, gpu_plan_create, gpu_plan_free,
 	gpu_gemm,      gpu_update, gpu_is_device_ptr, gpu_stats,	 gpu_path_name,
+	nullptr, // devices: one device (the multi-device table lists its contexts)
 };
 
 } // namespace
