@@ -452,6 +452,25 @@ static void test_decode_matches_base(void **state)
 #endif
 }
 
+/* The Cauchy form's expansion (log domain) against r c / (x + y) by multiplies, zeros included. */
+static void test_cauchy16_expand(void **state)
+{
+	enum { R = 37, C = 301 };
+	uint16_t x[R], r[R], y[C], c[C], got[R * C];
+
+	(void)state;
+	for (int i = 0; i < R; i++)
+		x[i] = rnd16(), r[i] = i % 7 ? rnd16() : 0;
+	for (int j = 0; j < C; j++)
+		y[j] = j % 11 ? rnd16() : x[j % R], c[j] = j % 13 ? rnd16() : 0;
+	gfec_matrix_cauchy16_expand(R, C, x, r, y, c, got);
+	for (int i = 0; i < R; i++)
+		for (int j = 0; j < C; j++)
+			assert_int_equal(got[i * C + j],
+					 gfec_gf16_mul(gfec_gf16_mul(r[i], c[j]),
+						       gfec_gf16_inv((uint16_t)(x[i] ^ y[j]))));
+}
+
 static void test_singular_and_bad_input(void **state)
 {
 	uint16_t g[4 * 2], d[4 * 2];
@@ -495,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_random_encode_decode),
 		cmocka_unit_test(test_large_shapes),
 		cmocka_unit_test(test_decode_matches_base),
+		cmocka_unit_test(test_cauchy16_expand),
 		cmocka_unit_test(test_singular_and_bad_input),
 	};
 
