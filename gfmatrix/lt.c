@@ -648,7 +648,8 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		}
 	}
 	dec->kinact = k;
-	if (k == 0) {
+	if (k == 0) { /* peeling alone decoded */
+		dec->deficit = 0;
 		dec->ready_m = m;
 		dec->ready_flags = flags;
 		return 1;

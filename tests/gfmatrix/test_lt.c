@@ -5,7 +5,8 @@
  * against the robust soliton pmf (chi-square, 10^6 draws), Floyd's neighbours (distinct, in
  * range, uniform), the threaded encoder against a plain XOR, exact decoding for random loss and
  * order at n in {1, 2, 128, 1024, 10240}, decoding overhead statistics against derived bounds,
- * and segments where peeling alone stalls but inactivation decodes exactly.
+ * segments where peeling alone stalls but inactivation decodes exactly, and checks that extend an
+ * earlier pass against new passes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -541,9 +542,89 @@ static void test_check_then_solve(void **state)
 	free(blk);
 }
 
+/*
+ * Checks that extend a failed pass (lt.c's extend()) against a new pass over the same blocks, and
+ * solves after them: blocks added one at a time from n on, checked at random points (so that one
+ * extension takes 1..8 blocks), with PEEL_ONLY checks and solves between them; each check's answer
+ * and deficit equal those of a fresh decoder's single pass, and every solve that succeeds (also one
+ * that extends a failed pass itself) gives back the segment.
+ */
+static void test_extend(void **state)
+{
+	const uint32_t n = 200, most = 3 * n;
+	const size_t B = 24;
+	struct gfec_lt_dist *d;
+	struct gfec_lt_decoder *dec, *fresh;
+	uint8_t *seg = malloc(n * B), *out = malloc(n * B), *blk = malloc(most * B);
+	int extended = 0;
+
+	(void)state;
+	assert_non_null(seg);
+	assert_non_null(out);
+	assert_non_null(blk);
+	assert_int_equal(gfec_lt_dist_create(n, GFEC_LT_DEFAULT_C, GFEC_LT_DEFAULT_DELTA, &d), 0);
+	assert_int_equal(gfec_lt_decoder_create(d, B, &dec), 0);
+	assert_int_equal(gfec_lt_decoder_create(d, 1, &fresh), 0);
+	for (int round = 0; round < 100; round++) {
+		uint32_t base = (uint32_t)test_rand(), m = 0;
+		int rc = 0, ext = 0; /* ext: the last pass was a full one that failed */
+
+		for (size_t i = 0; i < n * B; i++)
+			seg[i] = (uint8_t)test_rand();
+		assert_int_equal(gfec_lt_encode(d, seg, B, base, most, blk, B, NULL), 0);
+		gfec_lt_decoder_reset(dec);
+		while (m < most && rc != 1) {
+			assert_true(gfec_lt_decoder_add(dec, base + m, blk + (size_t)m * B) > 0);
+			m++;
+			if (m < n || test_rand() % 4 == 0)
+				continue;
+			switch (test_rand() % 8) {
+			case 0: /* a peeling-only check between: the next is a new pass */
+				assert_true(gfec_lt_decoder_check(dec, m, GFEC_LT_PEEL_ONLY) >= 0);
+				ext = 0;
+				break;
+			case 1: /* a solve: it decodes exactly when a check would say so */
+				memset(out, 0x33, n * B);
+				rc = gfec_lt_decoder_solve(dec, out, 0);
+				assert_true(rc == 0 || rc == GFEC_E_TOOFEW);
+				if (rc == 0)
+					assert_memory_equal(out, seg, n * B);
+				else
+					ext = 1;
+				rc = rc == 0;
+				break;
+			default:
+				rc = gfec_lt_decoder_check(dec, m, 0);
+				extended += ext;
+				ext = rc == 0;
+				gfec_lt_decoder_reset(fresh);
+				for (uint32_t j = 0; j < m; j++)
+					assert_true(gfec_lt_decoder_add(fresh, base + j, NULL) > 0);
+				assert_int_equal(rc, gfec_lt_decoder_check(fresh, m, 0));
+				assert_int_equal(gfec_lt_decoder_deficit(dec),
+						 gfec_lt_decoder_deficit(fresh));
+				if (rc == 1) {
+					memset(out, 0x44, n * B);
+					assert_int_equal(gfec_lt_decoder_solve(dec, out, 0), 0);
+					assert_memory_equal(out, seg, n * B);
+				}
+			}
+		}
+		assert_int_equal(rc, 1);
+	}
+	assert_true(extended > 80); /* about 1.6 a round */
+	gfec_lt_decoder_free(dec);
+	gfec_lt_decoder_free(fresh);
+	gfec_lt_dist_free(d);
+	free(seg);
+	free(out);
+	free(blk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extend),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_deficit),
 		cmocka_unit_test(test_check_then_solve),
