@@ -9,6 +9,11 @@
  * CPU redo, counted in the engine's fallbacks, with no caller lost or hung: threads are joined
  * under a watchdog that fails the test instead of hanging CI. A leader that cannot allocate its
  * window's tables (malloc wrapped, -Wl,--wrap=malloc) runs every caller's call alone.
+ *
+ * `test_coalesce gpu` (ctest coalesce_gpu, label gpu; exit 77 without a GPU) runs the same kind
+ * of load through the public API on the real GPU backend: 16 threads of RS(10,4) encodes and
+ * decodes of host buffers on one backend=gpu codec, against a backend=cpu codec, with windows on
+ * and with every GPU call failing (GFEC_FAULT=cuda).
  */
 #define _GNU_SOURCE /* pthread_timedjoin_np */
 #include <pthread.h>
@@ -24,6 +29,7 @@
 #include "engine.h"
 #include "fake_gpu.h"
 #include "gf8.h"
+#include "gfec/gfec.h"
 #include "test_util.h"
 
 #define NPLANS 6
@@ -90,6 +96,7 @@ static void rig_fini(struct rig *r)
 struct worker {
 	pthread_t t;
 	struct rig *r;
+	gfec_codec *gpu, *cpu; /* `gpu` mode: the codec under test and the reference */
 	uint64_t rng;
 	int calls, updates;
 	int bad; /* calls that returned an error or wrote a wrong byte */
@@ -212,6 +219,69 @@ static void one_update(struct worker *w)
 	w->updates++;
 }
 
+/*
+ * `gpu` mode: an RS(10,4) encode of random data on the GPU codec against the CPU codec, then a
+ * decode of the first 4 data chunks from the other 10 on the GPU codec against the data.
+ */
+static void codec_calls(struct worker *w)
+{
+	enum { K = 10, M = 4, LOST = 4 };
+	const size_t len = wrand(w) % 2 ? 65536 : 4096;
+	uint8_t *mem = malloc((size_t)(K + 2 * M + LOST) * len);
+	uint8_t *data[K], *parity[M], *ref[M], *out[K + M] = { 0 };
+	const uint8_t *chunks[K + M];
+	int ret;
+
+	if (!mem) {
+		wfail(w, "out of memory");
+		return;
+	}
+	for (int i = 0; i < K + 2 * M + LOST; i++) {
+		uint8_t *b = mem + (size_t)i * len;
+
+		if (i < K) {
+			data[i] = b;
+			for (size_t j = 0; j < len; j++)
+				b[j] = (uint8_t)wrand(w);
+		} else {
+			memset(b, TEST_POISON, len);
+			if (i < K + M)
+				parity[i - K] = b;
+			else if (i < K + 2 * M)
+				ref[i - K - M] = b;
+			else
+				out[i - K - 2 * M] = b;
+		}
+	}
+	ret = gfec_encode(w->gpu, (const uint8_t *const *)data, parity, len);
+	if (ret == 0)
+		ret = gfec_encode(w->cpu, (const uint8_t *const *)data, ref, len);
+	if (ret) {
+		wfail(w, "encode: %s", gfec_strerror(ret));
+		goto out;
+	}
+	for (int i = 0; i < M; i++)
+		if (memcmp(parity[i], ref[i], len)) {
+			wfail(w, "encode len %zu: parity %d differs from the CPU's", len, i);
+			goto out;
+		}
+	for (int i = 0; i < K + M; i++)
+		chunks[i] = i < LOST ? NULL : i < K ? data[i] : parity[i - K];
+	ret = gfec_decode(w->gpu, chunks, out, len);
+	if (ret) {
+		wfail(w, "decode: %s", gfec_strerror(ret));
+		goto out;
+	}
+	for (int i = 0; i < LOST; i++)
+		if (memcmp(out[i], data[i], len)) {
+			wfail(w, "decode len %zu: chunk %d differs from the data", len, i);
+			break;
+		}
+out:
+	free(mem);
+	w->calls++;
+}
+
 struct job {
 	int iters;
 	int update_every; /* 0: no updates */
@@ -227,6 +297,8 @@ static void *worker_main(void *arg)
 	for (int i = 0; i < the_job.iters; i++) {
 		if (the_job.update_every && i % the_job.update_every == 0)
 			one_update(w);
+		else if (w->gpu)
+			codec_calls(w);
 		else if (the_job.one_shape)
 			gemm_at(w, 0, 1, 4096);
 		else
@@ -277,6 +349,22 @@ static void run_workers(struct rig *r, int nthreads, int iters, int update_every
 	the_job = (struct job){ iters, update_every, the_job.one_shape };
 	for (int i = 0; i < nthreads; i++) {
 		w[i].r = r;
+		w[i].rng = test_rand() | 1;
+		assert_int_equal(pthread_create(&w[i].t, NULL, worker_main, &w[i]), 0);
+	}
+	join_workers(w, nthreads, iters);
+}
+
+/* `gpu` mode: @p nthreads callers of @p iters codec_calls each on @p gpu, checked with @p cpu. */
+static void run_codec_workers(gfec_codec *gpu, gfec_codec *cpu, int nthreads, int iters)
+{
+	struct worker *w = calloc((size_t)nthreads, sizeof(*w));
+
+	assert_non_null(w);
+	the_job = (struct job){ iters, 0, 0 };
+	for (int i = 0; i < nthreads; i++) {
+		w[i].gpu = gpu;
+		w[i].cpu = cpu;
 		w[i].rng = test_rand() | 1;
 		assert_int_equal(pthread_create(&w[i].t, NULL, worker_main, &w[i]), 0);
 	}
@@ -539,7 +627,85 @@ static void test_alloc_failure(void **state)
 	rig_fini(&r);
 }
 
-int main(void)
+static gfec_codec *codec(const char *profile)
+{
+	char err[256];
+	gfec_codec *c;
+
+	if (gfec_codec_create(profile, &c, err, sizeof(err))) {
+		fprintf(stderr, "# %s: %s\n", profile, err);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * 16 threads on one backend=gpu codec with 20 ms windows: every output right, fewer launches
+ * than GPU calls, windows of several callers, no fallback.
+ */
+static void test_gpu_windows(void **state)
+{
+	gfec_codec *gpu = codec("k=10 m=4 backend=gpu gpu_coalesce_us=20000");
+	gfec_codec *cpu = codec("k=10 m=4 backend=cpu");
+	struct gfec_coalesce_stats cs;
+	struct gfec_stats st;
+
+	(void)state;
+	assert_non_null(gpu);
+	assert_non_null(cpu);
+	run_codec_workers(gpu, cpu, 16, 24);
+	gfec_codec_stats(gpu, &st);
+	assert_int_equal(gfec_codec_coalesce_stats(gpu, &cs), 1);
+	fprintf(stderr, "# GPU: %llu calls in %llu launches (%llu windows), %.1f stripes per "
+			"launch\n",
+		(unsigned long long)cs.callers, (unsigned long long)cs.launches,
+		(unsigned long long)cs.windows, (double)cs.stripes / (double)cs.launches);
+	assert_int_equal(st.fallbacks, 0);
+	assert_int_equal(st.gpu_calls, 16 * 24 * 2);
+	assert_int_equal(cs.callers, 16 * 24 * 2);
+	assert_true(cs.launches < cs.callers && cs.windows > 0);
+	gfec_codec_free(gpu);
+	gfec_codec_free(cpu);
+}
+
+/* Every GPU call fails (GFEC_FAULT=cuda): 16 threads, every output right, each call a fallback. */
+static void test_gpu_fault(void **state)
+{
+	gfec_codec *gpu, *cpu = codec("k=10 m=4 backend=cpu");
+	struct gfec_stats st;
+
+	(void)state;
+	setenv("GFEC_FAULT", "cuda", 1);
+	gpu = codec("k=10 m=4 backend=gpu gpu_coalesce_us=20000");
+	unsetenv("GFEC_FAULT");
+	assert_non_null(gpu);
+	assert_non_null(cpu);
+	run_codec_workers(gpu, cpu, 16, 8);
+	gfec_codec_stats(gpu, &st);
+	assert_int_equal(st.fallbacks, 16 * 8 * 2);
+	assert_int_equal(st.gpu_calls, 0);
+	gfec_codec_free(gpu);
+	gfec_codec_free(cpu);
+}
+
+static int gpu_main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpu_windows),
+		cmocka_unit_test(test_gpu_fault),
+	};
+	gfec_codec *probe = codec("k=10 m=4 backend=gpu");
+
+	if (!probe) {
+		fprintf(stderr, "# no usable GPU: skipped\n");
+		return 77;
+	}
+	gfec_codec_free(probe);
+	test_seed();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads),
@@ -550,6 +716,8 @@ int main(void)
 		cmocka_unit_test(test_alloc_failure),
 	};
 
+	if (argc > 1 && strcmp(argv[1], "gpu") == 0)
+		return gpu_main();
 	test_seed();
 	gfec_gf8_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
