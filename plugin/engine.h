@@ -12,7 +12,9 @@
  *                      '---------------------------------------------------> CPU plan
  *
  * An engine with a hybrid (backend=hybrid) first offers each GEMM and update call to it: large
- * host calls run split between both plans at once (hybrid.h), the rest as above.
+ * host calls run split between both plans at once (hybrid.h), the rest as above. An engine with
+ * a coalescer (coal) runs its GEMM calls on the GPU through it: concurrent calls of one plan and
+ * len share one launch (coalesce.h); a failed launch sends each caller to the CPU redo above.
  */
 #ifndef GFEC_PLUGIN_ENGINE_H
 #define GFEC_PLUGIN_ENGINE_H
