@@ -78,6 +78,8 @@ ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB row
 }
 lt() {
 	./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5
+	# gfec-perf nc's LT rows: encode on every CPU and decode on one, against this run's memory
+	./$b/perf/gfec-perf nc -a cpu --family lt --lt-n 1024,10240 -r 5 --json "$log/nc_lt.json"
 	./$b/perf/gfec-lt-gpu-bench --json "$log/lt_gpu_bench.json"
 	./$b/perf/gfec-lt-gpu-bench -N 1000000 -r 5
 	compute-sanitizer --tool racecheck --error-exitcode 9 ./$b/perf/gfec-lt-gpu-bench -N 1000 -r 1 |
@@ -100,6 +102,16 @@ ncli() { # gfec nc on a 1 GiB file: GPU encode, GPU batch decode, CPU decode; th
 		/usr/bin/time -f "nc decode cpu: %e s" ./$b/tools/gfec nc decode "$d/s" -o "$d/c" &&
 		cmp "$d/in" "$d/g" && cmp "$d/in" "$d/c" && echo "both decodes equal the input"
 	rm -rf "$d"
+	# LT on a 256 MiB file, c and delta not the defaults (the stream carries them), batch decode
+	d=$(mktemp -d)
+	head -c 268435456 /dev/urandom >"$d/in" &&
+		/usr/bin/time -f "nc encode lt: %e s" ./$b/tools/gfec nc encode "$d/in" -o "$d/s" \
+			--family lt -n 10240 -B 1024 --overhead 3 --lt-c 0.05 --lt-delta 0.1 &&
+		/usr/bin/time -f "nc decode lt --batch: %e s" ./$b/tools/gfec nc decode "$d/s" \
+			-o "$d/b" --batch &&
+		/usr/bin/time -f "nc decode lt: %e s" ./$b/tools/gfec nc decode "$d/s" -o "$d/p" &&
+		cmp "$d/in" "$d/b" && cmp "$d/in" "$d/p" && echo "both LT decodes equal the input"
+	rm -rf "$d"
 	./$b/tools/gfec nc simulate -n 128 -B 4096 --segments 2000 --relays 2 --loss 0.1 \
 		--json "$log/nc_sim_rlc.json"
 	./$b/tools/gfec nc simulate --family lt -n 1024 -B 1024 --segments 300 --relays 2 --loss 0.1 \
@@ -108,7 +120,8 @@ ncli() { # gfec nc on a 1 GiB file: GPU encode, GPU batch decode, CPU decode; th
 ncperf() { # RLC through gfec_nc.h: GPU rows on device buffers, CPU rows against raw ISA-L
 	./$b/perf/gfec-perf nc -a gpu --n 128,256,512,1024 --block 128,4K,32K -r 3 \
 		--json "$log/nc_gpu.json"
-	./$b/perf/gfec-perf nc -a cpu --n 128,256 --block 1K,4K,32K -r 3 --json "$log/nc_cpu.json"
+	./$b/perf/gfec-perf nc -a cpu --family rlc --n 128,256 --block 1K,4K,32K -r 3 \
+		--json "$log/nc_cpu.json" # (the LT rows: step lt)
 }
 daemon() { # daemon-shaped callers: N threads of synchronous single-stripe calls on one codec
 	./$b/perf/gfec-perf daemon -k 10,4 -b "4K 64K 1M" --callers "1 16 64" -a cpu,gpu,auto \
