@@ -275,6 +275,18 @@ int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int n
 	return ng == (size_t)nseg ? 0 : GFEC_E_TOOFEW;
 }
 
+// What both batch decodes check first, under the lock: 0 to go on, else the call's result.
+int decode_start(const CtxView &v, uint32_t n, const void *in0, const void *out0)
+{
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!decodable(*v.prop, (int)n) || !ctx_is_device(in0) || !ctx_is_device(out0))
+		return GFEC_E_NOTSUP;
+	if (cudaSetDevice(v.dev) != cudaSuccess)
+		return stream_fail(v.stream);
+	return 0;
+}
+
 } // namespace
 } // namespace gfec
 
@@ -296,15 +308,10 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 		return GFEC_E_INVAL;
 	const CtxView v = ctx_view(ctx);
 	std::lock_guard<std::mutex> g(*v.lock);
+	const int e = decode_start(v, n, in[0], out[0]);
 
-	if (v.fault)
-		return GFEC_E_DEVICE;
-	if (!decodable(*v.prop, (int)n) || !ctx_is_device(in[0]) ||
-	    !ctx_is_device(out[0]))
-		return GFEC_E_NOTSUP;
-	if (cudaSetDevice(v.dev) != cudaSuccess)
-		return stream_fail(v.stream);
-
+	if (e)
+		return e;
 	const size_t mbytes = (size_t)n * n;
 	uint8_t *d_mats = nullptr;
 	int *d_status = nullptr;
@@ -334,15 +341,10 @@ extern "C" int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int ze
 		return GFEC_E_INVAL;
 	const CtxView v = ctx_view(ctx);
 	std::lock_guard<std::mutex> g(*v.lock);
+	const int e = decode_start(v, n, blocks[0], out[0]);
 
-	if (v.fault)
-		return GFEC_E_DEVICE;
-	if (!decodable(*v.prop, (int)n) || !ctx_is_device(blocks[0]) ||
-	    !ctx_is_device(out[0]))
-		return GFEC_E_NOTSUP;
-	if (cudaSetDevice(v.dev) != cudaSuccess)
-		return stream_fail(v.stream);
-
+	if (e)
+		return e;
 	// One upload: the block pointers, their lengths, the segment ids.
 	const size_t nb = (size_t)nseg * n;
 	std::vector<uint64_t> arr(2 * nb + nseg);
