@@ -633,9 +633,19 @@ static void test_concurrent(void **state)
 
 /*
  * backend=hybrid through the public API. Without a GPU (this build or this host) the codec runs
- * on the CPU, as backend=auto does, and says so in gfec_codec_backend(); with one, calls from
- * hybrid_min_bytes (4 MiB) are split. Either way the bytes are backend=cpu's.
+ * on the CPU, as backend=auto does, and says so in gfec_codec_backend() and in an INFO log line;
+ * with one, calls from hybrid_min_bytes (4 MiB) are split. Either way the bytes are backend=cpu's.
  */
+static char logged[4096]; /* the INFO lines of one codec's creation */
+
+static void log_sink(enum gfec_log_level level, const char *msg, void *user)
+{
+	const size_t n = strlen(logged);
+
+	(void)level, (void)user;
+	snprintf(logged + n, sizeof(logged) - n, "%s\n", msg);
+}
+
 static void test_codec(void **state)
 {
 	static const char *const profiles[] = {
@@ -664,8 +674,15 @@ static void test_codec(void **state)
 	for (int b = 0; b < 2; b++) {
 		struct gfec_stats st;
 
+		logged[0] = '\0';
+		gfec_set_log(log_sink, NULL, GFEC_LOG_INFO);
 		assert_int_equal(gfec_codec_create(profiles[b], &h, err, sizeof(err)), 0);
+		gfec_set_log(NULL, NULL, GFEC_LOG_ERROR);
 		print_message("%s runs on %s\n", profiles[b], gfec_codec_backend(h));
+		if (b == 0 && strncmp(gfec_codec_backend(h), "cpu/", 4) == 0 &&
+		    (!strstr(logged, "backend=hybrid: ") || !strstr(logged, "CPU only")))
+			fail_msg("backend=hybrid on the CPU without saying so; the log:\n%s",
+				 logged);
 		assert_true(strncmp(gfec_codec_backend(h), "cpu/", 4) == 0 ||
 			    strstr(gfec_codec_backend(h), "(split)"));
 		for (int i = 0; i < 2; i++)
