@@ -2,7 +2,6 @@
 /** @file coalesce.c  Windows of concurrent GPU calls run as one launch (coalesce.h). */
 #include "coalesce.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -217,8 +216,8 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 	co->open = &win;
 	join(co, &win, &me, bytes);
 	deadline_after(&until, co->us);
-	while (!win.full)
-		if (pthread_cond_timedwait(&me.cv, &co->lock, &until) == ETIMEDOUT)
+	while (!win.full) /* 0: a wake-up (full, or spurious); else the time is up */
+		if (pthread_cond_timedwait(&me.cv, &co->lock, &until))
 			break;
 	unlist(co, &win);
 	pthread_mutex_unlock(&co->lock);
