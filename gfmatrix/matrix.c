@@ -541,7 +541,9 @@ static int mul16(struct gfec_cpu_pool *pool, const uint16_t *a, int rows, int co
  */
 static int invert16(const uint16_t *in, uint16_t *out, size_t n)
 {
-	const size_t w2 = 2 * n, len = (n + 1) * sizeof(*in);
+	/* the span rounded up to whole 64-byte groups of the kernel (the scalar tail per row cost
+	 * more than the rest of the row at n = 200); the rows' padding stays zero */
+	const size_t len = (n + 1 + 31) / 32 * 64, w2 = 2 * n + 32;
 	const int simd = gfec_cpu_avx2_supported();
 	uint16_t *aug = malloc(sizeof(*aug) * n * w2), **rows = malloc(sizeof(*rows) * n);
 	uint8_t **dst = malloc(sizeof(*dst) * n), *tbl = malloc(n * GFEC_CPU_GF16_TABLE);
@@ -557,7 +559,7 @@ static int invert16(const uint16_t *in, uint16_t *out, size_t n)
 		rows[r] = aug + r * w2;
 		orig[r] = r;
 		memcpy(rows[r], in + r * n, n * sizeof(*aug));
-		memset(rows[r] + n, 0, n * sizeof(*aug));
+		memset(rows[r] + n, 0, (w2 - n) * sizeof(*aug));
 	}
 	for (size_t c = 0; c < n; c++) {
 		size_t p = c, nr = 0;
