@@ -9,13 +9,14 @@
 # first one's build (the machine stays warm only briefly between calls).
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
-# ncperf daemon hybrid
+# ncperf daemon hybrid nt coalesce multi
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
-steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid}
+steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
+	nt coalesce multi}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -56,11 +57,15 @@ perf() {
 		./$b/perf/gfec-perf -k 10,4 -b 1M -e 16M -f 16 -o encode,decode,update -a cpu,gpu \
 			--json "$log/sweep.json"
 }
+upstream_isal() { # upstream ISA-L 2.32.1 (carried source, carried nasm) in /tmp, once
+	[[ -e /tmp/isa-l-2.32.1/bin/libisal.so.2 ]] && return 0
+	tar -xzf .device/isa-l-2.32.1.tar.gz -C /tmp &&
+		PATH=$PWD/.device/root/usr/bin:$PATH make -C /tmp/isa-l-2.32.1 -f Makefile.unx \
+			-j"$jobs" slib >/dev/null
+}
 isal() {
 	local up=/tmp/isa-l-2.32.1
-	PATH=$PWD/.device/root/usr/bin:$PATH # nasm, carried
-	tar -xzf .device/isa-l-2.32.1.tar.gz -C /tmp &&
-		make -C $up -f Makefile.unx -j"$jobs" slib >/dev/null &&
+	upstream_isal &&
 		./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --isal-lib $up/bin/libisal.so.2 &&
 		./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --hot --isal-lib $up/bin/libisal.so.2 &&
 		./$b/perf/gfec-perf isal -k '10,4 4,2 223,32 128,16 128,64 128,128' -b 4K -e 4K -T 1 -r 7 --hot \
@@ -140,6 +145,46 @@ hybrid() { # backend=hybrid (issue 17): its tests, split vs cpu-only and gpu-onl
 	./$b/tools/gfec tune --config "$log/gfec.conf" -k 10,4 -b 1M -e 1M --seconds 0.2
 	GFEC_CONF="$log/gfec.conf" ./$b/tools/gfec info | tail -n 4
 }
+nt() { # cpu_stream_min (issue 16): parity by non-temporal stores off (0) and on (64 KiB chunks
+	# and up), one thread against upstream ISA-L 2.32.1 from DRAM and in cache, and all cores
+	# against the memory-traffic ceiling, in one run
+	local up=/tmp/isa-l-2.32.1 s
+	upstream_isal || return
+	for s in 0 64K; do
+		echo "## GFEC_CPU_STREAM_MIN=$s"
+		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 \
+			--isal-lib $up/bin/libisal.so.2
+		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 \
+			--hot --isal-lib $up/bin/libisal.so.2
+		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf isal -k '10,4' -b 1M -e 1M -T "$jobs" -r 7 \
+			--isal-lib $up/bin/libisal.so.2
+		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
+	done
+}
+coalesce() { # cross-call coalescing (issue 17): its GPU test, then the daemon's GPU rows with
+	# windows off (0), at the default (20 us) and wider, and the CPU rows for their CPU-s/GB
+	local us
+	ctest --test-dir $b -R '^coalesce' --output-on-failure --timeout 600
+	for us in 0 20 100; do
+		GFEC_GPU_COALESCE_US=$us ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" \
+			--callers "16 64" -o encode,decode -a gpu --memory pageable,pinned -d 0.5 \
+			--json "$log/daemon_coalesce_us$us.json"
+	done
+	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode,decode \
+		-a cpu -d 0.5 --json "$log/daemon_coalesce_cpu.json"
+}
+multi() { # several GPUs (issue 18): every visible device, RS(10,4) from GPU and pinned memory
+	local all
+	all=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+	nvidia-smi topo -m
+	GFEC_TEST_GPU_DEVICES=$all ctest --test-dir $b -R '^multi_gpu$' --output-on-failure \
+		--timeout 600
+	# test_gpu's cases with every call split over every device (gpu_two_contexts does 0,0)
+	GFEC_GPU_DEVICES=$all GFEC_GPU_SPLIT_MIN=1 ./$b/tests/test_gpu 2>&1 | tail -n 20
+	GFEC_GPU_DEVICES=$all ./$b/tools/gfec info | grep 'gpu context'
+	./$b/perf/gfec-multigpu-bench --devices "$all" --stripes 64 -n 7
+	./$b/perf/gfec-multigpu-bench --devices "$all" --chunk 4194304 --stripes 32 -n 7
+}
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
 	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
 		bash perf/weights_sweep.sh ./$b/tools/gfec 11 21 --backend cpu &&
@@ -161,4 +206,7 @@ step weights weights
 step ncperf ncperf
 step daemon daemon
 step hybrid hybrid
+step nt nt
+step coalesce coalesce
+step multi multi
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
