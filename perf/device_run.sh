@@ -95,6 +95,13 @@ w16() { # GF(2^16): the GPU kernel against its bounds, (32768,32768) included; t
 	timeout 300 ./$b/perf/gfec-gf16-gpu-bench -n 1 -s 1 --big
 	./$b/perf/gfec-perf -w 16 -k "10,4 100,20" -o encode,decode,update -b 1M -e 16M -a cpu,gpu \
 		--json "$log/w16_codec.json"
+	# issue 13's (1000,200) at 64 KiB: one CPU thread against Jerasure w=16 (and the decode
+	# matrix's three paths), the codec's CPU rows, and its GPU rows on device buffers
+	./$b/perf/gfec-gf16-bench 1000 200 65536 3
+	./$b/perf/gfec-perf -w 16 -k 1000,200 -o encode,decode -b 64K -e 64K -a cpu \
+		--json "$log/w16_1000_cpu.json"
+	./$b/perf/gfec-perf -w 16 -k 1000,200 -o encode,decode -b 64K -e 64K -B 1,16 -a gpu -d gpu \
+		--json "$log/w16_1000_gpu.json"
 }
 ncli() { # gfec nc on a 1 GiB file: GPU encode, GPU batch decode, CPU decode; the simulations
 	local d
