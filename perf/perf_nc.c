@@ -6,7 +6,8 @@
  *
  *   encode  encode   nseg segments x n coded blocks per call (gfec_nc_encode)
  *   decode  eager    one segment per call, one thread: a progressive decoder fed n coded blocks,
- *           defer    then read (eager and deferred modes)
+ *           defer    then read (eager and deferred modes); a comment line before each gives the
+ *                    time from the last block's add to the read segment (p50, p99 over the calls)
  *   decode  batch    nseg segments of n coded blocks per call (gfec_nc_decode_batch)
  *   encode  recode   n new blocks from a full decoder per call (gfec_nc_recode)
  *
@@ -580,21 +581,31 @@ struct dec_arg {
 	gfec_nc *nc;
 	const struct shape *s;
 	uint8_t *out;
+	double *last; /* progressive: each call's last add + read, seconds (up to cap) */
+	size_t nlast, cap;
 };
 
-/* One progressive decode: a decoder fed the n coded blocks of segment 0, then read. */
+/*
+ * One progressive decode: a decoder fed the n coded blocks of segment 0, then read; the time
+ * from the last block's add to the read segment goes to a->last.
+ */
 static int prog_call(void *arg)
 {
 	struct dec_arg *a = arg;
 	gfec_nc_decoder *d = NULL;
 	int ret = gfec_nc_decoder_create(a->nc, 0, &d);
+	double t0 = 0;
 
 	for (uint32_t j = 0; !ret && j < a->s->n; j++) {
+		if (j + 1 == a->s->n)
+			t0 = perf_now();
 		ret = gfec_nc_decoder_add(d, a->s->blocks + j * a->s->sbytes, a->s->sbytes);
 		ret = ret < 0 ? ret : 0;
 	}
 	if (!ret)
 		ret = gfec_nc_decoder_read(d, a->out, a->s->seg);
+	if (!ret && a->nlast < a->cap)
+		a->last[a->nlast++] = perf_now() - t0;
 	gfec_nc_decoder_free(d);
 	return ret;
 }
@@ -634,16 +645,18 @@ static int row_progressive(const struct nc_opts *o, struct shape *s, int mode, d
 				   .threads = 1,
 				   .decode = mode,
 				   .backend = GFEC_NC_BACKEND_CPU};
-	struct dec_arg a = {.s = s, .out = malloc(s->seg)};
+	struct dec_arg a = {.s = s, .out = malloc(s->seg), .cap = 1 << 16};
 	int ret;
 
+	a.last = malloc(sizeof(*a.last) * a.cap);
 	row_init(r, s, PERF_DECODE, mode == GFEC_NC_EAGER ? "eager" : "defer", "cpu", 1);
 	r->data_bytes = (double)s->seg;
 	r->traffic_bytes = (double)s->n * s->sbytes + (double)s->seg;
 	r->gf_ops = (double)s->n * s->seg;
-	if (!a.out || gfec_nc_create(&p, &a.nc)) {
+	if (!a.out || !a.last || gfec_nc_create(&p, &a.nc)) {
 		snprintf(r->skip, sizeof(r->skip), "cannot set up the code");
 		free(a.out);
+		free(a.last);
 		return -1;
 	}
 	ret = time_calls(o, prog_call, &a, r);
@@ -652,8 +665,16 @@ static int row_progressive(const struct nc_opts *o, struct shape *s, int mode, d
 	else
 		r->checked = memcmp(a.out, s->data, s->seg) == 0;
 	vs_isal(r, isal, spread);
+	if (!ret && a.nlast) { /* the "last block to a readable segment" */
+		qsort(a.last, a.nlast, sizeof(*a.last), perf_cmp_double);
+		printf("# decode %s RLC(%u) B=%zu: last block to readable (its add + read, one "
+		       "thread) p50 %.1f us, p99 %.1f us over %zu decodes\n",
+		       r->technique, s->n, s->B, 1e6 * a.last[a.nlast / 2],
+		       1e6 * a.last[a.nlast - 1 - a.nlast / 100], a.nlast);
+	}
 	gfec_nc_free(a.nc);
 	free(a.out);
+	free(a.last);
 	return ret;
 }
 

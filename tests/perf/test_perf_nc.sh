@@ -17,6 +17,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 grep -q '^# reproduce: gfec-perf nc ' "$dir/out" || fail "no reproduce line"
 grep -q ' FAIL ' "$dir/out" && fail "a row failed its check: $(cat "$dir/out")"
 [[ -s $dir/nc-roofline.svg && -s $dir/nc-latency.svg ]] || fail "SVGs not written"
+for t in eager defer; do
+	grep -qE "^# decode $t RLC\(128\) B=1000: last block to readable .* p50 [0-9.]+ us, p99 [0-9.]+ us over [0-9]+ decodes$" "$dir/out" ||
+		fail "no last-block line for $t: $(grep '^#' "$dir/out")"
+done
 python3 - "$dir/nc.json" <<'PY' || fail "JSON: $(head -c 2000 "$dir/nc.json")"
 import json, sys
 doc = json.load(open(sys.argv[1]))
