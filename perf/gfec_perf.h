@@ -99,16 +99,24 @@ void perf_mem_rmw(uint8_t *p, size_t n, int streams);
 
 /** The widest vectors perf_xor_streams_group() can use on this CPU: 512, 256 or 128 bits. */
 int perf_xor_width(void);
+/** How perf_xor_streams_group() writes its outputs. */
+enum perf_xor_mode {
+	PERF_XOR_SET,	 /**< output = the XOR, by ordinary stores */
+	PERF_XOR_RMW,	 /**< output ^= the XOR, in place */
+	PERF_XOR_STREAM, /**< output = the XOR, by non-temporal stores (ordinary where an output
+			      is not aligned to the vector) */
+};
+
 /**
  * The XOR-stream kernel (perf_membw.c): [0, n) of each of @p ndst outputs becomes the XOR of the
- * @p nsrc >= 1 sources (rmw 0), or is XORed with it in place (rmw 1). Built for AVX-512, AVX2 and
+ * @p nsrc >= 1 sources, written as @p mode (enum perf_xor_mode) says. Built for AVX-512, AVX2 and
  * the baseline; @p width (a figure perf_xor_width() returned, or smaller) picks one. The outputs go
  * @p group >= 1 per pass over the sources (>= ndst: all in one pass; 1: one output after another,
  * the sources read again, from cache where they fit). No alignment needed; outputs must not overlap
  * the sources.
  */
 void perf_xor_streams_group(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
-			    uint8_t *const *dst, int rmw, int group);
+			    uint8_t *const *dst, int mode, int group);
 
 /** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
 size_t perf_rotate_bytes(const struct perf_opts *o);
@@ -121,7 +129,7 @@ size_t perf_rotate_bytes(const struct perf_opts *o);
 void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
 		       const struct perf_ceilings *c, int threads);
 /** A --ceilings-cache file's first line; a file without it (an older format) is not used. */
-#define PERF_CEILINGS_VERSION "gfec-perf ceilings 3"
+#define PERF_CEILINGS_VERSION "gfec-perf ceilings 4" /* 4: XOR streams with non-temporal stores */
 
 /**
  * Reads a ceilings cache written by perf_ceilings_save() with the same @p key into @p c: 0; 1 if

@@ -476,7 +476,7 @@ static void xor_call(int width, enum perf_op op, const struct dmn_pool *p, int s
 			sv[i] = src[i] + off;
 		for (int i = 0; i < p->e; i++)
 			dv[i] = dst[i] + off;
-		perf_xor_streams_group(width, len, nsrc, sv, p->e, dv, 0, CPU_GROUP(width));
+		perf_xor_streams_group(width, len, nsrc, sv, p->e, dv, PERF_XOR_SET, CPU_GROUP(width));
 	}
 }
 

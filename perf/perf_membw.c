@@ -7,6 +7,7 @@
  * prebuilt ISA-L it bounds does, so this file is always compiled optimised and without sanitizer
  * instrumentation (perf/CMakeLists.txt).
  */
+#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -61,9 +62,11 @@ void perf_mem_rmw(uint8_t *p, size_t n, int streams)
 
 /*
  * The XOR-stream kernel, built three times: for AVX-512 (zmm), AVX2 (ymm) and the baseline (xmm),
- * each on 128 bytes of every stream per step. Like the GF kernels (cpu_backend/gfni.c, ISA-L) it
- * uses ordinary (cached) loads and stores: neither uses non-temporal stores, so both pay the same
- * read-for-ownership on write-only outputs. perf_xor_streams_group() runs it on @p group outputs
+ * each on 128 bytes of every stream per step. Its outputs are written as the GF kernels may write
+ * theirs: by ordinary (cached) stores, which pay a read-for-ownership on write-only outputs (ISA-L,
+ * gfec's GFNI kernels below cpu_stream_min), or by non-temporal stores (PERF_XOR_STREAM: gfec's
+ * GFNI kernels from cpu_stream_min on, outputs aligned), which do not; a bound takes the faster of
+ * the two. perf_xor_streams_group() runs it on @p group outputs
  * per pass over the sources: all of them in one pass (the fewest bytes moved), or one output after
  * another with the sources read again from cache (the fewest streams at once). The GF kernels take
  * up to 6 (AVX-512) or 4 (AVX2) outputs per pass, between the two.
@@ -73,10 +76,15 @@ typedef uint64_t vec32 __attribute__((vector_size(32)));
 #define XOR_UNROLL _Pragma("GCC unroll 8")
 #define XOR_KERNEL(NAME, TARGET, V)                                                                \
 	TARGET static void NAME(size_t n, int nsrc, const uint8_t *const *src, int ndst,         \
-				uint8_t *const *dst, int rmw)                                      \
+				uint8_t *const *dst, int mode)                                     \
 	{                                                                                          \
 		enum { U = 128 / sizeof(V) };                                                      \
+		const int rmw = mode == PERF_XOR_RMW;                                              \
+		int nt = mode == PERF_XOR_STREAM;                                                  \
 		size_t p = 0;                                                                      \
+                                                                                                   \
+		for (int r = 0; r < ndst; r++) /* non-temporal stores need aligned outputs */     \
+			nt &= (uintptr_t)dst[r] % sizeof(V) == 0;                                  \
                                                                                                    \
 		for (; p + 128 <= n; p += 128) {                                                   \
 			V a[U], d;                                                                 \
@@ -100,9 +108,14 @@ typedef uint64_t vec32 __attribute__((vector_size(32)));
 					} else {                                                   \
 						d = a[u];                                          \
 					}                                                          \
-					memcpy(q, &d, sizeof(V));                                  \
+					if (nt)                                                    \
+						STREAM((void *)q, d);                              \
+					else                                                       \
+						memcpy(q, &d, sizeof(V));                          \
 				}                                                                  \
 		}                                                                                  \
+		if (nt)                                                                            \
+			_mm_sfence();                                                              \
 		for (; p < n; p++) {                                                               \
 			uint8_t b = src[0][p];                                                     \
                                                                                                    \
@@ -113,9 +126,15 @@ typedef uint64_t vec32 __attribute__((vector_size(32)));
 		}                                                                                  \
 	}
 
+#define STREAM(q, d) _mm512_stream_si512((q), (__m512i)(d))
 XOR_KERNEL(xor512, __attribute__((target("avx512f"))), vec64)
+#undef STREAM
+#define STREAM(q, d) _mm256_stream_si256((__m256i *)(q), (__m256i)(d))
 XOR_KERNEL(xor256, __attribute__((target("avx2"))), vec32)
+#undef STREAM
+#define STREAM(q, d) _mm_stream_si128((__m128i *)(q), (__m128i)(d))
 XOR_KERNEL(xor128, , vec16q)
+#undef STREAM
 
 int perf_xor_width(void)
 {
@@ -126,16 +145,16 @@ int perf_xor_width(void)
 }
 
 void perf_xor_streams_group(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
-			    uint8_t *const *dst, int rmw, int group)
+			    uint8_t *const *dst, int mode, int group)
 {
 	for (int r = 0; r < ndst; r += group) {
 		const int g = ndst - r < group ? ndst - r : group;
 
 		if (width == 512)
-			xor512(n, nsrc, src, g, dst + r, rmw);
+			xor512(n, nsrc, src, g, dst + r, mode);
 		else if (width == 256)
-			xor256(n, nsrc, src, g, dst + r, rmw);
+			xor256(n, nsrc, src, g, dst + r, mode);
 		else
-			xor128(n, nsrc, src, g, dst + r, rmw);
+			xor128(n, nsrc, src, g, dst + r, mode);
 	}
 }

@@ -135,13 +135,15 @@ static void test_key(void **state)
 }
 
 /* The XOR-stream kernel against a byte loop: random shapes, lengths and misalignments, outputs
- * poisoned first, guard bytes after every buffer, on every vector width this CPU runs, in both
+ * poisoned first, guard bytes after every buffer, on every vector width this CPU runs, in every
+ * mode (set, in place, non-temporal stores, these with outputs aligned half of the time), in both
  * orders a ceiling measures (all outputs per pass, one per pass) and a random group between. */
 static void test_xor_kernel(void **state)
 {
-	enum { MAXN = 5000, GUARD = 64, MAXS = 12 };
-	static uint8_t src[MAXS][MAXN + 2 * GUARD], dst[MAXS][MAXN + 2 * GUARD],
-		want[MAXS][MAXN + 2 * GUARD], poison[MAXS][MAXN + 2 * GUARD];
+	enum { MAXN = 5056, GUARD = 64, MAXS = 12 }; /* rows of dst a multiple of 64 bytes */
+	static uint8_t src[MAXS][MAXN + 2 * GUARD], want[MAXS][MAXN + 2 * GUARD],
+		poison[MAXS][MAXN + 2 * GUARD];
+	static uint8_t dst[MAXS][MAXN + 2 * GUARD] __attribute__((aligned(64)));
 	const int best = perf_xor_width();
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 
@@ -151,7 +153,9 @@ static void test_xor_kernel(void **state)
 		for (int trial = 0; trial < 300; trial++) {
 			const int nsrc = 1 + (int)(perf_xorshift(&seed) % MAXS);
 			const int ndst = 1 + (int)(perf_xorshift(&seed) % MAXS);
-			const int rmw = (int)(perf_xorshift(&seed) & 1);
+			const int mode = (int)(perf_xorshift(&seed) % 3);
+			const int rmw = mode == PERF_XOR_RMW;
+			const int aligned = mode == PERF_XOR_STREAM && perf_xorshift(&seed) % 2;
 			const size_t n = perf_xorshift(&seed) % (trial < 20 ? 300 : MAXN);
 			const uint8_t *sp[MAXS];
 			uint8_t *dp[MAXS], sum[MAXN] = { 0 };
@@ -165,7 +169,7 @@ static void test_xor_kernel(void **state)
 					sum[p] ^= sp[i][p];
 			}
 			for (int r = 0; r < ndst; r++) {
-				const size_t off = GUARD - perf_xorshift(&seed) % GUARD;
+				const size_t off = aligned ? GUARD : GUARD - perf_xorshift(&seed) % GUARD;
 
 				dp[r] = dst[r] + off;
 				for (size_t p = 0; p < n; p++)
@@ -175,11 +179,11 @@ static void test_xor_kernel(void **state)
 
 			for (int g = 0; g < 3; g++) {
 				memcpy(dst, poison, sizeof(dst));
-				perf_xor_streams_group(width, n, nsrc, sp, ndst, dp, rmw, groups[g]);
+				perf_xor_streams_group(width, n, nsrc, sp, ndst, dp, mode, groups[g]);
 				if (memcmp(dst, want, sizeof(dst)) != 0)
-					fail_msg("width %d: %d sources into %d outputs (rmw %d, %d "
+					fail_msg("width %d: %d sources into %d outputs (mode %d, %d "
 						 "per pass), %zu bytes differ from the byte loop",
-						 width, nsrc, ndst, rmw, groups[g], n);
+						 width, nsrc, ndst, mode, groups[g], n);
 			}
 		}
 }
