@@ -77,10 +77,17 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				 .section = "cpu", .key = "path", .type = GFEC_KNOB_WORD,
 				 .words = GFEC_CPU_PATH_NAMES, .dflt = "auto",
 				 .help = "the CPU inner path (auto: the best this CPU runs)" },
+	/*
+	 * Non-temporal parity stores skip the read-for-ownership of each parity line. On the H200
+	 * host's Xeon (perf/results/nvidia-h200/device-run-2026-11-24g/nt.log), 1 MiB chunks, off
+	 * -> on: RS(10,4) one thread from DRAM 0.99 -> 1.20x upstream ISA-L 2.32.1, in cache 1.07
+	 * -> 1.25x, 16 threads 0.98 -> 1.20x; the all-core 16 MiB row 78.5% -> 87.7% of the
+	 * memory-traffic ceiling. Chunks of 64 KiB (the slice size) and up take them.
+	 */
 	[GFEC_KNOB_CPU_STREAM_MIN] = { .name = "cpu_stream_min", .profile = 1,
 				       .env = "GFEC_CPU_STREAM_MIN", .section = "cpu",
 				       .key = "stream_min", .type = GFEC_KNOB_NUM, .lo = 0,
-				       .hi = 1ll << 40, .dflt = "0", .ceph = 1,
+				       .hi = 1ll << 40, .dflt = "65536", .ceph = 1,
 				       .help = "GFNI paths: chunks of at least this many bytes "
 					       "get parity by non-temporal stores (0 = never)" },
 	[GFEC_KNOB_DECODE_CACHE] = { .name = "decode_cache", .profile = 1, .type = GFEC_KNOB_NUM,
@@ -175,10 +182,16 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 	 * piece from which the host pipeline runs at 0.85x pinned H2D (backend.cu's pinned
 	 * sweep), past which one launch gains little from more stripes.
 	 */
+	/*
+	 * Off by default, as measured: on the H200 machine (device-run-2026-11-24g/coalesce.log)
+	 * 20 us windows lowered every daemon row, RS(10,4) 64 KiB-1 MiB, 16 and 64 callers (pinned
+	 * 1 MiB encode, 16 callers: 31.8 GB/s off, 20.0 with windows), because a window of several
+	 * stripes is staged through the host pipeline while one pinned stripe is read in place.
+	 */
 	[GFEC_KNOB_GPU_COALESCE_US] = { .name = "gpu_coalesce_us", .profile = 1,
 					.env = "GFEC_GPU_COALESCE_US", .section = "gpu",
 					.key = "coalesce_us", .type = GFEC_KNOB_NUM, .lo = 0,
-					.hi = 1000000, .dflt = "20", .ceph = 1,
+					.hi = 1000000, .dflt = "0", .ceph = 1,
 					.help = "hold concurrent GPU calls on host buffers up to "
 						"this long to run them as one launch (0 = off)" },
 	[GFEC_KNOB_GPU_COALESCE_BYTES] = { .name = "gpu_coalesce_bytes", .profile = 1,
