@@ -32,6 +32,14 @@
  */
 #define GF16_PLAN_TABLES (64u << 20)
 #define GF16_ROW_TABLES (4u << 20)
+/*
+ * A w = 16 gemm costs rows x cols multiply-adds per symbol (200,000 at (1000,200)), so a stripe
+ * far under PARALLEL_MIN is still worth every thread: its tasks are cut down to this many
+ * coefficient-bytes (rows x cols x bytes; about 0.1 ms of the AVX2 kernel), and to
+ * GF16_SETUP_TASK_MIN bytes where each task first makes tables (or a Cauchy form's rows).
+ */
+#define GF16_TASK_MIN (1u << 20)
+#define GF16_SETUP_TASK_MIN (16u * 1024)
 
 struct cpu_ctx {
 	enum gfec_cpu_path path; /* never GFEC_CPU_AUTO */
@@ -59,6 +67,7 @@ struct slice_job {
 	const struct cpu_ctx *ctx;
 	const struct cpu_plan *plan;
 	size_t len, slice;
+	size_t per;	/* w = 16: tasks (slices) per stripe; task t is slice t % per of stripe t / per */
 	int col;	/* < 0: gemm; else the column to update */
 	int stream;	/* a GFNI gemm whose outputs are 64-byte aligned: non-temporal stores */
 	const uint8_t *const *src;
@@ -226,10 +235,11 @@ static int gf16_gemm(size_t n, const struct cpu_plan *p, const uint8_t *const *s
 }
 
 /*
- * A w = 16 slice at byte @p off. An update runs 256 rows at a time on the stack, so it cannot
- * fail; a product with more than 256 rows or columns takes its pointer arrays from the heap.
+ * A w = 16 slice at byte @p off of stripe @p s (0 for an update). An update runs 256 rows at a
+ * time on the stack, so it cannot fail; a product with more than 256 rows or columns takes its
+ * pointer arrays from the heap.
  */
-static void gf16_slice(struct slice_job *j, size_t off, size_t n)
+static void gf16_slice(struct slice_job *j, size_t s, size_t off, size_t n)
 {
 	const struct cpu_plan *p = j->plan;
 	const uint8_t *src_s[GFEC_MAX_CHUNKS], **src = src_s;
@@ -257,9 +267,9 @@ static void gf16_slice(struct slice_job *j, size_t off, size_t n)
 		dst = (uint8_t **)(src + p->cols);
 	}
 	for (int i = 0; i < p->cols; i++)
-		src[i] = j->src[i] + off;
+		src[i] = j->src[s * (size_t)p->cols + i] + off;
 	for (int i = 0; i < p->rows; i++)
-		dst[i] = j->dst[i] + off;
+		dst[i] = j->dst[s * (size_t)p->rows + i] + off;
 	if (gf16_gemm(n, p, src, dst))
 		__atomic_store_n(&j->err, GFEC_E_NOMEM, __ATOMIC_RELAXED);
 	free(heap);
@@ -275,7 +285,7 @@ static void run_slice(void *arg, size_t index)
 	int nsrc = j->col < 0 ? p->cols : 1;
 
 	if (p->w == 16) {
-		gf16_slice(j, off, n);
+		gf16_slice(j, 0, off, n);
 		return;
 	}
 
@@ -306,6 +316,65 @@ static void run_slice(void *arg, size_t index)
 			ec_encode_data_update((int)n, p->cols, p->rows, j->col, p->tbls, src[0],
 					      dst);
 	}
+}
+
+/* Task @p index of a w = 16 gemm over several stripes (gf16_run). */
+static void run_gf16_task(void *arg, size_t index)
+{
+	struct slice_job *j = arg;
+	const size_t off = index % j->per * j->slice;
+
+	gf16_slice(j, index / j->per, off, j->len - off < j->slice ? j->len - off : j->slice);
+}
+
+/*
+ * Bytes per task of a w = 16 gemm of @p nstripes stripes on @p threads threads: whole 64-byte
+ * groups (the AVX2 kernel's unit, so that only a stripe's last task has a scalar tail), as many
+ * tasks per stripe as give every thread one when there are fewer stripes than threads, none
+ * longer than the context's slice (long stripes are cut as at w = 8) and none shorter than
+ * GF16_TASK_MIN (GF16_SETUP_TASK_MIN) allows. One thread: a stripe per task.
+ */
+static size_t gf16_task_bytes(const struct cpu_ctx *c, const struct cpu_plan *p, size_t len,
+			      int nstripes, int threads)
+{
+	const size_t want = nstripes >= threads ? 1 : (size_t)(threads + nstripes - 1) / nstripes;
+	const int setup = !p->a16 || (p->avx2 && !p->tbl16);
+	size_t least = GF16_TASK_MIN / ((size_t)p->rows * p->cols);
+	size_t most = c->slice / 64 * 64, slice;
+
+	if (threads < 2)
+		return len;
+	if (setup && least < GF16_SETUP_TASK_MIN)
+		least = GF16_SETUP_TASK_MIN;
+	least = (least + 63) / 64 * 64;
+	least = least < 64 ? 64 : least;
+	most = most < least ? least : most;
+	slice = ((len + want - 1) / want + 63) / 64 * 64;
+	slice = slice > most ? most : slice;
+	return slice < least ? least : slice;
+}
+
+/* A w = 16 gemm: every stripe's tasks in one job. 0, or the first error a task met. */
+static int gf16_run(struct cpu_ctx *c, struct slice_job *j, int nstripes)
+{
+	const int threads = c->pool ? gfec_cpu_pool_threads(c->pool) : 1;
+	size_t ntasks;
+
+	__atomic_fetch_add(&c->calls, (uint64_t)nstripes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->bytes_in, (uint64_t)j->len * (uint64_t)j->plan->cols * nstripes,
+			   __ATOMIC_RELAXED);
+	if (j->len == 0 || nstripes < 1)
+		return 0;
+	j->slice = gf16_task_bytes(c, j->plan, j->len, nstripes, threads);
+	j->per = (j->len + j->slice - 1) / j->slice;
+	ntasks = j->per * (size_t)nstripes;
+	if (c->pool && ntasks > 1) {
+		gfec_cpu_pool_run(c->pool, ntasks, run_gf16_task, j);
+		return __atomic_load_n(&j->err, __ATOMIC_RELAXED);
+	}
+	for (size_t i = 0; i < ntasks; i++)
+		run_gf16_task(j, i);
+	return j->err;
 }
 
 /* 0, or the first error a slice met (the other slices still ran). */
@@ -527,6 +596,12 @@ static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 
 	if ((p->packetsize && len % (8 * p->packetsize)) || len % (p->w / 8))
 		return GFEC_E_INVAL;
+	if (p->w == 16) {
+		struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
+				       .src = src, .dst = dst };
+
+		return gf16_run(ctx, &j, nstripes);
+	}
 	for (int s = 0; s < nstripes; s++) {
 		struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
 				       .src = src + (size_t)s * p->cols,
@@ -572,6 +647,14 @@ static const char *cpu_path_name(void *ctx)
 	return gfec_cpu_path_name(((struct cpu_ctx *)ctx)->path);
 }
 
+static int cpu_butterfly16(void *ctx, int kind, int n, size_t len, uint8_t *const *x,
+			   uint8_t *const *y, const uint16_t *c)
+{
+	const struct cpu_ctx *cc = ctx;
+
+	return gfec_cpu_bfly16_run(cc->pool, cc->path == GFEC_CPU_BASE, kind, n, len, x, y, c);
+}
+
 static const struct gfec_backend_ops cpu_ops = {
 	.name = "cpu",
 	.init = cpu_init,
@@ -583,6 +666,7 @@ static const struct gfec_backend_ops cpu_ops = {
 	.update = cpu_update,
 	.stats = cpu_stats,
 	.path_name = cpu_path_name,
+	.butterfly16 = cpu_butterfly16,
 };
 
 const struct gfec_backend_ops *gfec_cpu_backend(void)

@@ -5,6 +5,10 @@
  * Jerasure + gf-complete (jerasure_matrix_encode, w = 16) on the same data and the same Cauchy
  * matrix, in one run; the parities are compared byte for byte. GB/s = 10^9 data bytes (k * len)
  * per second, best of the repetitions.
+ * Then the same encode through the CPU backend's table (one stripe, tables in the plan) on 1, 2, 4 ...
+ * threads and on every CPU: a stripe shorter than the backend's slice is cut into one task per
+ * thread (cpu_backend.c), so the rows say how one stripe scales with the core count; each
+ * checked against the kernel's parities.
  * Then the decode matrix of m lost data chunks (the first m; m <= k) for that matrix and for
  * Jerasure's Vandermonde one: gfec_matrix_decode_w_base() (scalar log/exp), gfec_matrix_decode_w()
  * (the GEMM above, one thread) and gfec_matrix_decode_w_threads() on every CPU; best of REPS each,
@@ -31,6 +35,52 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The backend encode on 1, 2, 4 ... threads and every CPU; 0, or an exit code. */
+static int backend_rows(const uint16_t *a, int k, int m, size_t len, long reps,
+			const uint8_t *const *src, uint8_t *const *want, uint8_t *const *got)
+{
+	const struct gfec_backend_ops *ops = gfec_cpu_backend();
+	const long ncpu = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	const struct gfec_gemm_matrix gm = { .w = 16, .rows = m, .cols = k,
+					     .a = (const uint8_t *)a };
+	double one = 0;
+
+	for (long t = 1; t <= ncpu; t = t * 2 > ncpu && t < ncpu ? ncpu : t * 2) {
+		struct gfec_backend_conf conf = { .threads = (int)t };
+		double best = 1e30;
+		void *ctx, *plan;
+
+		if (ops->init(&conf, &ctx) || ops->plan_create(ctx, &gm, &plan)) {
+			fprintf(stderr, "gfec-gf16-bench: no CPU backend plan\n");
+			return 2;
+		}
+		for (long r = 0; r < reps; r++) {
+			const double t0 = now();
+			double dt;
+
+			if (ops->gemm(ctx, plan, 1, len, src, got)) {
+				fprintf(stderr, "gfec-gf16-bench: out of memory\n");
+				return 2;
+			}
+			dt = now() - t0;
+			best = dt < best ? dt : best;
+		}
+		ops->plan_free(ctx, plan);
+		ops->fini(ctx);
+		for (int i = 0; i < m; i++)
+			if (memcmp(got[i], want[i], len)) {
+				fprintf(stderr, "gfec-gf16-bench: backend parities differ\n");
+				return 3;
+			}
+		one = t == 1 ? best : one;
+		printf("gf16 encode k=%d m=%d len=%zu backend %ld thread%s: %.3f GB/s, %.2fx one "
+		       "thread (best of %ld)\n",
+		       k, m, len, t, t > 1 ? "s" : "", (double)k * (double)len / best / 1e9,
+		       one / best, reps);
+	}
+	return 0;
 }
 
 /* Times the three decode-matrix paths on lost data chunks 0..m-1; 0, or an exit code. */
@@ -164,6 +214,13 @@ int main(int argc, char **argv)
 	printf("gf16 encode k=%ld m=%ld len=%ld 1 thread: gfec avx2 %.3f GB/s, jerasure w=16 "
 	       "%.3f GB/s, ratio %.2fx (best of %ld)\n",
 	       k, m, len, bytes / best_g / 1e9, bytes / best_j / 1e9, best_j / best_g, reps);
+	{
+		int ret = backend_rows(a, (int)k, (int)m, (size_t)len, reps,
+				       (const uint8_t *const *)src, pg, pj);
+
+		if (ret)
+			return ret;
+	}
 	if (m <= k) {
 		int ret = decode_rows(a, (int)k, (int)m, reps, "cauchy");
 

@@ -5,7 +5,9 @@
  * jerasure_matrix_encode(w = 16), and the AVX2 kernel against the reference (random shapes,
  * lengths from 0 to 40 KB with tails of any even size, unaligned buffers, write and XOR
  * forms, guard bytes around every output), and both behind the backend table (w = 16 plans,
- * threaded gemm and update, odd lengths refused). The AVX2 part is skipped on a CPU without AVX2.
+ * threaded gemm and update, odd lengths refused; a call's stripes cut into tasks of 64-byte
+ * groups for 2 to 6 threads, dense and Cauchy-form plans). The AVX2 part is skipped on a CPU
+ * without AVX2.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -195,6 +197,85 @@ static void test_backend_table(void **state)
 	backend_check(NULL);
 }
 
+/*
+ * One w = 16 gemm of @p ns stripes through the backend table on @p threads threads, against
+ * gfec_cpu_gemm16_base stripe by stripe: outputs poisoned, guards around each. @p form: the plan
+ * takes the Cauchy form of s's matrix (gfec_matrix_cauchy_w's points and unit scalars).
+ */
+static void split_check(const char *path, int threads, size_t slice, int k, int m, size_t len,
+			int ns, unsigned misalign, int form)
+{
+	const struct gfec_backend_ops *ops = gfec_cpu_backend();
+	struct gfec_backend_conf conf = { .threads = threads, .path = path, .slice = slice };
+	struct gfec_gemm_matrix gm = { .w = 16, .rows = m, .cols = k };
+	struct shape *s = calloc((size_t)ns, sizeof(*s));
+	const uint8_t **src = malloc(sizeof(*src) * (size_t)ns * k);
+	uint8_t **dst = malloc(sizeof(*dst) * (size_t)ns * m);
+	uint16_t *cx = malloc(sizeof(uint16_t) * (size_t)(2 * m + 2 * k));
+	void *ctx, *plan;
+
+	assert_non_null(s);
+	assert_non_null(src);
+	assert_non_null(dst);
+	assert_non_null(cx);
+	for (int i = 0; i < m; i++)
+		cx[i] = (uint16_t)(k + i), cx[m + i] = 1;
+	for (int j = 0; j < k; j++)
+		cx[2 * m + j] = (uint16_t)j, cx[2 * m + k + j] = 1;
+	assert_int_equal(ops->init(&conf, &ctx), 0);
+	for (int t = 0; t < ns; t++) {
+		shape_make(&s[t], k, m, len, misalign);
+		for (int j = 0; j < k; j++)
+			src[(size_t)t * k + j] = s[t].src[j];
+		for (int i = 0; i < m; i++) {
+			dst[(size_t)t * m + i] = s[t].got[i];
+			memset(s[t].got[i], 0xa5, len);
+		}
+		gfec_cpu_gemm16_base(len, k, m, s[t].a, (const uint8_t *const *)s[t].src, s[t].want,
+				     0);
+	}
+	if (form)
+		gm.cx = cx, gm.cr = cx + m, gm.cy = cx + 2 * m, gm.cc = cx + 2 * m + k;
+	else
+		gm.a = (const uint8_t *)s[0].a;
+	assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
+	assert_int_equal(ops->gemm(ctx, plan, ns, len, src, dst), 0);
+	for (int t = 0; t < ns; t++)
+		for (int i = 0; i < m; i++)
+			assert_memory_equal(s[t].got[i] - GUARD, s[t].want[i] - GUARD,
+					    len + 2 * GUARD);
+	ops->plan_free(ctx, plan);
+	ops->fini(ctx);
+	for (int t = 0; t < ns; t++)
+		shape_free(&s[t]);
+	free(cx);
+	free(dst);
+	free(src);
+	free(s);
+}
+
+/*
+ * Stripes under the context's slice, fewer than the threads: each is cut into tasks of whole
+ * 64-byte groups (the last with the tail), all of a call's stripes in one job. Shapes of 1000+
+ * coefficients make tasks of 1 KiB and less; lengths, alignments, thread counts, stripes and
+ * slices (0: the default 64 KiB) are random, with Cauchy-form plans (tables made per task) too.
+ */
+static void test_backend_split(void **state)
+{
+	(void)state;
+	for (int t = 0; t < 24; t++) {
+		const int k = test_range(20, 120), m = test_range(1000 / k + 1, 40);
+		const size_t len = 2 * (size_t)(t % 4 ? test_range(1, 3000) : test_range(3000, 12000));
+		const size_t slice = t % 3 ? 0 : 64 * (size_t)test_range(1, 40) + 2 * (t & 1);
+
+		split_check(t & 2 ? "base" : NULL, test_range(2, 6), slice, k, m, len,
+			    test_range(1, 4), (unsigned)test_range(0, 63), t % 5 == 4);
+	}
+	/* The most coefficients the shape struct holds: tasks of 320 bytes. */
+	split_check(NULL, 5, 0, 240, 16, 2 * 1000 + 6, 1, 3, 0);
+	split_check(NULL, 3, 0, 1, 1, 0, 2, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_tables_match_base),
 		cmocka_unit_test(test_avx2_matches_base),
 		cmocka_unit_test(test_backend_table),
+		cmocka_unit_test(test_backend_split),
 	};
 
 	test_seed();
