@@ -373,7 +373,7 @@ int gfec_nc_encode(gfec_nc *nc, const struct gfec_nc_segment *segs, int nseg, ui
 	int ret = 0;
 
 	if (nc && nc->lt)
-		return nc_lt_encode(nc->lt, segs, nseg, first, count, out, out_len);
+		return nc_lt_encode(nc->lt, nc->gpu, segs, nseg, first, count, out, out_len);
 	if (!nc || !segs || !out || nseg < 1 || count > INT_MAX ||
 	    (uint64_t)first + count > (1ull << 32))
 		return GFEC_E_INVAL;
@@ -1039,8 +1039,15 @@ int gfec_nc_decode_batch(gfec_nc *nc, struct gfec_nc_batch_segment *segs, int ns
 	for (int i = 0; i < nseg; i++)
 		if (!segs[i].out)
 			return GFEC_E_INVAL;
-	if (nc->lt)
+	if (nc->lt) {
+		/* no GPU LT decoder: device memory, which the CPU cannot read, is refused */
+		for (int i = 0; i < nseg && nc->gpu; i++)
+			if (gfec_nc_gpu_is_device(nc->gpu, segs[i].out) ||
+			    (segs[i].nblocks && segs[i].blocks &&
+			     gfec_nc_gpu_is_device(nc->gpu, segs[i].blocks[0])))
+				return GFEC_E_NOTSUP;
 		return nc_lt_decode_batch(nc->lt, segs, nseg);
+	}
 	ret = gfec_nc_gpu_decode_batch(nc->gpu, &nc->p, segs, nseg);
 	if (ret != GFEC_NC_GPU_PASS)
 		return ret;

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file nc_gpu.c
- * RLC encode and batch decode on the GPU (nc_gpu.h, gfec_nc.h's gfec_nc_backend): headers are
- * built on the host as nc.c builds them, payloads are computed by cuda_gemm's gfec_gpu_nc.h.
+ * RLC encode and batch decode, and LT encode, on the GPU (nc_gpu.h, gfec_nc.h's gfec_nc_backend):
+ * headers are built on the host as nc.c and nc_lt.c build them, payloads are computed by
+ * cuda_gemm's gfec_gpu_nc.h and gfec_gpu_lt.h.
  *
  *   encode   device buffers: headers (and a systematic code's source blocks) go into the blocks
  *            in one copy launch, the coded payloads straight from gfec_gpu_nc_encode. Host
  *            buffers (backend=gpu): the segments are uploaded, the payloads come back into the
- *            blocks, headers and source blocks are written by the CPU.
+ *            blocks, headers and source blocks are written by the CPU. LT the same way, its
+ *            payloads from gfec_gpu_lt_encode (one launch sequence for every segment).
  *   decode   round 1 sends each segment's first n blocks to the GPU, which inverts and applies
  *            them: device blocks go as they are (gfec_gpu_nc_decode_blocks reads the headers on
  *            the device), host blocks' headers are read here. A segment the GPU finds singular
@@ -29,6 +31,7 @@
 
 #ifdef GFEC_HAVE_CUDA
 #include "gfec_gpu.h"
+#include "gfec_gpu_lt.h"
 #include "gfec_gpu_nc.h"
 #include "nc_hdr.h"
 
@@ -42,6 +45,7 @@ _Static_assert(GFEC_NC_HDR_FIXED == GFEC_NC_HEADER_FIXED && GFEC_NC_HDR_VERSION 
 
 struct gfec_nc_gpu {
 	const struct gfec_backend_ops *ops;
+	struct gfec_nc_params p; /* the code's shape */
 	void *ctx;
 	int always;	    /* backend=gpu: host buffers too */
 	uint32_t max_n;	    /* widest n the GPU decoder takes */
@@ -82,8 +86,6 @@ int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_setting
 		return GFEC_E_INVAL;
 	if (p->backend == GFEC_NC_BACKEND_CPU)
 		return 0;
-	if (p->family == GFEC_NC_LT)
-		return required ? GFEC_E_NOTSUP : 0;
 	if (!ops) {
 		if (required)
 			gfec_log(GFEC_LOG_ERROR,
@@ -110,6 +112,7 @@ int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_setting
 		return GFEC_E_NOBACKEND;
 	}
 	g->ops = ops;
+	g->p = *p;
 	g->always = required;
 #ifdef GFEC_HAVE_CUDA
 	g->max_n = (uint32_t)gfec_gpu_nc_max_decode_n(g->ctx);
@@ -125,12 +128,17 @@ static int is_dev(const struct gfec_nc_gpu *g, const void *p)
 	return p && g->ops->is_device_ptr(g->ctx, p);
 }
 
+int gfec_nc_gpu_is_device(const struct gfec_nc_gpu *g, const void *p)
+{
+	return g && is_dev(g, p);
+}
+
 /* Bytes of a seed-carrying block's header; the block format's fixed part plus the seed. */
 #define SEED_HDR (GFEC_NC_HEADER_FIXED + 4)
 
 /*
  * The headers of an encode's blocks (s, j), written at dst + (s * count + j) * stride: the same
- * fields nc.c's CPU encode writes.
+ * fields nc.c's (and, for an LT code, nc_lt.c's) CPU encode writes.
  */
 static void pack_headers(const struct gfec_nc_params *p, const struct gfec_nc_segment *segs,
 			 int nseg, uint32_t first, uint32_t count, uint32_t nsys, uint8_t *dst,
@@ -138,7 +146,8 @@ static void pack_headers(const struct gfec_nc_params *p, const struct gfec_nc_se
 {
 	for (int s = 0; s < nseg; s++) {
 		for (uint32_t j = 0; j < count; j++) {
-			struct gfec_nc_block b = {.family = GFEC_NC_RLC,
+			struct gfec_nc_block b = {.family = p->family == GFEC_NC_LT ? GFEC_NC_LT
+										    : GFEC_NC_RLC,
 						  .kind = GFEC_NC_KIND_SEED,
 						  .flags = (uint8_t)(p->flags & GFEC_NC_ZERO_COEFS),
 						  .n = p->n,
@@ -271,6 +280,97 @@ out:
 	return ret;
 }
 
+/*
+ * An LT code's payloads on the GPU: block (s, j) at out + (s * count + j) * stride, segments at
+ * segs[s] (device memory). One call for every segment.
+ */
+static int lt_payloads(void *ctx, const struct gfec_nc_params *p, const struct gfec_lt_dist *dist,
+		       const uint8_t *const *segs, int nseg, uint32_t first, uint32_t count,
+		       uint8_t *out, size_t stride)
+{
+	return gfec_gpu_lt_encode(ctx, p->n, p->block_size, dist->cdf, dist->len, first, count,
+				  nseg, segs, out, stride);
+}
+
+/* LT encode with every buffer in device memory: headers in one copy launch, then the payloads. */
+static int lt_device(void *ctx, const struct gfec_nc_params *p, const struct gfec_lt_dist *dist,
+		     const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
+		     uint8_t *out)
+{
+	const size_t bytes = SEED_HDR + p->block_size, nblk = (size_t)nseg * count;
+	uint8_t *hdr = malloc(nblk * SEED_HDR), *d_hdr = NULL;
+	const uint8_t **src = malloc(sizeof(*src) * (nblk > (size_t)nseg ? nblk : (size_t)nseg));
+	uint8_t **dst = malloc(sizeof(*dst) * nblk);
+	size_t *len = malloc(sizeof(*len) * nblk);
+	int ret;
+
+	if (!hdr || !src || !dst || !len) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	pack_headers(p, segs, nseg, first, count, 0, hdr, SEED_HDR);
+	ret = gfec_gpu_nc_alloc(ctx, nblk * SEED_HDR, (void **)&d_hdr);
+	if (!ret)
+		ret = gfec_gpu_nc_memcpy(ctx, d_hdr, hdr, nblk * SEED_HDR);
+	for (size_t i = 0; i < nblk && !ret; i++) {
+		src[i] = d_hdr + i * SEED_HDR;
+		dst[i] = out + i * bytes;
+		len[i] = SEED_HDR;
+	}
+	if (!ret)
+		ret = gfec_gpu_nc_copy_pieces(ctx, nblk, src, len, dst);
+	for (int s = 0; s < nseg && !ret; s++)
+		src[s] = segs[s].data;
+	if (!ret)
+		ret = lt_payloads(ctx, p, dist, src, nseg, first, count, out + SEED_HDR, bytes);
+out:
+	gfec_gpu_nc_free(ctx, d_hdr);
+	free(hdr);
+	free(src);
+	free(dst);
+	free(len);
+	return ret;
+}
+
+/* LT encode from host buffers through device memory (backend=gpu). */
+static int lt_staged(void *ctx, const struct gfec_nc_params *p, const struct gfec_lt_dist *dist,
+		     const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
+		     uint8_t *out)
+{
+	const size_t B = p->block_size, bytes = SEED_HDR + B, seg = (size_t)p->n * B;
+	const size_t coded = (size_t)nseg * count * B;
+	uint8_t *d_seg = NULL, *d_out = NULL, *back = malloc(coded);
+	const uint8_t **src = malloc(sizeof(*src) * nseg);
+	int ret;
+
+	if (!back || !src) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	ret = gfec_gpu_nc_alloc(ctx, seg * nseg, (void **)&d_seg);
+	if (!ret)
+		ret = gfec_gpu_nc_alloc(ctx, coded, (void **)&d_out);
+	for (int s = 0; s < nseg && !ret; s++) {
+		src[s] = d_seg + (size_t)s * seg;
+		ret = gfec_gpu_nc_memcpy(ctx, d_seg + (size_t)s * seg, segs[s].data, seg);
+	}
+	if (!ret)
+		ret = lt_payloads(ctx, p, dist, src, nseg, first, count, d_out, B);
+	if (!ret)
+		ret = gfec_gpu_nc_memcpy(ctx, back, d_out, coded);
+	if (ret)
+		goto out;
+	pack_headers(p, segs, nseg, first, count, 0, out, bytes);
+	for (size_t i = 0; i < (size_t)nseg * count; i++)
+		memcpy(out + i * bytes + SEED_HDR, back + i * B, B);
+out:
+	gfec_gpu_nc_free(ctx, d_seg);
+	gfec_gpu_nc_free(ctx, d_out);
+	free(back);
+	free(src);
+	return ret;
+}
+
 /* A GPU result on host buffers: the CPU takes the call again after an error. */
 static int finish(struct gfec_nc_gpu *g, int dev, const char *what, int ret)
 {
@@ -307,6 +407,24 @@ int gfec_nc_gpu_encode(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 	return finish(g, dev, "encode",
 		      dev ? encode_device(g, p, segs, nseg, first, count, nsys, out)
 			  : encode_staged(g, p, segs, nseg, first, count, nsys, out));
+}
+
+int gfec_nc_gpu_lt_encode(struct gfec_nc_gpu *g, const struct gfec_lt_dist *dist,
+			  const struct gfec_nc_segment *segs, int nseg, uint32_t first,
+			  uint32_t count, uint8_t *out)
+{
+	const int dev = g ? is_dev(g, out) : 0;
+
+	if (!g || count == 0)
+		return GFEC_NC_GPU_PASS;
+	for (int s = 0; s < nseg; s++)
+		if (is_dev(g, segs[s].data) != dev)
+			return GFEC_E_INVAL;
+	if (!dev && !g->always)
+		return GFEC_NC_GPU_PASS;
+	return finish(g, dev, "LT encode",
+		      dev ? lt_device(g->ctx, &g->p, dist, segs, nseg, first, count, out)
+			  : lt_staged(g->ctx, &g->p, dist, segs, nseg, first, count, out));
 }
 
 /* ---------- batch decode ---------- */
@@ -734,6 +852,20 @@ int gfec_nc_gpu_decode_batch(struct gfec_nc_gpu *g, const struct gfec_nc_params 
 }
 
 #else /* no CUDA: gfec_nc_gpu_create never makes a GPU side */
+
+int gfec_nc_gpu_is_device(const struct gfec_nc_gpu *g, const void *p)
+{
+	(void)g, (void)p;
+	return 0;
+}
+
+int gfec_nc_gpu_lt_encode(struct gfec_nc_gpu *g, const struct gfec_lt_dist *dist,
+			  const struct gfec_nc_segment *segs, int nseg, uint32_t first,
+			  uint32_t count, uint8_t *out)
+{
+	(void)g, (void)dist, (void)segs, (void)nseg, (void)first, (void)count, (void)out;
+	return GFEC_NC_GPU_PASS;
+}
 
 int gfec_nc_gpu_encode(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 		       const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,

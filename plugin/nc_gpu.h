@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file nc_gpu.h
- * RLC on the GPU behind gfec_nc.h (internal): nc.c keeps the public objects and offers each
- * encode and batch decode to these first. A call they do not take (GFEC_NC_GPU_PASS) runs on the
- * CPU as before: host buffers under backend=auto, no GPU, an n too wide for the GPU decoder, or
- * a GPU error on host buffers (then counted as a fallback: the CPU redoes the whole call and
- * writes the same bytes).
+ * RLC and LT on the GPU behind gfec_nc.h (internal): nc.c and nc_lt.c keep the public objects
+ * and offer each encode (and RLC's batch decode) to these first. A call they do not take
+ * (GFEC_NC_GPU_PASS) runs on the CPU as before: host buffers under backend=auto, no GPU, an n too
+ * wide for the GPU decoder, or a GPU error on host buffers (then counted as a fallback: the CPU
+ * redoes the whole call and writes the same bytes).
  */
 #ifndef GFEC_PLUGIN_NC_GPU_H
 #define GFEC_PLUGIN_NC_GPU_H
@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "gfec/gfec_nc.h"
+#include "lt.h"
 #include "registry.h"
 
 /** Not taken: the caller runs the call on the CPU. Every other return is the call's result. */
@@ -22,10 +23,9 @@ struct gfec_nc_gpu;
 
 /*
  * The GPU side of a code of shape @p p (p->backend; gpu_device and fault from @p set). *out is
- * NULL when the code runs on the CPU only (backend=cpu, an LT code, or backend=auto without a
- * usable GPU or without a GPU backend in this build). 0; GFEC_E_INVAL (a bad p->backend);
- * GFEC_E_NOBACKEND (backend=gpu and no usable GPU); GFEC_E_NOTSUP (backend=gpu on an LT code);
- * GFEC_E_NOMEM.
+ * NULL when the code runs on the CPU only (backend=cpu, or backend=auto without a usable GPU or
+ * without a GPU backend in this build). 0; GFEC_E_INVAL (a bad p->backend); GFEC_E_NOBACKEND
+ * (backend=gpu and no usable GPU); GFEC_E_NOMEM.
  */
 int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_settings *set,
 		       struct gfec_nc_gpu **out);
@@ -35,6 +35,17 @@ void gfec_nc_gpu_free(struct gfec_nc_gpu *g);
 int gfec_nc_gpu_encode(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 		       const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
 		       uint8_t *out);
+
+/*
+ * An LT code's gfec_nc_encode (nc_lt.c's, arguments checked): the blocks of gfec_lt_encode with
+ * table @p dist, on the GPU (gfec_gpu_lt_encode), headers as nc_lt.c writes them.
+ */
+int gfec_nc_gpu_lt_encode(struct gfec_nc_gpu *g, const struct gfec_lt_dist *dist,
+			  const struct gfec_nc_segment *segs, int nseg, uint32_t first,
+			  uint32_t count, uint8_t *out);
+
+/* 1 when @p p is device memory (0 for NULL g or p). */
+int gfec_nc_gpu_is_device(const struct gfec_nc_gpu *g, const void *p);
 
 /* gfec_nc_decode_batch, arguments checked likewise (every out non-NULL). */
 int gfec_nc_gpu_decode_batch(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lt.h"
+#include "nc_gpu.h"
 #include "nc_prng.h"
 #include "threadpool.h"
 
@@ -69,8 +70,9 @@ void nc_lt_free(struct nc_lt *lt)
 	free(lt);
 }
 
-int nc_lt_encode(const struct nc_lt *lt, const struct gfec_nc_segment *segs, int nseg,
-		 uint32_t first, uint32_t count, uint8_t *out, size_t out_len)
+int nc_lt_encode(const struct nc_lt *lt, struct gfec_nc_gpu *gpu,
+		 const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
+		 uint8_t *out, size_t out_len)
 {
 	const size_t hdr = gfec_nc_header_bytes(GFEC_NC_KIND_SEED, lt->n);
 	const size_t bytes = hdr + lt->B;
@@ -84,6 +86,11 @@ int nc_lt_encode(const struct nc_lt *lt, const struct gfec_nc_segment *segs, int
 		return 0;
 	if ((uint64_t)nseg * count > SIZE_MAX / bytes || (size_t)nseg * count * bytes > out_len)
 		return GFEC_E_INVAL;
+	/* on the GPU when the code has one and the buffers go there (nc_gpu.h) */
+	const int on_gpu = gfec_nc_gpu_lt_encode(gpu, lt->dist, segs, nseg, first, count, out);
+
+	if (on_gpu != GFEC_NC_GPU_PASS)
+		return on_gpu;
 	for (int s = 0; s < nseg; s++) {
 		uint8_t *blk = out + (size_t)s * count * bytes;
 		int ret;

@@ -13,6 +13,7 @@
 #include "gfec/gfec_nc.h"
 
 struct gfec_cpu_pool;
+struct gfec_nc_gpu;
 struct nc_lt;
 struct nc_lt_decoder;
 
@@ -21,9 +22,10 @@ struct nc_lt_decoder;
 int nc_lt_create(const struct gfec_nc_params *p, struct gfec_cpu_pool *pool, struct nc_lt **out);
 void nc_lt_free(struct nc_lt *lt);
 
-/* gfec_nc_encode for an LT code. */
-int nc_lt_encode(const struct nc_lt *lt, const struct gfec_nc_segment *segs, int nseg,
-		 uint32_t first, uint32_t count, uint8_t *out, size_t out_len);
+/* gfec_nc_encode for an LT code; on the GPU side @p gpu (NULL: none) where nc_gpu.h takes it. */
+int nc_lt_encode(const struct nc_lt *lt, struct gfec_nc_gpu *gpu,
+		 const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
+		 uint8_t *out, size_t out_len);
 
 /* gfec_nc_decoder_create/_free/_add/_rank/_stats/_read for an LT code. */
 int nc_lt_decoder_create(const struct nc_lt *lt, uint64_t segment, struct nc_lt_decoder **out);

@@ -16,7 +16,10 @@
  *                         segments and coefficient-carrying blocks (same status, dependent count
  *                         and outputs, untouched outputs where not decoded); n = 400 and 1024
  *                         (the inversion in global memory); GFEC_FAULT=cuda (host buffers: the
- *                         CPU redoes the call, counted; device buffers: GFEC_E_DEVICE).
+ *                         CPU redoes the call, counted; device buffers: GFEC_E_DEVICE). LT
+ *                         encode (gfec_gpu_lt_encode) on device and staged buffers against the
+ *                         CPU for random n (1 .. 10240), B, count, segments and alignments, its
+ *                         fault path, and device memory refused by its batch decode.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,14 +96,19 @@ static void test_choices(void **state)
 	gfec_nc_free(nc);
 	nc = NULL;
 
-	/* an LT code has no GPU path: gpu is refused, auto runs on the CPU */
+	/* an LT code takes the same choices (its encode runs on the GPU) */
 	p.family = GFEC_NC_LT;
 	p.backend = GFEC_NC_BACKEND_GPU;
-	assert_int_equal(gfec_nc_create(&p, &nc), GFEC_E_NOTSUP);
+	ret = gfec_nc_create(&p, &nc);
+	assert_int_equal(ret, gpu ? 0 : GFEC_E_NOBACKEND);
+	if (!gpu)
+		assert_null(nc);
+	gfec_nc_free(nc);
+	nc = NULL;
 	p.backend = GFEC_NC_BACKEND_AUTO;
 	assert_int_equal(gfec_nc_create(&p, &nc), 0);
 	gfec_nc_stats(nc, &st);
-	assert_int_equal(st.gpu, 0);
+	assert_int_equal(st.gpu, gpu);
 	gfec_nc_free(nc);
 	gfec_nc_stats(NULL, &st);
 	assert_int_equal(st.gpu, 0);
@@ -140,7 +148,7 @@ static void test_auto_host(void **state)
 	check_auto_host();
 }
 
-/* GFEC_FAULT=cuda where there is no GPU: gpu is still refused, auto is the CPU. */
+/* GFEC_FAULT=cuda where there is no GPU: gpu is still refused (RLC and LT), auto is the CPU. */
 static void test_fault_without_gpu(void **state)
 {
 	struct gfec_nc_params p = {.n = 8, .block_size = 64, .backend = GFEC_NC_BACKEND_GPU};
@@ -151,6 +159,9 @@ static void test_fault_without_gpu(void **state)
 		skip(); /* the gpu mode runs the fault path on the device */
 	setenv("GFEC_FAULT", "cuda", 1);
 	assert_int_equal(gfec_nc_create(&p, &nc), GFEC_E_NOBACKEND);
+	p.family = GFEC_NC_LT;
+	assert_int_equal(gfec_nc_create(&p, &nc), GFEC_E_NOBACKEND);
+	assert_null(nc);
 	check_auto_host();
 	unsetenv("GFEC_FAULT");
 }
@@ -557,6 +568,158 @@ static void test_fault(void **state)
 	free(got);
 }
 
+/* ---------- LT encode ---------- */
+
+static gfec_nc *make_lt(uint32_t n, uint32_t B, int backend)
+{
+	struct gfec_nc_params p = {.n = n,
+				   .block_size = B,
+				   .threads = 2,
+				   .family = GFEC_NC_LT,
+				   .backend = backend};
+	gfec_nc *nc = NULL;
+
+	assert_int_equal(gfec_nc_create(&p, &nc), 0);
+	return nc;
+}
+
+/*
+ * One LT encode of a random shape: the CPU code's blocks against device buffers (segments and
+ * output at random offsets) and staged host buffers on the GPU, two GPU calls, no fallback.
+ */
+static void one_lt(uint32_t n, uint32_t B, int nseg, uint32_t count)
+{
+	gfec_nc *cpu = make_lt(n, B, GFEC_NC_BACKEND_CPU), *gpu = make_lt(n, B, GFEC_NC_BACKEND_GPU);
+	const size_t bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED), seg = (size_t)n * B;
+	const size_t olen = (size_t)nseg * count * bytes;
+	const uint32_t first = (uint32_t)test_rand() % (UINT32_MAX - count);
+	uint8_t *data = malloc(seg * nseg), *ref = malloc(olen), *got = malloc(olen), *dout;
+	struct gfec_nc_segment segs[3], dsegs[3];
+	struct gfec_nc_stats st;
+	void *dbase[3], *obase;
+
+	assert_true(nseg <= 3);
+	assert_non_null(data);
+	assert_non_null(ref);
+	assert_non_null(got);
+	test_fill(data, seg * nseg);
+	for (int s = 0; s < nseg; s++) {
+		segs[s] = (struct gfec_nc_segment){.id = test_rand(), .data = data + s * seg};
+		dsegs[s] = segs[s];
+		dsegs[s].data = dev_alloc(seg, (unsigned)test_range(0, 17), &dbase[s]);
+		to_dev((uint8_t *)dsegs[s].data, segs[s].data, seg);
+	}
+	assert_int_equal(gfec_nc_encode(cpu, segs, nseg, first, count, ref, olen), 0);
+	dout = dev_alloc(olen, (unsigned)test_range(0, 17), &obase);
+	assert_int_equal(cudaMemset(dout, TEST_POISON, olen), cudaSuccess);
+	assert_int_equal(gfec_nc_encode(gpu, dsegs, nseg, first, count, dout, olen), 0);
+	from_dev(got, dout, olen);
+	if (memcmp(got, ref, olen))
+		fail_msg("LT device encode n=%u B=%u nseg=%d first=%u count=%u differs", n, B, nseg,
+			 first, count);
+	memset(got, TEST_POISON, olen);
+	assert_int_equal(gfec_nc_encode(gpu, segs, nseg, first, count, got, olen), 0);
+	if (memcmp(got, ref, olen))
+		fail_msg("LT staged encode n=%u B=%u nseg=%d first=%u count=%u differs", n, B, nseg,
+			 first, count);
+	gfec_nc_stats(gpu, &st);
+	assert_int_equal(st.gpu, 1);
+	assert_int_equal(st.gpu_calls, 2);
+	assert_int_equal(st.fallbacks, 0);
+	cudaFree(obase);
+	for (int s = 0; s < nseg; s++)
+		cudaFree(dbase[s]);
+	gfec_nc_free(cpu);
+	gfec_nc_free(gpu);
+	free(data);
+	free(ref);
+	free(got);
+}
+
+/* LT blocks from the GPU through gfec_nc.h equal the CPU's: fixed edges, then random shapes. */
+static void test_lt_encode(void **state)
+{
+	static const uint32_t ns[] = {1, 2, 100, 1024, 10240};
+	const size_t cap = model ? (64u << 10) : (16u << 20); /* bytes of coded output */
+
+	(void)state;
+	one_lt(1, 1, 1, 1);
+	one_lt(2, 16, 3, 5);
+	one_lt(model ? 300 : 10240, 1024, 1, model ? 40 : 2048);
+	for (int i = 0; i < (model ? 12 : 40); i++) {
+		const uint32_t n = ns[test_range(0, model ? 3 : 4)];
+		const uint32_t B = (uint32_t)(test_range(0, 1) ? 16 * test_range(1, 128)
+							 : test_range(1, 4099));
+		const int nseg = test_range(1, 3);
+		uint32_t count = (uint32_t)test_range(1, (int)(n + n / 10 + 2));
+
+		if ((size_t)nseg * count * (B + 28) > cap)
+			count = (uint32_t)(cap / ((size_t)nseg * (B + 28))) + 1;
+		if ((size_t)n * B * nseg > cap * 8)
+			continue;
+		one_lt(n, B, nseg, count);
+	}
+}
+
+/*
+ * LT under GFEC_FAULT=cuda: host buffers redone on the CPU (counted), device buffers fail; a
+ * batch decode of device memory is refused (no GPU LT decoder).
+ */
+static void test_lt_fault(void **state)
+{
+	const uint32_t n = 64, B = 256, count = 70;
+	gfec_nc *cpu, *gpu;
+	uint8_t *data = malloc((size_t)n * B), *ref, *got, *dout;
+	struct gfec_nc_segment seg = {.id = 9, .data = data}, dseg;
+	struct gfec_nc_batch_segment bs;
+	const uint8_t *blk;
+	struct gfec_nc_stats st;
+	size_t bytes, olen, blen;
+	void *obase, *dbase;
+
+	(void)state;
+	setenv("GFEC_FAULT", "cuda", 1);
+	cpu = make_lt(n, B, GFEC_NC_BACKEND_CPU);
+	gpu = make_lt(n, B, GFEC_NC_BACKEND_GPU);
+	bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
+	olen = count * bytes;
+	ref = malloc(olen);
+	got = malloc(olen);
+	assert_non_null(data);
+	assert_non_null(ref);
+	assert_non_null(got);
+	test_fill(data, (size_t)n * B);
+	assert_int_equal(gfec_nc_encode(cpu, &seg, 1, 77, count, ref, olen), 0);
+	memset(got, TEST_POISON, olen);
+	assert_int_equal(gfec_nc_encode(gpu, &seg, 1, 77, count, got, olen), 0);
+	assert_memory_equal(got, ref, olen);
+	gfec_nc_stats(gpu, &st);
+	assert_int_equal(st.fallbacks, 1);
+	assert_int_equal(st.gpu_calls, 0);
+	dseg = seg;
+	dseg.data = dev_alloc((size_t)n * B, 1, &dbase);
+	dout = dev_alloc(olen, 3, &obase);
+	assert_int_equal(gfec_nc_encode(gpu, &dseg, 1, 77, count, dout, olen), GFEC_E_DEVICE);
+	unsetenv("GFEC_FAULT");
+
+	/* device blocks or output of an LT batch decode: refused, nothing read */
+	blk = dout;
+	blen = bytes;
+	bs = (struct gfec_nc_batch_segment){
+	    .id = 9, .blocks = &blk, .lens = &blen, .nblocks = 1, .out = got};
+	assert_int_equal(gfec_nc_decode_batch(gpu, &bs, 1), GFEC_E_NOTSUP);
+	blk = ref;
+	bs.out = dout;
+	assert_int_equal(gfec_nc_decode_batch(gpu, &bs, 1), GFEC_E_NOTSUP);
+	cudaFree(dbase);
+	cudaFree(obase);
+	gfec_nc_free(cpu);
+	gfec_nc_free(gpu);
+	free(data);
+	free(ref);
+	free(got);
+}
+
 /* Mixed host and device buffers in one call are refused. */
 static void test_mixed(void **state)
 {
@@ -602,6 +765,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest gpu_tests[] = {
 	    cmocka_unit_test(test_choices),	 cmocka_unit_test(test_encode),
 	    cmocka_unit_test(test_decode_batch), cmocka_unit_test(test_fault),
+	    cmocka_unit_test(test_lt_encode),	 cmocka_unit_test(test_lt_fault),
 	    cmocka_unit_test(test_mixed),
 	};
 

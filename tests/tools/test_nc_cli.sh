@@ -217,8 +217,13 @@ refused "too few blocks" 5 'segment 0 has 7 independent blocks, needs n=8' nc de
 refused "too few blocks, batch" 5 'segment 0: its 7 blocks span fewer than n=8' nc decode short -o out.new --batch
 refused "lt --backend gpu" 2 'an LT stream decodes on the CPU (gfec has no GPU LT decoder' \
 	nc decode lt.s -o out.new --backend gpu
-refused "lt encode --backend gpu" 2 'an LT code encodes on the CPU' \
-	nc encode f -o out.new --family lt --backend gpu
+# an LT encode on the GPU (cli_nc_gpu checks its bytes); where no GPU is usable, refused as RLC's
+rc=0
+"$gfec" nc encode f -o out.new --family lt -n 8 -B 1000 --backend gpu >/dev/null 2>err || rc=$?
+if [[ $rc != 0 ]]; then
+	[[ $rc == 2 ]] && grep -q 'cannot make a lt code n=8 B=1000: requested backend is not' err &&
+		[[ ! -e out.new ]] || bad "lt encode --backend gpu without a GPU: exit $rc ($(cat err))"
+fi
 refused "lt too few, batch" 5 'segment 0: its 6 blocks span fewer than n=8' nc decode lt.short -o out.new --batch
 # LT's c and delta in the stream header (nc.h: millionths at 52 and 92, version 2); the blocks'
 # neighbours depend on their seeds alone, so whether 2n blocks decode is the same every run

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # gfec nc on the GPU (--backend gpu): encode's blocks byte-identical to the CPU's (all but the
-# segment ids, whose high half is each run's random tag), batch decode on the GPU of source and
-# recoded streams equal to the file, a short segment and a corrupt payload refused as on the CPU.
+# segment ids, whose high half is each run's random tag), RLC and LT, batch decode on the GPU of
+# source and recoded streams equal to the file (LT's on the CPU), a short segment and a corrupt
+# payload refused as on the CPU.
 # Exit 77 (skipped) where no GPU is usable.
 # Usage: test_nc_cli_gpu.sh PATH/TO/gfec
 set -euo pipefail
@@ -69,6 +70,23 @@ for shape in "16 4096" "128 4096" "255 1000" "400 512"; do
 		[[ $rc == 5 ]] || bad "recoded n=$1: the GPU refused ($(cat err)), the CPU exit $rc"
 	fi
 done
+# LT: the GPU encoder's blocks (gfec_gpu_lt_encode through gfec_nc.h) equal the CPU's, and the
+# stream decodes (on the CPU: there is no GPU LT decoder, and --backend gpu says so)
+for shape in "1 64 3" "100 1000 20" "1024 4096 10" "10240 1024 5"; do
+	set -- $shape
+	"$gfec" nc encode f -o g.s --family lt -n $1 -B $2 --overhead $3 --backend gpu >out.txt \
+		2>err || bad "lt encode gpu n=$1 B=$2: $(cat err)"
+	grep -q ' [1-9][0-9]* GPU calls\?, 0 redone' out.txt || bad "lt n=$1: no GPU call: $(cat out.txt)"
+	"$gfec" nc encode f -o c.s --family lt -n $1 -B $2 --overhead $3 --backend cpu >/dev/null \
+		2>err || bad "lt encode cpu n=$1 B=$2: $(cat err)"
+	same_blocks g.s c.s || bad "lt n=$1 B=$2: GPU blocks differ from the CPU's"
+	rm -f out
+	"$gfec" nc decode g.s -o out --batch >/dev/null 2>err || bad "lt decode n=$1: $(cat err)"
+	cmp -s f out || bad "lt decode n=$1 B=$2: bytes differ"
+done
+rc=0
+"$gfec" nc decode g.s -o out.new --backend gpu >/dev/null 2>err || rc=$?
+[[ $rc == 2 ]] && grep -q 'an LT stream decodes on the CPU' err || bad "lt decode --backend gpu: exit $rc: $(cat err)"
 "$gfec" nc encode f -o short.s -n 32 -B 1000 --count 31 --backend gpu >/dev/null
 rc=0
 "$gfec" nc decode short.s -o out.new --backend gpu >/dev/null 2>err || rc=$?

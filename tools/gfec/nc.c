@@ -67,8 +67,8 @@ static const char help_nc_encode[] =
     "      --lt-c C           lt: the robust soliton's c > 0, at most 6 decimals  [0.03]\n"
     "      --lt-delta D       lt: the robust soliton's delta, 0 < D < 1, 6 decimals  [0.05]\n"
     "                         (both are stored in STREAM: decode needs nothing else)\n"
-    "      --backend B        rlc: auto (default; the CPU for files), cpu or gpu (encode on\n"
-    "                         the GPU, the same bytes; exit 2 where no GPU is usable)\n"
+    "      --backend B        auto (default; the CPU for files), cpu or gpu (encode on the\n"
+    "                         GPU, rlc and lt, the same bytes; exit 2 where no GPU is usable)\n"
     "  -h, --help             this text\n";
 
 static const char help_nc_recode[] =
@@ -662,6 +662,7 @@ static int nc_encode(int argc, char **argv)
 	struct io_progress prog;
 	struct stat in_st, out_st;
 	struct gfec_nc_segment *segs = NULL;
+	struct gfec_nc_stats gst;
 	EVP_MD_CTX *sha = NULL;
 	gfec_nc *nc = NULL;
 	uint8_t *data = NULL, *blocks = NULL;
@@ -693,11 +694,6 @@ static int nc_encode(int argc, char **argv)
 	if (h.family != GFEC_NC_LT && (o.lt_c || o.lt_delta))
 		return fail(GFEC_EXIT_USAGE, "%s: --%s: only an LT code (--family lt) has it", cmd,
 			    o.lt_c ? "lt-c" : "lt-delta");
-	if (h.family == GFEC_NC_LT && o.backend && backend == GFEC_NC_BACKEND_GPU)
-		return fail(GFEC_EXIT_USAGE,
-			    "%s: --backend gpu: an LT code encodes on the CPU (the GPU LT encoder, "
-			    "gfec_gpu_lt_encode, is not behind gfec_nc.h yet)",
-			    cmd);
 	if (h.family == GFEC_NC_LT) {
 		h.lt_c = NCS_LT_C_DEFAULT;
 		h.lt_delta = NCS_LT_DELTA_DEFAULT;
@@ -832,6 +828,10 @@ static int nc_encode(int argc, char **argv)
 		printf("c=%g delta=%g", h.lt_c / 1e6, h.lt_delta / 1e6);
 	else
 		printf("%s", h.flags & GFEC_NC_SYSTEMATIC ? "systematic" : "coded");
+	gfec_nc_stats(nc, &gst);
+	if (gst.gpu)
+		printf("; %" PRIu64 " GPU call%s, %" PRIu64 " redone on the CPU", gst.gpu_calls,
+		       gst.gpu_calls == 1 ? "" : "s", gst.fallbacks);
 	printf(") in %.3f s\n", io_now() - t0);
 	ret = GFEC_EXIT_OK;
 out:

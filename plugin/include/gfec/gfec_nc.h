@@ -146,7 +146,7 @@ struct gfec_nc_params {
 				     "LT codes" below (n up to GFEC_NC_MAX_N) */
 	double lt_c;		/**< LT: the robust soliton's c > 0; 0 = 0.03 */
 	double lt_delta;	/**< LT: the robust soliton's delta, 0 < delta < 1; 0 = 0.05 */
-	int backend;		/**< enum gfec_nc_backend (RLC; an LT code takes AUTO or CPU) */
+	int backend;		/**< enum gfec_nc_backend (an LT code's encode only) */
 };
 
 /**
@@ -155,7 +155,10 @@ struct gfec_nc_params {
  * (gfec.conf [gpu] device, default 0), started by gfec_nc_create. On the GPU, coefficients are
  * generated on the device from the seeds and a batch decode inverts every segment's matrix there
  * (Gauss-Jordan with a pivot search, one thread block per segment), then applies the inverses in
- * batched GEMMs; the bytes written are those of the CPU path, headers included.
+ * batched GEMMs; the bytes written are those of the CPU path, headers included. An LT code's
+ * gfec_nc_encode runs there by the same rules (every block's degree and neighbours drawn on the
+ * device from its seed, the bytes of the CPU encoder); its decoders run on the CPU only, and its
+ * gfec_nc_decode_batch refuses device memory (GFEC_E_NOTSUP).
  *   - Buffers: all host memory or all device memory (cudaMalloc or managed) within one call: the
  *     segments and out of an encode, the blocks and every out of a batch decode; a mix is
  *     GFEC_E_INVAL. Device memory always runs on the GPU (the CPU cannot read it).

@@ -7,7 +7,8 @@
  * points are plain-C models with the contracts the CUDA ones document (device pointers checked,
  * GFEC_E_NOTSUP past their n, singular segments and segments with a bad block flagged and left
  * untouched, every call failing with GFEC_E_DEVICE under the fault knob; headers read with the
- * device's own nc_hdr.h). The test binary links these ahead of libgfec's own.
+ * device's own nc_hdr.h, LT neighbours drawn with its lt_dist.h). The test binary links these
+ * ahead of libgfec's own.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -18,7 +19,9 @@
 #include "gemm.h"
 #include "gf8.h"
 #include "gfec/gfec_errors.h"
+#include "gfec_gpu_lt.h"
 #include "gfec_gpu_nc.h"
+#include "lt_dist.h"
 #include "nc_hdr.h"
 #include "nc_prng.h"
 
@@ -339,4 +342,39 @@ int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int zero_ok, int 
 	free(rows);
 	free(in);
 	return bad ? GFEC_E_TOOFEW : 0;
+}
+
+/* The device's degree and neighbour draws are lt_dist.h's, as in cuda_gemm's lt_gpu.cuh. */
+int gfec_gpu_lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len,
+		       uint32_t seed0, uint32_t count, int nseg, const uint8_t *const *segs,
+		       uint8_t *out, size_t stride)
+{
+	uint32_t *idx;
+
+	FAULT(ctx);
+	if (!cdf || !segs || !out || n < 1 || len >= n || B < 1 || stride < B || count < 1 ||
+	    nseg < 1 || (uint64_t)seed0 + count > (1ull << 32))
+		return GFEC_E_INVAL;
+	if (!is_dev(segs[0], 1) || !is_dev(out, 1))
+		return GFEC_E_NOTSUP;
+	idx = malloc(sizeof(*idx) * n);
+	if (!idx)
+		abort();
+	for (int s = 0; s < nseg; s++) {
+		must_be_dev(segs[s], (size_t)n * B);
+		for (uint32_t r = 0; r < count; r++) {
+			uint8_t *o = out + ((size_t)s * count + r) * stride;
+			const uint32_t key = gfec_nc_prng_key(seed0 + r);
+			const uint32_t d = gfec_lt_degree(cdf, len, key);
+
+			must_be_dev(o, B);
+			memset(o, 0, B);
+			gfec_lt_neighbours(key, n, d, idx);
+			for (uint32_t j = 0; j < d; j++)
+				for (size_t i = 0; i < B; i++)
+					o[i] ^= segs[s][(size_t)idx[j] * B + i];
+		}
+	}
+	free(idx);
+	return 0;
 }
