@@ -94,7 +94,25 @@ static void update_base(int len, int k, int rows, int vec_i, const unsigned char
 	}
 }
 
-/* Through gfec's GFNI kernels: parity = A * data, or (vec_i >= 0) parity ^= A[:,vec_i] * data[0]. */
+/* 1 when an encode of @p len bytes into @p coding should store by non-temporal stores. */
+static int gfni_stream(int rows, int len, unsigned char **coding)
+{
+	const size_t min = isal_stream_min();
+
+	if (!min || (size_t)len < min)
+		return 0;
+	for (int l = 0; l < rows; l++)
+		if ((uintptr_t)coding[l] % 64)
+			return 0;
+	return 1;
+}
+
+/*
+ * Through gfec's GFNI kernels: parity = A * data, or (vec_i >= 0) parity ^= A[:,vec_i] * data[0].
+ * Long encodes into aligned outputs write by non-temporal stores, as the codec's do
+ * (cpu_stream_min): ec_encode_data's callers (HDFS, liberasurecode) send parity on to the network
+ * or a disk and do not read it back first.
+ */
 static void gfni_run(const struct isal_plan *m, int len, int vec_i, unsigned char **data,
 		     unsigned char **coding)
 {
@@ -105,7 +123,7 @@ static void gfni_run(const struct isal_plan *m, int len, int vec_i, unsigned cha
 
 	if (vec_i < 0) {
 		kernel((size_t)len, m->k, m->rows, m->mats, (const uint8_t *const *)data, coding,
-		       GFEC_GFNI_SET);
+		       gfni_stream(m->rows, len, coding) ? GFEC_GFNI_STREAM : GFEC_GFNI_SET);
 		return;
 	}
 	for (int l = 0; l < m->rows; l++)

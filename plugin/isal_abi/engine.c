@@ -12,6 +12,8 @@
  * the default):
  *   GFEC_ISAL_LIB      the real ISA-L to forward to (default: Debian's libisal2, ISAL_REAL_PATH)
  *   GFEC_CPU_PATH      auto (default): gfec's GFNI kernels on CPUs with GFNI; isal or base: not
+ *   GFEC_CPU_STREAM_MIN  GFNI encodes of at least this many bytes per chunk into 64-byte aligned
+ *                      outputs write parity by non-temporal stores, as the codec's (0: never)
  *   GFEC_ISAL_GPU_MIN  source bytes (k * len) from which a call tries the GPU: a number with an
  *                      optional K, M, G or T suffix (powers of 1024), or "off" (the default)
  *   GFEC_FAULT=cuda    tests: every GPU call fails
@@ -61,6 +63,7 @@ static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 static void *real_handle;
 static struct isal_real real;
 static enum gfec_cpu_path cpu_path = GFEC_CPU_ISAL;
+static size_t stream_min;
 static uint64_t gpu_min = GPU_NEVER;
 static int gpu_fault;
 static long long coalesce_us, coalesce_bytes; /* the GPU engine's windows (coalesce.h) */
@@ -134,6 +137,7 @@ static void setup(void)
 	coalesce_us = set.v[GFEC_KNOB_GPU_COALESCE_US].num;
 	coalesce_bytes = set.v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
 	cpu_path = pick_cpu_path(set.v[GFEC_KNOB_CPU_PATH].text);
+	stream_min = (size_t)set.v[GFEC_KNOB_CPU_STREAM_MIN].num;
 	caches_ready = gfec_plan_cache_init(&cpu_cache, CACHE_SLOTS) == 0;
 #ifdef GFEC_HAVE_CUDA
 	caches_ready = caches_ready && gfec_plan_cache_init(&gpu_cache, CACHE_SLOTS) == 0;
@@ -162,6 +166,12 @@ enum gfec_cpu_path isal_cpu_path(void)
 {
 	pthread_once(&setup_once, setup);
 	return cpu_path;
+}
+
+size_t isal_stream_min(void)
+{
+	pthread_once(&setup_once, setup);
+	return stream_min;
 }
 
 /* ---- the CPU executor: the drop-in's CPU routes as a backend for engine.c ------------------- */

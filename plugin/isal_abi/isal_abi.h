@@ -86,6 +86,13 @@ struct isal_plan {
 enum gfec_cpu_path isal_cpu_path(void);
 
 /**
+ * GFEC_CPU_STREAM_MIN (the codec's cpu_stream_min, read once): on a GFNI path, an encode of at
+ * least this many bytes per chunk whose outputs are all 64-byte aligned writes parity by
+ * non-temporal stores (same bytes, no read-for-ownership of parity lines); 0: never.
+ */
+size_t isal_stream_min(void);
+
+/**
  * parity = A * data (@p vec_i < 0), or parity ^= A(:, vec_i) * data[0], for the rows x k
  * coefficients @p coef, through plugin/engine.c: on the GPU for calls of at least
  * GFEC_ISAL_GPU_MIN source bytes (k * len), else on the CPU routes, with the matrix prepared
