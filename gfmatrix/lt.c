@@ -268,6 +268,10 @@ struct gfec_lt_decoder {
 	uint8_t *used;	      /* per block: 1 if it solved a source */
 	uint32_t *order;      /* sources in the order they were solved */
 	uint32_t norder;
+	uint32_t *sched;      /* solve()'s payload work, in solving order: per solved source s, its
+				 block c, s, the popcount of its vec, np, ni, then c's np other
+				 solved and ni inactivated neighbours (nsched words in all) */
+	size_t nsched, sched_cap;
 	uint32_t *inact;      /* inactivated sources, by id */
 	uint32_t *pivots;     /* blocks whose rows became pivots, in order */
 	uint32_t npivots;
@@ -327,6 +331,7 @@ void gfec_lt_decoder_free(struct gfec_lt_decoder *dec)
 	free(dec->state);
 	free(dec->used);
 	free(dec->order);
+	free(dec->sched);
 	free(dec->inact);
 	free(dec->pivots);
 	free(dec->vec);
@@ -360,6 +365,15 @@ uint32_t gfec_lt_decoder_inactivated(const struct gfec_lt_decoder *dec)
 uint32_t gfec_lt_decoder_deficit(const struct gfec_lt_decoder *dec)
 {
 	return dec->deficit;
+}
+
+/* Set bits of @p x (__builtin_popcountll is a library call on the baseline x86-64 target). */
+static uint32_t popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 }
 
 /* Grows *p to hold @p want elements of @p size bytes (doubling); 0 or GFEC_E_NOMEM. */
@@ -648,18 +662,16 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		}
 	}
 	dec->kinact = k;
-	if (k == 0) { /* peeling alone decoded */
-		dec->deficit = 0;
-		dec->ready_m = m;
-		dec->ready_flags = flags;
-		return 1;
-	}
 
-	/* each source as a combination of the inactivated ones, in solving order */
+	/* each source as a combination of the inactivated ones, and solve()'s schedule, in
+	 * solving order: both walk the solving blocks' neighbours, scattered over the edges, and
+	 * solve() then reads its twice (steps 1 and 4) in one sequential stream */
 	W = (k + 63) / 64;
-	if (grow((void **)&dec->vec, &dec->vec_cap, (size_t)n * W, sizeof(uint64_t)) ||
+	if (grow((void **)&dec->vec, &dec->vec_cap, (size_t)n * (W ? W : 1), sizeof(uint64_t)) ||
 	    grow((void **)&dec->rows, &dec->rows_cap, (size_t)k * W, sizeof(uint64_t)) ||
-	    grow((void **)&dec->haspiv, &dec->k_cap, k, 1))
+	    grow((void **)&dec->haspiv, &dec->k_cap, k, 1) ||
+	    grow((void **)&dec->sched, &dec->sched_cap, edges + 5 * (size_t)dec->norder,
+		 sizeof(uint32_t)))
 		return GFEC_E_NOMEM;
 	for (uint32_t i = 0; i < k; i++) {
 		uint64_t *v = dec->vec + (size_t)dec->inact[i] * W;
@@ -667,8 +679,10 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		memset(v, 0, W * sizeof(uint64_t));
 		v[i / 64] = 1ull << (i % 64);
 	}
+	dec->nsched = 0;
 	for (uint32_t o = 0; o < dec->norder; o++) {
-		uint32_t s = dec->order[o], c = dec->solver[s];
+		uint32_t s = dec->order[o], c = dec->solver[s], np = 0, ni = 0, pop = 0;
+		uint32_t *op = dec->sched + dec->nsched, *nbs = op + 5;
 		uint64_t *v = dec->vec + (size_t)s * W;
 
 		memset(v, 0, W * sizeof(uint64_t));
@@ -677,9 +691,28 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 
 			if (nb[e] == s)
 				continue;
+			if (dec->state[nb[e]] == 1)
+				nbs[np++] = nb[e];
 			for (uint32_t w = 0; w < W; w++)
 				v[w] ^= u[w];
 		}
+		for (uint32_t e = off[c]; k && e < off[c + 1]; e++)
+			if (dec->state[nb[e]] == 2)
+				nbs[np + ni++] = nb[e];
+		for (uint32_t w = 0; w < W; w++)
+			pop += popcount64(v[w]);
+		op[0] = c;
+		op[1] = s;
+		op[2] = pop;
+		op[3] = np;
+		op[4] = ni;
+		dec->nsched += 5 + (size_t)np + ni;
+	}
+	if (k == 0) { /* peeling alone decoded */
+		dec->deficit = 0;
+		dec->ready_m = m;
+		dec->ready_flags = flags;
+		return 1;
 	}
 	/*
 	 * The unused blocks are equations on the inactivated sources: eliminate until k pivots.
@@ -759,13 +792,13 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 	if (k && grow((void **)&dec->rhs, &dec->rhs_cap, (size_t)k * B, 1))
 		return GFEC_E_NOMEM;
 	/* 1: every solved source with the inactivated ones taken as zero */
-	for (uint32_t o = 0; o < dec->norder; o++) {
-		uint32_t s = dec->order[o], c = dec->solver[s], ns = 0;
+	for (const uint32_t *op = dec->sched, *end = op + dec->nsched; op < end;) {
+		const uint32_t np = op[3];
 
-		for (uint32_t e = off[c]; e < off[c + 1]; e++)
-			if (nb[e] != s && dec->state[nb[e]] == 1)
-				src[ns++] = out + (size_t)nb[e] * B;
-		xor_sum(out + (size_t)s * B, dec->pay + (size_t)c * B, src, ns, B);
+		for (uint32_t i = 0; i < np; i++)
+			src[i] = out + (size_t)op[5 + i] * B;
+		xor_sum(out + (size_t)op[1] * B, dec->pay + (size_t)op[0] * B, src, np, B);
+		op += 5 + np + op[4];
 	}
 	if (k == 0)
 		return 0;
@@ -812,16 +845,19 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 	}
 	/* 4: every solved source gets its inactivated part, by whichever sum is shorter: its
 	 * combination of inactivated values, or its solver block redone with final values */
-	for (uint32_t o = 0; o < dec->norder; o++) {
-		uint32_t s = dec->order[o], c = dec->solver[s], ns = 0, pop = 0;
+	for (const uint32_t *op = dec->sched, *end = op + dec->nsched; op < end;) {
+		const uint32_t c = op[0], s = op[1], pop = op[2], nn = op[3] + op[4];
 		const uint64_t *v = dec->vec + (size_t)s * W;
 		uint8_t *dst = out + (size_t)s * B;
+		uint32_t ns = 0;
 
-		for (uint32_t w = 0; w < W; w++)
-			pop += (uint32_t)__builtin_popcountll(v[w]);
-		if (pop == 0)
+		op += 5;
+		if (pop == 0) {
+			op += nn;
 			continue;
-		if (pop < off[c + 1] - off[c] - 1) {
+		}
+		if (pop < nn) {
+			op += nn;
 			for (uint32_t w = 0; w < W; w++) {
 				for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
 					uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(bits);
@@ -831,10 +867,9 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 			}
 			xor_sum(dst, dst, src, ns, B);
 		} else {
-			for (uint32_t e = off[c]; e < off[c + 1]; e++)
-				if (nb[e] != s)
-					src[ns++] = out + (size_t)nb[e] * B;
-			xor_sum(dst, dec->pay + (size_t)c * B, src, ns, B);
+			for (uint32_t i = 0; i < nn; i++)
+				src[i] = out + (size_t)*op++ * B;
+			xor_sum(dst, dec->pay + (size_t)c * B, src, nn, B);
 		}
 	}
 	return 0;
