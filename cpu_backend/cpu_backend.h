@@ -101,6 +101,26 @@ int gfec_cpu_gemm16_avx2(size_t len, int cols, int rows, const uint8_t *tbls,
 /** 1 when the CPU can run gfec_cpu_gemm16_avx2(). */
 int gfec_cpu_avx2_supported(void);
 
+/*
+ * GF(2^16) butterflies (bfly16.c), gfec_backend_ops.butterfly16's ops (enum gfec_bfly_kind) on
+ * 16-bit little-endian symbols: n ops applied in order over len bytes (an odd last byte is left
+ * alone); regions need no alignment.
+ */
+
+/** Reference: one op at a time through gfec_gf16_region_mul(). */
+void gfec_cpu_bfly16_base(int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
+			  const uint16_t *c);
+
+struct gfec_cpu_pool;
+
+/**
+ * The backend's op: AVX2 where the CPU has it and @p base is 0, else the reference; threaded over
+ * byte slices on @p pool (NULL: the caller alone). 0, or GFEC_E_INVAL for a bad kind or NULL
+ * arrays.
+ */
+int gfec_cpu_bfly16_run(struct gfec_cpu_pool *pool, int base, int kind, int n, size_t len,
+			uint8_t *const *x, uint8_t *const *y, const uint16_t *c);
+
 /** The 8x8 bit-matrix GF2P8AFFINEQB takes to multiply each byte by @p c (gfni.c). */
 uint64_t gfec_cpu_gfni_matrix(uint8_t c);
 

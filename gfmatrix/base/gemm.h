@@ -112,6 +112,19 @@ struct gfec_backend_device {
 	double rate_dev;    /**< the same on buffers in device memory */
 };
 
+/**
+ * The kinds of gfec_backend_ops.butterfly16: the region operations of an additive FFT over
+ * GF(2^16) (gfmatrix/fft16.h), on 16-bit little-endian symbols, one op per (x, y, c) triple:
+ *  FWD: x ^= c * y; then y ^= x        (a forward butterfly; c = 0 leaves y ^= x alone)
+ *  INV: y ^= x; then x ^= c * y        (its inverse)
+ *  MUL: x = c * y                      (x may be y; a copy when c = 1)
+ */
+enum gfec_bfly_kind {
+	GFEC_BFLY_FWD = 0,
+	GFEC_BFLY_INV = 1,
+	GFEC_BFLY_MUL = 2,
+};
+
 struct gfec_backend_ops {
 	const char *name;
 
@@ -154,6 +167,18 @@ struct gfec_backend_ops {
 	 * there are. NULL: a backend of one device (or none), which lists nothing.
 	 */
 	int (*devices)(void *ctx, struct gfec_backend_device *out, int max);
+
+	/**
+	 * The one op beside the GEMM: @p n GF(2^16) butterflies of @p kind (enum gfec_bfly_kind)
+	 * over @p len bytes (even) of 16-bit symbols, op p on regions x[p], y[p] with constant
+	 * c[p], applied IN ORDER p = 0..n-1 at every symbol position: an op may read what an
+	 * earlier op of the call wrote (each symbol position is an independent code word, so a
+	 * backend may split the bytes, never the order). Two regions are either the same or
+	 * disjoint. Returns 0 or a negative GFEC_E_*; on error the regions' contents are
+	 * unspecified. NULL: not supported (the caller runs the plain-C reference).
+	 */
+	int (*butterfly16)(void *ctx, int kind, int n, size_t len, uint8_t *const *x,
+			   uint8_t *const *y, const uint16_t *c);
 };
 
 #ifdef __cplusplus
