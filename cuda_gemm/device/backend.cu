@@ -18,7 +18,7 @@
  * gives it back at the end, so concurrent callers run side by side. Their pointer tables:
  *
  *   up to kInlinePtrs pointers, nibble kernels:  in the launch's parameters (no copy, one launch)
- *   more:   pieces of growing size   [copy ptrs][H2D]  [copy ptrs][H2D]     ...      (upload stream)
+ *   more:   pieces (growing, capped)  [copy ptrs][H2D]  [copy ptrs][H2D]     ...     (upload stream)
  *                                               [kernel 0        ]                   (kernel stream 0)
  *                                                         [kernel 1      ]           (kernel stream 1)
  *
@@ -29,6 +29,11 @@
  * GPU) instead of after it: on the H200 a launch of 1..64 stripes took 11-13 us and one of 292
  * stripes 17 us, against 17 ns per stripe in a large one (run smallbatch-2026-11-24). One
  * synchronisation per kernel stream, at the end.
+ *
+ * Launches of few 16-byte units (kSmallMaxUnits, all stripes together) that the default nibble
+ * kernel would take run the small-call kernel instead (gemm_nibble.cuh: no table prologue, one
+ * unit per thread, every load issued before the first product), on host and device buffers alike;
+ * its pointers travel in a short parameter block when they fit (kInlineSmallPtrs).
  */
 #include <cuda_runtime.h>
 
@@ -55,9 +60,14 @@ constexpr int kDefaultStreams = 2;
 constexpr size_t kDefaultSegment = (size_t)32 << 20; // staging bytes per slot (inputs)
 constexpr size_t kMaxPtrs = 1 << 20;		      // pointer-array entries per piece
 constexpr size_t kPitchAlign = 256;
-// Device-buffer calls: the first piece's pointers and the growth of the next ones (see the top).
+// Device-buffer calls: the first piece's pointers, the growth of the next ones and their cap (see
+// the top). On the H200 host the pass over the pointers (45 us for 57344) outran the kernel (78 us
+// for their 4096 RS(10,4) stripes of 4 KiB), but with growth 4 the last piece (2636 stripes) waited
+// for 29 us of that pass while the GPU had 1168 stripes to run (integration run g): pieces stop
+// growing once the host is ahead, so the last one is short.
 constexpr size_t kFirstPiecePtrs = 4096;
-constexpr size_t kPieceGrowth = 4;
+constexpr size_t kPieceGrowth = 2;
+constexpr size_t kMaxPiecePtrs = 16384;
 
 struct Slot {
 	cudaStream_t stream = nullptr;
@@ -148,6 +158,7 @@ struct Plan {
 	Shape sh;
 	uint8_t *d_a = nullptr;
 	std::vector<Prepared> ks; // tuned kernels first, the default last
+	Prepared small;		  // the small-call kernel (k = nullptr: none; see pick_prepared)
 	Gemm16Plan *g16 = nullptr; // w = 16: the one GF(2^16) kernel's plan (ks is empty)
 };
 
@@ -326,8 +337,25 @@ void gpu_plan_free(void *ctx, void *plan)
 	cudaFree(p->d_a);
 	for (Prepared &k : p->ks)
 		cudaFree(k.d_tables);
+	cudaFree(p->small.d_tables);
 	gemm16_plan_free(p->g16);
 	delete p;
+}
+
+/*
+ * The small-call kernel (gemm_nibble.cuh: no prologue, one unit per thread) for a plan whose
+ * default is a nibble kernel, or nullptr. It takes calls of up to kSmallMaxUnits 16-byte units:
+ * one RS(10,4) stripe of 4 KiB chunks is 256 of them.
+ */
+constexpr size_t kSmallMaxUnits = 16384;
+
+const KernelInfo *small_kernel(const KernelInfo *def, const Shape &sh, const Ctx *c)
+{
+	const KernelInfo *k = def->kind != KernelKind::Nibble ? nullptr
+			      : sh.rows <= 4			    ? kernel_find("nibble_small_rg1")
+								    : kernel_find("nibble_small_rg2");
+
+	return k && !kernel_can_implement(k, sh, c->prop.sharedMemPerBlockOptin) ? k : nullptr;
 }
 
 cudaError_t prepare(const KernelInfo *k, const Shape &sh, const uint8_t *a, Prepared *out)
@@ -401,6 +429,8 @@ int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
 	}
 	p->ks.emplace_back();
 	CUDA_TRY(prepare(k, p->sh, a->a, &p->ks.back()));
+	if (const KernelInfo *sk = c->forced ? nullptr : small_kernel(k, p->sh, c))
+		CUDA_TRY(prepare(sk, p->sh, a->a, &p->small));
 	*out = p;
 	return 0;
 fail:
@@ -436,6 +466,18 @@ const Prepared *choose(const Plan *p, size_t len)
 	return &p->ks.back();
 }
 
+// ... and for a launch of @p nstripes stripes: calls of at most kSmallMaxUnits 16-byte units
+// (of all stripes together) that the default would take go to the small-call kernel instead.
+const Prepared *pick_prepared(const Plan *p, int nstripes, size_t len)
+{
+	const Prepared *k = choose(p, len);
+
+	if (p->small.k && k == &p->ks.back() &&
+	    (size_t)nstripes * ((len + 15) / 16) <= kSmallMaxUnits)
+		return &p->small;
+	return k;
+}
+
 /*
  * One launch over stripes whose pointers are already device pointers in d_src / d_dst, or, with
  * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
@@ -454,7 +496,7 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 	if (p->g16)
 		return gemm16_launch(p->g16, col, d_src, d_dst, nstripes, len, vec,
 				     c->prop.multiProcessorCount, (size_t)c->prop.l2CacheSize, st);
-	const Prepared *k = choose(p, len);
+	const Prepared *k = pick_prepared(p, nstripes, len);
 
 	args.src = d_src;
 	args.dst = d_dst;
@@ -572,9 +614,13 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 	const size_t nsrc = (size_t)nstripes * cols, ndst = (size_t)nstripes * p->sh.rows;
 	cudaError_t e;
 
-	if (!p->g16 && choose(p, len)->k->fn_inline && nsrc + ndst <= (size_t)kInlinePtrs) {
-		const int vec = aligned16((const void *const *)src, nsrc) &&
-				aligned16((const void *const *)dst, ndst);
+	const KernelInfo *ki = p->g16 ? nullptr : pick_prepared(p, nstripes, len)->k;
+
+	if (ki && ki->fn_inline && nsrc + ndst <= (size_t)kInlinePtrs) {
+		// the small-call kernel decides alignment per unit itself
+		const int vec = ki->kind == KernelKind::NibbleSmall ||
+				(aligned16((const void *const *)src, nsrc) &&
+				 aligned16((const void *const *)dst, ndst));
 
 		return launch(c, p, col, nullptr, nullptr, nstripes, len, vec, d->st, src, dst);
 	}
@@ -582,10 +628,12 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 	if (e != cudaSuccess)
 		return e;
 	size_t piece = kFirstPiecePtrs / per > 0 ? kFirstPiecePtrs / per : 1;
+	const size_t most = kMaxPiecePtrs / per > piece ? kMaxPiecePtrs / per : piece;
 
 	*two = (size_t)nstripes > piece;
 
-	for (size_t s0 = 0, i = 0; s0 < (size_t)nstripes; s0 += piece, piece *= kPieceGrowth, i++) {
+	for (size_t s0 = 0, i = 0; s0 < (size_t)nstripes;
+	     s0 += piece, piece = piece * kPieceGrowth < most ? piece * kPieceGrowth : most, i++) {
 		const size_t ns = (size_t)nstripes - s0 < piece ? (size_t)nstripes - s0 : piece;
 		cudaStream_t ks = i % 2 ? d->st2 : d->st;
 		void **h = d->h_ptrs + s0 * per, **dv = d->d_ptrs + s0 * per;

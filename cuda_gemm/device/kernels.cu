@@ -15,22 +15,28 @@
 namespace gfec {
 
 #define NIBBLE(rg, t) { "nibble_rg" #rg "_t" #t, KernelKind::Nibble, rg, t, (const void *)gf_gemm_nibble<rg, t>, \
-			(const void *)gf_gemm_nibble_inline<rg, t> }
-#define SEED(t) { "seed_t" #t, KernelKind::Seed, t, t * t, (const void *)gf_gemm_seed<t>, nullptr }
-#define BMMA(w, nn, pt) { "bmma_w" #w "_n" #nn "_p" #pt, KernelKind::Bmma, 8 * nn * pt, 32 * w, (const void *)gf_gemm_bmma<w, nn, pt>, nullptr }
-#define BITMATRIX(t, w) { "bitmatrix_t" #t "_w" #w, KernelKind::Bitmatrix, w, t, (const void *)gf_gemm_bitmatrix<t, w>, nullptr }
+			(const void *)gf_gemm_nibble_inline<rg, t>, nullptr }
+#define SMALL(rg) { "nibble_small_rg" #rg, KernelKind::NibbleSmall, rg, kSmallThreads, \
+		    (const void *)gf_gemm_nibble_small<rg>, \
+		    (const void *)gf_gemm_nibble_small_inline<rg, kInlinePtrs>, \
+		    (const void *)gf_gemm_nibble_small_inline<rg, kInlineSmallPtrs> }
+#define SEED(t) { "seed_t" #t, KernelKind::Seed, t, t * t, (const void *)gf_gemm_seed<t>, nullptr, nullptr }
+#define BMMA(w, nn, pt) { "bmma_w" #w "_n" #nn "_p" #pt, KernelKind::Bmma, 8 * nn * pt, 32 * w, (const void *)gf_gemm_bmma<w, nn, pt>, nullptr, nullptr }
+#define BITMATRIX(t, w) { "bitmatrix_t" #t "_w" #w, KernelKind::Bitmatrix, w, t, (const void *)gf_gemm_bitmatrix<t, w>, nullptr, nullptr }
 
 // The compiled shapes. Adding one here is all it takes to make it selectable by name.
 static const KernelInfo kKernels[] = {
 	NIBBLE(1, 128), NIBBLE(1, 256), NIBBLE(1, 512),
 	NIBBLE(2, 128), NIBBLE(2, 256), NIBBLE(2, 512),
 	NIBBLE(3, 256), NIBBLE(4, 256),
+	SMALL(1), SMALL(2),
 	SEED(8), SEED(16), SEED(32),
 	BMMA(4, 8, 1), BMMA(4, 4, 1), BMMA(8, 4, 2),
 	BITMATRIX(64, 16), BITMATRIX(128, 8), BITMATRIX(128, 16),
 };
 
 #undef NIBBLE
+#undef SMALL
 #undef SEED
 #undef BMMA
 #undef BITMATRIX
@@ -87,6 +93,9 @@ int kernel_can_implement(const KernelInfo *k, const Shape &sh, size_t smem_optin
 	if (k->kind == KernelKind::Nibble &&
 	    (row_groups(sh.rows) > k->tile || sh.cols * k->tile > kNibbleMaxTables))
 		return GFEC_E_NOTSUP;
+	if (k->kind == KernelKind::NibbleSmall &&
+	    (row_groups(sh.rows) > k->tile || sh.cols > kSmallMaxCols))
+		return GFEC_E_NOTSUP;
 	return kernel_smem(k, sh) > smem_optin ? GFEC_E_NOTSUP : 0;
 }
 
@@ -121,6 +130,7 @@ size_t kernel_smem(const KernelInfo *k, const Shape &sh)
 		return bitmatrix_list_bytes(sh.rows, list_words(sh.rows, sh.cols) - 8 * sh.rows - 1) +
 		       (size_t)8 * sh.cols * k->threads * k->tile;
 	case KernelKind::Seed:
+	case KernelKind::NibbleSmall: // no shared memory
 		break;
 	}
 	return 0;
@@ -132,6 +142,7 @@ size_t kernel_table_words(const KernelInfo *k, const Shape &sh)
 	case KernelKind::Bmma: // column-major: column col alone is at col * words(rows, 1)
 		return bmma_table_words(sh.rows, sh.cols);
 	case KernelKind::Nibble:
+	case KernelKind::NibbleSmall: // the same compact tables
 		return (size_t)sh.cols * k->tile * 32;
 	case KernelKind::Bitmatrix: // the whole matrix's lists, then one list set per column
 		return list_words(sh.rows, sh.cols) + (size_t)sh.cols * list_words(sh.rows, 1);
@@ -188,7 +199,7 @@ void kernel_build_tables(const KernelInfo *k, const Shape &sh, const uint8_t *a,
 					out + kernel_column_tables(k, sh, j));
 		return;
 	}
-	if (k->kind != KernelKind::Nibble)
+	if (k->kind != KernelKind::Nibble && k->kind != KernelKind::NibbleSmall)
 		return;
 	for (int j = 0; j < cols; j++)
 		for (int g = 0; g < k->tile; g++)
@@ -246,7 +257,7 @@ int kernel_grid(const KernelInfo *k, const GemmArgs &args, int per_sm, int sm_co
 
 		need = (size_t)args.nstripes * (args.len / (8 * args.packetsize)) *
 		       ((words + k->threads - 1) / k->threads);
-	} else {
+	} else { // nibble, nibble_small: one 16-byte unit per thread
 		need = ((size_t)args.nstripes * args.units + k->threads - 1) / k->threads;
 	}
 	const size_t full = (size_t)per_sm * (size_t)sm_count;
@@ -259,6 +270,7 @@ cudaError_t kernel_launch(const KernelInfo *k, const GemmArgs &args, int grid, s
 {
 	switch (k->kind) {
 	case KernelKind::Nibble:
+	case KernelKind::NibbleSmall:
 	case KernelKind::Bmma:
 	case KernelKind::Bitmatrix: {
 		void *params[] = { (void *)&args };
@@ -279,6 +291,18 @@ cudaError_t kernel_launch_inline(const KernelInfo *k, const GemmArgs &args,
 				 const uint8_t *const *src, size_t nsrc, uint8_t *const *dst,
 				 size_t ndst, int grid, size_t smem, cudaStream_t stream)
 {
+	if (k->fn_inline_small && nsrc + ndst <= (size_t)kInlineSmallPtrs) {
+		GemmArgsInlineN<kInlineSmallPtrs> p;
+		void *params[] = { (void *)&p };
+
+		p.args = args;
+		p.args.src = nullptr;
+		p.args.dst = nullptr;
+		memcpy(p.ptrs, src, nsrc * sizeof(void *));
+		memcpy(p.ptrs + nsrc, dst, ndst * sizeof(void *));
+		return cudaLaunchKernel(k->fn_inline_small, dim3(grid), dim3(k->threads), params,
+					smem, stream);
+	}
 	GemmArgsInline p;
 	void *params[] = { (void *)&p };
 

@@ -18,7 +18,7 @@
 
 namespace gfec {
 
-enum class KernelKind { Seed, Nibble, Bmma, Bitmatrix };
+enum class KernelKind { Seed, Nibble, Bmma, Bitmatrix, NibbleSmall };
 
 /** What a kernel is asked to run: A's shape and the layout (packetsize > 0: CRS packets). */
 struct Shape {
@@ -29,12 +29,13 @@ struct Shape {
 struct KernelInfo {
 	const char *name;
 	KernelKind kind;
-	int tile;    // seed: T (block T x T); nibble: row groups RG (4 rows each);
+	int tile;    // seed: T (block T x T); nibble, nibble_small: row groups RG (4 rows each);
 		     // bmma: positions per block tile P (8 * N-tiles per warp * subtiles);
 		     // bitmatrix: bytes per word (16 or 8)
 	int threads; // threads per block
 	const void *fn;
 	const void *fn_inline; // the same kernel taking GemmArgsInline, or nullptr (nibble only)
+	const void *fn_inline_small; // the same with GemmArgsInlineN<kInlineSmallPtrs>, or nullptr
 };
 
 /** All compiled kernels, and their count. */
@@ -78,8 +79,9 @@ cudaError_t kernel_launch(const KernelInfo *k, const GemmArgs &args, int grid, s
 
 /**
  * Launches @p k's inline variant (k->fn_inline must be set) with the pointer table in the launch
- * parameters: @p nsrc input pointers then @p ndst output pointers, nsrc + ndst <= kInlinePtrs;
- * args.src and args.dst are not read.
+ * parameters: @p nsrc input pointers then @p ndst output pointers, nsrc + ndst <= kInlinePtrs
+ * (the short variant, fn_inline_small, where they fit in kInlineSmallPtrs); args.src and
+ * args.dst are not read.
  */
 cudaError_t kernel_launch_inline(const KernelInfo *k, const GemmArgs &args,
 				 const uint8_t *const *src, size_t nsrc, uint8_t *const *dst,

@@ -43,13 +43,18 @@ struct GemmArgs {
 /**
  * GemmArgs with the pointer table itself (src pointers, then dst pointers) instead of src / dst,
  * for launches of few stripes: the whole stays under 4 KiB, the classic kernel-parameter limit.
+ * The small-call kernels also take a short one (kInlineSmallPtrs): fewer parameter bytes for the
+ * launch to carry.
  */
 constexpr int kInlinePtrs = 480;
+constexpr int kInlineSmallPtrs = 64;
 
-struct GemmArgsInline {
+template <int N> struct GemmArgsInlineN {
 	GemmArgs args; // src and dst unused
-	uint8_t *ptrs[kInlinePtrs];
+	uint8_t *ptrs[N];
 };
+
+using GemmArgsInline = GemmArgsInlineN<kInlinePtrs>;
 
 static_assert(sizeof(GemmArgsInline) <= 4096, "kernel parameters over 4 KiB");
 

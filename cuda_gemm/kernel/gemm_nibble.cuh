@@ -188,6 +188,174 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble_inline(const __grid_co
 				 p.ptrs + (size_t)p.args.nstripes * p.args.cols);
 }
 
+/*
+ * Small calls (one stripe of a few KiB, a few dozen stripes): the kernel above spends most of such
+ * a launch before its first product (the 4 KiB-per-table replication into shared memory, then one
+ * block walking the sources). This one has no prologue and no shared memory:
+ *
+ *   - one 16-byte unit per thread, blocks of kSmallThreads, as many blocks as units need (one
+ *     4 KiB chunk: 4 blocks on 4 multiprocessors);
+ *   - lane l of every warp holds word l of each compact table (32 words: the 16 low-nibble, then
+ *     the 16 high-nibble products, 4 rows packed), so a lookup is a warp shuffle from the lane
+ *     the nibble names: c * x = shfl(T, x & 15) ^ shfl(T, 16 | x >> 4);
+ *   - every load a thread needs (its table words, its pointers, then all its sources, up to
+ *     kSmallMaxCols) is issued before the first product: a launch waits about two memory
+ *     latencies, not one per source.
+ *
+ * Alignment is decided per unit (all of the stripe's pointers 16-byte aligned and a whole unit:
+ * 16-byte accesses; else byte accesses), so the host need not look at the pointers. Shuffles need
+ * the whole warp: the unit loop advances a warp at a time and threads past the end compute on
+ * zeros without storing.
+ */
+constexpr int kSmallMaxCols = 16;
+constexpr int kSmallThreads = 64;
+
+// n (< 16) bytes at p, zero-extended to a unit.
+__device__ __forceinline__ uint4 ld_bytes(const uint8_t *p, int n)
+{
+	uint32_t w[4] = { 0, 0, 0, 0 };
+
+#pragma unroll
+	for (int b = 0; b < 16; b++)
+		if (b < n)
+			w[b >> 2] |= (uint32_t)p[b] << (8 * (b & 3));
+	return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+template <int RG>
+__device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const uint8_t *const *srcs,
+						  uint8_t *const *dsts)
+{
+	const uint32_t lane = threadIdx.x & 31;
+	const int cols = args.cols, rows = args.rows;
+	const size_t total = (size_t)args.nstripes * args.units;
+	uint32_t tab[kSmallMaxCols][RG];
+
+#pragma unroll
+	for (int j = 0; j < kSmallMaxCols; j++)
+#pragma unroll
+		for (int g = 0; g < RG; g++)
+			tab[j][g] = j < cols ? __ldg(args.tables + (j * RG + g) * 32 + lane) : 0;
+
+	for (size_t u0 = (size_t)blockIdx.x * kSmallThreads + (threadIdx.x - lane); u0 < total;
+	     u0 += (size_t)gridDim.x * kSmallThreads) {
+		const size_t u = u0 + lane;
+		const bool live = u < total;
+		const size_t s = live ? u / args.units : 0;
+		const size_t off = live ? (u - s * args.units) * 16 : 0;
+		const int n = live ? (int)(args.len - off < 16 ? args.len - off : 16) : 0;
+		const uint8_t *const *src = srcs + s * cols;
+		uint8_t *const *dst = dsts + s * rows;
+		const uint8_t *sp[kSmallMaxCols];
+		uintptr_t bits = 0;
+		uint4 v[kSmallMaxCols];
+
+#pragma unroll
+		for (int j = 0; j < kSmallMaxCols; j++) {
+			sp[j] = j < cols ? src[j] + off : nullptr;
+			bits |= (uintptr_t)sp[j];
+		}
+		for (int i = 0; i < rows; i++)
+			bits |= (uintptr_t)dst[i];
+		const bool vec = n == 16 && bits % 16 == 0;
+
+		if (vec) {
+#pragma unroll
+			for (int j = 0; j < kSmallMaxCols; j++)
+				v[j] = j < cols ? ld16(sp[j]) : make_uint4(0, 0, 0, 0);
+		} else {
+#pragma unroll
+			for (int j = 0; j < kSmallMaxCols; j++)
+				v[j] = j < cols ? ld_bytes(sp[j], n) : make_uint4(0, 0, 0, 0);
+		}
+
+		uint32_t acc[RG][16];
+
+#pragma unroll
+		for (int g = 0; g < RG; g++)
+#pragma unroll
+			for (int b = 0; b < 16; b++)
+				acc[g][b] = 0;
+#pragma unroll
+		for (int j = 0; j < kSmallMaxCols; j++) {
+			if (j >= cols) // the same for the whole warp
+				break;
+			const uint32_t w[4] = { v[j].x, v[j].y, v[j].z, v[j].w };
+
+#pragma unroll
+			for (int q = 0; q < 4; q++) {
+				const uint32_t lo = w[q] & 0x0f0f0f0fu;
+				const uint32_t hi = ((w[q] >> 4) & 0x0f0f0f0fu) | 0x10101010u;
+
+#pragma unroll
+				for (int b = 0; b < 4; b++) {
+					// shfl reads lane (srcLane mod 32): bits 0-4 of the byte
+					const int sl = (int)(lo >> (8 * b)), sh = (int)(hi >> (8 * b));
+
+#pragma unroll
+					for (int g = 0; g < RG; g++)
+						acc[g][q * 4 + b] ^=
+							__shfl_sync(0xffffffffu, tab[j][g], sl) ^
+							__shfl_sync(0xffffffffu, tab[j][g], sh);
+				}
+			}
+		}
+		if (!live)
+			continue;
+#pragma unroll
+		for (int g = 0; g < RG; g++) {
+			uint32_t row[4][4]; // row[r][q]: word q of output row 4g+r
+
+#pragma unroll
+			for (int q = 0; q < 4; q++) {
+				uint32_t t[4];
+
+				transpose4(&acc[g][q * 4], t);
+#pragma unroll
+				for (int r = 0; r < 4; r++)
+					row[r][q] = t[r];
+			}
+#pragma unroll
+			for (int r = 0; r < 4; r++) {
+				if (4 * g + r >= rows)
+					continue;
+				uint8_t *o = dst[4 * g + r] + off;
+
+				if (vec) {
+					uint4 x = make_uint4(row[r][0], row[r][1], row[r][2], row[r][3]);
+
+					if (args.acc) {
+						const uint4 d = ld16(o);
+
+						x.x ^= d.x, x.y ^= d.y, x.z ^= d.z, x.w ^= d.w;
+					}
+					st16(o, x);
+				} else {
+#pragma unroll
+					for (int b = 0; b < 16; b++)
+						if (b < n)
+							o[b] = (uint8_t)(row[r][b >> 2] >> (8 * (b & 3))) ^
+							       (args.acc ? o[b] : 0);
+				}
+			}
+		}
+	}
+}
+
+template <int RG>
+__global__ void __launch_bounds__(kSmallThreads) gf_gemm_nibble_small(GemmArgs args)
+{
+	nibble_small_body<RG>(args, args.src, args.dst);
+}
+
+/** The small-call kernel with the pointers in its parameters (N of them at most). */
+template <int RG, int N>
+__global__ void __launch_bounds__(kSmallThreads)
+	gf_gemm_nibble_small_inline(const __grid_constant__ GemmArgsInlineN<N> p)
+{
+	nibble_small_body<RG>(p.args, p.ptrs, p.ptrs + (size_t)p.args.nstripes * p.args.cols);
+}
+
 /** The XOR-stream bound: read every input once, write every output once, one XOR per word. */
 template <int THREADS> __global__ void __launch_bounds__(THREADS) xor_stream(GemmArgs args)
 {

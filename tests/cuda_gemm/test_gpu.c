@@ -49,6 +49,7 @@ static void isal_cauchy(int k, int m, size_t len, uint8_t **data, uint8_t **out)
 
 static const char *const kernels[] = { "", "nibble_rg1_t128", "nibble_rg1_t256",
 				       "nibble_rg1_t512", "nibble_rg2_t256", "nibble_rg4_t256",
+				       "nibble_small_rg1", "nibble_small_rg2",
 				       "seed_t8", "seed_t16", "seed_t32" };
 
 static void one_encode(const char *kernel, int k, int m, size_t len)
@@ -494,6 +495,84 @@ static void test_device_batches(void **state)
 	}
 }
 
+/*
+ * Small calls on device buffers, which the backend gives the small-call kernel (up to 16384
+ * units of 16 bytes per launch: 64 RS(10,4) stripes of 4 KiB): 1..64 stripes, chunks of 1 byte to
+ * 64 KiB, aligned or not, with the default kernel and the small-call kernels forced (at any
+ * size); every output byte and every byte around it checked. Every third case also updates one
+ * stripe in place (gfec_update on device buffers: the kernel's accumulate path) against the CPU.
+ */
+static void test_device_small(void **state)
+{
+	static const char *const ks[] = { "", "nibble_small_rg1", "nibble_small_rg2" };
+	static const int fixed_ns[] = { 1, 1, 2, 64, 34, 65 }; /* 64: the default's last one */
+
+	(void)state;
+	for (int t = 0; t < 48; t++) {
+		const char *kernel = ks[t % 3];
+		const int fixed = t < 6, k = fixed ? 10 : test_range(2, 18);
+		const int m = fixed ? 4 : test_range(1, k < 8 ? k : 8);
+		const int ns = fixed ? fixed_ns[t] : test_range(1, 64);
+		const size_t len = fixed ? 4096
+				   : t % 4 == 0 ? (size_t)test_range(1, 64)
+				   : t % 4 == 1 ? (size_t)test_range(1, 65536)
+						: (size_t)test_range(1, 4200);
+		gfec_codec *g = kernel[0] ? try_make("k=%d m=%d backend=gpu gpu_kernel=%s", k, m, kernel)
+					  : try_make("k=%d m=%d backend=gpu", k, m);
+		gfec_codec *c = try_make("k=%d m=%d backend=cpu", k, m);
+		struct dev_batch b;
+
+		assert_non_null(c);
+		if (!g) { /* a forced kernel that cannot run this shape (rows, or k > 16) */
+			assert_true(kernel[0] != 0);
+			gfec_codec_free(c);
+			continue;
+		}
+		dev_batch_make(&b, c, k, m, ns, len, t % 2);
+		assert_int_equal(ns == 1 ? gfec_encode(g, b.src, b.dst, len)
+					 : gfec_encode_batch(g, ns, b.src, b.dst, len),
+				 0);
+		if (!dev_batch_check(&b))
+			fail_msg("kernel '%s' k=%d m=%d stripes=%d len=%zu aligned=%d: wrong output",
+				 kernel, k, m, ns, len, t % 2);
+		if (t % 3 == 0) {
+			/* stripe 0, input col: parity ^= A(., col) * delta, on the GPU and the CPU */
+			const int col = test_range(0, k - 1);
+			uint8_t *delta = malloc(len), *d_delta, *hp[8];
+			uint8_t *want[8], *got = malloc(len);
+
+			assert_true(delta && got);
+			test_fill(delta, len);
+			assert_int_equal(cudaMalloc((void **)&d_delta, len + 1), cudaSuccess);
+			d_delta += t % 2 ? 0 : 1; /* unaligned too */
+			assert_int_equal(cudaMemcpy(d_delta, delta, len, cudaMemcpyHostToDevice),
+					 cudaSuccess);
+			for (int i = 0; i < m; i++) {
+				hp[i] = b.want + b.out_off[i];
+				want[i] = malloc(len);
+				assert_non_null(want[i]);
+				memcpy(want[i], hp[i], len);
+			}
+			assert_int_equal(gfec_update(c, col, delta, want, len), 0);
+			assert_int_equal(gfec_update(g, col, d_delta, b.dst, len), 0);
+			for (int i = 0; i < m; i++) {
+				assert_int_equal(cudaMemcpy(got, b.dst[i], len, cudaMemcpyDeviceToHost),
+						 cudaSuccess);
+				if (memcmp(got, want[i], len) != 0)
+					fail_msg("kernel '%s' k=%d m=%d len=%zu: update of parity %d "
+						 "wrong", kernel, k, m, len, i);
+				free(want[i]);
+			}
+			cudaFree(d_delta - (t % 2 ? 0 : 1));
+			free(delta);
+			free(got);
+		}
+		dev_batch_free(&b);
+		gfec_codec_free(g);
+		gfec_codec_free(c);
+	}
+}
+
 struct dev_caller {
 	gfec_codec *g;
 	struct dev_batch *b;
@@ -720,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_decode_batch),
 		cmocka_unit_test(test_device_and_pinned_buffers),
 		cmocka_unit_test(test_device_batches),
+		cmocka_unit_test(test_device_small),
 		cmocka_unit_test(test_device_concurrent),
 		cmocka_unit_test(test_auto_threshold),
 		cmocka_unit_test(test_injected_fault_falls_back),
