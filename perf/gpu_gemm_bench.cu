@@ -761,6 +761,66 @@ static int small_batches(int ns)
 		printf("  %d stripes, one upload + one launch + sync %8.2f = %.3f x the kernel alone\n",
 		       ns, p50, kms * 1e3 / p50);
 		json_row(json_pack("{s:s,s:i,s:f}", "case", "small_one_upload", "stripes", ns, "us", p50));
+
+		/* the backend's pieces (device/backend.cu dev_launches) emulated with other schedules:
+		 * first piece, growth and cap in pointers (0: none), and which kernel runs them */
+		struct Sched {
+			size_t first, growth, cap;
+			int small;
+		};
+		static const Sched scheds[] = { { 4096, 4, 0, 0 },     { 4096, 2, 16384, 0 },
+						{ 2048, 2, 8192, 0 },  { 4096, 1, 4096, 0 },
+						{ 8192, 2, 32768, 0 }, { 4096, 2, 16384, 1 } };
+		const size_t per = (size_t)(k + m);
+		cudaStream_t st2, up;
+		cudaEvent_t ev;
+		int kper_sm, sper_sm2;
+		CK(cudaStreamCreateWithFlags(&st2, cudaStreamNonBlocking));
+		CK(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
+		CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+		CK(kernel_occupancy(kd, p.smem, &kper_sm));
+		CK(kernel_occupancy(ksm, ps.smem, &sper_sm2));
+		for (const Sched &sc : scheds) {
+			const KernelInfo *kk = sc.small ? ksm : kd;
+			const size_t smem = sc.small ? ps.smem : p.smem;
+			const int kps = sc.small ? sper_sm2 : kper_sm;
+			poison(b);
+			host_us([&](int) {
+				size_t piece = std::max<size_t>(sc.first / per, 1);
+				const size_t most = sc.cap ? std::max(sc.cap / per, piece) : (size_t)ns;
+				for (size_t s0 = 0, i = 0; s0 < (size_t)ns;
+				     s0 += piece, piece = std::min(piece * sc.growth, most), i++) {
+					const size_t n = std::min((size_t)ns - s0, piece);
+					void **h = hp + s0 * per, **dv = dp + s0 * per;
+					const uintptr_t bits =
+						copy_ptrs(h, (const void *const *)hs + s0 * k, n * k) |
+						copy_ptrs(h + n * k, (const void *const *)hd + s0 * m, n * m);
+					cudaStream_t ks = i % 2 ? st2 : st;
+					GemmArgs an = sc.small ? sargs : args;
+					an.src = (const uint8_t *const *)dv;
+					an.dst = (uint8_t *const *)(dv + n * k);
+					an.nstripes = (int)n;
+					an.vec = bits % 16 == 0;
+					CK(cudaMemcpyAsync(dv, h, n * per * sizeof(void *),
+							   cudaMemcpyHostToDevice, up));
+					CK(cudaEventRecord(ev, up));
+					CK(cudaStreamWaitEvent(ks, ev, 0));
+					CK(kernel_launch(kk, an, kernel_grid(kk, an, kps, g_sms), smem,
+							 g_logexp, ks));
+				}
+				CK(cudaStreamSynchronize(st));
+				CK(cudaStreamSynchronize(st2));
+			}, 3, 50, &p50, nullptr);
+			bad += check(b, a.data(), 4);
+			printf("  pieces: first %5zu x%zu cap %5zu ptrs, %-16s %8.2f = %.3f x the kernel "
+			       "alone\n", sc.first, sc.growth, sc.cap, kk->name, p50, kms * 1e3 / p50);
+			json_row(json_pack("{s:s,s:I,s:I,s:I,s:s,s:f}", "case", "small_pieces_emulated",
+					   "first", (json_int_t)sc.first, "growth", (json_int_t)sc.growth,
+					   "cap", (json_int_t)sc.cap, "kernel", kk->name, "us", p50));
+		}
+		cudaEventDestroy(ev);
+		cudaStreamDestroy(st2);
+		cudaStreamDestroy(up);
 		cudaFreeHost(hp);
 		cudaFree(dp);
 		cudaStreamDestroy(st);
