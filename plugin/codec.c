@@ -12,6 +12,10 @@
  * CPU (gfmatrix), and runs it through the same backend GEMM as encoding. D depends only on the
  * (sources, wanted) pattern, so its plan is cached per pattern.
  *
+ * technique=fft (w = 16) has no G: its parity is an additive-FFT Reed-Solomon code's
+ * (gfmatrix/fft16.h), encoded and decoded by its transforms through the CPU backend's
+ * butterfly16 op; update re-encodes the delta (parity is linear in the data).
+ *
  * Dispatch (engine.c): backend=gpu runs everything on the GPU, backend=auto runs a call there when
  * it carries at least gpu_min_bytes of data, backend=hybrid splits host calls of at least
  * hybrid_min_bytes between both at once (hybrid.h; auto too, from where `gfec tune` measured the
@@ -26,6 +30,7 @@
 #include "coalesce.h"
 #include "cpu_backend.h"
 #include "engine.h"
+#include "fft16.h"
 #include "gf16.h"
 #include "gf8.h"
 #include "hybrid.h"
@@ -50,6 +55,7 @@ struct gfec_codec {
 	unsigned w;	/* 8 or 16 */
 	int form;	/* w = 16 cauchy beyond GF16_DENSE_CAP: G and decode matrices in Cauchy form */
 	void *g;	/* m x k elements: uint8_t (w = 8) or uint16_t (w = 16); in form: x, r, y, c */
+	struct gfec_fft16_code *fft; /* technique=fft: the code (g is then NULL) */
 	struct gfec_engine eng;		/* dispatch and the CPU redo (engine.c) */
 	struct gfec_eplan enc;
 	struct gfec_plan_cache dcache;	/* decode plans by erasure pattern */
@@ -191,6 +197,9 @@ static int make_generator(gfec_codec *c, char *err, size_t errlen)
 	case GFEC_TECH_CAUCHY_GOOD:
 		ret = gfec_matrix_jerasure_cauchy_good(k, m, c->g);
 		break;
+	case GFEC_TECH_FFT: /* w = 16 only (the profile says so), and made by fft_create() */
+		ret = GFEC_E_NOTSUP;
+		break;
 	}
 	return ret;
 }
@@ -314,6 +323,44 @@ static int hybrid_engine(gfec_codec *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * technique=fft: the code, the CPU backend (whose butterfly16 op runs it) and the async queue;
+ * no generator, no plans, no GPU.
+ */
+static int fft_create(gfec_codec *c, struct gfec_backend_conf *conf, char *err, size_t errlen)
+{
+	int ret = gfec_fft16_code_create(c->k, c->m, GFEC_FFT16_AUTO, &c->fft);
+
+	if (ret) {
+		snprintf(err, errlen, "technique=fft k=%d m=%d: %s", c->k, c->m, gfec_strerror(ret));
+		return ret;
+	}
+	c->async = gfec_async_create(execute, c, c->prof.async_threads);
+	if (!c->async || gfec_plan_cache_init(&c->dcache, c->prof.decode_cache))
+		return GFEC_E_NOMEM;
+	conf->threads = c->prof.threads;
+	conf->path = c->prof.cpu_path;
+	c->eng.cpu_ops = gfec_cpu_backend();
+	ret = c->eng.cpu_ops->init(conf, &c->eng.cpu_ctx);
+	if (ret) {
+		snprintf(err, errlen, "backend=cpu cpu_path=%s: %s",
+			 c->prof.cpu_path[0] ? c->prof.cpu_path : "auto", gfec_strerror(ret));
+		return ret;
+	}
+	if (c->prof.backend == GFEC_BACKEND_AUTO)
+		gfec_log(GFEC_LOG_INFO, "technique=fft: backend=auto runs on the CPU (the "
+					"butterflies have no GPU path yet)");
+	snprintf(c->backend_name, sizeof(c->backend_name), "cpu/%s",
+		 c->eng.cpu_ops->path_name(c->eng.cpu_ctx));
+	return 0;
+}
+
+static struct gfec_fft16_ops fft_ops(const gfec_codec *c)
+{
+	return (struct gfec_fft16_ops){ .bfly = c->eng.cpu_ops->butterfly16,
+					.ctx = c->eng.cpu_ctx };
+}
+
 int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t errlen)
 {
 	char sink[8];
@@ -344,6 +391,10 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	c->k = c->prof.k;
 	c->m = c->prof.m;
 	c->w = (unsigned)c->prof.w;
+	if (c->prof.technique == GFEC_TECH_FFT) {
+		ret = fft_create(c, &conf, err, errlen);
+		goto out;
+	}
 	if (c->w == 16) {
 		ret = shape16_ok(c, err, errlen);
 		if (ret)
@@ -419,6 +470,7 @@ void gfec_codec_free(gfec_codec *c)
 	if (!c)
 		return;
 	gfec_async_destroy(c->async);
+	gfec_fft16_code_free(c->fft);
 	gfec_plan_cache_fini(&c->dcache, &c->eng);
 	gfec_engine_plan_free(&c->eng, &c->enc);
 	gfec_engine_fini(&c->eng);
@@ -563,6 +615,63 @@ static int ptrs_ok(const void *const *p, int n)
 	return !null;
 }
 
+/* Parity of @p nstripes stripes (stripe s: data[s k + j], parity[s m + i]), by G or the FFT. */
+static int encode_stripes(gfec_codec *c, int nstripes, size_t len, const uint8_t *const *data,
+			  uint8_t *const *parity)
+{
+	const struct gfec_fft16_ops ops = fft_ops(c);
+	int ret = 0;
+
+	if (!c->fft)
+		return gfec_engine_gemm(&c->eng, &c->enc, c->k, nstripes, len, data, parity);
+	for (int s = 0; s < nstripes && !ret; s++)
+		ret = gfec_fft16_encode(c->fft, &ops, len, data + (size_t)s * c->k,
+					parity + (size_t)s * c->m);
+	return ret;
+}
+
+/*
+ * technique=fft's update: the parity of the delta alone in chunk vec_i (zeros elsewhere),
+ * XORed into the parity; in pieces that keep the scratch near 64 MiB.
+ */
+static int fft_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *parity,
+		      size_t len)
+{
+	const struct gfec_fft16_ops ops = fft_ops(c);
+	size_t piece = (64u << 20) / ((size_t)c->m + 1) / 64 * 64;
+	const uint8_t **dp = malloc(sizeof(*dp) * (size_t)c->k);
+	uint8_t **pp = malloc(sizeof(*pp) * (size_t)c->m), *buf, *zero;
+	int ret = 0;
+
+	piece = piece < 64 ? 64 : piece;
+	piece = len < piece ? len : piece;
+	buf = gfec_alloc(piece * ((size_t)c->m + 1));
+	if (!dp || !pp || !buf) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	zero = buf + piece * (size_t)c->m;
+	memset(zero, 0, piece);
+	for (int i = 0; i < c->m; i++)
+		pp[i] = buf + (size_t)i * piece;
+	for (size_t off = 0; off < len && !ret; off += piece) {
+		const size_t n = len - off < piece ? len - off : piece;
+
+		for (int j = 0; j < c->k; j++)
+			dp[j] = zero;
+		dp[vec_i] = delta + off;
+		ret = gfec_fft16_encode(c->fft, &ops, n, dp, pp);
+		for (int i = 0; i < c->m && !ret; i++)
+			for (size_t b = 0; b < n; b++)
+				parity[i][off + b] ^= pp[i][b];
+	}
+out:
+	gfec_free(buf);
+	free(pp);
+	free(dp);
+	return ret;
+}
+
 int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parity, size_t len)
 {
 	int ret;
@@ -570,7 +679,7 @@ int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parit
 	if (!c || !ptrs_ok((const void *const *)data, c->k) ||
 	    !ptrs_ok((const void *const *)parity, c->m) || !len_ok(c, len))
 		return GFEC_E_INVAL;
-	ret = gfec_engine_gemm(&c->eng, &c->enc, c->k, 1, len, data, parity);
+	ret = encode_stripes(c, 1, len, data, parity);
 	if (ret)
 		return ret;
 	count(&c->encodes, 1);
@@ -588,7 +697,7 @@ int gfec_encode_batch(gfec_codec *c, int nstripes, const uint8_t *const *data,
 		return GFEC_E_INVAL;
 	if (nstripes == 0)
 		return 0;
-	ret = gfec_engine_gemm(&c->eng, &c->enc, c->k, nstripes, len, data, parity);
+	ret = encode_stripes(c, nstripes, len, data, parity);
 	if (ret)
 		return ret;
 	count(&c->encodes, (uint64_t)nstripes);
@@ -604,7 +713,8 @@ int gfec_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *
 	if (!c || vec_i < 0 || vec_i >= c->k || !delta ||
 	    !ptrs_ok((const void *const *)parity, c->m) || !len_ok(c, len))
 		return GFEC_E_INVAL;
-	ret = gfec_engine_update(&c->eng, &c->enc, c->m, vec_i, len, delta, parity);
+	ret = c->fft ? fft_update(c, vec_i, delta, parity, len)
+		     : gfec_engine_update(&c->eng, &c->enc, c->m, vec_i, len, delta, parity);
 	if (ret)
 		return ret;
 	count(&c->updates, 1);
@@ -754,6 +864,42 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /*
+ * technique=fft: each stripe by the error-locator decoder (no matrices, nothing to cache); out[i]
+ * of a present chunk is ignored, as in every decode.
+ */
+static int fft_decode(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
+		      uint8_t *const *out, size_t len)
+{
+	const struct gfec_fft16_ops ops = fft_ops(c);
+	const int n = c->k + c->m;
+	uint8_t **want = malloc(sizeof(*want) * (size_t)n);
+	int ret = want ? 0 : GFEC_E_NOMEM;
+
+	for (int s = 0; s < nstripes && !ret; s++) {
+		const uint8_t *const *ch = chunks + (size_t)s * n;
+		int have = 0;
+
+		for (int i = 0; i < n; i++) {
+			have += ch[i] != NULL;
+			want[i] = ch[i] ? NULL : out[(size_t)s * n + i];
+		}
+		if (have < c->k) {
+			gfec_log(GFEC_LOG_WARN, "decode: %d of %d chunks present, need k=%d", have,
+				 n, c->k);
+			ret = GFEC_E_TOOFEW;
+			break;
+		}
+		ret = gfec_fft16_decode(c->fft, &ops, len, ch, want);
+	}
+	free(want);
+	if (ret)
+		return ret;
+	count(&c->decodes, (uint64_t)nstripes);
+	count(&c->bytes, (uint64_t)len * (uint64_t)c->k * (uint64_t)nstripes);
+	return 0;
+}
+
+/*
  * Stripes are grouped by erasure pattern: each group shares one decode matrix and runs as one
  * batched GEMM (one GPU launch), whatever order the stripes came in.
  */
@@ -773,6 +919,8 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 		return GFEC_E_INVAL;
 	if (nstripes == 0)
 		return 0;
+	if (c->fft)
+		return fft_decode(c, nstripes, chunks, out, len);
 	n = c->k + c->m;
 	words = key_words(c);
 	keys = malloc(sizeof(*keys) * words * (size_t)nstripes);
@@ -909,7 +1057,7 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 			dp[j] = chunks[j] + off;
 		for (int i = 0; i < c->m; i++)
 			pp[i] = buf + (size_t)i * piece;
-		ret = gfec_engine_gemm(&c->eng, &c->enc, c->k, 1, n, dp, pp);
+		ret = encode_stripes(c, 1, n, dp, pp);
 		if (ret)
 			goto out;
 		for (int i = 0; i < c->m; i++)

@@ -188,13 +188,22 @@ int gfec_profile_parse(const char *text, const struct gfec_settings *base, struc
 			return fail(err, errlen, "k=%d m=%d: k+m must be <= %d with w=16", p->k,
 				    p->m, GFEC_MAX_CHUNKS_GF16);
 		/* ISA-L's matrices and CRS bitmatrices are GF(2^8) constructions. */
-		if (p->technique != GFEC_TECH_CAUCHY && p->technique != GFEC_TECH_JERASURE_RS_VAN)
+		if (p->technique != GFEC_TECH_CAUCHY && p->technique != GFEC_TECH_JERASURE_RS_VAN &&
+		    p->technique != GFEC_TECH_FFT)
 			return fail(err, errlen,
 				    "technique=%s: not available with w=16 (cauchy, "
-				    "jerasure_reed_sol_van)",
+				    "jerasure_reed_sol_van, fft)",
 				    gfec_technique_name(p->technique));
+		if (p->technique == GFEC_TECH_FFT && p->backend != GFEC_BACKEND_CPU &&
+		    p->backend != GFEC_BACKEND_AUTO)
+			return fail(err, errlen,
+				    "technique=fft: runs on the CPU backend only (backend=cpu or "
+				    "auto, not %s)",
+				    gfec_backend_choice_name(p->backend));
 		return 0;
 	}
+	if (p->technique == GFEC_TECH_FFT)
+		return fail(err, errlen, "technique=fft: only with w=16 (add w=16)");
 	if (p->k + p->m > GFEC_MAX_CHUNKS)
 		return fail(err, errlen, "k=%d m=%d: k+m must be <= %d (up to %d with w=16)", p->k,
 			    p->m, GFEC_MAX_CHUNKS, GFEC_MAX_CHUNKS_GF16);

@@ -454,6 +454,7 @@ static const char *const techniques[GFEC_NTECHNIQUES] = {
 	[GFEC_TECH_CAUCHY] = "cauchy",
 	[GFEC_TECH_JERASURE_RS_VAN] = "jerasure_reed_sol_van",
 	[GFEC_TECH_CAUCHY_GOOD] = "cauchy_good",
+	[GFEC_TECH_FFT] = "fft",
 };
 
 const char *gfec_technique_name(enum gfec_technique t)

@@ -149,8 +149,9 @@ enum gfec_technique {
 	GFEC_TECH_CAUCHY,	   /* ISA-L gf_gen_cauchy1_matrix */
 	GFEC_TECH_JERASURE_RS_VAN, /* Jerasure reed_sol_vandermonde_coding_matrix, w=8 */
 	GFEC_TECH_CAUCHY_GOOD,	   /* Jerasure cauchy_good, CRS bitmatrix over packets */
+	GFEC_TECH_FFT,		   /* w=16 only: the additive-FFT RS code (gfmatrix/fft16.h) */
 };
-#define GFEC_NTECHNIQUES 4
+#define GFEC_NTECHNIQUES 5
 
 const char *gfec_technique_name(enum gfec_technique t);
 /** The technique named @p name, or -1. */

@@ -296,6 +296,7 @@ int gfec_weights_code(const char *profile, int dual, uint8_t **gen, int *rows, i
 		case GFEC_TECH_CAUCHY: rc = gfec_matrix_isal_cauchy1(k, m, g); break;
 		case GFEC_TECH_JERASURE_RS_VAN: rc = gfec_matrix_jerasure_rs_van(k, m, g); break;
 		case GFEC_TECH_CAUCHY_GOOD: rc = gfec_matrix_jerasure_cauchy_good(k, m, g); break;
+		case GFEC_TECH_FFT: rc = GFEC_E_NOTSUP; break; /* w = 16 only; no GF(2^8) matrix */
 		}
 	}
 	if (!rc) {

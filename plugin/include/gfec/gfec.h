@@ -28,13 +28,16 @@
  * w = 8 | 16 (default 8). With w = 16 the techniques are cauchy (G(i,j) = 1 / ((k+i) XOR j) in
  * GF(2^16), polynomial 0x1100B: MDS for every shape) and jerasure_reed_sol_van (Jerasure's
  * reed_sol_vandermonde_coding_matrix(k, m, 16): its parity is byte-identical to
- * jerasure_matrix_encode(w = 16)); others are GFEC_E_PROFILE. G is held dense up to 2 k m =
- * 64 MiB (about k = m = 4096); a cauchy code beyond that (up to 32768 + 32768) holds G and its
- * decode matrices in Cauchy form and generates their rows on the CPU for every call (slow: each
- * call touches all k m coefficients; backend=gpu is then GFEC_E_NOTSUP, auto stays on the CPU).
- * A jerasure_reed_sol_van code whose construction would take over 1.5e9 multiplies (about
- * k = 1000, m = 500) is GFEC_E_NOTSUP, with the reason in err. Decode matrices of cauchy at
- * w = 16 come in closed form (no inverse), so decoding m losses of a large code is cheap.
+ * jerasure_matrix_encode(w = 16)) and fft (an O(n log n) Reed-Solomon code by the additive FFT
+ * of Lin, Chung and Han, Leopard-RS's method over gfec's field and points: MDS, systematic, its
+ * own parity (neither cauchy's nor Vandermonde's); CPU backend only, backend=gpu/hybrid are
+ * GFEC_E_PROFILE; an update re-encodes the delta); others are GFEC_E_PROFILE.
+ * G is held dense up to 2 k m = 64 MiB (about k = m = 4096); a cauchy code beyond that (up to 32768
+ * + 32768) holds G and its decode matrices in Cauchy form and generates their rows on the CPU for
+ * every call (slow: each call touches all k m coefficients; backend=gpu is then GFEC_E_NOTSUP, auto
+ * stays on the CPU). A jerasure_reed_sol_van code whose construction would take over 1.5e9
+ * multiplies (about k = 1000, m = 500) is GFEC_E_NOTSUP, with the reason in err. Decode matrices of
+ * cauchy at w = 16 come in closed form (no inverse), so decoding m losses of a large code is cheap.
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
  * cpu_path = auto | gfni512 | gfni256 | isal | base (auto, the default: the best this CPU has;
  * GFEC_CPU_PATH does the same);
