@@ -340,6 +340,13 @@ void gfec_nc_stats(const gfec_nc *nc, struct gfec_nc_stats *out)
 		gfec_nc_gpu_stats(nc ? nc->gpu : NULL, out);
 }
 
+int gfec_nc_gpu_devices(const gfec_nc *nc, struct gfec_gpu_device *out, int max)
+{
+	if (!nc || (max > 0 && !out))
+		return GFEC_E_INVAL;
+	return gfec_nc_gpu_contexts(nc->gpu, out, max);
+}
+
 size_t gfec_nc_block_bytes(const gfec_nc *nc, int kind)
 {
 	size_t h = nc ? gfec_nc_header_bytes(kind, nc->p.n) : 0;

@@ -18,11 +18,25 @@
  *            headers gathered in one copy launch), block by block as nc.c's CPU decoder does,
  *            and round 2 decodes the n blocks it kept.
  *
- * Every GPU error on host buffers makes the whole call PASS to the CPU (a fallback); on device
- * buffers it is the call's result.
+ * Several contexts (gpu_devices=, issue 18): each call's segments are cut into consecutive shares,
+ * one per context, in proportion to the contexts' measured rates (split.h, as multi.cu cuts RS
+ * stripes); segments in one GPU's memory go to that GPU's contexts only. Every context but the
+ * first runs its shares on a thread of its own, the caller's thread the first's:
+ *
+ *   segments  [0 ........ a)[a ........ b)[b ...... nseg)     host memory: any context
+ *                 ctx 0         ctx 1         ctx 2           device: the contexts on its GPU
+ *
+ * A share that fails with GFEC_E_DEVICE is cut again among the contexts that have not failed in
+ * this call and redone there (its outputs are written whole again; the context's failures
+ * count it, and it sits out the next NC_DOWN_CALLS calls). When none is left, every GPU error on
+ * host buffers makes the whole call PASS to the CPU (a fallback); on device buffers it is the
+ * call's result.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gf8.h"
 #include "internal.h"
@@ -33,6 +47,7 @@
 #include "gfec_gpu.h"
 #include "gfec_gpu_lt.h"
 #include "gfec_gpu_nc.h"
+#include "device/split.h"
 #include "nc_hdr.h"
 
 /* gfec_gpu_nc_decode_blocks reads headers with nc_hdr.h: its constants are gfec_nc.h's. */
@@ -43,12 +58,32 @@ _Static_assert(GFEC_NC_HDR_FIXED == GFEC_NC_HEADER_FIXED && GFEC_NC_HDR_VERSION 
 	       "nc_hdr.h and gfec_nc.h disagree on the block format");
 #endif
 
+/* A failed context sits out this many calls; the newest rate sample's weight. */
+#define NC_DOWN_CALLS 64
+#define NC_EWMA 0.25
+/* Segment bytes per share below which a call is not cut (gpu_split_min = 0). */
+#define NC_SPLIT_MIN ((size_t)1 << 20)
+
+/* One device context (one of gfec_gpu_backend()'s) and its counters, under gfec_nc_gpu.lock. */
+struct nc_ctx {
+	void *ctx;
+	int ordinal;
+	uint64_t down_until; /* gfec_nc_gpu.seq before which it sits out */
+	uint64_t calls, bytes, failures;
+	double rate_host, rate_dev; /* EWMA of segment bytes per second */
+};
+
 struct gfec_nc_gpu {
 	const struct gfec_backend_ops *ops;
 	struct gfec_nc_params p; /* the code's shape */
-	void *ctx;
+	struct nc_ctx c[GFEC_MAX_GPU_CONTEXTS];
+	int nctx;
+	int one_gpu;	    /* every context on one GPU: device buffers need no look-up */
+	size_t split_min;   /* segment bytes per share below which a call is not cut */
+	pthread_mutex_t lock;
+	uint64_t seq;	    /* calls so far, under lock */
 	int always;	    /* backend=gpu: host buffers too */
-	uint32_t max_n;	    /* widest n the GPU decoder takes */
+	uint32_t max_n;	    /* widest n the GPU decoder takes, on every context */
 	uint64_t gpu_calls; /* atomic */
 	uint64_t fallbacks; /* atomic */
 };
@@ -67,9 +102,37 @@ void gfec_nc_gpu_free(struct gfec_nc_gpu *g)
 {
 	if (!g)
 		return;
-	if (g->ctx)
-		g->ops->fini(g->ctx);
+	for (int i = 0; i < g->nctx; i++)
+		g->ops->fini(g->c[i].ctx);
+	pthread_mutex_destroy(&g->lock);
 	free(g);
+}
+
+/*
+ * The contexts' ordinals, as a codec takes them (profile.c): gpu_devices unless gpu_device was
+ * set where it outranks it, else gpu_device alone. Returns how many.
+ */
+static int context_list(const struct gfec_settings *set, int *ord)
+{
+	const struct gfec_knob_value *v = set->v;
+	int n = 0;
+
+	if (v[GFEC_KNOB_GPU_DEVICES].text[0] &&
+	    v[GFEC_KNOB_GPU_DEVICE].origin <= v[GFEC_KNOB_GPU_DEVICES].origin &&
+	    gfec_parse_gpu_devices(v[GFEC_KNOB_GPU_DEVICES].text, ord, &n) == 0 && n < 0) {
+		n = 0;
+#ifdef GFEC_HAVE_CUDA
+		n = gfec_gpu_device_count();
+#endif
+		n = n > GFEC_MAX_GPU_CONTEXTS ? GFEC_MAX_GPU_CONTEXTS : n;
+		for (int i = 0; i < n; i++)
+			ord[i] = i;
+	}
+	if (n <= 0) {
+		ord[0] = (int)v[GFEC_KNOB_GPU_DEVICE].num;
+		n = 1;
+	}
+	return n;
 }
 
 int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_settings *set,
@@ -79,7 +142,9 @@ int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_setting
 	const struct gfec_backend_ops *ops = gfec_backend_gpu();
 	struct gfec_backend_conf conf = {0};
 	struct gfec_nc_gpu *g;
-	int ret;
+	int ord[GFEC_MAX_GPU_CONTEXTS], n, ret = 0;
+	/* the fault knob's word: 1 cuda (every context), 2 + i cuda-ctxI (context i) */
+	const int fault = (int)set->v[GFEC_KNOB_FAULT].num;
 
 	*out = NULL;
 	if (p->backend < GFEC_NC_BACKEND_AUTO || p->backend > GFEC_NC_BACKEND_GPU)
@@ -94,13 +159,25 @@ int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_setting
 		return required ? GFEC_E_NOBACKEND : 0;
 	}
 	g = calloc(1, sizeof(*g));
-	if (!g)
-		return GFEC_E_NOMEM;
-	conf.device = (int)set->v[GFEC_KNOB_GPU_DEVICE].num;
-	conf.fault = strcmp(set->v[GFEC_KNOB_FAULT].text, "cuda") == 0;
-	ret = ops->init(&conf, &g->ctx);
-	if (ret) {
+	if (!g || pthread_mutex_init(&g->lock, NULL)) {
 		free(g);
+		return GFEC_E_NOMEM;
+	}
+	g->ops = ops;
+	n = context_list(set, ord);
+	g->one_gpu = 1;
+	for (int i = 0; i < n && !ret; i++) {
+		conf.device = ord[i];
+		conf.fault = fault == 1 || fault == 2 + i;
+		ret = ops->init(&conf, &g->c[i].ctx);
+		if (!ret) {
+			g->c[i].ordinal = ord[i];
+			g->one_gpu &= ord[i] == ord[0];
+			g->nctx++;
+		}
+	}
+	if (ret) {
+		gfec_nc_gpu_free(g);
 		if (!required) {
 			gfec_log(GFEC_LOG_INFO,
 				 "gfec_nc: backend=auto: GPU not used (%s); CPU only",
@@ -111,11 +188,17 @@ int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_setting
 			 conf.device, gfec_strerror(ret));
 		return GFEC_E_NOBACKEND;
 	}
-	g->ops = ops;
 	g->p = *p;
 	g->always = required;
+	g->split_min = set->v[GFEC_KNOB_GPU_SPLIT_MIN].num ? (size_t)set->v[GFEC_KNOB_GPU_SPLIT_MIN].num
+							    : NC_SPLIT_MIN;
+	g->max_n = UINT32_MAX;
 #ifdef GFEC_HAVE_CUDA
-	g->max_n = (uint32_t)gfec_gpu_nc_max_decode_n(g->ctx);
+	for (int i = 0; i < g->nctx; i++) {
+		const uint32_t m = (uint32_t)gfec_gpu_nc_max_decode_n(g->c[i].ctx);
+
+		g->max_n = m < g->max_n ? m : g->max_n;
+	}
 #endif
 	*out = g;
 	return 0;
@@ -125,7 +208,7 @@ int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_setting
 
 static int is_dev(const struct gfec_nc_gpu *g, const void *p)
 {
-	return p && g->ops->is_device_ptr(g->ctx, p);
+	return p && g->ops->is_device_ptr(g->c[0].ctx, p);
 }
 
 int gfec_nc_gpu_is_device(const struct gfec_nc_gpu *g, const void *p)
@@ -163,7 +246,7 @@ static void pack_headers(const struct gfec_nc_params *p, const struct gfec_nc_se
 }
 
 /* Encode with every buffer in device memory. */
-static int encode_device(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
+static int encode_device(void *ctx, const struct gfec_nc_params *p,
 			 const struct gfec_nc_segment *segs, int nseg, uint32_t first,
 			 uint32_t count, uint32_t nsys, uint8_t *out)
 {
@@ -183,9 +266,9 @@ static int encode_device(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 		goto out;
 	}
 	pack_headers(p, segs, nseg, first, count, nsys, hdr, SEED_HDR);
-	ret = gfec_gpu_nc_alloc(g->ctx, nblk * SEED_HDR, (void **)&d_hdr);
+	ret = gfec_gpu_nc_alloc(ctx, nblk * SEED_HDR, (void **)&d_hdr);
 	if (!ret)
-		ret = gfec_gpu_nc_memcpy(g->ctx, d_hdr, hdr, nblk * SEED_HDR);
+		ret = gfec_gpu_nc_memcpy(ctx, d_hdr, hdr, nblk * SEED_HDR);
 	if (ret)
 		goto out;
 	/* pieces: every header, then every source block of a systematic code */
@@ -203,7 +286,7 @@ static int encode_device(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 			len[i] = B;
 		}
 	}
-	ret = gfec_gpu_nc_copy_pieces(g->ctx, npieces, src, len, dst);
+	ret = gfec_gpu_nc_copy_pieces(ctx, npieces, src, len, dst);
 	if (ret || !ncoded)
 		goto out;
 	for (int s = 0; s < nseg; s++) {
@@ -212,10 +295,10 @@ static int encode_device(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 			dst[(size_t)s * ncoded + r] =
 			    out + ((size_t)s * count + nsys + r) * bytes + SEED_HDR;
 	}
-	ret = gfec_gpu_nc_encode(g->ctx, p->n, B, !!(p->flags & GFEC_NC_ZERO_COEFS), first + nsys,
+	ret = gfec_gpu_nc_encode(ctx, p->n, B, !!(p->flags & GFEC_NC_ZERO_COEFS), first + nsys,
 				 ncoded, nseg, src, dst);
 out:
-	gfec_gpu_nc_free(g->ctx, d_hdr);
+	gfec_gpu_nc_free(ctx, d_hdr);
 	free(hdr);
 	free(src);
 	free(dst);
@@ -224,7 +307,7 @@ out:
 }
 
 /* Encode from host buffers through device memory (backend=gpu). */
-static int encode_staged(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
+static int encode_staged(void *ctx, const struct gfec_nc_params *p,
 			 const struct gfec_nc_segment *segs, int nseg, uint32_t first,
 			 uint32_t count, uint32_t nsys, uint8_t *out)
 {
@@ -250,21 +333,21 @@ static int encode_staged(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
-	ret = gfec_gpu_nc_alloc(g->ctx, seg * nseg, (void **)&d_seg);
+	ret = gfec_gpu_nc_alloc(ctx, seg * nseg, (void **)&d_seg);
 	if (!ret)
-		ret = gfec_gpu_nc_alloc(g->ctx, coded, (void **)&d_out);
+		ret = gfec_gpu_nc_alloc(ctx, coded, (void **)&d_out);
 	for (int s = 0; s < nseg && !ret; s++) {
 		src[s] = d_seg + (size_t)s * seg;
-		ret = gfec_gpu_nc_memcpy(g->ctx, d_seg + (size_t)s * seg, segs[s].data, seg);
+		ret = gfec_gpu_nc_memcpy(ctx, d_seg + (size_t)s * seg, segs[s].data, seg);
 	}
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < (size_t)nseg * ncoded; i++)
 		dst[i] = d_out + i * B;
-	ret = gfec_gpu_nc_encode(g->ctx, p->n, B, !!(p->flags & GFEC_NC_ZERO_COEFS), first + nsys,
+	ret = gfec_gpu_nc_encode(ctx, p->n, B, !!(p->flags & GFEC_NC_ZERO_COEFS), first + nsys,
 				 ncoded, nseg, src, dst);
 	if (!ret)
-		ret = gfec_gpu_nc_memcpy(g->ctx, back, d_out, coded);
+		ret = gfec_gpu_nc_memcpy(ctx, back, d_out, coded);
 	if (ret)
 		goto out;
 	for (int s = 0; s < nseg; s++)
@@ -272,8 +355,8 @@ static int encode_staged(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 			memcpy(out + ((size_t)s * count + nsys + r) * bytes + SEED_HDR,
 			       back + ((size_t)s * ncoded + r) * B, B);
 out:
-	gfec_gpu_nc_free(g->ctx, d_seg);
-	gfec_gpu_nc_free(g->ctx, d_out);
+	gfec_gpu_nc_free(ctx, d_seg);
+	gfec_gpu_nc_free(ctx, d_out);
 	free(back);
 	free(src);
 	free(dst);
@@ -388,50 +471,287 @@ static int finish(struct gfec_nc_gpu *g, int dev, const char *what, int ret)
 	return GFEC_NC_GPU_PASS;
 }
 
+/* ---------- segments spread over the contexts ---------- */
+
+/* Segments [a, b) of a call on context ctx, and how that went. */
+struct share {
+	int ctx, a, b, ret;
+	double secs;
+};
+
+/* A call's work on one share: segments [a, b) on @p ctx; 0, GFEC_E_TOOFEW or an error. */
+typedef int (*share_fn)(void *arg, void *ctx, int a, int b);
+
+/* One context's shares of a call, run in order on one thread. */
+struct lane {
+	struct gfec_nc_gpu *g;
+	share_fn fn;
+	void *arg;
+	struct share *sh;
+	int nsh, ctx;
+	pthread_t th;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void *lane_run(void *arg)
+{
+	struct lane *l = arg;
+
+	for (int i = 0; i < l->nsh; i++) {
+		struct share *x = &l->sh[i];
+		double t0;
+
+		if (x->ctx != l->ctx)
+			continue;
+		t0 = now_s();
+		x->ret = l->fn(l->arg, l->g->c[l->ctx].ctx, x->a, x->b);
+		x->secs = now_s() - t0;
+	}
+	return NULL;
+}
+
+/* Every share: each context's on a thread of its own, the first context's on the caller's. */
+static void run_shares(struct gfec_nc_gpu *g, share_fn fn, void *arg, struct share *sh, int nsh)
+{
+	struct lane l[GFEC_MAX_GPU_CONTEXTS];
+	int has[GFEC_MAX_GPU_CONTEXTS] = {0}, started[GFEC_MAX_GPU_CONTEXTS] = {0}, mine = -1;
+
+	for (int i = 0; i < nsh; i++)
+		has[sh[i].ctx] = 1;
+	for (int i = 0; i < g->nctx; i++) {
+		if (!has[i])
+			continue;
+		l[i] = (struct lane){.g = g, .fn = fn, .arg = arg, .sh = sh, .nsh = nsh, .ctx = i};
+		if (mine < 0)
+			mine = i;
+		else
+			started[i] = pthread_create(&l[i].th, NULL, lane_run, &l[i]) == 0;
+	}
+	if (mine >= 0)
+		lane_run(&l[mine]);
+	for (int i = 0; i < g->nctx; i++) {
+		if (started[i])
+			pthread_join(l[i].th, NULL);
+		else if (has[i] && i != mine) /* no thread could start: here, in turn */
+			lane_run(&l[i]);
+	}
+}
+
+/*
+ * Appends to sh[*nsh] the shares of segments [a, b), all in one place (@p place: -1 host memory,
+ * else the GPU whose memory holds them): cut among the contexts that may code them (none in
+ * @p excl; those on that GPU when some are; those not sitting out, unless all are) in proportion
+ * to their rates, none shorter than split_min bytes unless one context takes all. Returns how
+ * many it added: 0 when no context may code them.
+ */
+static int plan(struct gfec_nc_gpu *g, int a, int b, int place, size_t seg_bytes, uint32_t excl,
+		struct share *sh, int *nsh)
+{
+	const int n = g->nctx;
+	double rates[GFEC_MAX_GPU_CONTEXTS], known = 0;
+	uint64_t cut[GFEC_MAX_GPU_CONTEXTS + 1];
+	int ok[GFEC_MAX_GPU_CONTEXTS], any = 0, up = 0, nknown = 0, on_gpu = 0, added = 0;
+
+	for (int i = 0; i < n; i++)
+		on_gpu += place >= 0 && g->c[i].ordinal == place;
+	pthread_mutex_lock(&g->lock);
+	for (int i = 0; i < n; i++) {
+		ok[i] = !(excl >> i & 1) && (!on_gpu || g->c[i].ordinal == place);
+		any += ok[i];
+		up += ok[i] && g->c[i].down_until <= g->seq;
+	}
+	for (int i = 0; i < n; i++) {
+		ok[i] = ok[i] && (!up || g->c[i].down_until <= g->seq);
+		rates[i] = place >= 0 ? g->c[i].rate_dev : g->c[i].rate_host;
+		if (ok[i] && rates[i] > 0)
+			known += rates[i], nknown++;
+	}
+	pthread_mutex_unlock(&g->lock);
+	if (!any)
+		return 0;
+	/* equal at the start; a context not measured yet counts as the mean of the others */
+	for (int i = 0; i < n; i++)
+		rates[i] = !ok[i] ? 0 : rates[i] > 0 ? rates[i] : nknown ? known / nknown : 1;
+	gfec_gpu_split((uint64_t)(b - a), 1, (g->split_min + seg_bytes - 1) / seg_bytes, rates, n,
+		       cut);
+	for (int i = 0; i < n; i++) {
+		if (cut[i + 1] == cut[i])
+			continue;
+		sh[(*nsh)++] = (struct share){
+		    .ctx = i, .a = a + (int)cut[i], .b = a + (int)cut[i + 1]};
+		added++;
+	}
+	return added;
+}
+
+/*
+ * Runs a call of @p nseg segments of @p seg_bytes each through @p fn, in shares on the contexts
+ * (@p place[s]: where segment s is, as plan() takes it; NULL: all in host memory), and redoes
+ * the shares of a context that fails on the others. 0; GFEC_E_TOOFEW when a share said so;
+ * GFEC_E_DEVICE when segments are left with no context; a share's other error; GFEC_E_NOMEM.
+ */
+static int spread(struct gfec_nc_gpu *g, int nseg, const int *place, size_t seg_bytes,
+		  share_fn fn, void *arg)
+{
+	struct share *sh = malloc(sizeof(*sh) * nseg), *redo = malloc(sizeof(*sh) * nseg);
+	int nsh = 0, ret = 0, toofew = 0;
+	uint32_t excl = 0;
+
+	if (!sh || !redo) {
+		ret = GFEC_E_NOMEM;
+		goto out;
+	}
+	pthread_mutex_lock(&g->lock);
+	g->seq++;
+	pthread_mutex_unlock(&g->lock);
+	/* one plan per run of segments in one place; each run's shares are at most its length */
+	for (int a = 0, b; a < nseg && !ret; a = b) {
+		for (b = a + 1; place && b < nseg && place[b] == place[a]; b++)
+			;
+		b = place ? b : nseg;
+		if (!plan(g, a, b, place ? place[a] : -1, seg_bytes, excl, sh, &nsh))
+			ret = GFEC_E_DEVICE;
+	}
+	while (!ret && nsh) {
+		int nredo = 0;
+
+		run_shares(g, fn, arg, sh, nsh);
+		pthread_mutex_lock(&g->lock);
+		for (int i = 0; i < nsh; i++) {
+			struct nc_ctx *c = &g->c[sh[i].ctx];
+			const double bytes = (double)(sh[i].b - sh[i].a) * (double)seg_bytes;
+
+			if (sh[i].ret == 0 || sh[i].ret == GFEC_E_TOOFEW) {
+				double *r = place && place[sh[i].a] >= 0 ? &c->rate_dev : &c->rate_host;
+
+				c->calls++;
+				c->bytes += (uint64_t)bytes;
+				if (sh[i].secs > 0)
+					*r = *r > 0 ? (1 - NC_EWMA) * *r + NC_EWMA * bytes / sh[i].secs
+						    : bytes / sh[i].secs;
+				toofew |= sh[i].ret == GFEC_E_TOOFEW;
+			} else if (sh[i].ret == GFEC_E_DEVICE) {
+				c->failures++;
+				c->down_until = g->seq + NC_DOWN_CALLS;
+				excl |= 1u << sh[i].ctx;
+				redo[nredo++] = sh[i];
+			} else if (!ret) {
+				ret = sh[i].ret;
+			}
+		}
+		pthread_mutex_unlock(&g->lock);
+		nsh = 0;
+		for (int i = 0; i < nredo && !ret; i++)
+			if (!plan(g, redo[i].a, redo[i].b, place ? place[redo[i].a] : -1, seg_bytes,
+				  excl, sh, &nsh))
+				ret = GFEC_E_DEVICE;
+		if (nredo && !ret)
+			gfec_log(GFEC_LOG_WARN,
+				 "gfec_nc: %d share%s failed on a GPU context; redone on the others",
+				 nredo, nredo == 1 ? "" : "s");
+	}
+	if (!ret && toofew)
+		ret = GFEC_E_TOOFEW;
+out:
+	free(sh);
+	free(redo);
+	return ret;
+}
+
+/*
+ * Where each of @p nseg buffers lies, for plan(): the GPU holding it (device buffers), or NULL
+ * for host buffers. *ret: GFEC_E_NOMEM when NULL is for want of memory.
+ */
+static int *places(const struct gfec_nc_gpu *g, int dev, const void *const *ptr, size_t stride,
+		   int nseg, int *ret)
+{
+	int *pl = dev ? malloc(sizeof(*pl) * nseg) : NULL;
+
+	*ret = dev && !pl ? GFEC_E_NOMEM : 0;
+	for (int s = 0; pl && s < nseg; s++)
+		pl[s] = g->one_gpu ? g->c[0].ordinal
+				   : gfec_gpu_ptr_device(*(const void *const *)((const char *)ptr +
+										 (size_t)s * stride));
+	return pl;
+}
+
+/* An encode's arguments, for its shares. */
+struct enc_call {
+	const struct gfec_nc_params *p;
+	const struct gfec_lt_dist *dist; /* LT, else NULL */
+	const struct gfec_nc_segment *segs;
+	uint32_t first, count, nsys;
+	uint8_t *out;
+	int dev;
+};
+
+static int enc_share(void *arg, void *ctx, int a, int b)
+{
+	const struct enc_call *e = arg;
+	const struct gfec_nc_segment *segs = e->segs + a;
+	uint8_t *out = e->out + (size_t)a * e->count * (SEED_HDR + e->p->block_size);
+
+	if (e->dist)
+		return e->dev ? lt_device(ctx, e->p, e->dist, segs, b - a, e->first, e->count, out)
+			      : lt_staged(ctx, e->p, e->dist, segs, b - a, e->first, e->count, out);
+	return e->dev ? encode_device(ctx, e->p, segs, b - a, e->first, e->count, e->nsys, out)
+		      : encode_staged(ctx, e->p, segs, b - a, e->first, e->count, e->nsys, out);
+}
+
+/* An encode of either family (dist: LT's table, else NULL), spread over the contexts. */
+static int encode(struct gfec_nc_gpu *g, const struct gfec_lt_dist *dist,
+		  const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
+		  uint8_t *out)
+{
+	struct enc_call e = {.p = &g->p, .dist = dist, .segs = segs, .first = first, .count = count,
+			     .out = out, .dev = is_dev(g, out)};
+	int *pl, ret;
+
+	for (int s = 0; s < nseg; s++)
+		if (is_dev(g, segs[s].data) != e.dev)
+			return GFEC_E_INVAL;
+	if (!e.dev && !g->always)
+		return GFEC_NC_GPU_PASS;
+	if (!dist && g->p.flags & GFEC_NC_SYSTEMATIC && first < g->p.n)
+		e.nsys = g->p.n - first < count ? g->p.n - first : count;
+	pl = places(g, e.dev, (const void *const *)&segs[0].data, sizeof(*segs), nseg, &ret);
+	if (!ret)
+		ret = spread(g, nseg, pl, (size_t)g->p.n * g->p.block_size, enc_share, &e);
+	free(pl);
+	return finish(g, e.dev, dist ? "LT encode" : "encode", ret);
+}
+
 int gfec_nc_gpu_encode(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 		       const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,
 		       uint8_t *out)
 {
-	const int dev = g ? is_dev(g, out) : 0;
-	uint32_t nsys = 0;
-
+	(void)p; /* the code's shape, as g->p */
 	if (!g || count == 0)
 		return GFEC_NC_GPU_PASS;
-	for (int s = 0; s < nseg; s++)
-		if (is_dev(g, segs[s].data) != dev)
-			return GFEC_E_INVAL;
-	if (!dev && !g->always)
-		return GFEC_NC_GPU_PASS;
-	if (p->flags & GFEC_NC_SYSTEMATIC && first < p->n)
-		nsys = p->n - first < count ? p->n - first : count;
-	return finish(g, dev, "encode",
-		      dev ? encode_device(g, p, segs, nseg, first, count, nsys, out)
-			  : encode_staged(g, p, segs, nseg, first, count, nsys, out));
+	return encode(g, NULL, segs, nseg, first, count, out);
 }
 
 int gfec_nc_gpu_lt_encode(struct gfec_nc_gpu *g, const struct gfec_lt_dist *dist,
 			  const struct gfec_nc_segment *segs, int nseg, uint32_t first,
 			  uint32_t count, uint8_t *out)
 {
-	const int dev = g ? is_dev(g, out) : 0;
-
 	if (!g || count == 0)
 		return GFEC_NC_GPU_PASS;
-	for (int s = 0; s < nseg; s++)
-		if (is_dev(g, segs[s].data) != dev)
-			return GFEC_E_INVAL;
-	if (!dev && !g->always)
-		return GFEC_NC_GPU_PASS;
-	return finish(g, dev, "LT encode",
-		      dev ? lt_device(g->ctx, &g->p, dist, segs, nseg, first, count, out)
-			  : lt_staged(g->ctx, &g->p, dist, segs, nseg, first, count, out));
+	return encode(g, dist, segs, nseg, first, count, out);
 }
 
 /* ---------- batch decode ---------- */
 
 /* A batch decode's state. */
 struct dec {
-	struct gfec_nc_gpu *g;
+	void *ctx; /* the context that runs it */
 	const struct gfec_nc_params *p;
 	struct gfec_nc_batch_segment *segs;
 	int nseg, dev;
@@ -603,9 +923,9 @@ static int gpu_round(struct dec *d, const int *list, size_t cnt, const size_t *o
 			ret = GFEC_E_NOMEM;
 			goto out;
 		}
-		ret = gfec_gpu_nc_alloc(d->g->ctx, cnt * seg, (void **)&d_in);
+		ret = gfec_gpu_nc_alloc(d->ctx, cnt * seg, (void **)&d_in);
 		if (!ret)
-			ret = gfec_gpu_nc_alloc(d->g->ctx, cnt * seg, (void **)&d_out);
+			ret = gfec_gpu_nc_alloc(d->ctx, cnt * seg, (void **)&d_out);
 		if (ret)
 			goto out;
 	}
@@ -628,21 +948,21 @@ static int gpu_round(struct dec *d, const int *list, size_t cnt, const size_t *o
 		}
 	}
 	if (!d->dev)
-		ret = gfec_gpu_nc_memcpy(d->g->ctx, d_in, stage, cnt * seg);
+		ret = gfec_gpu_nc_memcpy(d->ctx, d_in, stage, cnt * seg);
 	if (!ret)
-		ret = gfec_gpu_nc_decode_batch(d->g->ctx, n, B, (int)cnt, rows, in, out, st);
+		ret = gfec_gpu_nc_decode_batch(d->ctx, n, B, (int)cnt, rows, in, out, st);
 	if (ret == GFEC_E_TOOFEW)
 		ret = 0;
 	if (!ret && !d->dev)
-		ret = gfec_gpu_nc_memcpy(d->g->ctx, stage, d_out, cnt * seg);
+		ret = gfec_gpu_nc_memcpy(d->ctx, stage, d_out, cnt * seg);
 	for (size_t y = 0; y < cnt && !ret; y++) {
 		d->status[list[y]] = st[y];
 		if (!d->dev && !st[y])
 			memcpy(d->segs[list[y]].out, stage + y * seg, seg);
 	}
 out:
-	gfec_gpu_nc_free(d->g->ctx, d_in);
-	gfec_gpu_nc_free(d->g->ctx, d_out);
+	gfec_gpu_nc_free(d->ctx, d_in);
+	gfec_gpu_nc_free(d->ctx, d_out);
 	free(stage);
 	free(in);
 	free(out);
@@ -679,16 +999,16 @@ static int gather_headers(struct dec *d, size_t nblk, size_t stride, uint8_t **h
 			d->hdr[i] = *host + cnt * stride;
 			cnt++;
 		}
-	ret = gfec_gpu_nc_alloc(d->g->ctx, cnt * stride, (void **)&d_h);
+	ret = gfec_gpu_nc_alloc(d->ctx, cnt * stride, (void **)&d_h);
 	if (ret)
 		goto out;
 	for (size_t c = 0; c < cnt; c++)
 		dst[c] = d_h + c * stride;
-	ret = gfec_gpu_nc_copy_pieces(d->g->ctx, cnt, src, len, dst);
+	ret = gfec_gpu_nc_copy_pieces(d->ctx, cnt, src, len, dst);
 	if (!ret)
-		ret = gfec_gpu_nc_memcpy(d->g->ctx, *host, d_h, cnt * stride);
+		ret = gfec_gpu_nc_memcpy(d->ctx, *host, d_h, cnt * stride);
 out:
-	gfec_gpu_nc_free(d->g->ctx, d_h);
+	gfec_gpu_nc_free(d->ctx, d_h);
 	free(src);
 	free(dst);
 	free(len);
@@ -724,7 +1044,7 @@ static int blocks_round(struct dec *d, const int *list, size_t cnt)
 			out[y * n + r] = sg->out + (size_t)r * d->p->block_size;
 		}
 	}
-	ret = gfec_gpu_nc_decode_blocks(d->g->ctx, n, d->p->block_size,
+	ret = gfec_gpu_nc_decode_blocks(d->ctx, n, d->p->block_size,
 					!!(d->p->flags & GFEC_NC_ZERO_COEFS), (int)cnt, ids, blk, len,
 					out, st);
 	if (ret == GFEC_E_TOOFEW)
@@ -831,24 +1151,75 @@ out:
 	return ret;
 }
 
+/* A batch decode's arguments, for its shares. */
+struct dec_call {
+	const struct gfec_nc_params *p;
+	struct gfec_nc_batch_segment *segs;
+	int dev;
+};
+
+static int dec_share(void *arg, void *ctx, int a, int b)
+{
+	const struct dec_call *c = arg;
+	struct dec d = {.ctx = ctx, .p = c->p, .segs = c->segs + a, .nseg = b - a, .dev = c->dev};
+
+	return decode(&d);
+}
+
 int gfec_nc_gpu_decode_batch(struct gfec_nc_gpu *g, const struct gfec_nc_params *p,
 			     struct gfec_nc_batch_segment *segs, int nseg)
 {
-	struct dec d = {.g = g, .p = p, .segs = segs, .nseg = nseg};
+	struct dec_call c = {.p = p, .segs = segs};
+	int *pl, ret;
 
 	if (!g)
 		return GFEC_NC_GPU_PASS;
-	d.dev = is_dev(g, segs[0].out);
+	c.dev = is_dev(g, segs[0].out);
 	for (int s = 0; s < nseg; s++)
-		if (is_dev(g, segs[s].out) != d.dev ||
+		if (is_dev(g, segs[s].out) != c.dev ||
 		    (segs[s].nblocks && segs[s].blocks && segs[s].blocks[0] &&
-		     is_dev(g, segs[s].blocks[0]) != d.dev))
+		     is_dev(g, segs[s].blocks[0]) != c.dev))
 			return GFEC_E_INVAL;
-	if (!d.dev && !g->always)
+	if (!c.dev && !g->always)
 		return GFEC_NC_GPU_PASS;
 	if (p->n > g->max_n)
-		return d.dev ? GFEC_E_NOTSUP : GFEC_NC_GPU_PASS;
-	return finish(g, d.dev, "batch decode", decode(&d));
+		return c.dev ? GFEC_E_NOTSUP : GFEC_NC_GPU_PASS;
+	/* a segment is where its output is */
+	pl = places(g, c.dev, (const void *const *)&segs[0].out, sizeof(*segs), nseg, &ret);
+	if (!ret)
+		ret = spread(g, nseg, pl, (size_t)p->n * p->block_size, dec_share, &c);
+	free(pl);
+	return finish(g, c.dev, "batch decode", ret);
+}
+
+int gfec_nc_gpu_contexts(struct gfec_nc_gpu *g, struct gfec_gpu_device *out, int max)
+{
+	struct gfec_backend_device info;
+	uint64_t sum = 0;
+
+	if (!g)
+		return 0;
+	for (int i = 0; i < g->nctx && i < max; i++) {
+		gfec_gpu_device_info(g->c[i].ordinal, &info);
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].ordinal = info.ordinal;
+		snprintf(out[i].name, sizeof(out[i].name), "%s", info.name);
+		out[i].mem_gib = info.mem_gib;
+		out[i].pci_bus = info.pci_bus;
+	}
+	pthread_mutex_lock(&g->lock);
+	for (int i = 0; i < g->nctx; i++)
+		sum += g->c[i].bytes;
+	for (int i = 0; i < g->nctx && i < max; i++) {
+		out[i].calls = g->c[i].calls;
+		out[i].bytes = g->c[i].bytes;
+		out[i].failures = g->c[i].failures;
+		out[i].share = sum ? (double)g->c[i].bytes / (double)sum : 0;
+		out[i].rate_host = g->c[i].rate_host;
+		out[i].rate_dev = g->c[i].rate_dev;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return g->nctx;
 }
 
 #else /* no CUDA: gfec_nc_gpu_create never makes a GPU side */
@@ -880,6 +1251,12 @@ int gfec_nc_gpu_decode_batch(struct gfec_nc_gpu *g, const struct gfec_nc_params 
 {
 	(void)g, (void)p, (void)segs, (void)nseg;
 	return GFEC_NC_GPU_PASS;
+}
+
+int gfec_nc_gpu_contexts(struct gfec_nc_gpu *g, struct gfec_gpu_device *out, int max)
+{
+	(void)g, (void)out, (void)max;
+	return 0;
 }
 
 #endif

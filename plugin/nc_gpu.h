@@ -6,12 +6,18 @@
  * (GFEC_NC_GPU_PASS) runs on the CPU as before: host buffers under backend=auto, no GPU, an n too
  * wide for the GPU decoder, or a GPU error on host buffers (then counted as a fallback: the CPU
  * redoes the whole call and writes the same bytes).
+ *
+ * With gpu_devices= naming several contexts (one of gfec_gpu_backend()'s per entry), a call's
+ * segments are cut among them in proportion to their measured rates (cuda_gemm/device/split.h),
+ * segments in one GPU's memory among that GPU's contexts; a context that fails has its segments
+ * redone on the others (counted in its failures), and with none left the call fails as above.
  */
 #ifndef GFEC_PLUGIN_NC_GPU_H
 #define GFEC_PLUGIN_NC_GPU_H
 
 #include <stdint.h>
 
+#include "gfec/gfec.h"
 #include "gfec/gfec_nc.h"
 #include "lt.h"
 #include "registry.h"
@@ -22,10 +28,10 @@
 struct gfec_nc_gpu;
 
 /*
- * The GPU side of a code of shape @p p (p->backend; gpu_device and fault from @p set). *out is
- * NULL when the code runs on the CPU only (backend=cpu, or backend=auto without a usable GPU or
- * without a GPU backend in this build). 0; GFEC_E_INVAL (a bad p->backend); GFEC_E_NOBACKEND
- * (backend=gpu and no usable GPU); GFEC_E_NOMEM.
+ * The GPU side of a code of shape @p p (p->backend; gpu_device, gpu_devices, gpu_split_min and
+ * fault from @p set). *out is NULL when the code runs on the CPU only (backend=cpu, or
+ * backend=auto without a usable GPU or without a GPU backend in this build). 0; GFEC_E_INVAL (a
+ * bad p->backend); GFEC_E_NOBACKEND (backend=gpu and no usable GPU); GFEC_E_NOMEM.
  */
 int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_settings *set,
 		       struct gfec_nc_gpu **out);
@@ -53,5 +59,8 @@ int gfec_nc_gpu_decode_batch(struct gfec_nc_gpu *g, const struct gfec_nc_params 
 
 /* gfec_nc_stats's fields; all zero for NULL. */
 void gfec_nc_gpu_stats(const struct gfec_nc_gpu *g, struct gfec_nc_stats *out);
+
+/* gfec_nc_gpu_devices: up to @p max contexts into @p out; returns how many (0 for NULL g). */
+int gfec_nc_gpu_contexts(struct gfec_nc_gpu *g, struct gfec_gpu_device *out, int max);
 
 #endif

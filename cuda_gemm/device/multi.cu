@@ -613,3 +613,33 @@ extern "C" const struct gfec_backend_ops *gfec_gpu_multi_backend(void)
 {
 	return &gfec::multi_ops;
 }
+
+extern "C" int gfec_gpu_device_count(void)
+{
+	int count = 0;
+
+	if (cudaGetDeviceCount(&count) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return count;
+}
+
+extern "C" int gfec_gpu_ptr_device(const void *p)
+{
+	return gfec::where(p);
+}
+
+extern "C" void gfec_gpu_device_info(int ordinal, struct gfec_backend_device *out)
+{
+	cudaDeviceProp prop;
+
+	*out = gfec_backend_device{};
+	out->ordinal = ordinal;
+	if (cudaGetDeviceProperties(&prop, ordinal) == cudaSuccess) {
+		snprintf(out->name, sizeof(out->name), "%.63s", prop.name);
+		out->mem_gib = (double)prop.totalGlobalMem / (1 << 30);
+		out->pci_bus = prop.pciBusID;
+	}
+	cudaGetLastError();
+}

@@ -33,6 +33,17 @@ const struct gfec_backend_ops *gfec_gpu_backend(void);
  */
 const struct gfec_backend_ops *gfec_gpu_multi_backend(void);
 
+/*
+ * For callers that keep several of gfec_gpu_backend()'s contexts themselves (plugin/nc_gpu.c's
+ * segment coding on gpu_devices=): what multi.cu knows about devices and pointers.
+ */
+/** Visible CUDA devices; 0 without a driver or a device. */
+int gfec_gpu_device_count(void);
+/** The device whose memory holds @p p (device or managed memory), or -1 for host memory. */
+int gfec_gpu_ptr_device(const void *p);
+/** Device @p ordinal's ordinal, name, memory and PCI bus into *out (counters zeroed). */
+void gfec_gpu_device_info(int ordinal, struct gfec_backend_device *out);
+
 /** Names of the compiled kernels, comma-separated (static storage), for messages and tools. */
 const char *gfec_gpu_kernel_names(void);
 

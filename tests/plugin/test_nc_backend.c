@@ -28,6 +28,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "gfec/gfec.h"
 #include "gfec/gfec_nc.h"
 #include "nc_prng.h"
 #include "test_util.h"
@@ -720,6 +721,171 @@ static void test_lt_fault(void **state)
 	free(got);
 }
 
+/* ---------- several contexts (gpu_devices=) ---------- */
+
+/* The contexts' shares of calls so far into *calls (summed), failures into *fails, per context. */
+static int contexts(gfec_nc *nc, uint64_t *calls, uint64_t *fails)
+{
+	struct gfec_gpu_device d[16];
+	const int n = gfec_nc_gpu_devices(nc, d, 16);
+
+	assert_true(n >= 1 && n <= 16);
+	for (int i = 0; i < n; i++) {
+		calls[i] = d[i].calls;
+		fails[i] = d[i].failures;
+		assert_string_not_equal(d[i].name, "");
+	}
+	return n;
+}
+
+/*
+ * One round on @p list's contexts (every call split: gpu_split_min = 1): RLC and LT encodes and
+ * an RLC batch decode, device and staged buffers, each against the CPU code. @p bad: the context
+ * that fails (GFEC_FAULT=cuda-ctxI), or -1. Checks the bytes, that no call went to the CPU, that
+ * device buffers stayed on GPU 0's contexts (@p on0: which those are) and who ran what.
+ */
+static void one_round(const char *list, int bad, const int *on0)
+{
+	const uint32_t n = 16, B = 300, count = 20;
+	const int nseg = 12;
+	char fault[16];
+	gfec_nc *rc, *rg, *lc, *lg;
+	uint64_t calls[16], fails[16];
+	size_t bytes, olen, seg = (size_t)n * B;
+	uint8_t *data = malloc(seg * nseg), *ref, *got, *dout, *dblk;
+	struct gfec_nc_segment segs[12], dsegs[12];
+	void *dbase, *obase, *bbase;
+	struct gfec_nc_stats st;
+	struct batch b;
+	int *st_ref = malloc(sizeof(int) * 45), *st_got = malloc(sizeof(int) * 45), nctx, rref;
+	uint32_t *dep_ref = malloc(sizeof(uint32_t) * 45), *dep_got = malloc(sizeof(uint32_t) * 45);
+
+	setenv("GFEC_GPU_DEVICES", list, 1);
+	setenv("GFEC_GPU_SPLIT_MIN", "1", 1);
+	snprintf(fault, sizeof(fault), "cuda-ctx%d", bad);
+	if (bad >= 0)
+		setenv("GFEC_FAULT", fault, 1);
+	rc = make(n, B, 0, GFEC_NC_BACKEND_CPU);
+	rg = make(n, B, 0, GFEC_NC_BACKEND_GPU);
+	lc = make_lt(n, B, GFEC_NC_BACKEND_CPU);
+	lg = make_lt(n, B, GFEC_NC_BACKEND_GPU);
+	unsetenv("GFEC_FAULT");
+	unsetenv("GFEC_GPU_SPLIT_MIN");
+	unsetenv("GFEC_GPU_DEVICES");
+	nctx = contexts(rg, calls, fails);
+	assert_int_equal(nctx, (int)(strlen(list) + 1) / 2);
+	assert_int_equal(gfec_nc_gpu_devices(rc, NULL, 0), 0);
+	assert_int_equal(gfec_nc_gpu_devices(NULL, NULL, 0), GFEC_E_INVAL);
+	bytes = gfec_nc_block_bytes(rc, GFEC_NC_KIND_SEED);
+	olen = (size_t)nseg * count * bytes;
+	ref = malloc(olen > seg * 45 ? olen : seg * 45);
+	got = malloc(olen > seg * 45 ? olen : seg * 45);
+	assert_non_null(data);
+	assert_non_null(ref);
+	assert_non_null(got);
+	test_fill(data, seg * nseg);
+	dsegs[0].data = dev_alloc(seg * nseg, 5, &dbase);
+	to_dev((uint8_t *)dsegs[0].data, data, seg * nseg);
+	for (int s = 0; s < nseg; s++) {
+		segs[s] = (struct gfec_nc_segment){.id = 40 + (uint64_t)s, .data = data + s * seg};
+		dsegs[s] = (struct gfec_nc_segment){.id = segs[s].id,
+						    .data = dsegs[0].data + s * seg};
+	}
+	dout = dev_alloc(olen > seg * 45 ? olen : seg * 45, 9, &obase);
+	for (int fam = 0; fam < 2; fam++) {
+		gfec_nc *c = fam ? lc : rc, *g = fam ? lg : rg;
+
+		assert_int_equal(gfec_nc_encode(c, segs, nseg, 7, count, ref, olen), 0);
+		memset(got, TEST_POISON, olen);
+		assert_int_equal(gfec_nc_encode(g, segs, nseg, 7, count, got, olen), 0);
+		if (memcmp(got, ref, olen))
+			fail_msg("%s staged encode on contexts %s (ctx %d failing) differs",
+				 fam ? "LT" : "RLC", list, bad);
+		assert_int_equal(cudaMemset(dout, TEST_POISON, olen), cudaSuccess);
+		assert_int_equal(gfec_nc_encode(g, dsegs, nseg, 7, count, dout, olen), 0);
+		from_dev(got, dout, olen);
+		if (memcmp(got, ref, olen))
+			fail_msg("%s device encode on contexts %s (ctx %d failing) differs",
+				 fam ? "LT" : "RLC", list, bad);
+	}
+	/* device buffers: GPU 0's contexts alone (on0), every one of them when none fails */
+	contexts(lg, calls, fails);
+	for (int i = 0; i < nctx; i++) {
+		assert_true(calls[i] > 0 || (bad == i || !on0[i]));
+		assert_true(on0[i] || calls[i] <= 1); /* the staged encode only */
+		assert_true(fails[i] == (bad == i)); /* then it sits out the next calls */
+	}
+
+	/* 45 segments of every kind make_batch has: singular, short, bad, foreign ... */
+	make_batch(&b, rc, n, B, 45);
+	memset(ref, TEST_POISON, seg * 45);
+	memset(got, TEST_POISON, seg * 45);
+	rref = run_batch(rc, &b, b.blocks, ref, st_ref, dep_ref);
+	assert_int_equal(run_batch(rg, &b, b.blocks, got, st_got, dep_got), rref);
+	assert_memory_equal(st_ref, st_got, sizeof(int) * 45);
+	assert_memory_equal(dep_ref, dep_got, sizeof(uint32_t) * 45);
+	assert_memory_equal(ref, got, seg * 45);
+	{
+		const size_t blen = (size_t)45 * b.maxb * b.bytes;
+
+		dblk = dev_alloc(blen, 3, &bbase);
+		to_dev(dblk, b.blocks, blen);
+		assert_int_equal(cudaMemset(dout, TEST_POISON, seg * 45), cudaSuccess);
+		assert_int_equal(run_batch(rg, &b, dblk, dout, st_got, dep_got), rref);
+		from_dev(got, dout, seg * 45);
+		assert_memory_equal(st_ref, st_got, sizeof(int) * 45);
+		assert_memory_equal(dep_ref, dep_got, sizeof(uint32_t) * 45);
+		assert_memory_equal(ref, got, seg * 45);
+		cudaFree(bbase);
+	}
+	gfec_nc_stats(rg, &st);
+	assert_int_equal(st.fallbacks, 0);
+	assert_int_equal(st.gpu_calls, 4);
+	contexts(rg, calls, fails);
+	for (int i = 0; i < nctx; i++)
+		assert_true(bad == i ? fails[i] > 0 : calls[i] > 0 && fails[i] == 0);
+
+	batch_free(&b);
+	cudaFree(dbase);
+	cudaFree(obase);
+	gfec_nc_free(rc);
+	gfec_nc_free(rg);
+	gfec_nc_free(lc);
+	gfec_nc_free(lg);
+	free(data);
+	free(ref);
+	free(got);
+	free(st_ref);
+	free(st_got);
+	free(dep_ref);
+	free(dep_got);
+}
+
+/*
+ * gpu_devices= (issue 18): calls split over two contexts on GPU 0 ("0,0"), then one failing
+ * (GFEC_FAULT=cuda-ctxI: its shares redone on the other, the same bytes, no CPU fallback); the
+ * model also on "0,1", two GPUs of which only GPU 0 holds the device buffers. A GPU host with
+ * GFEC_TEST_GPU_DEVICES (e.g. 0,1) takes that list instead of 0,0.
+ */
+static void test_contexts(void **state)
+{
+	static const int both[2] = {1, 1}, first[2] = {1, 0};
+	const char *env = getenv("GFEC_TEST_GPU_DEVICES");
+
+	(void)state;
+	if (env && !model) {
+		one_round(env, -1, both); /* device buffers: all on GPU 0 */
+		return;
+	}
+	one_round("0,0", -1, both);
+	one_round("0,0", 1, both);
+	one_round("0,0", 0, both);
+	if (model) {
+		one_round("0,1", -1, first);
+		one_round("0,1", 1, first);
+	}
+}
+
 /* Mixed host and device buffers in one call are refused. */
 static void test_mixed(void **state)
 {
@@ -766,7 +932,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_choices),	 cmocka_unit_test(test_encode),
 	    cmocka_unit_test(test_decode_batch), cmocka_unit_test(test_fault),
 	    cmocka_unit_test(test_lt_encode),	 cmocka_unit_test(test_lt_fault),
-	    cmocka_unit_test(test_mixed),
+	    cmocka_unit_test(test_contexts),	 cmocka_unit_test(test_mixed),
 	};
 
 	return cmocka_run_group_tests(gpu_tests, NULL, NULL);

@@ -231,6 +231,20 @@ struct gfec_nc_stats {
 /** Copies @p nc's counters into *out (zeros for NULL @p nc). */
 GFEC_API void gfec_nc_stats(const gfec_nc *nc, struct gfec_nc_stats *out);
 
+struct gfec_gpu_device; /* gfec/gfec.h */
+
+/**
+ * The GPU contexts of a code: one per ordinal of gpu_devices= (GFEC_GPU_DEVICES, gfec.conf [gpu]
+ * devices; repeats give several contexts on one GPU), else the one of gpu_device. Encodes and
+ * batch decodes cut their segments among them in proportion to their measured rates (segments in
+ * one GPU's memory among that GPU's contexts; gpu_split_min segment bytes per share at least); a
+ * context that fails has its segments redone on the others (its failures) or, when none is left,
+ * the call goes as on one context. Up to @p max into @p out: ordinal, name, memory, shares run
+ * (calls), segment bytes (bytes, share of all so far), failures, rates. Returns how many contexts
+ * the code has: 0 without a GPU; GFEC_E_INVAL for a NULL code (or NULL @p out with max > 0).
+ */
+GFEC_API int gfec_nc_gpu_devices(const gfec_nc *nc, struct gfec_gpu_device *out, int max);
+
 /** One segment to encode from. */
 struct gfec_nc_segment {
 	uint64_t id;		/**< written into every block's header */

@@ -19,6 +19,7 @@
 #include "gemm.h"
 #include "gf8.h"
 #include "gfec/gfec_errors.h"
+#include "gfec_gpu.h"
 #include "gfec_gpu_lt.h"
 #include "gfec_gpu_nc.h"
 #include "lt_dist.h"
@@ -141,6 +142,25 @@ static const struct gfec_backend_ops mock_ops = {
 const struct gfec_backend_ops *gfec_backend_gpu(void)
 {
 	return &mock_ops;
+}
+
+/* Two modelled GPUs; every allocation lies on GPU 0, so contexts on GPU 1 see host buffers only. */
+int gfec_gpu_device_count(void)
+{
+	return 2;
+}
+
+int gfec_gpu_ptr_device(const void *p)
+{
+	return is_dev(p, 1) ? 0 : -1;
+}
+
+void gfec_gpu_device_info(int ordinal, struct gfec_backend_device *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ordinal = ordinal;
+	strcpy(out->name, "nc_gpu_mock");
+	out->pci_bus = ordinal;
 }
 
 #define FAULT(ctx)                                                                                 \
