@@ -1,18 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/**
- * @file threadpool.c  Fork-join pool: a queue of jobs, each a counter of unclaimed tasks.
- *
- * A worker that has just run a task, and a caller whose job still has tasks running, spin for up
- * to SPIN_NS before they sleep on a condition variable. Waking a sleeping thread costs a futex
- * call and, on a VM whose idle vCPU has halted, an interrupt to it: tens of microseconds before
- * the thread works again. Back-to-back calls (a stream of 16 MiB encodes on every core) would
- * pay that at every fork, with the caller alone on the memory bus meanwhile, and at every join.
- */
+/** @file threadpool.c  Fork-join pool: a queue of jobs, each a counter of unclaimed tasks. */
 #include "threadpool.h"
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "gfec/gfec_errors.h"
 
@@ -21,7 +12,7 @@ struct job {
 	void *arg;
 	size_t ntasks;
 	size_t next;	/* first unclaimed task */
-	size_t done;	/* finished tasks (atomic: a spinning caller reads it unlocked) */
+	size_t done;	/* finished tasks */
 	struct job *link;
 };
 
@@ -31,7 +22,6 @@ struct gfec_cpu_pool {
 	pthread_cond_t finished; /* some job finished a task */
 	struct job *head, *tail; /* jobs that still have unclaimed tasks */
 	int stop;
-	size_t posted;		 /* jobs queued so far, and the stop (atomic: read unlocked) */
 	int nworkers;
 	pthread_t *workers;
 };
@@ -55,52 +45,11 @@ static struct job *claim(struct gfec_cpu_pool *p, size_t *index)
 /* With the lock held: runs one claimed task unlocked, then records it. */
 static void run_one(struct gfec_cpu_pool *p, struct job *j, size_t index)
 {
-	const size_t ntasks = j->ntasks;
-
 	pthread_mutex_unlock(&p->lock);
 	j->fn(j->arg, index);
 	pthread_mutex_lock(&p->lock);
-	if (__atomic_add_fetch(&j->done, 1, __ATOMIC_RELEASE) == ntasks)
+	if (++j->done == j->ntasks)
 		pthread_cond_broadcast(&p->finished);
-}
-
-/* Nanoseconds of spinning before a thread sleeps (see the file comment). */
-#define SPIN_NS 200000
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-/*
- * With the lock held: releases it and spins until *@p word differs from @p seen or SPIN_NS have
- * passed, then takes the lock again. The caller then checks its condition under the lock, as
- * before a wait, so nothing is missed.
- */
-static void spin_while(struct gfec_cpu_pool *p, const size_t *word, size_t seen)
-{
-	long long end;
-
-	if (!SPIN_NS)
-		return;
-	pthread_mutex_unlock(&p->lock);
-	end = now_ns() + SPIN_NS;
-	for (unsigned i = 1; __atomic_load_n(word, __ATOMIC_ACQUIRE) == seen; i++)
-		if (i % 64 == 0 && now_ns() >= end)
-			break;
-		else
-			cpu_relax();
-	pthread_mutex_lock(&p->lock);
 }
 
 static void *worker(void *arg)
@@ -108,20 +57,14 @@ static void *worker(void *arg)
 	struct gfec_cpu_pool *p = arg;
 	struct job *j;
 	size_t index;
-	int ran = 0; /* ran a task since it last slept: spin for the next job first */
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
 		j = claim(p, &index);
-		if (j) {
+		if (j)
 			run_one(p, j, index);
-			ran = 1;
-		} else if (ran) {
-			spin_while(p, &p->posted, p->posted);
-			ran = 0;
-		} else {
+		else
 			pthread_cond_wait(&p->work, &p->lock);
-		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -167,7 +110,6 @@ void gfec_cpu_pool_destroy(struct gfec_cpu_pool *p)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
-	__atomic_add_fetch(&p->posted, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->work);
 	pthread_mutex_unlock(&p->lock);
 	for (int i = 0; i < p->nworkers; i++)
@@ -201,7 +143,6 @@ void gfec_cpu_pool_run(struct gfec_cpu_pool *p, size_t ntasks, gfec_cpu_task_fn 
 	else
 		p->head = &j; // cppcheck-suppress autoVariables
 	p->tail = &j;	      // cppcheck-suppress autoVariables
-	__atomic_add_fetch(&p->posted, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->work);
 
 	/* Work on our own job until every task is claimed, then wait for the stragglers. */
@@ -223,10 +164,7 @@ void gfec_cpu_pool_run(struct gfec_cpu_pool *p, size_t ntasks, gfec_cpu_task_fn 
 		}
 		run_one(p, mine, index);
 	}
-	for (size_t done = j.done; done < j.ntasks; done = j.done) {
-		spin_while(p, &j.done, done);
-		if (j.done == done)
-			pthread_cond_wait(&p->finished, &p->lock);
-	}
+	while (j.done < j.ntasks)
+		pthread_cond_wait(&p->finished, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 }
