@@ -6,10 +6,12 @@
  * Workers run each request through the owner's executor (the codec's synchronous calls), so
  * results, fallbacks and counters are the same as for a direct call. Requests complete in any
  * order. The workers start with the first request: a codec that never submits has no threads.
+ * They also run jobs (gfec_async_post: the coalescer's window leaders, coalesce.h), first.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "coalesce.h"
 #include "internal.h"
 
 enum { REQ_QUEUED = 1, REQ_RUNNING, REQ_DONE };
@@ -20,9 +22,27 @@ struct gfec_async {
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
 	struct gfec_request *head, *tail;
+	struct gfec_job *jhead, *jtail;
 	int stop, started, nthreads, maxthreads;
 	pthread_t threads[];
 };
+
+/* r ran with @p status (lock not held): its callback, or a wake-up for gfec_async_wait. */
+static void finish(struct gfec_async *a, struct gfec_request *r, int status)
+{
+	void (*done)(struct gfec_request *, void *) = r->done;
+	void *user = r->user;
+
+	r->status = status;
+	pthread_mutex_lock(&a->lock);
+	r->state_ = REQ_DONE;
+	if (!done)
+		pthread_cond_broadcast(&a->done);
+	pthread_mutex_unlock(&a->lock);
+	/* The callback may free or reuse r: it is not touched afterwards. */
+	if (done)
+		done(r, user);
+}
 
 static void *worker(void *arg)
 {
@@ -31,7 +51,17 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
 		struct gfec_request *r = a->head;
+		struct gfec_job *j = a->jhead;
 
+		if (j) {
+			a->jhead = j->next;
+			if (!a->jhead)
+				a->jtail = NULL;
+			pthread_mutex_unlock(&a->lock);
+			j->run(j); /* it may free j */
+			pthread_mutex_lock(&a->lock);
+			continue;
+		}
 		if (!r) {
 			if (a->stop)
 				break;
@@ -43,24 +73,8 @@ static void *worker(void *arg)
 			a->tail = NULL;
 		r->state_ = REQ_RUNNING;
 		pthread_mutex_unlock(&a->lock);
-
-		int status = a->exec(a->owner, r);
-		void (*done)(struct gfec_request *, void *) = r->done;
-		void *user = r->user;
-
-		r->status = status;
-		if (done) {
-			/* The callback may free or reuse r: it is not touched afterwards. */
-			pthread_mutex_lock(&a->lock);
-			r->state_ = REQ_DONE;
-			pthread_mutex_unlock(&a->lock);
-			done(r, user);
-			pthread_mutex_lock(&a->lock);
-		} else {
-			pthread_mutex_lock(&a->lock);
-			r->state_ = REQ_DONE;
-			pthread_cond_broadcast(&a->done);
-		}
+		finish(a, r, a->exec(a->owner, r));
+		pthread_mutex_lock(&a->lock);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
@@ -130,10 +144,52 @@ int gfec_async_submit(struct gfec_async *a, struct gfec_request *r)
 	return 0;
 }
 
+int gfec_async_post(struct gfec_async *a, struct gfec_job *job)
+{
+	pthread_mutex_lock(&a->lock);
+	start_workers(a);
+	if (!a->nthreads || a->stop) {
+		pthread_mutex_unlock(&a->lock);
+		return GFEC_E_SYSTEM;
+	}
+	job->next = NULL;
+	if (a->jtail)
+		a->jtail->next = job;
+	else
+		a->jhead = job;
+	a->jtail = job;
+	pthread_cond_signal(&a->work);
+	pthread_mutex_unlock(&a->lock);
+	return 0;
+}
+
+void gfec_async_begin(struct gfec_async *a, struct gfec_request *r)
+{
+	pthread_mutex_lock(&a->lock);
+	r->next_ = NULL;
+	r->status = 0;
+	r->state_ = REQ_QUEUED;
+	pthread_mutex_unlock(&a->lock);
+}
+
+void gfec_async_complete(struct gfec_async *a, struct gfec_request *r, int status)
+{
+	finish(a, r, status);
+}
+
+void gfec_async_abandon(struct gfec_async *a, struct gfec_request *r)
+{
+	pthread_mutex_lock(&a->lock);
+	r->status = GFEC_E_INVAL;
+	r->state_ = REQ_DONE;
+	pthread_cond_broadcast(&a->done);
+	pthread_mutex_unlock(&a->lock);
+}
+
 int gfec_async_wait(struct gfec_async *a, struct gfec_request *r)
 {
 	pthread_mutex_lock(&a->lock);
-	if (!a->nthreads) {
+	if (!a->nthreads && r->state_ != REQ_DONE) {
 		pthread_mutex_unlock(&a->lock);
 		return GFEC_E_INVAL;
 	}

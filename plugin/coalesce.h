@@ -18,6 +18,20 @@
  *
  * The status is the launch's: on an error every caller gets it and the engine redoes its own
  * stripes on the CPU (engine.c), so a fault in a window sends each of its stripes to the CPU.
+ *
+ * Queued members (gfec_coalesce_submit; gfec_submit_coalesced() and the RDMA ingest): the same
+ * windows, whose members do not wait. A queued request joins an open queued window of its plan,
+ * len and memory kind, or opens one and hands a job to another thread (the codec's async
+ * workers), which leads it: the window closes at its opener's max_stripes or us after it was
+ * opened, then runs as ONE gfec_engine_gemm_direct over every member's stripes (the engine picks
+ * the backend for the window's bytes, and redoes the whole window on the CPU after a GPU
+ * error), and each member's done callback gets the status on that thread. Until its leader
+ * takes it, a member may be withdrawn (gfec_coalesce_cancel). Queued and waiting callers never
+ * share a window: a waiting caller's window lasts `us`, a queued one its own deadline.
+ *
+ *   submit A --.                       (A opened it: a worker leads it)
+ *   submit B --+--> window [A B C] --> one gemm, any backend --> done(A) done(B) done(C)
+ *   submit C --'        ^ closes at max_stripes, or us after A
  */
 #ifndef GFEC_PLUGIN_COALESCE_H
 #define GFEC_PLUGIN_COALESCE_H
@@ -29,6 +43,8 @@ struct gfec_engine;
 struct gfec_eplan;
 struct gfec_coalesce;
 
+#define GFEC_COALESCE_HIST 32
+
 /** Totals since creation. */
 struct gfec_coalesce_stats {
 	uint64_t launches; /* gpu_ops->gemm calls made through the coalescer */
@@ -36,11 +52,21 @@ struct gfec_coalesce_stats {
 	uint64_t callers;  /* calls that went through the coalescer */
 	uint64_t stripes;  /* stripes over all launches */
 	uint64_t solo;	   /* calls of a window that ran alone (the tables could not be allocated) */
-	unsigned us;	   /* the window's settings */
+	/* queued members (gfec_coalesce_submit) */
+	uint64_t q_windows;		 /* queued windows run (withdrawn-empty ones not counted) */
+	uint64_t q_full, q_deadline;	 /* ... closed by max_stripes, or by the deadline */
+	uint64_t q_requests, q_stripes;	 /* members and stripes in them */
+	uint64_t q_cancelled;		 /* members withdrawn */
+	uint64_t q_run_us[GFEC_COALESCE_HIST]; /* a window's run: bucket i counts [2^i, 2^(i+1)) us */
+	unsigned us; /* the waiting callers' window settings (after the counters) */
 	uint64_t bytes;
 };
 
-/** A coalescer: windows of @p us microseconds (> 0) or @p bytes source bytes (> 0). */
+/**
+ * A coalescer: waiting callers' windows of @p us microseconds or @p bytes source bytes (> 0);
+ * @p us = 0: waiting callers are not held (gfec_coalesce_gemm launches at once), only queued
+ * members are coalesced.
+ */
 int gfec_coalesce_create(unsigned us, uint64_t bytes, struct gfec_coalesce **out);
 /** Frees it; no call may be inside. NULL is fine. */
 void gfec_coalesce_free(struct gfec_coalesce *co);
@@ -56,11 +82,46 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 
 void gfec_coalesce_stats(const struct gfec_coalesce *co, struct gfec_coalesce_stats *out);
 
+/** Work handed to another thread (async.c's workers): run(job) is called once. */
+struct gfec_job {
+	void (*run)(struct gfec_job *job);
+	struct gfec_job *next; /* the queue's */
+};
+
+/** A queued member's settings and where its window's work and its end go. */
+struct gfec_coalesce_req {
+	/** Hands the window's job to another thread: 0, or an error (then the job is run here). */
+	int (*post)(void *post_ctx, struct gfec_job *job);
+	void *post_ctx;
+	/** The end of the member, on the thread that ran its window; @p arg names the member. */
+	void (*done)(void *done_ctx, void *arg, int status);
+	void *done_ctx, *arg;
+	unsigned us;	 /* the window it opens closes this long after it opened (> 0) ... */
+	int max_stripes; /* ... or when it holds this many stripes (> 0) */
+};
+
+/**
+ * Queues @p nstripes stripes of A x src -> dst (gfec_engine_gemm's arguments) as a member of a
+ * window; returns at once. Its end is r->done(r->done_ctx, r->arg, status), exactly once, unless
+ * it is withdrawn first (when r->post fails, the window runs on this thread before the return).
+ * @returns 0, or GFEC_E_NOMEM / GFEC_E_INVAL (then done is not called).
+ */
+int gfec_coalesce_submit(struct gfec_coalesce *co, struct gfec_engine *e,
+			 const struct gfec_eplan *p, int cols, int nstripes, size_t len,
+			 const uint8_t *const *src, uint8_t *const *dst,
+			 const struct gfec_coalesce_req *r);
+
+/**
+ * Withdraws the queued member named @p arg if its window has not been taken by its leader: 0
+ * (done will not be called), else GFEC_E_INVAL (it runs, or ran, and done is or was called).
+ */
+int gfec_coalesce_cancel(struct gfec_coalesce *co, const void *arg);
+
 struct gfec_codec;
 
 /**
  * The coalescer's stats of a codec (codec.c; for gfec-perf, not exported): 1 with @p out filled
- * when the codec coalesces, else 0 with @p out zeroed (off, or no GPU).
+ * when the codec holds waiting GPU callers, else 0 with @p out zeroed (off, or no GPU).
  */
 int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_stats *out);
 

@@ -23,6 +23,7 @@
  * bytes: both backends compute the same product), counted in stats, and logged; only buffers in
  * device memory cannot be redone there, and then the error is returned.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,20 @@ static int make_generator(gfec_codec *c, char *err, size_t errlen)
  * Starts the GPU engine. Only backend=gpu makes its absence an error; auto and hybrid stay on the
  * CPU (hybrid says so in the log: its user asked for a GPU).
  */
+/*
+ * The gate's lanes: one host-buffer call at a time per GPU context, as the backend runs them
+ * (backend.cu's per-context mutex); several contexts (gpu_devices) take as many.
+ */
+static int gate_lanes(const gfec_codec *c)
+{
+	struct gfec_backend_device d[GFEC_MAX_GPU_CONTEXTS];
+	int n = 1;
+
+	if (c->eng.gpu_ops->devices)
+		n = c->eng.gpu_ops->devices(c->eng.gpu_ctx, d, GFEC_MAX_GPU_CONTEXTS);
+	return n > 1 ? n : 1;
+}
+
 static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 {
 	const int required = c->prof.backend == GFEC_BACKEND_GPU;
@@ -425,16 +440,20 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	}
 	if (c->prof.backend != GFEC_BACKEND_CPU) {
 		ret = gpu_engine(c, err, errlen);
-		if (ret == 0 && c->eng.gpu_ops && c->prof.gpu_coalesce_us > 0)
-			ret = gfec_coalesce_create((unsigned)c->prof.gpu_coalesce_us,
-						   (uint64_t)c->prof.gpu_coalesce_bytes,
-						   &c->eng.coal);
+		if (ret == 0 && c->eng.gpu_ops)
+			ret = gfec_engine_gate(&c->eng, gate_lanes(c));
 		if (ret)
 			goto out;
 		ret = hybrid_engine(c, err, errlen);
 		if (ret)
 			goto out;
 	}
+	/* Every codec has one: gfec_submit_coalesced() queues into it on any backend; waiting
+	 * callers are held only on the GPU, with gpu_coalesce_us > 0. */
+	ret = gfec_coalesce_create(c->eng.gpu_ops ? (unsigned)c->prof.gpu_coalesce_us : 0,
+				   (uint64_t)c->prof.gpu_coalesce_bytes, &c->eng.coal);
+	if (ret)
+		goto out;
 	gm = generator(c);
 	ret = gfec_engine_plan_create(&c->eng, &gm, &c->enc);
 	if (ret) {
@@ -547,10 +566,30 @@ void gfec_codec_gpu_dmabuf_free(const gfec_codec *c, void *ptr)
 int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!c || !c->eng.coal)
+	if (!c || !c->eng.coal || !c->eng.gpu_ops || c->prof.gpu_coalesce_us <= 0)
 		return 0;
 	gfec_coalesce_stats(c->eng.coal, out);
 	return 1;
+}
+
+void gfec_codec_window_stats(const gfec_codec *c, struct gfec_window_stats *out)
+{
+	struct gfec_coalesce_stats cs;
+
+	if (!out)
+		return;
+	memset(out, 0, sizeof(*out));
+	if (!c || !c->eng.coal)
+		return;
+	gfec_coalesce_stats(c->eng.coal, &cs);
+	out->windows = cs.q_windows;
+	out->full = cs.q_full;
+	out->deadline = cs.q_deadline;
+	out->requests = cs.q_requests;
+	out->stripes = cs.q_stripes;
+	out->cancelled = cs.q_cancelled;
+	for (int i = 0; i < 32 && i < GFEC_COALESCE_HIST; i++)
+		out->run_us[i] = cs.q_run_us[i];
 }
 
 int gfec_codec_gpu_devices(const gfec_codec *c, struct gfec_gpu_device *out, int max)
@@ -1153,6 +1192,56 @@ int gfec_submit(gfec_codec *c, struct gfec_request *req)
 			   req->op != GFEC_OP_UPDATE))
 		return GFEC_E_INVAL;
 	return gfec_async_submit(c->async, req);
+}
+
+/* A coalesced request's end (coalesce.c, on the thread that ran its window). */
+static void coalesced_done(void *ctx, void *arg, int status)
+{
+	gfec_codec *c = ctx;
+	struct gfec_request *r = arg;
+
+	if (status == 0) {
+		count(&c->encodes, (uint64_t)r->nstripes);
+		count(&c->bytes, (uint64_t)r->len * (uint64_t)c->k * (uint64_t)r->nstripes);
+	}
+	gfec_async_complete(c->async, r, status);
+}
+
+static int post_job(void *ctx, struct gfec_job *job)
+{
+	return gfec_async_post(ctx, job);
+}
+
+int gfec_submit_coalesced(gfec_codec *c, struct gfec_request *req, unsigned us, int max_stripes)
+{
+	const struct gfec_coalesce_req cr = { .post = post_job, .post_ctx = c ? c->async : NULL,
+					      .done = coalesced_done, .done_ctx = c, .arg = req,
+					      .us = us, .max_stripes = max_stripes };
+	int ret;
+
+	if (!c || !req || req->op != GFEC_OP_ENCODE || req->nstripes < 1 ||
+	    req->nstripes > GFEC_WINDOW_MAX_STRIPES || us < 1 || us > GFEC_WINDOW_MAX_US ||
+	    (int64_t)c->k * req->nstripes > INT_MAX || (int64_t)c->m * req->nstripes > INT_MAX ||
+	    max_stripes < 1 || max_stripes > GFEC_WINDOW_MAX_STRIPES ||
+	    !ptrs_ok((const void *const *)req->in, c->k * req->nstripes) ||
+	    !ptrs_ok((const void *const *)req->out, c->m * req->nstripes) || !len_ok(c, req->len))
+		return GFEC_E_INVAL;
+	if (c->fft) /* no GPU, nothing to gather: the queue runs it as gfec_submit() does */
+		return gfec_submit(c, req);
+	gfec_async_begin(c->async, req);
+	ret = gfec_coalesce_submit(c->eng.coal, &c->eng, &c->enc, c->k, req->nstripes, req->len,
+				   req->in, req->out, &cr);
+	if (ret)
+		gfec_async_abandon(c->async, req);
+	return ret;
+}
+
+int gfec_cancel(gfec_codec *c, struct gfec_request *req)
+{
+	if (!c || !req || !c->eng.coal || gfec_coalesce_cancel(c->eng.coal, req))
+		return GFEC_E_INVAL;
+	gfec_async_abandon(c->async, req);
+	return 0;
 }
 
 int gfec_wait(gfec_codec *c, struct gfec_request *req)

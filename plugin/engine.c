@@ -15,10 +15,122 @@ static void count(uint64_t *c, uint64_t n)
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
 }
 
+/* ---- the gate: host-buffer GPU calls in arrival order --------------------------------------- */
+
+/* A caller waiting for a lane, on its own stack: the one leaving hands its lane over. */
+struct gate_waiter {
+	pthread_cond_t cv;
+	int go;
+	struct gate_waiter *next;
+};
+
+struct gfec_gate {
+	pthread_mutex_t lock;
+	int free; /* lanes nobody holds (only while nobody waits) */
+	struct gate_waiter *head, *tail;
+};
+
+int gfec_engine_gate(struct gfec_engine *e, int lanes)
+{
+	struct gfec_gate *g;
+
+	if (lanes < 1 || e->gate)
+		return GFEC_E_INVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return GFEC_E_NOMEM;
+	pthread_mutex_init(&g->lock, NULL);
+	g->free = lanes;
+	e->gate = g;
+	return 0;
+}
+
+static void gate_free(struct gfec_gate *g)
+{
+	if (!g)
+		return;
+	pthread_mutex_destroy(&g->lock);
+	free(g);
+}
+
+static void gate_enter(struct gfec_gate *g)
+{
+	struct gate_waiter me = { .go = 0 };
+
+	pthread_mutex_lock(&g->lock);
+	if (g->free > 0 && !g->head) {
+		g->free--;
+		pthread_mutex_unlock(&g->lock);
+		return;
+	}
+	pthread_cond_init(&me.cv, NULL);
+	if (g->tail)
+		g->tail->next = &me;
+	else
+		g->head = &me;
+	g->tail = &me;
+	while (!me.go)
+		pthread_cond_wait(&me.cv, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	pthread_cond_destroy(&me.cv);
+}
+
+static void gate_leave(struct gfec_gate *g)
+{
+	struct gate_waiter *w;
+
+	pthread_mutex_lock(&g->lock);
+	w = g->head;
+	if (w) { /* the lane goes to the first in line, not to whoever grabs it next */
+		g->head = w->next;
+		if (!g->head)
+			g->tail = NULL;
+		w->go = 1;
+		pthread_cond_signal(&w->cv);
+	} else {
+		g->free++;
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+int gfec_engine_gpu_gemm(struct gfec_engine *e, const void *plan, int nstripes, size_t len,
+			 const uint8_t *const *src, uint8_t *const *dst)
+{
+	const int gated = e->gate && !gfec_engine_is_device(e, src[0]) &&
+			  !gfec_engine_is_device(e, dst[0]);
+	int ret;
+
+	if (gated)
+		gate_enter(e->gate);
+	ret = e->gpu_ops->gemm(e->gpu_ctx, plan, nstripes, len, src, dst);
+	if (gated)
+		gate_leave(e->gate);
+	return ret;
+}
+
+int gfec_engine_gpu_update(struct gfec_engine *e, const void *plan, int col, size_t len,
+			   const uint8_t *src, uint8_t *const *dst, size_t *done)
+{
+	const int gated = e->gate && !gfec_engine_is_device(e, src) &&
+			  !gfec_engine_is_device(e, dst[0]);
+	int ret;
+
+	if (gated)
+		gate_enter(e->gate);
+	ret = e->gpu_ops->update(e->gpu_ctx, plan, col, len, src, dst, done);
+	if (gated)
+		gate_leave(e->gate);
+	return ret;
+}
+
+/* ---- dispatch -------------------------------------------------------------------------------- */
+
 void gfec_engine_fini(struct gfec_engine *e)
 {
 	gfec_coalesce_free(e->coal);
 	e->coal = NULL;
+	gate_free(e->gate);
+	e->gate = NULL;
 	gfec_hybrid_destroy(e->hybrid);
 	e->hybrid = NULL;
 	if (e->gpu_ops)
@@ -77,16 +189,17 @@ static void fell_back(struct gfec_engine *e, const char *what, int err)
 		 gfec_strerror(err));
 }
 
-int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols, int nstripes,
-		     size_t len, const uint8_t *const *src, uint8_t *const *dst)
+static int gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols, int nstripes,
+		size_t len, const uint8_t *const *src, uint8_t *const *dst, int coalesce)
 {
 	int ret;
 
 	if (e->hybrid && gfec_hybrid_gemm(e->hybrid, e, p, cols, nstripes, len, src, dst, &ret))
 		return ret;
 	if (on_gpu(e, p, (uint64_t)len * (uint64_t)cols * (uint64_t)nstripes)) {
-		ret = e->coal ? gfec_coalesce_gemm(e->coal, e, p, cols, nstripes, len, src, dst)
-			      : e->gpu_ops->gemm(e->gpu_ctx, p->gpu, nstripes, len, src, dst);
+		ret = coalesce && e->coal
+			      ? gfec_coalesce_gemm(e->coal, e, p, cols, nstripes, len, src, dst)
+			      : gfec_engine_gpu_gemm(e, p->gpu, nstripes, len, src, dst);
 		if (ret == 0) {
 			count(&e->gpu_calls, 1);
 			return 0;
@@ -106,6 +219,19 @@ int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols
 	return e->cpu_ops->gemm(e->cpu_ctx, p->cpu, nstripes, len, src, dst);
 }
 
+int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols, int nstripes,
+		     size_t len, const uint8_t *const *src, uint8_t *const *dst)
+{
+	return gemm(e, p, cols, nstripes, len, src, dst, 1);
+}
+
+int gfec_engine_gemm_direct(struct gfec_engine *e, const struct gfec_eplan *p, int cols,
+			    int nstripes, size_t len, const uint8_t *const *src,
+			    uint8_t *const *dst)
+{
+	return gemm(e, p, cols, nstripes, len, src, dst, 0);
+}
+
 int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int rows, int col,
 		       size_t len, const uint8_t *src, uint8_t *const *dst)
 {
@@ -116,7 +242,7 @@ int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int ro
 		return ret;
 	if (!on_gpu(e, p, len))
 		return e->cpu_ops->update(e->cpu_ctx, p->cpu, col, len, src, dst, &done);
-	ret = e->gpu_ops->update(e->gpu_ctx, p->gpu, col, len, src, dst, &done);
+	ret = gfec_engine_gpu_update(e, p->gpu, col, len, src, dst, &done);
 	if (ret == 0) {
 		count(&e->gpu_calls, 1);
 		return 0;

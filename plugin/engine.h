@@ -15,6 +15,14 @@
  * host calls run split between both plans at once (hybrid.h), the rest as above. An engine with
  * a coalescer (coal) runs its GEMM calls on the GPU through it: concurrent calls of one plan and
  * len share one launch (coalesce.h); a failed launch sends each caller to the CPU redo above.
+ * The coalescer's queued windows come back through gfec_engine_gemm_direct (the same path
+ * without the coalescer).
+ *
+ * An engine with a gate (gfec_engine_gate) lets its host-buffer GPU calls into the backend in
+ * arrival order, `lanes` at a time: the CUDA backend runs one host-buffer call per context under
+ * a mutex, which is not fair (a thread that just released it often takes it again), so with 64
+ * callers some waited half a second (issue 17). Waiting in the gate's queue instead, each caller
+ * waits for those ahead of it only. Device-buffer calls take no lock there and skip the gate.
  */
 #ifndef GFEC_PLUGIN_ENGINE_H
 #define GFEC_PLUGIN_ENGINE_H
@@ -26,6 +34,7 @@
 #include "gemm.h"
 
 struct gfec_coalesce;
+struct gfec_gate;
 struct gfec_hybrid;
 
 /** The backends a caller has started; the engine owns them once set (gfec_engine_fini). */
@@ -40,6 +49,7 @@ struct gfec_engine {
 	uint64_t gpu_calls;	/* calls the GPU completed (atomic) */
 	struct gfec_coalesce *coal; /* NULL, or GPU calls gathered into windows (coalesce.h) */
 	struct gfec_hybrid *hybrid; /* NULL, or large host calls split CPU+GPU (hybrid.h) */
+	struct gfec_gate *gate;	    /* NULL, or host-buffer GPU calls enter in arrival order */
 };
 
 /** One matrix prepared on each backend of an engine. */
@@ -65,6 +75,23 @@ int gfec_engine_is_device(const struct gfec_engine *e, const void *p);
 /** dst = A x src for @p nstripes stripes of @p cols sources (gfec_backend_ops.gemm's layout). */
 int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols, int nstripes,
 		     size_t len, const uint8_t *const *src, uint8_t *const *dst);
+
+/** gfec_engine_gemm without the coalescer (its queued windows run through this). */
+int gfec_engine_gemm_direct(struct gfec_engine *e, const struct gfec_eplan *p, int cols,
+			    int nstripes, size_t len, const uint8_t *const *src,
+			    uint8_t *const *dst);
+
+/** gpu_ops->gemm / ->update on GPU plan @p plan, through the gate for host buffers. */
+int gfec_engine_gpu_gemm(struct gfec_engine *e, const void *plan, int nstripes, size_t len,
+			 const uint8_t *const *src, uint8_t *const *dst);
+int gfec_engine_gpu_update(struct gfec_engine *e, const void *plan, int col, size_t len,
+			   const uint8_t *src, uint8_t *const *dst, size_t *done);
+
+/**
+ * Gives @p e a gate of @p lanes (>= 1) host-buffer GPU calls at a time, taken in arrival order
+ * (freed by gfec_engine_fini). 0, or GFEC_E_NOMEM / GFEC_E_INVAL.
+ */
+int gfec_engine_gate(struct gfec_engine *e, int lanes);
 
 /** dst[i] ^= A(i, col) x src for the @p rows rows of A (gfec_backend_ops.update). */
 int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int rows, int col,

@@ -172,7 +172,7 @@ static int update_share(struct gfec_engine *e, const struct gfec_eplan *p, struc
 	if (!gpu)
 		return e->cpu_ops->update(e->cpu_ctx, p->cpu, sh->col, sh->len, sh->usrc, sh->dst,
 					  &done);
-	ret = e->gpu_ops->update(e->gpu_ctx, p->gpu, sh->col, sh->len, sh->usrc, sh->dst, &done);
+	ret = gfec_engine_gpu_update(e, p->gpu, sh->col, sh->len, sh->usrc, sh->dst, &done);
 	if (ret == 0)
 		return 0;
 	sh->gpu_err = ret;
@@ -198,8 +198,8 @@ static void run_share(void *arg, size_t i)
 	if (!sh->src) {
 		sh->ret = update_share(e, s->p, sh, i == GPU);
 	} else if (i == GPU) {
-		sh->ret = e->gpu_ops->gemm(e->gpu_ctx, s->p->gpu, sh->nstripes, sh->len, sh->src,
-					   sh->dst);
+		sh->ret = gfec_engine_gpu_gemm(e, s->p->gpu, sh->nstripes, sh->len, sh->src,
+					       sh->dst);
 		if (sh->ret) {
 			sh->gpu_err = sh->ret;
 			sh->ret = e->cpu_ops->gemm(e->cpu_ctx, s->p->cpu, sh->nstripes, sh->len,

@@ -99,6 +99,18 @@ void gfec_async_destroy(struct gfec_async *a); /* runs what is queued, then join
 int gfec_async_submit(struct gfec_async *a, struct gfec_request *r);
 /** The request's status; GFEC_E_INVAL before anything was submitted to @p a. */
 int gfec_async_wait(struct gfec_async *a, struct gfec_request *r);
+/**
+ * Jobs (coalesce.h: a queued window's leader) share the workers with requests, ahead of them.
+ * 0, or GFEC_E_SYSTEM when no worker thread could be started.
+ */
+struct gfec_job;
+int gfec_async_post(struct gfec_async *a, struct gfec_job *job);
+/** A request that completes elsewhere (gfec_submit_coalesced): it is pending from here ... */
+void gfec_async_begin(struct gfec_async *a, struct gfec_request *r);
+/** ... until this, which sets its status and calls its callback or wakes gfec_async_wait ... */
+void gfec_async_complete(struct gfec_async *a, struct gfec_request *r, int status);
+/** ... or this: it will not complete (withdrawn); gfec_async_wait returns GFEC_E_INVAL. */
+void gfec_async_abandon(struct gfec_async *a, struct gfec_request *r);
 
 /** The GPU backend's table, or NULL when this build has none. */
 const struct gfec_backend_ops *gfec_backend_gpu(void);

@@ -104,6 +104,7 @@ struct rdma_conn *rdma_conn_open(gfec_rdma_server *srv, void *tp_conn, unsigned 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto full;
+	c->srv = srv;
 	c->tp_conn = tp_conn;
 	c->shard = shard;
 	c->peer = p;
@@ -163,6 +164,8 @@ void rdma_conn_free(gfec_rdma_server *srv, struct rdma_conn *c)
 		gfec_free(c->slots[i].buf);
 	}
 	free(c->slots);
+	free(c->in);
+	free(c->out);
 	free(c);
 }
 
@@ -204,7 +207,9 @@ static int conn_hello(gfec_rdma_server *srv, struct rdma_conn *c, const struct g
 	}
 	c->reserved = need;
 	c->slots = calloc(srv->cfg.credits, sizeof(*c->slots));
-	if (!c->slots)
+	c->in = calloc((size_t)srv->cfg.credits * h->k, sizeof(*c->in));
+	c->out = calloc((size_t)srv->cfg.credits * h->m, sizeof(*c->out));
+	if (!c->slots || !c->in || !c->out)
 		return GFEC_E_NOMEM;
 	c->k = h->k;
 	c->m = h->m;
@@ -292,11 +297,12 @@ void rdma_conn_close(gfec_rdma_server *srv, struct rdma_conn *c, int why)
 		stat_add(&srv->st.conns_bad, 1);
 	stat_sub(&srv->st.conns_active, 1);
 	__atomic_fetch_sub(&srv->nconns, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
 	c->closed = 1;
 	for (unsigned i = 0; c->slots && i < srv->cfg.credits; i++)
 		if (c->slots[i].state == SLOT_RECV || c->slots[i].state == SLOT_SEND)
 			rdma_slot_release(c, &c->slots[i]);
+	if (c->queued)
+		rdma_batcher_cancel(srv, c);
 	if (!c->queued)
 		rdma_conn_free(srv, c);
 }

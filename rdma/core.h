@@ -4,16 +4,13 @@
  * What the three parts of the server core share (the transports see only internal.h):
  * server.c, the server's life (config, codecs, create, stats, free); conn.c, a connection's
  * protocol state and stripe slots on its I/O thread; batcher.c, the (codec, chunk length)
- * classes, the batcher thread and the completion lists.
+ * classes, each stripe's trip through the codec's coalescer and the completion lists.
  */
 #ifndef GFEC_RDMA_CORE_H
 #define GFEC_RDMA_CORE_H
 
 #include "internal.h"
 
-/* Batches submitted and not yet complete: enough to keep the codec's async workers busy while
- * the next batch fills, few enough that a slow backend pushes back on the clients (credits). */
-#define RDMA_MAX_INFLIGHT 4
 /* Distinct (codec, chunk_len) classes at once: a class lives while connections use it. */
 #define RDMA_MAX_CLASSES 64
 #define RDMA_MAX_CODES 16
@@ -23,10 +20,7 @@
 struct rdma_class {
 	struct rdma_class *next;
 	gfec_codec *codec;
-	int k, m;
 	size_t len;
-	struct rdma_slot *head, *tail;
-	unsigned n;
 	unsigned users; /* connections that said HELLO for it; freed at 0 */
 };
 
@@ -57,30 +51,17 @@ struct gfec_rdma_server {
 	struct rdma_peer *peers[RDMA_PEER_BUCKETS];
 
 	pthread_mutex_t lock; /* everything below */
-	pthread_cond_t wake;  /* the batcher: a stripe arrived, a batch finished, or stop */
 	pthread_cond_t idle;  /* inflight reached 0 */
 	struct rdma_class *classes;
-	unsigned nclasses, inflight;
+	unsigned nclasses;
+	unsigned inflight; /* stripes submitted to a codec and not yet back */
 	/* finished stripes, one list per I/O thread (shard); kick_mask: shards to wake */
 	struct rdma_slot *done_head[RDMA_MAX_SHARDS], *done_tail[RDMA_MAX_SHARDS];
 	uint64_t kick_mask;
-	int batcher_stop, batcher_running;
-	pthread_t batcher;
 	uint64_t corrupt_count;
 	char memory[200]; /* where stripe buffers live, set by the transport */
 
 	struct gfec_rdma_stats st; /* updated with atomics, read field by field */
-};
-
-/* One launch: the request and the pointer arrays gfec_encode_batch reads. */
-struct rdma_batch {
-	struct gfec_request req;
-	gfec_rdma_server *srv;
-	int n;
-	uint64_t t0;
-	struct rdma_slot **slots;
-	const uint8_t **data;
-	uint8_t **parity;
 };
 
 static inline void stat_add(uint64_t *p, uint64_t v)
@@ -122,12 +103,17 @@ void rdma_slot_release(struct rdma_conn *c, struct rdma_slot *s);
 struct rdma_class *rdma_class_get(gfec_rdma_server *srv, const struct rdma_code *code, size_t len);
 /** One user fewer; the last one frees the class. */
 void rdma_class_put(gfec_rdma_server *srv, struct rdma_class *cls);
-/** Starts the batcher thread; GFEC_E_SYSTEM if it cannot. */
-int rdma_batcher_start(gfec_rdma_server *srv);
-/** Stops the batcher thread and waits for the batches in flight. */
-void rdma_batcher_stop(gfec_rdma_server *srv);
-/** Once every connection is closed: frees what is still queued or finished, with the
+/** Withdraws @p c's stripes whose window has not started (conn_close): they are dropped. */
+void rdma_batcher_cancel(gfec_rdma_server *srv, struct rdma_conn *c);
+/** Waits until every stripe submitted to a codec is back on a completion list. */
+void rdma_batcher_wait(gfec_rdma_server *srv);
+/** Once every connection is closed: frees what is still on a completion list, with the
  * connections it belongs to (and so their classes). */
 void rdma_batcher_drain(gfec_rdma_server *srv);
+
+/* server.c */
+
+/** The window deadline a stripe is submitted with: deadline_us, at least 1. */
+unsigned rdma_window_us(const gfec_rdma_server *srv);
 
 #endif

@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file internal.h
- * What the server core (server.c: life and stats; conn.c: protocol state; batcher.c: batches;
- * core.h is theirs alone) and the transports share. A transport only moves bytes: it accepts
+ * What the server core (server.c: life and stats; conn.c: protocol state; batcher.c: stripes
+ * through the codec's coalescer; core.h is theirs alone) and the transports share. A transport only moves bytes: it accepts
  * connections, lands each message where the core says, and sends back what the core hands it.
  * Every protocol decision is the core's, so a second transport speaks exactly the same protocol
  * and rejects exactly the same input.
  *
- *   transport I/O thread          core                         batcher thread / codec workers
+ *   transport I/O thread          core                         codec (coalescer, workers)
  *   accept ------------------->   conn_open
  *   header bytes ------------->   conn_header: checks, picks a stripe slot, says where the
  *                                 payload goes
- *   payload landed ----------->   conn_landed: queue on its (codec, chunk_len) class -->  batch
- *                                                                           gfec_submit(ENCODE)
+ *   payload landed ----------->   conn_landed: gfec_submit_coalesced(ENCODE) ---> a window of
+ *                                                          `batch` stripes or `deadline_us`
  *   kick (eventfd) <-----------   completion list  <-------------------------  callback
  *   take_done: send PARITY, then slot_sent
- *   hang-up / bad input ------>   conn_close: slots in a batch come back later and are freed
+ *   hang-up / bad input ------>   conn_close: slots not yet in a running window are withdrawn
+ *                                 (gfec_cancel); the others come back later and are freed
  */
 #ifndef GFEC_RDMA_INTERNAL_H
 #define GFEC_RDMA_INTERNAL_H
@@ -36,29 +37,32 @@ enum slot_state { SLOT_FREE = 0, SLOT_RECV, SLOT_QUEUED, SLOT_SEND };
 
 /* One stripe's buffer on a connection: k data chunks then m parity chunks, chunk_len each. */
 struct rdma_slot {
-	struct rdma_slot *next; /* in a class queue, the completion list or a send queue */
+	struct rdma_slot *next; /* in the completion list or a send queue */
 	struct rdma_conn *conn;
 	enum slot_state state;
 	uint8_t *buf;
 	uint64_t id;
 	uint64_t landed_ns;
 	int status;
+	struct gfec_request req; /* SLOT_QUEUED: its encode, in a codec's window */
 	uint8_t reply[GFEC_RDMA_HDR_LEN];
 };
 
-/* Per-connection state: owned by the I/O thread, except `dead`, which the batcher reads. */
+/* Per-connection state: owned by the I/O thread. */
 struct rdma_conn {
+	gfec_rdma_server *srv;
 	void *tp_conn; /* the transport's own state for this connection */
 	int k, m, hello_done, have_last;
 	size_t chunk_len;
 	uint64_t last_id;
 	unsigned outstanding; /* slots not FREE */
-	unsigned queued;      /* slots in the batcher, a batch or the completion list */
+	unsigned queued;      /* slots in a codec's window or on the completion list */
 	int closed;	      /* the transport is done with it; freed when queued reaches 0 */
-	int dead;	      /* atomic: the batcher drops its stripes instead of encoding them */
 	unsigned shard;	      /* the transport's I/O thread that owns it */
 	struct rdma_class *cls;
 	struct rdma_slot *slots; /* credits of them; buffers allocated on first use ... */
+	const uint8_t **in;	 /* slot i's request: in[i*k .. i*k+k-1], out[i*m .. i*m+m-1] */
+	uint8_t **out;
 	/* ... or given by the transport (rdma_conn_set_buffers), released when c is freed */
 	void (*bufs_release)(void *arg);
 	void *bufs_arg;

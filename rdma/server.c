@@ -231,7 +231,6 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 {
 	char host[256], port[32], cerr[256];
 	gfec_rdma_server *srv;
-	pthread_condattr_t ca;
 	int ret;
 
 	*out = NULL;
@@ -240,6 +239,10 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 		return fail(err, errlen, GFEC_E_INVAL,
 			    "batch, credits, max_chunk and max_conns must be positive "
 			    "(max_chunk < 4 GiB)");
+	/* the codec's window limits (gfec_submit_coalesced) */
+	if (cfg->batch > GFEC_WINDOW_MAX_STRIPES || cfg->deadline_us > GFEC_WINDOW_MAX_US)
+		return fail(err, errlen, GFEC_E_INVAL, "batch must be at most %d stripes and "
+			    "deadline_us at most %d", GFEC_WINDOW_MAX_STRIPES, GFEC_WINDOW_MAX_US);
 	if (!cfg->max_buffer_bytes)
 		return fail(err, errlen, GFEC_E_INVAL, "max_buffer_bytes must be positive");
 	if (cfg->io_threads < 1 || cfg->io_threads > RDMA_MAX_SHARDS)
@@ -259,11 +262,6 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 		srv->cfg.memory = "auto";
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_mutex_init(&srv->peer_lock, NULL);
-	/* Deadlines are monotonic-clock times (rdma_now_ns). */
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&srv->wake, &ca);
-	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&srv->idle, NULL);
 
 	srv->ops = rdma_transport_find(cfg->transport);
@@ -309,11 +307,6 @@ int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma
 			 : "");
 		goto out;
 	}
-	ret = rdma_batcher_start(srv);
-	if (ret) {
-		fail(err, errlen, ret, "cannot start the batcher thread");
-		goto out;
-	}
 	*out = srv;
 	return 0;
 out:
@@ -335,6 +328,11 @@ void gfec_rdma_server_stop(gfec_rdma_server *srv)
 {
 	__atomic_store_n(&srv->stop, 1, __ATOMIC_RELEASE);
 	srv->ops->kick(srv->tp, -1);
+}
+
+unsigned rdma_window_us(const gfec_rdma_server *srv)
+{
+	return srv->cfg.deadline_us ? srv->cfg.deadline_us : 1;
 }
 
 gfec_codec *rdma_codec(const gfec_rdma_server *srv, int k, int m)
@@ -361,11 +359,20 @@ void gfec_rdma_server_stats(gfec_rdma_server *srv, struct gfec_rdma_stats *out)
 	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 	for (int i = 0; i < srv->ncodes; i++) {
+		struct gfec_window_stats ws;
 		struct gfec_stats cs;
 
 		gfec_codec_stats(srv->codes[i].codec, &cs);
 		out->gpu_calls += cs.gpu_calls;
 		out->cpu_fallbacks += cs.fallbacks;
+		/* the batches are the codecs' windows: only this server submits to its codecs */
+		gfec_codec_window_stats(srv->codes[i].codec, &ws);
+		out->batches += ws.windows;
+		out->batches_full += ws.full;
+		out->batches_deadline += ws.deadline;
+		out->batched += ws.stripes;
+		for (int b = 0; b < GFEC_RDMA_HIST && b < 32; b++)
+			out->batch_us[b] += ws.run_us[b];
 	}
 }
 
@@ -373,14 +380,13 @@ void gfec_rdma_server_free(gfec_rdma_server *srv)
 {
 	if (!srv)
 		return;
-	rdma_batcher_stop(srv);
+	rdma_batcher_wait(srv);
 	if (srv->tp)
 		srv->ops->destroy(srv->tp);
 	rdma_batcher_drain(srv); /* every connection is closed now */
 	for (int i = 0; i < srv->ncodes; i++)
 		gfec_codec_free(srv->codes[i].codec);
 	pthread_cond_destroy(&srv->idle);
-	pthread_cond_destroy(&srv->wake);
 	pthread_mutex_destroy(&srv->lock);
 	pthread_mutex_destroy(&srv->peer_lock);
 	free(srv);

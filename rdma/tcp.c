@@ -4,9 +4,9 @@
  * The TCP transport: the ingest protocol for hosts without RDMA, and what CI runs at speed.
  * io_threads shards each serve their own connections through epoll (level-triggered,
  * non-blocking sockets); shard 0 also accepts, and hands each new socket to the shards in turn.
- * The batcher wakes a shard through its eventfd when parity is ready. Small messages are read
- * through a per-connection buffer (one read() covers many stripes); a large payload's remainder is
- * read straight into its stripe slot, so big chunks are copied once.
+ * A finished stripe (on a codec worker) wakes its shard through the shard's eventfd. Small
+ * messages are read through a per-connection buffer (one read() covers many stripes); a large
+ * payload's remainder is read straight into its stripe slot, so big chunks are copied once.
  */
 #define _GNU_SOURCE /* accept4 */
 #include <errno.h>

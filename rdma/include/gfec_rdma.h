@@ -2,13 +2,15 @@
 /**
  * @file gfec_rdma.h
  * RDMA/TCP-fed batching: a server that takes stripes from many network clients, encodes them in
- * batches (one gfec_encode_batch per batch, so one GPU launch where the codec runs on a GPU) and
- * sends the parity back on the connection each stripe came from. This header is what the tools
- * and tests use; it is built on the public gfec API only.
+ * batches (the codec's coalescing windows, gfec_submit_coalesced(): one gfec_encode_batch-sized
+ * run per batch, so one GPU launch where the codec runs on a GPU) and sends the parity back on
+ * the connection each stripe came from. This header is what the tools and tests use; it is
+ * built on the public gfec API only.
  *
  * Threads: gfec_rdma_server_run() is the I/O loop; with tcp and io_threads > 1 it runs
  * io_threads - 1 more I/O threads, each serving its share of the connections. The server adds
- * one batcher thread, and the codec its async workers. Clients are blocking: one per thread.
+ * nothing else: the codec's async workers gather and run the batches. Clients are blocking: one
+ * per thread.
  * Errors: 0 or a negative code, GFEC_E_* (gfec_errors.h) or GFEC_RDMA_E_* below; nothing aborts
  * or prints (messages go to gfec_set_log()'s callback).
  */
@@ -50,8 +52,8 @@ struct gfec_rdma_server_config {
 	const char *bind;	/**< "HOST:PORT"; port 0 picks a free one (gfec_rdma_server_port) */
 	const char *codes;	/**< (k,m) served: "4,2 10,4" */
 	const char *profile;	/**< added to each codec profile: "technique=cauchy" */
-	int batch;		/**< a batch launches when it has this many stripes ... */
-	unsigned deadline_us;	/**< ... or when its oldest stripe has waited this long */
+	int batch;		/**< a batch launches when it has this many stripes (<= 65536) ... */
+	unsigned deadline_us;	/**< ... or this long after its first stripe (<= 60 s; 0: 1 us) */
 	unsigned credits;	/**< stripes one connection may have outstanding */
 	size_t max_chunk;	/**< largest chunk length a client may ask for */
 	unsigned max_conns;	/**< connections at once; more are refused with GFEC_RDMA_E_BUSY */
@@ -102,7 +104,7 @@ struct gfec_rdma_stats {
 	uint64_t batched;				  /**< stripes in those batches */
 	uint64_t encode_errors; /**< stripes whose batch failed (status sent to the client) */
 	uint64_t buffer_bytes;	/**< stripe buffers held now, over all connections */
-	uint64_t batch_us[GFEC_RDMA_HIST];  /**< batch: launch to parity ready */
+	uint64_t batch_us[GFEC_RDMA_HIST];  /**< batch: start of its run to parity ready */
 	uint64_t stripe_us[GFEC_RDMA_HIST]; /**< stripe: last byte in to last parity byte out */
 	uint64_t gpu_calls;	/**< codec calls (batches) the GPU ran, over all codecs */
 	uint64_t cpu_fallbacks; /**< codec calls redone on the CPU after a GPU error */
@@ -114,7 +116,7 @@ struct gfec_rdma_stats {
 };
 
 /**
- * Creates the codecs, binds and listens; the batcher thread starts here.
+ * Creates the codecs, binds and listens.
  * @param err  if not NULL, gets a one-line reason on failure
  */
 int gfec_rdma_server_create(const struct gfec_rdma_server_config *cfg, gfec_rdma_server **out,
@@ -139,7 +141,7 @@ int gfec_rdma_probe(char *out, size_t outlen);
 const char *gfec_rdma_server_memory(const gfec_rdma_server *srv);
 /** The codec backend serving (k,m), e.g. "cpu/isal"; NULL if (k,m) is not served. */
 const char *gfec_rdma_server_backend(const gfec_rdma_server *srv, int k, int m);
-/** Stops the batcher, waits for batches in flight, closes every connection. NULL is accepted. */
+/** Waits for the stripes in batches, closes every connection. NULL is accepted. */
 void gfec_rdma_server_free(gfec_rdma_server *srv);
 
 /** The smallest latency L (us, a bucket's upper edge) with at least fraction @p q of @p hist <= L.

@@ -36,8 +36,8 @@ static const char usage_text[] =
     "  -t, --transport NAME   tcp or verbs (rdma-core, RC queue pairs)      [tcp]\n"
     "  -b, --bind HOST:PORT   listen here; port 0 picks a free one  [127.0.0.1:7470]\n"
     "  -c, --codes 'K,M ...'  (k,m) pairs served                            [4,2 10,4]\n"
-    "  -n, --batch N          launch a batch at N stripes ...               [64]\n"
-    "  -d, --deadline-us US   ... or when its oldest stripe waited US       [200]\n"
+    "  -n, --batch N          launch a batch at N stripes (up to 65536) ... [64]\n"
+    "  -d, --deadline-us US   ... or US after its first (up to 60000000)    [200]\n"
     "  -B, --backend NAME     cpu, gpu or auto                              [auto]\n"
     "  -T, --technique NAME   reed_sol_van, cauchy, ...                     [cauchy]\n"
     "  -p, --profile 'K=V ..' more codec profile keys (threads=, gpu_kernel=, ...)\n"
@@ -126,12 +126,12 @@ int main(int argc, char **argv)
 			cfg.codes = optarg;
 			break;
 		case 'n':
-			if (rdma_tool_number(optarg, 1 << 20, &v) || !v)
+			if (rdma_tool_number(optarg, GFEC_WINDOW_MAX_STRIPES, &v) || !v)
 				goto bad;
 			cfg.batch = (int)v;
 			break;
 		case 'd':
-			if (rdma_tool_number(optarg, 60000000, &v))
+			if (rdma_tool_number(optarg, GFEC_WINDOW_MAX_US, &v))
 				goto bad;
 			cfg.deadline_us = (unsigned)v;
 			break;
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 			cfg.max_chunk = (size_t)v;
 			break;
 		case 3:
-			if (rdma_tool_number(optarg, 1 << 20, &v) || !v)
+			if (rdma_tool_number(optarg, GFEC_WINDOW_MAX_STRIPES, &v) || !v)
 				goto bad;
 			cfg.max_conns = (unsigned)v;
 			break;

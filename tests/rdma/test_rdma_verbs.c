@@ -210,8 +210,8 @@ static void unserved_code(void **state)
 
 /*
  * Clients that leave with a full window outstanding, twice. Their server batches 1024 stripes
- * or waits 2 s, so the stripes are certainly still queued when the clients go; it must count
- * them lost, drop their stripes when the batch runs and free every buffer.
+ * or waits 2 s, so the stripes are certainly still in the codec's window when the clients go;
+ * it must count them lost, withdraw and drop their stripes and free every buffer.
  */
 static void disconnect_midstream(void **state)
 {

@@ -216,6 +216,53 @@ GFEC_API int gfec_submit(gfec_codec *codec, struct gfec_request *req);
 /** Blocks until @p req (submitted without a callback) is complete; returns its status. */
 GFEC_API int gfec_wait(gfec_codec *codec, struct gfec_request *req);
 
+/** The most stripes one window of gfec_submit_coalesced() carries (and one request may). */
+#define GFEC_WINDOW_MAX_STRIPES 65536
+/** The longest deadline of such a window, microseconds (a minute). */
+#define GFEC_WINDOW_MAX_US 60000000
+
+/**
+ * gfec_submit() for ENCODE requests that may wait to share one run with others (issue 17's
+ * coalescing; the RDMA ingest submits each stripe this way). @p req joins a *window* with the
+ * other requests submitted this way to @p codec with the same len and buffers in the same kind
+ * of memory (host, or the codec's GPU); the window closes when it holds @p max_stripes stripes,
+ * or @p us microseconds after the request that opened it, whichever comes first, and then runs
+ * as ONE gfec_encode_batch over all its requests' stripes: the backend is chosen for the
+ * window's bytes (one GPU launch where the codec sends that many to the GPU), and a GPU error
+ * redoes the whole window on the CPU (identical bytes; one fallback in gfec_stats). Each request
+ * then completes as with gfec_submit() (its callback on a gfec worker thread, or gfec_wait()),
+ * with the window's status. An open window waits on one of the codec's async_threads workers,
+ * which take windows ahead of gfec_submit()'s requests.
+ * @param us           the window's deadline, 1..GFEC_WINDOW_MAX_US (the opener's applies)
+ * @param max_stripes  the window's size, 1..GFEC_WINDOW_MAX_STRIPES (the opener's applies)
+ * @returns 0 (the request will complete, unless withdrawn by gfec_cancel), GFEC_E_INVAL (not an
+ *          ENCODE request, NULL buffers, a bad len, nstripes outside 1..GFEC_WINDOW_MAX_STRIPES)
+ *          or GFEC_E_NOMEM. When no worker thread can start, the window runs at once on the
+ *          calling thread, whose callback may then run before this returns.
+ */
+GFEC_API int gfec_submit_coalesced(gfec_codec *codec, struct gfec_request *req, unsigned us,
+				   int max_stripes);
+
+/**
+ * Withdraws a request of gfec_submit_coalesced() whose window has not started to run: 0, and
+ * the request will not complete (no callback; gfec_wait() returns GFEC_E_INVAL at once); its
+ * buffers are the caller's again. GFEC_E_INVAL when its window has started (it completes as
+ * usual), when it completed, or when it was not submitted that way.
+ */
+GFEC_API int gfec_cancel(gfec_codec *codec, struct gfec_request *req);
+
+/** The windows of gfec_submit_coalesced() on a codec, totals since it was created. */
+struct gfec_window_stats {
+	uint64_t windows;	    /**< windows run (one whose requests were all withdrawn is not) */
+	uint64_t full, deadline;    /**< of which closed at max_stripes, or at the deadline */
+	uint64_t requests, stripes; /**< requests and stripes in those windows */
+	uint64_t cancelled;	    /**< requests withdrawn by gfec_cancel() */
+	/** a window's run, start to end: bucket i counts [2^i, 2^(i+1)) us (bucket 0 also < 1) */
+	uint64_t run_us[32];
+};
+
+GFEC_API void gfec_codec_window_stats(const gfec_codec *codec, struct gfec_window_stats *out);
+
 struct gfec_stats {
 	uint64_t encodes, decodes, verifies, updates; /**< successful calls */
 	uint64_t bytes;			/**< data bytes processed (k*len per encode) */
