@@ -630,10 +630,10 @@ static int small_batches(int ns)
 	}
 
 	/* batch sizes: the call against each kernel alone on its first n stripes (the backend takes
-	 * the small-call kernel up to 16384 units: 64 such stripes) */
+	 * the small-call kernel for launches of up to 81920 units: 320 such stripes) */
 	printf("%8s %12s %12s %12s %8s\n", "stripes", "kernel us", "small us", "call us",
 	       "ratio");
-	for (int n : { 1, 2, 4, 8, 16, 34, 35, 64, 65, 128, 292, 1024, ns }) {
+	for (int n : { 1, 2, 4, 8, 16, 34, 35, 64, 65, 128, 292, 320, 512, 1024, ns }) {
 		if (n > ns)
 			continue;
 		GemmArgs an = args, sn = sargs; /* the first n stripes: the first n * k and n * m entries */
@@ -769,8 +769,8 @@ static int small_batches(int ns)
 			int small;
 		};
 		static const Sched scheds[] = { { 4096, 4, 0, 0 },     { 4096, 2, 16384, 0 },
-						{ 2048, 2, 8192, 0 },  { 4096, 1, 4096, 0 },
-						{ 8192, 2, 32768, 0 }, { 4096, 2, 16384, 1 } };
+						{ 2048, 2, 8192, 0 },  { 4096, 2, 24576, 0 },
+						{ 4096, 3, 16384, 0 }, { 4096, 2, 16384, 1 } };
 		const size_t per = (size_t)(k + m);
 		cudaStream_t st2, up;
 		cudaEvent_t ev;

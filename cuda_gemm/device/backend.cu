@@ -344,10 +344,12 @@ void gpu_plan_free(void *ctx, void *plan)
 
 /*
  * The small-call kernel (gemm_nibble.cuh: no prologue, one unit per thread) for a plan whose
- * default is a nibble kernel, or nullptr. It takes calls of up to kSmallMaxUnits 16-byte units:
- * one RS(10,4) stripe of 4 KiB chunks is 256 of them.
+ * default is a nibble kernel, or nullptr. It takes launches of up to kSmallMaxUnits 16-byte
+ * units (one RS(10,4) stripe of 4 KiB chunks is 256): on the H200, RS(10,4) 4 KiB, it ran 1..292
+ * stripes in 8.5-13.8 us against 11.7-15.9 for nibble_rg1_t512, and 1024 in 30.0 against 25.8
+ * (perf/results/nvidia-h200/small2-2026-11-24h, call 1).
  */
-constexpr size_t kSmallMaxUnits = 16384;
+constexpr size_t kSmallMaxUnits = 81920;
 
 const KernelInfo *small_kernel(const KernelInfo *def, const Shape &sh, const Ctx *c)
 {

@@ -496,24 +496,27 @@ static void test_device_batches(void **state)
 }
 
 /*
- * Small calls on device buffers, which the backend gives the small-call kernel (up to 16384
- * units of 16 bytes per launch: 64 RS(10,4) stripes of 4 KiB): 1..64 stripes, chunks of 1 byte to
- * 64 KiB, aligned or not, with the default kernel and the small-call kernels forced (at any
- * size); every output byte and every byte around it checked. Every third case also updates one
- * stripe in place (gfec_update on device buffers: the kernel's accumulate path) against the CPU.
+ * Small calls on device buffers, which the backend gives the small-call kernel (up to 81920
+ * units of 16 bytes per launch: 320 RS(10,4) stripes of 4 KiB, 20 of 64 KiB): 1..64 stripes,
+ * chunks of 1 byte to 64 KiB, aligned or not, with the default kernel and the small-call kernels
+ * forced (at any size); every output byte and every byte around it checked. Every third case
+ * also updates one stripe in place (gfec_update on device buffers: the kernel's accumulate path)
+ * against the CPU.
  */
 static void test_device_small(void **state)
 {
 	static const char *const ks[] = { "", "nibble_small_rg1", "nibble_small_rg2" };
-	static const int fixed_ns[] = { 1, 1, 2, 64, 34, 65 }; /* 64: the default's last one */
+	/* 20 x 64 KiB: the largest launch the default sends there; 21 x 64 KiB: the nibble kernel */
+	static const int fixed_ns[] = { 1, 1, 2, 20, 34, 65, 21, 300, 64 };
+	static const size_t fixed_len[] = { 4096, 4096, 4096, 65536, 4096, 4096, 65536, 64, 4096 };
 
 	(void)state;
 	for (int t = 0; t < 48; t++) {
 		const char *kernel = ks[t % 3];
-		const int fixed = t < 6, k = fixed ? 10 : test_range(2, 18);
+		const int fixed = t < 9, k = fixed ? 10 : test_range(2, 18);
 		const int m = fixed ? 4 : test_range(1, k < 8 ? k : 8);
 		const int ns = fixed ? fixed_ns[t] : test_range(1, 64);
-		const size_t len = fixed ? 4096
+		const size_t len = fixed ? fixed_len[t]
 				   : t % 4 == 0 ? (size_t)test_range(1, 64)
 				   : t % 4 == 1 ? (size_t)test_range(1, 65536)
 						: (size_t)test_range(1, 4200);
