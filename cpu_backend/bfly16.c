@@ -6,9 +6,10 @@
  * kernel with the split nibble tables of gemm16.c (gfec_cpu_gf16_tables(): c * s is the XOR of
  * four vpshufb lookups per byte plane), 64 bytes (32 symbols) at a time: y's symbols are split
  * into a low-byte and a high-byte plane in registers, multiplied, put back in symbol order and
- * XORed into x. Every call is threaded over byte slices of the regions (whole 64-byte groups):
- * each task runs the call's ops in order on its slice, which keeps an op's reads of what an
- * earlier op wrote within one thread.
+ * XORed into x. A call is threaded over byte slices of the regions (whole 64-byte groups): each
+ * task runs the call's ops in order on its slice, which keeps an op's reads of what an earlier
+ * op wrote within one thread; a GFEC_BFLY_DISJOINT call of enough ops is split by ops instead
+ * (4 tasks per thread, each over every byte).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -45,7 +46,7 @@ void gfec_cpu_bfly16_base(int kind, int n, size_t len, uint8_t *const *x, uint8_
 			  const uint16_t *c)
 {
 	for (int p = 0; p < n; p++)
-		op_base(kind, len & ~(size_t)1, x[p], y[p], c[p]);
+		op_base(kind & ~GFEC_BFLY_DISJOINT, len & ~(size_t)1, x[p], y[p], c[p]);
 }
 
 #define BF_T(o) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tbl + (o))))
@@ -120,6 +121,7 @@ static __attribute__((target("avx2"))) void op_avx2(int kind, size_t n, uint8_t 
 
 struct bfly_job {
 	int kind, n, avx2;
+	int per;	/* a split list: ops per task (0: the bytes are split) */
 	size_t len, slice;
 	uint8_t *const *x, *const *y;
 	const uint16_t *c;
@@ -153,20 +155,34 @@ static void bfly_task(void *arg, size_t index)
 	const struct bfly_job *j = arg;
 	const size_t off = index * j->slice;
 
+	if (j->per) { /* ops [index * per, ...) over every byte */
+		struct bfly_job sub = *j;
+		const int a = (int)index * j->per;
+
+		sub.n = j->n - a < j->per ? j->n - a : j->per;
+		sub.x += a;
+		sub.y += a;
+		sub.c += a;
+		bfly_range(&sub, 0, j->len);
+		return;
+	}
 	bfly_range(j, off, j->len - off < j->slice ? j->len - off : j->slice);
 }
 
 /* Below this many bytes of regions touched (n * len * 2), a call runs on the caller alone. */
 #define BFLY_PARALLEL_MIN (256u * 1024)
+/* The least bytes per task when the bytes are split (each task walks the whole list). */
+#define BFLY_SLICE_MIN 256u
 
 int gfec_cpu_bfly16_run(struct gfec_cpu_pool *pool, int base, int kind, int n, size_t len,
 			uint8_t *const *x, uint8_t *const *y, const uint16_t *c)
 {
-	struct bfly_job j = { .kind = kind, .n = n, .len = len & ~(size_t)1, .x = x, .y = y,
-			      .c = c };
+	const int disjoint = kind & GFEC_BFLY_DISJOINT;
+	struct bfly_job j = { .kind = kind & ~GFEC_BFLY_DISJOINT, .n = n, .len = len & ~(size_t)1,
+			      .x = x, .y = y, .c = c };
 
-	if (n < 0 || (kind != GFEC_BFLY_FWD && kind != GFEC_BFLY_INV && kind != GFEC_BFLY_MUL) ||
-	    (n && (!x || !y || !c)))
+	if (n < 0 || (j.kind != GFEC_BFLY_FWD && j.kind != GFEC_BFLY_INV &&
+		      j.kind != GFEC_BFLY_MUL) || (n && (!x || !y || !c)))
 		return GFEC_E_INVAL;
 	if (n == 0 || j.len == 0)
 		return 0;
@@ -177,6 +193,17 @@ int gfec_cpu_bfly16_run(struct gfec_cpu_pool *pool, int base, int kind, int n, s
 	}
 	const size_t threads = (size_t)gfec_cpu_pool_threads(pool);
 	size_t slice = (j.len + threads - 1) / threads;
+
+	slice = slice < BFLY_SLICE_MIN ? BFLY_SLICE_MIN : slice;
+	/* ops on disjoint regions: whole ops per task where there are enough of them */
+	if (disjoint && (size_t)n >= 4 * threads) {
+		const size_t ntasks = 4 * threads;
+
+		j.per = (int)(((size_t)n + ntasks - 1) / ntasks);
+		gfec_cpu_pool_run(pool, ((size_t)n + (size_t)j.per - 1) / (size_t)j.per, bfly_task,
+				  &j);
+		return 0;
+	}
 
 	slice = (slice + 63) / 64 * 64;
 	j.slice = slice;

@@ -13,8 +13,14 @@
 #define ORDER 65536u
 #define MODULUS 65535u
 
-/* Work regions a call keeps at once (they are processed in byte slices of this budget). */
+/*
+ * Work regions a call keeps at once: chunks are processed in byte slices of this budget, but
+ * never under SLICE_MIN bytes per region where the chunks are that long (a list of ordered ops
+ * is split over threads by bytes only: 4 KiB keeps 256 bytes per task on 16 threads; 256 MiB of
+ * work at N = 65536).
+ */
 #define WORK_BYTES (64u << 20)
+#define SLICE_MIN 4096u
 
 static struct {
 	uint16_t v[16];		 /* the Cantor basis */
@@ -89,7 +95,7 @@ static int run_ops(const struct gfec_fft16_ops *ops, int kind, size_t n, size_t 
 		return 0;
 	if (ops && ops->bfly)
 		return ops->bfly(ops->ctx, kind, (int)n, len, x, y, c);
-	gfec_cpu_bfly16_base(kind, (int)n, len, x, y, c);
+	gfec_cpu_bfly16_base(kind & ~GFEC_BFLY_DISJOINT, (int)n, len, x, y, c);
 	return 0;
 }
 
@@ -116,27 +122,54 @@ static void lists_fini(struct lists *l)
 	free(l->c);
 }
 
+/*
+ * What a transform may skip. zero (n flags, or NULL): regions known to hold zeros; a butterfly
+ * of two zero regions leaves them zero and is skipped (the flags are kept up to date). need (n
+ * flags, or NULL; forward transforms): the outputs wanted; a block of a layer none of whose
+ * points is wanted is skipped (its regions then hold no meaningful value).
+ */
+struct skip {
+	uint8_t *zero;
+	const uint8_t *need;
+};
+
+static int block_needed(const uint8_t *need, unsigned r, unsigned size)
+{
+	for (unsigned x = r; x < r + size; x++)
+		if (need[x])
+			return 1;
+	return 0;
+}
+
 /* One layer j of a transform of n points at beta, forward or inverse. */
 static int layer(const struct gfec_fft16_ops *ops, struct lists *l, int kind, uint8_t *const *d,
-		 unsigned n, unsigned j, unsigned beta, size_t len)
+		 unsigned n, unsigned j, unsigned beta, size_t len, const struct skip *sk)
 {
 	const unsigned h = 1u << j;
+	uint8_t *zero = sk ? sk->zero : NULL;
 	size_t p = 0;
 
 	for (unsigned r = 0; r < n; r += 2 * h) {
 		const uint16_t s = gfec_fft16_skew(j, beta + r);
 
-		for (unsigned t = 0; t < h; t++, p++) {
+		if (sk && sk->need && !block_needed(sk->need, r, 2 * h))
+			continue;
+		for (unsigned t = 0; t < h; t++) {
+			if (zero && zero[r + t] && zero[r + h + t])
+				continue;
+			if (zero)
+				zero[r + t] = zero[r + h + t] = 0;
 			l->x[p] = d[r + t];
 			l->y[p] = d[r + h + t];
-			l->c[p] = s;
+			l->c[p++] = s;
 		}
 	}
-	return run_ops(ops, kind, p, len, l->x, l->y, l->c);
+	return run_ops(ops, kind | GFEC_BFLY_DISJOINT, p, len, l->x, l->y, l->c);
 }
 
 static int transform(const struct gfec_fft16_ops *ops, struct lists *l, int inverse,
-		     uint8_t *const *d, unsigned logn, unsigned beta, size_t len)
+		     uint8_t *const *d, unsigned logn, unsigned beta, size_t len,
+		     const struct skip *sk)
 {
 	const unsigned n = 1u << logn;
 	int ret = 0;
@@ -144,7 +177,8 @@ static int transform(const struct gfec_fft16_ops *ops, struct lists *l, int inve
 	for (unsigned i = 0; i < logn && !ret; i++) {
 		const unsigned j = inverse ? i : logn - 1 - i;
 
-		ret = layer(ops, l, inverse ? GFEC_BFLY_INV : GFEC_BFLY_FWD, d, n, j, beta, len);
+		ret = layer(ops, l, inverse ? GFEC_BFLY_INV : GFEC_BFLY_FWD, d, n, j, beta, len,
+			    sk);
 	}
 	return ret;
 }
@@ -160,7 +194,7 @@ static int transform_call(const struct gfec_fft16_ops *ops, int inverse, uint8_t
 	gfec_fft16_init();
 	ret = lists_init(&l, (1u << logn) / 2);
 	if (!ret)
-		ret = transform(ops, &l, inverse, d, logn, beta, len);
+		ret = transform(ops, &l, inverse, d, logn, beta, len, NULL);
 	lists_fini(&l);
 	return ret;
 }
@@ -221,6 +255,7 @@ struct gfec_fft16_code {
 	unsigned logm;	   /* M = 2^logm >= m */
 	unsigned logn;	   /* N = 2^logn: the decoder's points */
 	uint16_t *walsh;   /* FWHT_N of log(omega_u), u < N, mod 65535 */
+	size_t work;	   /* bytes of work regions a call aims at */
 };
 
 static unsigned ceil_log2(uint32_t x)
@@ -278,6 +313,7 @@ int gfec_fft16_code_create(int k, int m, enum gfec_fft16_layout layout,
 		return GFEC_E_NOMEM;
 	c->k = k;
 	c->m = m;
+	c->work = WORK_BYTES;
 	c->logm = ceil_log2((uint32_t)m);
 	c->cosets = layout != GFEC_FFT16_GENERAL && (1u << c->logm) + (uint32_t)k <= ORDER;
 	c->logn = ceil_log2(c->cosets ? (1u << c->logm) + (uint32_t)k : (uint32_t)(k + m));
@@ -321,13 +357,17 @@ static unsigned chunk_point(const struct gfec_fft16_code *c, int i)
 	return (c->cosets ? 1u << c->logm : (unsigned)c->m) + (unsigned)i;
 }
 
-/* Bytes per slice for @p nreg work regions: whole 64-byte groups, at most len. */
-static size_t slice_bytes(size_t nreg, size_t len)
+void gfec_fft16_code_set_work(struct gfec_fft16_code *code, size_t bytes)
 {
-	size_t s = WORK_BYTES / nreg / 64 * 64;
+	code->work = bytes ? bytes : WORK_BYTES;
+}
 
-	if (s < 64)
-		s = 64;
+size_t gfec_fft16_slice(const struct gfec_fft16_code *code, size_t nreg, size_t len)
+{
+	size_t s = code->work / nreg / 64 * 64;
+
+	if (s < SLICE_MIN)
+		s = SLICE_MIN;
 	return s < len ? s : len;
 }
 
@@ -338,13 +378,17 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 	const unsigned M = 1u << c->logm;
 	const unsigned groups = ((unsigned)c->k + M - 1) / M;
 	const size_t nreg = groups > 1 ? 2 * (size_t)M : M;
-	const size_t s = slice_bytes(nreg, len);
+	const size_t s = gfec_fft16_slice(c, nreg, len);
 	uint8_t *buf = malloc(nreg * s), **w = malloc(sizeof(*w) * nreg);
+	uint8_t *zero = malloc(M), *need = malloc(M);
+	const struct skip zs = { .zero = zero }, ns = { .need = need };
 	struct lists l;
 	int ret = lists_init(&l, M);
 
-	if (!buf || !w)
+	if (!buf || !w || !zero || !need)
 		ret = GFEC_E_NOMEM;
+	for (unsigned i = 0; !ret && i < M; i++)
+		need[i] = i < (unsigned)c->m;
 	for (size_t i = 0; !ret && i < nreg; i++)
 		w[i] = buf + i * s;
 	for (size_t off = 0; !ret && off < len; off += s) {
@@ -356,27 +400,35 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 			for (unsigned t = 0; t < M; t++) {
 				const size_t j = (size_t)g * M + t;
 
-				if (j < (size_t)c->k)
-					memcpy(d[t], data[j] + off, n);
-				else
+				zero[t] = j >= (size_t)c->k;
+				if (zero[t])
 					memset(d[t], 0, n);
+				else
+					memcpy(d[t], data[j] + off, n);
 			}
-			ret = transform(ops, &l, 1, d, c->logm, M * (g + 1), n);
+			ret = transform(ops, &l, 1, d, c->logm, M * (g + 1), n, &zs);
 			if (ret || !g)
 				continue;
+			size_t p = 0;
+
 			for (unsigned t = 0; t < M; t++) {
-				l.x[t] = d[t];
-				l.y[t] = w[t];
-				l.c[t] = 0;
+				if (zero[t])
+					continue;
+				l.x[p] = d[t];
+				l.y[p] = w[t];
+				l.c[p++] = 0;
 			}
-			ret = run_ops(ops, GFEC_BFLY_FWD, M, n, l.x, l.y, l.c); /* w ^= d */
+			ret = run_ops(ops, GFEC_BFLY_FWD | GFEC_BFLY_DISJOINT, p, n, l.x, l.y,
+				      l.c); /* w ^= d */
 		}
 		if (!ret)
-			ret = transform(ops, &l, 0, w, c->logm, 0, n);
+			ret = transform(ops, &l, 0, w, c->logm, 0, n, &ns);
 		for (int i = 0; !ret && i < c->m; i++)
 			memcpy(parity[i] + off, w[i], n);
 	}
 	lists_fini(&l);
+	free(need);
+	free(zero);
 	free(w);
 	free(buf);
 	return ret;
@@ -394,15 +446,17 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			 uint8_t *const *dst)
 {
 	const unsigned logn = c->logn, n = 1u << logn;
-	const size_t s = slice_bytes(n, len);
+	const size_t s = gfec_fft16_slice(c, n, len);
 	uint32_t *a = malloc(sizeof(uint32_t) * n);
 	uint16_t *loc = malloc(sizeof(uint16_t) * n);
 	uint8_t *buf = malloc((size_t)n * s), **w = malloc(sizeof(*w) * n);
+	uint8_t *zero = malloc(n), *need = malloc(n);
+	const struct skip zs = { .zero = zero }, ns = { .need = need };
 	size_t nderiv = (size_t)n / 2 * logn, nops;
 	struct lists l;
 	int ret = lists_init(&l, nderiv > n ? nderiv : n);
 
-	if (!a || !loc || !buf || !w)
+	if (!a || !loc || !buf || !w || !zero || !need)
 		ret = GFEC_E_NOMEM;
 	if (ret)
 		goto out;
@@ -415,15 +469,18 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 	fwht(a, n);
 	for (unsigned x = 0; x < n; x++) /* / N: 2^16 = 1 mod 65535 */
 		loc[x] = (uint16_t)((uint64_t)a[x] * (1u << (16 - logn)) % MODULUS);
-	for (unsigned x = 0; x < n; x++)
+	for (unsigned x = 0; x < n; x++) {
 		w[x] = buf + (size_t)x * s;
+		need[x] = state[x] == PT_LOST && dst[x];
+	}
 
 	for (size_t off = 0; !ret && off < len; off += s) {
 		const size_t bytes = len - off < s ? len - off : s;
 
 		nops = 0;
 		for (unsigned x = 0; x < n; x++) {
-			if (state[x] != PT_HAVE) {
+			zero[x] = state[x] != PT_HAVE;
+			if (zero[x]) {
 				memset(w[x], 0, bytes);
 				continue;
 			}
@@ -431,9 +488,9 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			l.y[nops] = (uint8_t *)src[x] + off; /* MUL only reads y */
 			l.c[nops++] = gfec_gf16_tab.exp[loc[x]];
 		}
-		ret = run_ops(ops, GFEC_BFLY_MUL, nops, bytes, l.x, l.y, l.c);
+		ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, nops, bytes, l.x, l.y, l.c);
 		if (!ret)
-			ret = transform(ops, &l, 1, w, logn, 0, bytes);
+			ret = transform(ops, &l, 1, w, logn, 0, bytes, &zs);
 		if (ret)
 			break;
 		/* formal derivative: coefficient i + 2^b adds into i, for every clear bit b of i */
@@ -449,7 +506,7 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 		}
 		ret = run_ops(ops, GFEC_BFLY_FWD, nops, bytes, l.x, l.y, l.c);
 		if (!ret)
-			ret = transform(ops, &l, 0, w, logn, 0, bytes);
+			ret = transform(ops, &l, 0, w, logn, 0, bytes, &ns);
 		if (ret)
 			break;
 		nops = 0;
@@ -460,10 +517,12 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			l.y[nops] = w[x];
 			l.c[nops++] = gfec_gf16_tab.exp[(MODULUS - loc[x]) % MODULUS];
 		}
-		ret = run_ops(ops, GFEC_BFLY_MUL, nops, bytes, l.x, l.y, l.c);
+		ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, nops, bytes, l.x, l.y, l.c);
 	}
 out:
 	lists_fini(&l);
+	free(need);
+	free(zero);
 	free(w);
 	free(buf);
 	free(loc);

@@ -39,8 +39,9 @@
  * Regions are arrays of 16-bit little-endian symbols (the codec's w = 16 layout); len is even;
  * every symbol position is an independent code word. All work runs through one op, a list of
  * butterflies (gfec_backend_ops.butterfly16's contract), applied by @p ops; NULL: the CPU
- * backend's plain-C reference. Calls allocate scratch (at most about 64 MiB of work regions,
- * processed in byte slices) and return GFEC_E_NOMEM when it is not there. Thread-safe.
+ * backend's plain-C reference. Calls allocate scratch (work regions of gfec_fft16_slice() bytes:
+ * 64 MiB, up to 256 MiB at N = 65536) and return GFEC_E_NOMEM when it is not there.
+ * Thread-safe.
  */
 #ifndef GFEC_GFMATRIX_FFT16_H
 #define GFEC_GFMATRIX_FFT16_H
@@ -83,6 +84,7 @@ int gfec_fft16_ifft(const struct gfec_fft16_ops *ops, uint8_t *const *d, unsigne
  */
 void gfec_fft16_eval_base(const uint16_t *coef, unsigned logn, unsigned beta, uint16_t *val);
 
+
 struct gfec_fft16_code;
 
 /** Which layout a code takes (see above): auto takes the coset layout where it fits. */
@@ -96,6 +98,16 @@ enum gfec_fft16_layout {
 int gfec_fft16_code_create(int k, int m, enum gfec_fft16_layout layout,
 			   struct gfec_fft16_code **out);
 void gfec_fft16_code_free(struct gfec_fft16_code *code);
+
+/**
+ * Bytes per slice a schedule of @p code with @p nreg work regions processes chunks of @p len
+ * bytes in (whole 64-byte groups, at least 4 KiB where len is, at most len): its work memory is
+ * nreg times that.
+ */
+size_t gfec_fft16_slice(const struct gfec_fft16_code *code, size_t nreg, size_t len);
+
+/** The work memory @p code's calls aim at (0: the default, 64 MiB); the tests shrink it. */
+void gfec_fft16_code_set_work(struct gfec_fft16_code *code, size_t bytes);
 
 /** 1 for the coset layout, 0 for the general one (see above). */
 int gfec_fft16_code_cosets(const struct gfec_fft16_code *code);

@@ -123,6 +123,9 @@ enum gfec_bfly_kind {
 	GFEC_BFLY_FWD = 0,
 	GFEC_BFLY_INV = 1,
 	GFEC_BFLY_MUL = 2,
+	/** A flag OR'ed into the kind: no region is written by one op of the call and read or
+	 * written by another, so a backend may also split the list (not only the bytes). */
+	GFEC_BFLY_DISJOINT = 16,
 };
 
 struct gfec_backend_ops {

@@ -76,12 +76,16 @@ static void test_basis(void **state)
 	}
 }
 
-/* Random op lists over a few shared regions (ops chain through them), backend vs reference. */
+/*
+ * Random op lists over a few shared regions (ops chain through them), or over distinct regions
+ * with GFEC_BFLY_DISJOINT (a backend may then split the list), backend vs reference.
+ */
 static void test_butterfly(void **state)
 {
 	(void)state;
 	for (int iter = 0; iter < 200; iter++) {
-		const int nreg = test_range(2, 12), n = test_range(1, 40);
+		const int disjoint = iter % 3 == 0, n = test_range(disjoint ? 12 : 1, 40);
+		const int nreg = disjoint ? 2 * n : test_range(2, 12);
 		const int kind = test_range(0, 2);
 		const size_t len = (size_t)test_range(0, iter % 4 ? 700 : 40000) & ~(size_t)1;
 		const unsigned mis = (unsigned)test_range(0, 63);
@@ -98,6 +102,10 @@ static void test_butterfly(void **state)
 			j += j >= i; /* distinct, except a MUL in place now and then */
 			if (kind == GFEC_BFLY_MUL && test_range(0, 3) == 0)
 				j = i;
+			if (disjoint) { /* regions 2p and 2p + 1, either way round */
+				i = 2 * p + (int)(test_rand() & 1);
+				j = i ^ 1;
+			}
 			xa[p] = ra + (size_t)i * len;
 			ya[p] = ra + (size_t)j * len;
 			xb[p] = rb + (size_t)i * len;
@@ -115,13 +123,16 @@ static void test_butterfly(void **state)
 			if (p && test_range(0, 2) == 0)
 				c[p] = c[p - 1]; /* runs of one constant share its tables */
 		}
-		assert_int_equal(gfec_cpu_backend()->butterfly16(cpu_ctx, kind, n, len, xa, ya, c),
+		const int flags = disjoint ? GFEC_BFLY_DISJOINT : 0;
+
+		assert_int_equal(gfec_cpu_backend()->butterfly16(cpu_ctx, kind | flags, n, len, xa,
+								 ya, c),
 				 0);
 		gfec_cpu_bfly16_base(kind, n, len, xb, yb, c);
 		assert_memory_equal(ra, rb, len * nreg);
 		/* one thread, straight through the kernel */
 		memcpy(ra, rb, len * nreg);
-		assert_int_equal(gfec_cpu_bfly16_run(NULL, 0, kind, n, len, xa, ya, c), 0);
+		assert_int_equal(gfec_cpu_bfly16_run(NULL, 0, kind | flags, n, len, xa, ya, c), 0);
 		gfec_cpu_bfly16_base(kind, n, len, xb, yb, c);
 		assert_memory_equal(ra, rb, len * nreg);
 		tbuf_free(&a);
@@ -362,6 +373,42 @@ static void test_wide(void **state)
 	mds_random(40000, 20000, 2, GFEC_FFT16_AUTO, 1);
 }
 
+/* Chunks longer than one slice of the work memory (shrunk to 64 KiB): every slice's offsets. */
+static void test_slices(void **state)
+{
+	static const int shapes[][2] = { { 10, 4 }, { 9, 3 }, { 30, 20 } };
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(shapes) / sizeof(shapes[0]); t++)
+		for (int lay = GFEC_FFT16_AUTO; lay <= GFEC_FFT16_GENERAL; lay += 2) {
+			const int k = shapes[t][0], m = shapes[t][1];
+			const size_t len = 2 * (size_t)test_range(5000, 12000);
+			struct gfec_fft16_code *code;
+			struct cw w;
+			uint8_t *ref, **rp = regions((size_t)m, len, &ref);
+			int lost[20];
+
+			cw_make(&w, k, m, len);
+			assert_int_equal(gfec_fft16_code_create(k, m, lay, &code), 0);
+			gfec_fft16_code_set_work(code, 64 * 1024);
+			assert_true(gfec_fft16_slice(code, 16, len) < len);
+			assert_int_equal(gfec_fft16_encode_base(code, len,
+								(const uint8_t *const *)w.data, rp),
+					 0);
+			assert_int_equal(gfec_fft16_encode(code, NULL, len,
+							   (const uint8_t *const *)w.data,
+							   w.parity), 0);
+			assert_memory_equal(w.pblk, ref, (size_t)m * len);
+			for (int e = 0; e < m; e++)
+				lost[e] = 2 * e; /* data and parity */
+			lose_and_check(code, &w, lost, m);
+			gfec_fft16_code_free(code);
+			free(rp);
+			free(ref);
+			cw_free(&w);
+		}
+}
+
 static void test_bad(void **state)
 {
 	struct gfec_fft16_code *code;
@@ -398,7 +445,8 @@ int main(void)
 		cmocka_unit_test(test_basis),	     cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_transform),    cmocka_unit_test(test_parity_base),
 		cmocka_unit_test(test_mds_small),    cmocka_unit_test(test_mds_random),
-		cmocka_unit_test(test_wide),	     cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_wide),	     cmocka_unit_test(test_slices),
+		cmocka_unit_test(test_bad),
 	};
 
 	test_seed();
