@@ -89,8 +89,9 @@ extern "C" double perf_gpu_xor_bound(int k, int m, size_t chunk, int stripes)
 	const size_t pitch = (chunk + 255) / 256 * 256;
 	double ms = -1;
 	cudaDeviceProp p;
+	int dev = 0;
 
-	if (cudaGetDeviceProperties(&p, 0) != cudaSuccess ||
+	if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess ||
 	    cudaMalloc(&mem, pitch * n) != cudaSuccess ||
 	    cudaMalloc(&ptrs, n * sizeof(void *)) != cudaSuccess)
 		goto out;
@@ -157,6 +158,15 @@ extern "C" int perf_gpu_pinned(size_t bytes, double *h2d, double *d2h, double *b
 	*d2h = b > 0 ? bytes / b / 1e6 : 0;
 	*both = c > 0 ? 2.0 * bytes / c / 1e6 : 0;
 	return a > 0 && b > 0 && c > 0 ? 0 : -1;
+}
+
+extern "C" int perf_gpu_use(int ordinal)
+{
+	if (cudaSetDevice(ordinal) != cudaSuccess) {
+		cudaGetLastError();
+		return -1;
+	}
+	return 0;
 }
 
 extern "C" void *perf_gpu_malloc(size_t n)

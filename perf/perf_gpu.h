@@ -29,6 +29,8 @@ int perf_gpu_query(struct perf_gpu_info *info);
 double perf_gpu_d2d(size_t bytes);				 /* read + written */
 double perf_gpu_xor_bound(int k, int m, size_t chunk, int stripes); /* data bytes */
 int perf_gpu_pinned(size_t bytes, double *h2d, double *d2h, double *both);
+/* The device the calls here measure and allocate on (cudaSetDevice; 0 before any call): 0 or -1. */
+int perf_gpu_use(int ordinal);
 
 void *perf_gpu_malloc(size_t n);
 void perf_gpu_free(void *p);

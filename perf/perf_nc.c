@@ -35,6 +35,15 @@
  * writes its blocks, decode reads its blocks once and writes the segment. That is a true bound
  * (the XORs' repeated reads of sources only add traffic), so the self-check applies. Encodes are
  * checked against a plain XOR of the neighbours lt.h names, decodes against the segment.
+ * With a GPU, an LT encode row on device buffers too: max(n, 262144) blocks of one segment per
+ * call (the GPU encoder needs that many to fill the device), against the GPU copy bound for the
+ * same least traffic; its first 4096 blocks are checked.
+ *
+ * GPU contexts (issue 18): the GPU rows' codes take gpu_devices= (GFEC_GPU_DEVICES) as any code
+ * does, one context per entry. The run lists every context with its GPU's ceilings (copy, the
+ * XOR-stream bound of RS(10,4) on 64 stripes of 1 MiB, pinned H2D and D2H; measured once per GPU)
+ * and, after each GPU row, each context's share of the row's segment bytes, in the table (comment
+ * lines) and the JSON (gpu_contexts, and each GPU row's gpu_context_shares).
  */
 #include <isa-l/erasure_code.h>
 #include <stdio.h>
@@ -43,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gfec/gfec.h>
 #include <gfec/gfec_nc.h>
 
 #include "gfec_perf.h"
@@ -57,6 +67,43 @@
 
 #define SEED 0x6e63u
 #define NC_MAX_LIST 16
+/* LT's GPU encode row: blocks per call (at least n) */
+#define LT_GPU_BLOCKS 262144u
+#define NC_MAX_CTX 16
+
+/* The GPU rows' contexts and each one's GPU ceilings (GB/s), from measure_contexts(). */
+struct nc_ctxs {
+	int n;
+	struct gfec_gpu_device d[NC_MAX_CTX];
+	double copy[NC_MAX_CTX], xorb[NC_MAX_CTX], h2d[NC_MAX_CTX], d2h[NC_MAX_CTX];
+};
+
+/* A GPU row's contexts after it ran: their share of its segment bytes, shares run, failures. */
+struct row_ctx {
+	int n;
+	double share[NC_MAX_CTX];
+	uint64_t calls[NC_MAX_CTX], failures[NC_MAX_CTX];
+};
+/* One per row of the run (rows[i] <-> row_ctxs[i]); set up by perf_nc_main. */
+static struct perf_row *rows_base;
+static struct row_ctx *row_ctxs;
+
+/* Keeps @p nc's contexts' counters for row @p r (a GPU row whose code ran only its calls). */
+static void note_contexts(gfec_nc *nc, const struct perf_row *r)
+{
+	struct gfec_gpu_device d[NC_MAX_CTX];
+	struct row_ctx *x = row_ctxs ? &row_ctxs[r - rows_base] : NULL;
+	const int n = nc ? gfec_nc_gpu_devices(nc, d, NC_MAX_CTX) : 0;
+
+	if (!x || n <= 0)
+		return;
+	x->n = n > NC_MAX_CTX ? NC_MAX_CTX : n;
+	for (int i = 0; i < x->n; i++) {
+		x->share[i] = d[i].share;
+		x->calls[i] = d[i].calls;
+		x->failures[i] = d[i].failures;
+	}
+}
 
 /* --op's RLC workloads */
 enum { OP_ENCODE = 1, OP_DECODE = 2, OP_BATCH = 4, OP_RECODE = 8, OP_ALL = 15 };
@@ -89,7 +136,9 @@ void perf_nc_usage(FILE *f)
 	    "recode\n"
 	    "on the CPU and on the GPU (device buffers), each row beside raw ISA-L with the same\n"
 	    "matrix (CPU) or the GPU copy bound (GPU), measured in the same run; LT encode (all\n"
-	    "threads) and progressive decode (one thread) on the CPU against the CPU memory bound.\n"
+	    "threads) and progressive decode (one thread) on the CPU against the CPU memory bound,\n"
+	    "and LT encode on the GPU against the GPU copy bound. GPU rows run on the contexts of\n"
+	    "GFEC_GPU_DEVICES (gpu_devices=), each listed with its ceilings and its share of each row.\n"
 	    "  --family LIST  rlc, lt or rlc,lt (default rlc,lt)\n"
 	    "  --op LIST      RLC workloads: encode, decode (eager and deferred), batch, recode\n"
 	    "                 (default all)\n"
@@ -564,6 +613,8 @@ static int row_encode(const struct nc_opts *o, struct shape *s, struct gfec_cpu_
 		r->pct = 100 * r->gbps.median / r->ceil_gbps;
 		snprintf(r->engine, sizeof(r->engine), "gpu");
 	}
+	if (gpu)
+		note_contexts(a.nc, r);
 out:
 #ifdef GFEC_HAVE_CUDA
 	if (gpu) {
@@ -778,6 +829,8 @@ static int row_batch(const struct nc_opts *o, struct shape *s, int gpu, double i
 	} else if (!gpu) {
 		vs_isal(r, isal, spread);
 	}
+	if (gpu)
+		note_contexts(a.nc, r);
 out:
 #ifdef GFEC_HAVE_CUDA
 	if (gpu) {
@@ -983,6 +1036,196 @@ out:
 	return ret;
 }
 
+#ifdef GFEC_HAVE_CUDA
+/*
+ * LT encode on the GPU, device buffers: max(n, LT_GPU_BLOCKS) coded blocks (seeds count ..) of
+ * one segment per call, against the GPU copy bound @p d2d for the least traffic (the segment
+ * read once, the blocks written); GB/s of coded payload. The first 4096 blocks are checked.
+ */
+static int row_lt_gpu(const struct nc_opts *o, uint32_t n, size_t B, double d2d,
+		      struct perf_row *r)
+{
+	struct gfec_nc_params p = {.n = n,
+				   .block_size = (uint32_t)B,
+				   .family = GFEC_NC_LT,
+				   .backend = GFEC_NC_BACKEND_GPU};
+	const uint32_t count = n > LT_GPU_BLOCKS ? n : LT_GPU_BLOCKS, nchk = 4096;
+	const size_t seg = (size_t)n * B, sbytes = gfec_nc_header_bytes(GFEC_NC_KIND_SEED, n) + B;
+	struct gfec_nc_segment sg = {.id = 1};
+	struct enc_arg a = {.nseg = 1, .count = count, .olen = (size_t)count * sbytes, .segs = &sg};
+	uint8_t *data = malloc(seg), *back = malloc((size_t)nchk * sbytes), *dev = NULL;
+	double edges = 0, chk_edges;
+	int ret = -1, ok;
+
+	lt_row_init(r, n, B, PERF_ENCODE, "encode", 1);
+	r->m = (int)count;
+	snprintf(r->backend, sizeof(r->backend), "gpu");
+	r->data = PERF_GPU;
+	r->on_gpu = 1;
+	r->data_bytes = (double)count * (double)B;
+	r->traffic_bytes = (double)seg + (double)a.olen;
+	dev = perf_gpu_malloc(seg);
+	a.out = perf_gpu_malloc(a.olen);
+	if (!data || !back || !dev || !a.out || gfec_nc_create(&p, &a.nc)) {
+		snprintf(r->skip, sizeof(r->skip), "cannot set up the code (GPU memory)");
+		goto out;
+	}
+	perf_fill_random(data, seg, SEED + n);
+	if (perf_gpu_copy(dev, data, seg)) {
+		snprintf(r->skip, sizeof(r->skip), "cannot copy to the GPU");
+		goto out;
+	}
+	sg.data = dev;
+	ret = time_calls(o, enc_call, &a, r);
+	if (ret) {
+		snprintf(r->skip, sizeof(r->skip), "gfec_nc_encode: %s", gfec_strerror(ret));
+		goto out;
+	}
+	ret = perf_gpu_copy(back, a.out, (size_t)(count < nchk ? count : nchk) * sbytes);
+	ok = ret ? -1
+		 : lt_check_encode(n, B, data, back, sbytes, count, count < nchk ? count : nchk,
+				   &chk_edges);
+	if (ok >= 0)
+		ok = ok && lt_check_encode(n, B, NULL, NULL, sbytes, count, count, &edges) >= 0;
+	if (ok < 0) {
+		snprintf(r->skip, sizeof(r->skip), "no memory for the check");
+		ret = -1;
+		goto out;
+	}
+	r->checked = ok;
+	r->gf_ops = edges * (double)B * 8;
+	r->gops = r->gbps.median * r->gf_ops / r->data_bytes;
+	r->intensity = r->gf_ops / r->traffic_bytes;
+	lt_bound(r, "GPU copy (HBM, least traffic)", d2d, 0);
+	snprintf(r->engine, sizeof(r->engine), "gpu, %.0f%% of the copy", r->pct);
+	note_contexts(a.nc, r);
+out:
+	perf_gpu_free(dev);
+	perf_gpu_free(a.out);
+	gfec_nc_free(a.nc);
+	free(data);
+	free(back);
+	return ret;
+}
+
+/*
+ * The contexts a GPU code of this run gets, and each one's GPU ceilings (once per GPU): the D2D
+ * copy (read + written), the XOR-stream bound of RS(10,4) on 64 stripes of 1 MiB (data bytes),
+ * pinned H2D and D2H. The rows' device buffers then live on the first context's GPU.
+ */
+static void measure_contexts(const struct nc_opts *o, struct nc_ctxs *x)
+{
+	struct gfec_nc_params p = {.n = 4, .block_size = 64, .backend = GFEC_NC_BACKEND_GPU};
+	const size_t bytes = o->quick ? (size_t)64 << 20 : (size_t)256 << 20;
+	gfec_nc *nc = NULL;
+	double both;
+
+	memset(x, 0, sizeof(*x));
+	if (gfec_nc_create(&p, &nc))
+		return;
+	x->n = gfec_nc_gpu_devices(nc, x->d, NC_MAX_CTX);
+	gfec_nc_free(nc);
+	x->n = x->n < 0 ? 0 : x->n > NC_MAX_CTX ? NC_MAX_CTX : x->n;
+	for (int i = 0; i < x->n; i++) {
+		int j = 0;
+
+		while (j < i && x->d[j].ordinal != x->d[i].ordinal)
+			j++;
+		if (j < i) { /* another context on that GPU: its figures */
+			x->copy[i] = x->copy[j], x->xorb[i] = x->xorb[j];
+			x->h2d[i] = x->h2d[j], x->d2h[i] = x->d2h[j];
+			continue;
+		}
+		if (perf_gpu_use(x->d[i].ordinal))
+			continue;
+		x->copy[i] = perf_gpu_d2d(bytes);
+		x->xorb[i] = perf_gpu_xor_bound(10, 4, (size_t)1 << 20, 64);
+		perf_gpu_pinned(bytes, &x->h2d[i], &x->d2h[i], &both);
+	}
+	if (x->n)
+		perf_gpu_use(x->d[0].ordinal);
+}
+#endif
+
+static void print_contexts(const struct nc_ctxs *x)
+{
+	printf("# GPU contexts of the GPU rows (GFEC_GPU_DEVICES / gpu_devices=): %d; per GPU: copy "
+	       "= D2D bytes read + written, XOR = RS(10,4) xor-stream data bound (64 x 1 MiB), "
+	       "pinned H2D / D2H, GB/s\n",
+	       x->n);
+	for (int i = 0; i < x->n; i++)
+		printf("#   ctx %d: GPU %d %s (PCI bus %d, %.0f GiB): copy %.1f, XOR %.1f, pinned "
+		       "H2D %.1f / D2H %.1f\n",
+		       i, x->d[i].ordinal, x->d[i].name, x->d[i].pci_bus, x->d[i].mem_gib,
+		       x->copy[i], x->xorb[i], x->h2d[i], x->d2h[i]);
+}
+
+/* The comment line after a GPU row: each context's share of its segment bytes. */
+static void print_row_contexts(const struct perf_row *r)
+{
+	const struct row_ctx *x = row_ctxs ? &row_ctxs[r - rows_base] : NULL;
+
+	if (!x || !x->n || r->skip[0])
+		return;
+	printf("#   contexts:");
+	for (int i = 0; i < x->n; i++)
+		printf(" ctx %d %.1f%% (%llu shares, %llu failed)%s", i, 100 * x->share[i],
+		       (unsigned long long)x->calls[i], (unsigned long long)x->failures[i],
+		       i + 1 < x->n ? "," : "\n");
+}
+
+/* The JSON's gpu_contexts and each GPU row's gpu_context_shares, added to the file at @p path. */
+static int json_contexts(const char *path, const struct nc_ctxs *x, int nrows)
+{
+	json_error_t err;
+	json_t *doc = json_load_file(path, 0, &err), *list = json_array(), *res;
+	int ret;
+
+	if (!doc || !list) {
+		json_decref(doc);
+		json_decref(list);
+		return -1;
+	}
+	for (int i = 0; i < x->n; i++) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "context", json_integer(i));
+		json_object_set_new(c, "ordinal", json_integer(x->d[i].ordinal));
+		json_object_set_new(c, "name", json_string(x->d[i].name));
+		json_object_set_new(c, "pci_bus", json_integer(x->d[i].pci_bus));
+		json_object_set_new(c, "mem_gib", json_real(x->d[i].mem_gib));
+		json_object_set_new(c, "copy_GBps", json_real(x->copy[i]));
+		json_object_set_new(c, "xor_bound_GBps", json_real(x->xorb[i]));
+		json_object_set_new(c, "xor_bound_shape", json_string("RS(10,4), 64 x 1 MiB"));
+		json_object_set_new(c, "pinned_h2d_GBps", json_real(x->h2d[i]));
+		json_object_set_new(c, "pinned_d2h_GBps", json_real(x->d2h[i]));
+		json_array_append_new(list, c);
+	}
+	json_object_set_new(doc, "gpu_contexts", list);
+	res = json_object_get(doc, "results");
+	for (int i = 0; row_ctxs && i < nrows && i < (int)json_array_size(res); i++) {
+		const struct row_ctx *rc = &row_ctxs[i];
+		json_t *sh;
+
+		if (!rc->n)
+			continue;
+		sh = json_array();
+		for (int c = 0; c < rc->n; c++) {
+			json_t *e = json_object();
+
+			json_object_set_new(e, "context", json_integer(c));
+			json_object_set_new(e, "share", json_real(rc->share[c]));
+			json_object_set_new(e, "calls", json_integer((json_int_t)rc->calls[c]));
+			json_object_set_new(e, "failures", json_integer((json_int_t)rc->failures[c]));
+			json_array_append_new(sh, e);
+		}
+		json_object_set_new(json_array_get(res, (size_t)i), "gpu_context_shares", sh);
+	}
+	ret = perf_json_write(path, doc);
+	json_decref(doc);
+	return ret;
+}
+
 struct lt_dec_arg {
 	gfec_nc *nc;
 	const uint8_t *blocks;
@@ -1137,6 +1380,7 @@ int perf_nc_main(int argc, char **argv)
 	char cmd[2048] = "gfec-perf ", cpu[128];
 	int help, nrows = 0, status = 0, gpu = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct nc_ctxs ctxs = {0};
 
 	if (parse_args(argc, argv, &o, &help))
 		return 2;
@@ -1166,6 +1410,12 @@ int perf_nc_main(int argc, char **argv)
 		);
 		return 2;
 	}
+	if (gpu) {
+#ifdef GFEC_HAVE_CUDA
+		measure_contexts(&o, &ctxs);
+#endif
+		print_contexts(&ctxs);
+	}
 	printf("# gfec_nc.h (%s) on %s, %ld online CPUs; %d threads for encode, batch decode and "
 	       "recode, 1 for progressive decode%s%s\n",
 	       o.rlc && o.lt ? "RLC and LT" : o.rlc ? "RLC" : "LT",
@@ -1180,14 +1430,19 @@ int perf_nc_main(int argc, char **argv)
 		printf("# LT(n) rows (w = 1, XOR): encode n blocks per call on %d threads, decode on "
 		       "1 from the fewest blocks (m); %%ceil against the CPU memory sweeps of this "
 		       "run (%.1f GB/s on 1 thread, %.1f on %d, read + written) for the least "
-		       "traffic (self-checked)\n",
-		       threads, ce.cpu_mem_1, ce.cpu_mem_t, threads);
+		       "traffic (self-checked)%s\n",
+		       threads, ce.cpu_mem_1, ce.cpu_mem_t, threads,
+		       gpu ? "; GPU encode: max(n, 262144) blocks per call from GPU memory against "
+			     "the GPU copy for the same least traffic, GB/s of coded payload"
+			   : "");
 	if (gfec_cpu_pool_create(threads, &pool)) {
 		fprintf(stderr, "gfec-perf nc: cannot start %d threads\n", threads);
 		return 1;
 	}
-	rows = calloc((size_t)o.nn * o.nb * 8 + (size_t)o.lt_nn * o.lt_nb * 2, sizeof(*rows));
-	if (!rows) {
+	rows = calloc((size_t)o.nn * o.nb * 8 + (size_t)o.lt_nn * o.lt_nb * 3, sizeof(*rows));
+	row_ctxs = calloc((size_t)o.nn * o.nb * 8 + (size_t)o.lt_nn * o.lt_nb * 3, sizeof(*row_ctxs));
+	rows_base = rows;
+	if (!rows || !row_ctxs) {
 		status = 1;
 		goto out;
 	}
@@ -1269,22 +1524,32 @@ int perf_nc_main(int argc, char **argv)
 				}
 				if (row_done(r, ret))
 					status = 1;
+				print_row_contexts(r);
 			}
 			shape_free(&s);
 		}
 	}
-	if (o.lt && !o.cpu)
-		printf("# LT rows run on the CPU only (-a cpu): none here\n");
-	for (int i = 0; o.lt && o.cpu && i < o.lt_nn; i++) {
+	for (int i = 0; o.lt && i < o.lt_nn; i++) {
 		for (int b = 0; b < o.lt_nb; b++) {
-			for (int w = 0; w < 2; w++) {
-				struct perf_row *r = &rows[nrows++];
+			for (int w = 0; w < 3; w++) {
+				struct perf_row *r = &rows[nrows];
 				const uint32_t n = (uint32_t)o.lt_ns[i];
-				int ret = w == 0 ? row_lt_encode(&o, n, o.lt_bs[b], threads, &ce, r)
-						 : row_lt_decode(&o, n, o.lt_bs[b], &ce, r);
+				int ret = 0;
 
+				if (w < 2 ? !o.cpu : !gpu)
+					continue;
+				nrows++;
+				if (w == 0)
+					ret = row_lt_encode(&o, n, o.lt_bs[b], threads, &ce, r);
+				else if (w == 1)
+					ret = row_lt_decode(&o, n, o.lt_bs[b], &ce, r);
+#ifdef GFEC_HAVE_CUDA
+				else
+					ret = row_lt_gpu(&o, n, o.lt_bs[b], ce.d2d, r);
+#endif
 				if (row_done(r, ret))
 					status = 1;
+				print_row_contexts(r);
 			}
 		}
 	}
@@ -1301,7 +1566,8 @@ int perf_nc_main(int argc, char **argv)
 		if (above && !status)
 			status = 4;
 	}
-	if (o.json && perf_write_json(o.json, cmd, &ce, rows, nrows)) {
+	if (o.json && (perf_write_json(o.json, cmd, &ce, rows, nrows) ||
+		       (gpu && json_contexts(o.json, &ctxs, nrows)))) {
 		fprintf(stderr, "gfec-perf nc: %s: cannot write the JSON\n", o.json);
 		status = status ? status : 3;
 	}
@@ -1315,6 +1581,9 @@ out:
 		free(rows[i].rep_gbps);
 	}
 	free(rows);
+	free(row_ctxs);
+	row_ctxs = NULL;
+	rows_base = NULL;
 	gfec_cpu_pool_destroy(pool);
 	return status;
 }

@@ -57,4 +57,29 @@ for bad in "--n 0" "--n 5000" "--block 0" "-a tpu" "-T x" "--bogus 1" "--family 
 	((rc == 2)) && [[ $(wc -l <"$dir/err") == 1 ]] || fail "'nc $bad' exited $rc: $(cat "$dir/err")"
 done
 "$perf" nc --help | grep -q '^usage: gfec-perf nc' || fail "--help"
+# With a GPU: the LT encode row on device buffers (checked, under the GPU copy bound), and the
+# GPU contexts (GFEC_GPU_DEVICES=0,0: two) with their ceilings and each context's share of it.
+# Without one, -a gpu is refused (exit 2, one line).
+set +e
+GFEC_GPU_DEVICES=0,0 GFEC_GPU_SPLIT_MIN=1 "$perf" nc --quick -a gpu --family lt --lt-n 100 \
+	--lt-block 1000 --json "$dir/g.json" >"$dir/out" 2>"$dir/err"
+rc=$?
+set -e
+if ((rc == 2)); then
+	grep -q 'no usable GPU' "$dir/err" || fail "-a gpu without a GPU: $(cat "$dir/err")"
+else
+	((rc == 0)) || fail "gfec-perf nc -a gpu exited $rc: $(cat "$dir/out" "$dir/err")"
+	[[ $(grep -c '^#   ctx [01]: GPU 0 ' "$dir/out") == 2 ]] || fail "contexts: $(cat "$dir/out")"
+	grep -qE '^#   contexts: ctx 0 [0-9.]+% .*, ctx 1 ' "$dir/out" || fail "shares: $(cat "$dir/out")"
+	python3 - "$dir/g.json" <<'PY' || fail "GPU JSON: $(head -c 3000 "$dir/g.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ctx = doc["gpu_contexts"]
+assert len(ctx) == 2 and all(c["copy_GBps"] > 0 and c["xor_bound_GBps"] > 0 for c in ctx), ctx
+(r,) = doc["results"]
+assert r["backend"] == "gpu" and r["checked"] is True and r["GBps"] <= r["ceiling_GBps"], r
+sh = r["gpu_context_shares"]
+assert len(sh) == 2 and abs(sum(s["share"] for s in sh) - 1) < 1e-6, sh
+PY
+fi
 echo "gfec-perf nc: 10 RLC and 4 LT CPU rows checked, JSON and SVGs written, bad flags refused"
