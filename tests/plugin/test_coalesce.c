@@ -1004,6 +1004,110 @@ static void test_public(void **state)
 	gfec_codec_free(c);
 }
 
+/*
+ * Threads that each submit @p per RS(10,4) stripes of 4 KiB or 64 KiB with
+ * gfec_submit_coalesced() to @p c (windows of 64 stripes or 20 ms), wait for them, and check
+ * each against gfec_encode on @p ref.
+ */
+#define QC_K 10
+#define QC_M 4
+
+struct qc_thread {
+	pthread_t t;
+	gfec_codec *c, *ref;
+	int per, bad;
+	uint64_t rng;
+};
+
+static void *qc_main(void *arg)
+{
+	struct qc_thread *t = arg;
+	struct gfec_request *req = calloc((size_t)t->per, sizeof(*req));
+	uint8_t **ptr = calloc((size_t)t->per * (QC_K + 2 * QC_M), sizeof(*ptr));
+	uint8_t *mem = NULL;
+	const size_t len = t->rng % 2 ? 65536 : 4096;
+	int ret;
+
+	if (!req || !ptr || !(mem = malloc((size_t)t->per * (QC_K + 2 * QC_M) * len))) {
+		t->bad++;
+		goto out;
+	}
+	for (int i = 0; i < t->per * (QC_K + 2 * QC_M); i++) {
+		ptr[i] = mem + (size_t)i * len;
+		if (i % (QC_K + 2 * QC_M) < QC_K)
+			for (size_t b = 0; b < len; b++)
+				ptr[i][b] = (uint8_t)((t->rng = t->rng * 6364136223846793005ull + 1) >> 33);
+		else
+			memset(ptr[i], TEST_POISON, len);
+	}
+	for (int i = 0; i < t->per; i++) {
+		uint8_t **s = ptr + (size_t)i * (QC_K + 2 * QC_M);
+
+		req[i] = (struct gfec_request){ .op = GFEC_OP_ENCODE, .nstripes = 1, .len = len,
+						.in = (const uint8_t *const *)s, .out = s + QC_K };
+		t->bad += gfec_submit_coalesced(t->c, &req[i], 20000, 64) != 0;
+	}
+	for (int i = 0; i < t->per && !t->bad; i++) {
+		uint8_t **s = ptr + (size_t)i * (QC_K + 2 * QC_M);
+
+		ret = gfec_wait(t->c, &req[i]);
+		ret = ret ? ret : gfec_encode(t->ref, (const uint8_t *const *)s, s + QC_K + QC_M, len);
+		t->bad += ret != 0;
+		for (int j = 0; j < QC_M && !ret; j++)
+			t->bad += memcmp(s[QC_K + j], s[QC_K + QC_M + j], len) != 0;
+	}
+out:
+	free(mem);
+	free(ptr);
+	free(req);
+	return NULL;
+}
+
+/* @p nthreads x @p per stripes on @p c, checked with @p ref; then its window counters. */
+static void queued_codec_run(gfec_codec *c, gfec_codec *ref, int nthreads, int per,
+			     struct gfec_window_stats *ws)
+{
+	struct qc_thread *t = calloc((size_t)nthreads, sizeof(*t));
+	struct timespec until;
+
+	assert_non_null(t);
+	for (int i = 0; i < nthreads; i++) {
+		t[i] = (struct qc_thread){ .c = c, .ref = ref, .per = per, .rng = test_rand() | 1 };
+		assert_int_equal(pthread_create(&t[i].t, NULL, qc_main, &t[i]), 0);
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += WATCHDOG_S;
+	for (int i = 0; i < nthreads; i++) {
+		if (pthread_timedjoin_np(t[i].t, NULL, &until)) {
+			fprintf(stderr, "watchdog: submitter %d of %d not back after %d s: hung\n", i,
+				nthreads, WATCHDOG_S);
+			_exit(1);
+		}
+		if (t[i].bad)
+			fail_msg("submitter %d of %d: %d bad stripes", i, nthreads, t[i].bad);
+	}
+	free(t);
+	gfec_codec_window_stats(c, ws);
+	assert_int_equal(ws->stripes, (uint64_t)nthreads * per);
+	assert_int_equal(ws->requests, (uint64_t)nthreads * per);
+}
+
+/* The same on a CPU codec (CI): 16 submitters; their 128 stripes share few windows. */
+static void test_queued_codec_cpu(void **state)
+{
+	gfec_codec *c = codec("k=10 m=4 backend=cpu threads=1");
+	gfec_codec *ref = codec("k=10 m=4 backend=cpu threads=1 cpu_path=base");
+	struct gfec_window_stats ws;
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(ref);
+	queued_codec_run(c, ref, 16, 8, &ws);
+	assert_true(ws.windows * 4 <= 16 * 8);
+	gfec_codec_free(c);
+	gfec_codec_free(ref);
+}
+
 /* ---- the fair gate ------------------------------------------------------------------------- */
 
 #define GATE_CALLERS 64
@@ -1145,11 +1249,47 @@ static void test_gpu_fault(void **state)
 	gfec_codec_free(cpu);
 }
 
+/*
+ * Queued requests on a backend=gpu codec: 64 submitters of 8 stripes each, every window one
+ * launch on the GPU; then with every GPU call failing (GFEC_FAULT=cuda): every stripe right
+ * through the CPU redo, one fallback per window, none lost or hung.
+ */
+static void test_gpu_queued(void **state)
+{
+	gfec_codec *gpu = codec("k=10 m=4 backend=gpu"), *cpu = codec("k=10 m=4 backend=cpu");
+	struct gfec_window_stats ws;
+	struct gfec_stats st;
+
+	(void)state;
+	assert_non_null(gpu);
+	assert_non_null(cpu);
+	queued_codec_run(gpu, cpu, 64, 8, &ws);
+	gfec_codec_stats(gpu, &st);
+	fprintf(stderr, "# GPU, queued: 512 stripes in %llu windows (%llu full)\n",
+		(unsigned long long)ws.windows, (unsigned long long)ws.full);
+	assert_int_equal(st.fallbacks, 0);
+	assert_int_equal(st.gpu_calls, ws.windows);
+	assert_true(ws.windows < 512);
+	gfec_codec_free(gpu);
+
+	setenv("GFEC_FAULT", "cuda", 1);
+	gpu = codec("k=10 m=4 backend=gpu");
+	unsetenv("GFEC_FAULT");
+	assert_non_null(gpu);
+	queued_codec_run(gpu, cpu, 64, 8, &ws);
+	gfec_codec_stats(gpu, &st);
+	assert_int_equal(st.fallbacks, ws.windows);
+	assert_int_equal(st.gpu_calls, 0);
+	gfec_codec_free(gpu);
+	gfec_codec_free(cpu);
+}
+
 static int gpu_main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_windows),
 		cmocka_unit_test(test_gpu_fault),
+		cmocka_unit_test(test_gpu_queued),
 	};
 	gfec_codec *probe = codec("k=10 m=4 backend=gpu");
 
@@ -1175,6 +1315,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_queued_fault),
 		cmocka_unit_test(test_queued_cancel),
 		cmocka_unit_test(test_public),
+		cmocka_unit_test(test_queued_codec_cpu),
 		cmocka_unit_test(test_gate),
 	};
 
