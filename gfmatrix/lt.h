@@ -82,7 +82,9 @@ uint32_t gfec_lt_decoder_count(const struct gfec_lt_decoder *dec);
 int gfec_lt_decoder_check(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags);
 
 /**
- * Decodes the segment from every block held into @p out (n * B bytes).
+ * Decodes the segment from every block held into @p out (n * B bytes). The decoder keeps a
+ * scratch of about (n + k) * B bytes for the values (k: the sources inactivated) from the first
+ * solve until it is freed, beside the blocks it holds.
  * @returns 0; GFEC_E_TOOFEW when the blocks do not span the n sources (nothing written);
  * GFEC_E_INVAL (NULL), GFEC_E_NOMEM.
  */

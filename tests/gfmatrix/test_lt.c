@@ -5,8 +5,8 @@
  * against the robust soliton pmf (chi-square, 10^6 draws), Floyd's neighbours (distinct, in
  * range, uniform), the threaded encoder against a plain XOR, exact decoding for random loss and
  * order at n in {1, 2, 128, 1024, 10240}, decoding overhead statistics against derived bounds,
- * segments where peeling alone stalls but inactivation decodes exactly, and checks that extend an
- * earlier pass against new passes.
+ * segments where peeling alone stalls but inactivation decodes exactly, checks that extend an
+ * earlier pass against new passes, and the decoder's schedule and stripes on random shapes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -621,6 +621,81 @@ static void test_extend(void **state)
 	free(blk);
 }
 
+/*
+ * solve()'s schedule and stripes on random shapes: n in 1..1200, B from 1 to 700 (one stripe
+ * narrower than LT_STRIPE = 128 bytes, whole stripes, whole stripes and a narrower last one),
+ * random seeds, a random share of them lost, in random order, and from none to n blocks past the
+ * fewest that decode: the dense part from its largest down to empty (peeling alone). Every solve
+ * writes the segment exactly over a poisoned out, from the check's pass and again from a new one;
+ * both ends of the dense part must have come up.
+ */
+static void test_schedule(void **state)
+{
+	uint32_t empty = 0, large = 0;
+
+	(void)state;
+	for (int t = 0; t < 24; t++) {
+		const uint32_t n = (uint32_t)test_range(1, 1200), total = 3 * n + 64;
+		const size_t B = t % 3 == 0 ? (size_t)test_range(1, 127)
+			       : t % 3 == 1 ? 128 * (size_t)test_range(1, 4)
+					    : (size_t)test_range(129, 700);
+		const int loss = test_range(0, 50);
+		struct gfec_lt_dist *d;
+		struct gfec_lt_decoder *dec;
+		uint8_t *seg = malloc(n * B), *out = malloc(n * B), *blk = malloc(B);
+		uint32_t *seeds = malloc(total * sizeof(uint32_t)), base = (uint32_t)test_rand();
+		uint32_t m = 0, extra, k;
+
+		assert_non_null(seg);
+		assert_non_null(out);
+		assert_non_null(blk);
+		assert_non_null(seeds);
+		for (size_t i = 0; i < n * B; i++)
+			seg[i] = (uint8_t)test_rand();
+		for (uint32_t i = 0, got = 0; got < total; i++)
+			if (test_range(0, 99) >= loss)
+				seeds[got++] = base + i;
+		for (uint32_t i = total - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)(test_rand() % (i + 1)), x = seeds[i];
+
+			seeds[i] = seeds[j];
+			seeds[j] = x;
+		}
+		assert_int_equal(gfec_lt_dist_create(n, GFEC_LT_DEFAULT_C, GFEC_LT_DEFAULT_DELTA, &d),
+				 0);
+		assert_int_equal(gfec_lt_decoder_create(d, B, &dec), 0);
+		do {
+			assert_true(m < total);
+			assert_int_equal(gfec_lt_encode(d, seg, B, seeds[m], 1, blk, B, NULL), 0);
+			assert_int_equal(gfec_lt_decoder_add(dec, seeds[m], blk), (int)m + 1);
+			m++;
+		} while (m < n || gfec_lt_decoder_check(dec, m, 0) != 1);
+		extra = t % 4 == 0 ? 0 : t % 4 == 1 ? n : (uint32_t)test_range(0, (int)(n * 3 / 10));
+		for (uint32_t i = 0; i < extra && m < total; i++, m++) {
+			assert_int_equal(gfec_lt_encode(d, seg, B, seeds[m], 1, blk, B, NULL), 0);
+			assert_int_equal(gfec_lt_decoder_add(dec, seeds[m], blk), (int)m + 1);
+		}
+		if (extra) /* the pass the solve below takes is the check's */
+			assert_int_equal(gfec_lt_decoder_check(dec, m, 0), 1);
+		for (int again = 0; again < 2; again++) {
+			memset(out, 0xA5 ^ again, n * B);
+			assert_int_equal(gfec_lt_decoder_solve(dec, out, 0), 0);
+			assert_memory_equal(out, seg, n * B);
+		}
+		k = gfec_lt_decoder_inactivated(dec);
+		empty += k == 0;
+		large += k >= 16;
+		gfec_lt_decoder_free(dec);
+		gfec_lt_dist_free(d);
+		free(seg);
+		free(out);
+		free(blk);
+		free(seeds);
+	}
+	assert_true(empty > 0);
+	assert_true(large > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_overhead),
 		cmocka_unit_test(test_elimination_fallback),
+		cmocka_unit_test(test_schedule),
 	};
 
 	test_seed();
