@@ -123,17 +123,31 @@ void gfec_async_destroy(struct gfec_async *a)
 	free(a);
 }
 
-int gfec_async_submit(struct gfec_async *a, struct gfec_request *r)
+/* Takes the lock with the workers started: 0, or GFEC_E_SYSTEM (unlocked) when none runs. */
+static int lock_running(struct gfec_async *a)
 {
 	pthread_mutex_lock(&a->lock);
 	start_workers(a);
-	if (!a->nthreads) {
+	if (!a->nthreads || a->stop) {
 		pthread_mutex_unlock(&a->lock);
 		return GFEC_E_SYSTEM;
 	}
+	return 0;
+}
+
+/* Under a->lock: r is pending. */
+static void mark_queued(struct gfec_request *r)
+{
 	r->next_ = NULL;
 	r->status = 0;
 	r->state_ = REQ_QUEUED;
+}
+
+int gfec_async_submit(struct gfec_async *a, struct gfec_request *r)
+{
+	if (lock_running(a))
+		return GFEC_E_SYSTEM;
+	mark_queued(r);
 	if (a->tail)
 		a->tail->next_ = r;
 	else
@@ -146,12 +160,8 @@ int gfec_async_submit(struct gfec_async *a, struct gfec_request *r)
 
 int gfec_async_post(struct gfec_async *a, struct gfec_job *job)
 {
-	pthread_mutex_lock(&a->lock);
-	start_workers(a);
-	if (!a->nthreads || a->stop) {
-		pthread_mutex_unlock(&a->lock);
+	if (lock_running(a))
 		return GFEC_E_SYSTEM;
-	}
 	job->next = NULL;
 	if (a->jtail)
 		a->jtail->next = job;
@@ -166,9 +176,7 @@ int gfec_async_post(struct gfec_async *a, struct gfec_job *job)
 void gfec_async_begin(struct gfec_async *a, struct gfec_request *r)
 {
 	pthread_mutex_lock(&a->lock);
-	r->next_ = NULL;
-	r->status = 0;
-	r->state_ = REQ_QUEUED;
+	mark_queued(r);
 	pthread_mutex_unlock(&a->lock);
 }
 
