@@ -41,7 +41,8 @@
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
  * cpu_path = auto | gfni512 | gfni256 | isal | base (auto, the default: the best this CPU has;
  * GFEC_CPU_PATH does the same);
- * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2);
+ * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2: the
+ * workers of gfec_submit() and of gfec_submit_coalesced()'s windows);
  * gpu_kernel = NAME, gpu_min_bytes = N (auto: GPU for calls with >= N data bytes), gpu_device,
  * gpu_streams, gpu_segment. Knobs (threads, cpu_path, gpu_*) may also come from the environment
  * and gfec.conf: profile > environment > gfec.conf > default (gfec_config.h).
