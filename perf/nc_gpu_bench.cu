@@ -16,8 +16,12 @@
  * from host memory ("decode"), already in GPU memory ("decode_dc"), or read from the blocks'
  * headers on the GPU ("decode_blk": seed-carrying blocks laid out as gfec_nc_encode writes them,
  * gfec_gpu_nc_decode_blocks); and decode_blk at n = 256, 512, 1024 with 64 segments (16 with
- * --quick). Every row's output is checked
- * (encode: sampled blocks against the CPU; decode: the whole result against the source).
+ * --quick). Each decode row is followed by its stages, timed by events on the decode's stream
+ * (nc.h's nc_decode_times): header parse, inversion, GEMM. --sizes: instead, the encode at n =
+ * 128, B = 4 KiB in calls of 1..64 segments of 1024 blocks, with each shape, and the decodes of
+ * 1024 and 4096 segments; --race: one small encode per shape, for compute-sanitizer. Every row's
+ * output is checked (encode: sampled blocks against the CPU; decode: the whole result against the
+ * source, the output poisoned first).
  * Exit: 0, 1 a check failed, 2 usage or an unwritable --json, 3 no GPU or a CUDA error.
  */
 #include <cuda_runtime.h>
@@ -29,6 +33,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "device/nc.h"
 #include "device/nc_encode.h"
 #include "gf8.h"
 #include "gfec/gfec_nc.h"
@@ -144,10 +149,10 @@ static void row_json(const char *what, uint32_t n, size_t B, int nseg, uint32_t 
 
 // shape -1: gfec_gpu_nc_encode ("encode"); else that shape of gfec::nc_encode ("enc:<shape>").
 static void bench_encode(void *ctx, uint32_t n, size_t B, double bmma_ops, double copy, int sms,
-			 size_t out_target, int shape = -1)
+			 size_t out_target, int shape = -1, int want_segs = 0)
 {
 	const uint32_t count = 1024;
-	const int nseg = (int)std::max<size_t>(1, out_target / (count * B));
+	const int nseg = want_segs ? want_segs : (int)std::max<size_t>(1, out_target / (count * B));
 	const size_t seg_bytes = (size_t)n * B;
 	std::vector<uint8_t> h(seg_bytes * nseg);
 	uint8_t *d_in, *d_out;
@@ -264,6 +269,11 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode, do
 	std::vector<int> status(nseg);
 	int ret = 0;
 	uint8_t *d_coefs = mode == 1 ? to_dev(coefs) : nullptr;
+	std::vector<double> tp, ti, tg; // the stages of each call (nc.h's NcDecodeTimes)
+	gfec::NcDecodeTimes times{ -1, -1, -1 };
+
+	CK(cudaMemset(d_out, 0xA5, h.size())); // poisoned: every decoded byte must be written
+	gfec::nc_decode_times = &times;
 	const double ms = best_ms([&] {
 		if (mode == 2)
 			ret |= gfec_gpu_nc_decode_blocks(ctx, n, B, 0, nseg, ids.data(), in.data(),
@@ -272,7 +282,9 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode, do
 			ret |= gfec_gpu_nc_decode_batch(ctx, n, B, nseg,
 							mode ? d_coefs : coefs.data(), in.data(),
 							out.data(), status.data());
+		tp.push_back(times.parse), ti.push_back(times.invert), tg.push_back(times.gemm);
 	});
+	gfec::nc_decode_times = nullptr;
 	cudaFree(d_coefs);
 	CK(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
 	// A random matrix is singular with probability about 1/255: those segments are reported
@@ -296,9 +308,24 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode, do
 	const double xms = xor_ms(d_in, d_dst, (int)n, (int)n, nseg, B, sms);
 	const double bytes = (double)(nseg - nsing) * seg_bytes; // decoded data only
 
+	auto median = [](std::vector<double> &v) {
+		std::sort(v.begin(), v.end());
+		return v[v.size() / 2];
+	};
+
 	row_json(mode == 2 ? "decode_blk" : mode ? "decode_dc" : "decode", n, B, nseg, n, ms,
 		 bytes / ms / 1e6, bytes / xms / 1e6,
 		 bmma_ops / (2.0 * 8 * 256 * ((n + 31) / 32)) / 1e9, copy);
+	// The stages by events on the decode's stream (medians over the timed calls): the header
+	// parse (decode_blk), the inversion with its status read-back, the rest (GEMM and its
+	// pointer upload and payload staging); the GEMM's rate over its stage alone.
+	printf("#   stages, ms: parse %.3f, invert %.3f, gemm %.3f (%.1f GB/s)\n", median(tp),
+	       median(ti), median(tg), bytes / median(tg) / 1e6);
+	if (g_rows)
+		json_array_append_new(g_rows,
+				      json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "case", "decode_stages",
+						"mode", mode, "segments", nseg, "parse_ms", median(tp),
+						"invert_ms", median(ti), "gemm_ms", median(tg)));
 	cudaFree((void *)d_in);
 	cudaFree((void *)d_dst);
 	cudaFree(d_src);
@@ -309,18 +336,27 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode, do
 int main(int argc, char **argv)
 {
 	const char *json = nullptr;
-	int quick = 0;
+	int quick = 0, sizes = 0, race = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") && i + 1 < argc) {
 			json = argv[++i];
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
+		} else if (!strcmp(argv[i], "--sizes")) {
+			sizes = 1;
+		} else if (!strcmp(argv[i], "--race")) {
+			race = 1;
 		} else {
 			fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
-				"usage: %s [--quick] [--json FILE]\n"
+				"usage: %s [--quick] [--sizes] [--race] [--json FILE]\n"
 					"  network coding on the GPU: seeded encode and batch decode "
 					"against the device copy, XOR-stream and BMMA ceilings\n"
+					"  --sizes: instead, n = 128, B = 4 KiB: encode calls of 1..64 "
+					"segments of 1024 blocks with each shape, batch decodes of 1024 "
+					"and 4096 segments\n"
+					"  --race: instead, one small checked encode per shape (for "
+					"compute-sanitizer)\n"
 					"  exit: 0, 1 a check failed, 2 usage, 3 no GPU or a CUDA error\n",
 				argv[0]);
 			return strcmp(argv[i], "--help") ? 2 : 0;
@@ -353,7 +389,7 @@ int main(int argc, char **argv)
 		printf(" %s", argv[i]);
 	printf("\n# device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
 
-	const size_t cb = (size_t)2 << 30;
+	const size_t cb = race ? 16 : (size_t)2 << 30; // --race: no ceilings worth the name
 	void *c0, *c1;
 	CK(cudaMalloc(&c0, cb));
 	CK(cudaMalloc(&c1, cb));
@@ -362,11 +398,29 @@ int main(int argc, char **argv)
 	const double copy = 2.0 * cb / cms / 1e6;
 	cudaFree(c0);
 	cudaFree(c1);
-	const double bmma = measure_bmma(prop.multiProcessorCount);
+	const double bmma = race ? 1e16 : measure_bmma(prop.multiProcessorCount);
 	printf("# ceilings: device copy %.1f GB/s (read + written); BMMA %.3g bit-ops/s\n", copy, bmma);
 	if (g_rows) {
 		json_array_append_new(g_rows, json_pack("{s:s,s:f}", "case", "d2d_copy", "GBps", copy));
 		json_array_append_new(g_rows, json_pack("{s:s,s:f}", "case", "bmma_rate", "bitops_per_s", bmma));
+	}
+	// quick = -1 after --race or --sizes: none of the default rows.
+	if (race) { // small calls, one per shape, for the sanitizers
+		g_iters = 1;
+		for (int sh = 0; sh < gfec::nc_encode_shapes(); sh++)
+			bench_encode(ctx, 128, 512, bmma, copy, prop.multiProcessorCount, 0, sh, 2);
+		quick = -1;
+	}
+	if (sizes) { // calls of every size at n = 128, B = 4 KiB, each shape
+		for (int nseg : { 1, 2, 4, 8, 16, 32, 64 })
+			for (int sh = -1; sh < gfec::nc_encode_shapes(); sh++)
+				bench_encode(ctx, 128, 4096, bmma, copy, prop.multiProcessorCount, 0, sh,
+					     nseg);
+		for (int nseg : { 1024, 4096 })
+			for (int mode = 0; mode < 3; mode++)
+				bench_decode(ctx, 128, 4096, nseg, mode, bmma, copy,
+					     prop.multiProcessorCount);
+		quick = -1;
 	}
 	const uint32_t ns[] = { 128, 256, 512 };
 	const size_t Bs[] = { 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768 };
@@ -374,7 +428,7 @@ int main(int argc, char **argv)
 
 	for (uint32_t n : ns)
 		for (size_t B : Bs)
-			if (!quick || B == 4096) {
+			if (!quick || (quick > 0 && B == 4096)) {
 				bench_encode(ctx, n, B, bmma, copy, prop.multiProcessorCount, target);
 				for (int sh = 0; sh < gfec::nc_encode_shapes() && n == 128; sh++)
 					bench_encode(ctx, n, B, bmma, copy, prop.multiProcessorCount,
@@ -382,11 +436,13 @@ int main(int argc, char **argv)
 			}
 	for (int nseg : { 30, 60, 1024, 4096 })
 		for (int mode = 0; mode < 3; mode++)
-			if (!quick || nseg <= 1024)
+			if (!quick || (quick > 0 && nseg <= 1024))
 				bench_decode(ctx, 128, 4096, nseg, mode, bmma, copy,
 					     prop.multiProcessorCount);
 	for (uint32_t n : { 256u, 512u, 1024u }) // past 340: the inversion in global memory
-		bench_decode(ctx, n, 4096, quick ? 16 : 64, 2, bmma, copy, prop.multiProcessorCount);
+		if (quick >= 0)
+			bench_decode(ctx, n, 4096, quick ? 16 : 64, 2, bmma, copy,
+				     prop.multiProcessorCount);
 	gfec_gpu_backend()->fini(ctx);
 	if (g_rows) {
 		json_t *doc = json_pack("{s:s,s:o}", "device", prop.name, "rows", g_rows);

@@ -59,10 +59,10 @@ const KernelInfo *pick_tile(const cudaDeviceProp &prop, int n, int *rows)
 	return nullptr;
 }
 
-int aligned(const void *const *p, size_t n)
+int aligned(const void *const *p, size_t n, unsigned to = 16)
 {
 	for (size_t i = 0; i < n; i++)
-		if ((uintptr_t)p[i] % 16)
+		if ((uintptr_t)p[i] % to)
 			return 0;
 	return 1;
 }
@@ -111,7 +111,45 @@ template <class T> cudaError_t to_device(StreamScratch &sc, const std::vector<T>
 using namespace gfec;
 
 namespace gfec {
+
+NcDecodeTimes *nc_decode_times;
+
 namespace {
+
+// Events at the decode's stage boundaries, when nc_decode_times asks for them: 0 start, 1 after
+// the header parse, 2 after the inversion and its status read-back, 3 after the GEMM.
+struct StageClock {
+	cudaEvent_t e[4] = {};
+	bool on = false;
+
+	StageClock()
+	{
+		on = nc_decode_times != nullptr;
+		for (int i = 0; on && i < 4; i++)
+			on = cudaEventCreate(&e[i]) == cudaSuccess;
+	}
+	~StageClock()
+	{
+		for (cudaEvent_t x : e)
+			if (x)
+				cudaEventDestroy(x);
+	}
+	void mark(int i, cudaStream_t st)
+	{
+		if (on)
+			cudaEventRecord(e[i], st);
+	}
+	// After the stream's last synchronisation.
+	void report()
+	{
+		float ms[3] = {};
+
+		for (int i = 0; on && i < 3; i++)
+			on = cudaEventElapsedTime(&ms[i], e[i], e[i + 1]) == cudaSuccess;
+		if (on)
+			*nc_decode_times = NcDecodeTimes{ ms[0], ms[1], ms[2] };
+	}
+};
 
 // Widest n the decoder takes (gfec_nc.h's GFEC_NC_RLC_MAX_N); past the shared-memory inversion's
 // n it inverts in global memory, at most kGjScratch bytes of it per call.
@@ -136,16 +174,25 @@ bool decodable(const cudaDeviceProp &prop, int n)
 // whose d_status (nseg + 1 ints, device) says which to decode (kNcDecodes) and holds, at nseg, 1 when
 // a payload is not 16-byte aligned. Payloads: in[s * n + r] (host array) or, in == nullptr,
 // d_pay[s * n + r] (device array). status[s] (host) gets 0, GFEC_E_TOOFEW or GFEC_E_FORMAT.
-int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int nseg,
-		const uint8_t *d_mats, int *d_status, const uint8_t *const *in,
+int decode_core(const CtxView &v, StreamScratch &sc, StageClock &clk, uint32_t n, size_t B,
+		int nseg, const uint8_t *d_mats, int *d_status, const uint8_t *const *in,
 		const uint8_t *const *d_pay, uint8_t *const *out, int *status)
 {
 	int R = kMaxTileRows;
 	const KernelInfo *k = pick_tile(*v.prop, (int)n, &R);
+	// Up to n = 128 the GEMM is nc_gemm_ra, which takes the inverses as register fragments.
+	const bool ra = nc_gemm_ra_fits(*v.prop, (int)n);
 	const bool global = gj_global(*v.prop, (int)n);
-	const size_t gsmem = nc_gj_smem((int)n, global);
+	// The pivot row's 32 products where they fit beside [M | I] (two table reads per word of
+	// the elimination instead of one per bit of the factor), else its 8 multiples.
+	const bool products = !global && nc_gj_smem((int)n, false, true) + kNcGjStaticSmem <=
+						 v.prop->sharedMemPerBlockOptin;
+	const size_t gsmem = nc_gj_smem((int)n, global, products);
+
+	if (ra)
+		R = kNcTileRows;
 	const int ntiles = (int)((n + R - 1) / R);
-	const size_t tile_words = bmma_table_words(R, (int)n);
+	const size_t tile_words = ra ? nc_tile_frags(R, (int)n) * 4 : bmma_table_words(R, (int)n);
 	const size_t seg_words = tile_words * ntiles;
 	const size_t S = (size_t)nc_gj_stride((int)n);
 	std::vector<int> sing(nseg + 1);
@@ -153,7 +200,8 @@ int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int n
 	uint8_t *d_scratch = nullptr;
 	unsigned grid = (unsigned)nseg;
 	cudaStream_t st = v.stream;
-	auto inv = global ? nc_gj_invert<true> : nc_gj_invert<false>;
+	auto inv = global ? nc_gj_invert<true, false>
+			  : products ? nc_gj_invert<false, true> : nc_gj_invert<false, false>;
 
 	if (global) {
 		const size_t fit = std::max<size_t>(1, kGjScratch / (n * S));
@@ -168,11 +216,13 @@ int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int n
 		    cudaSuccess)
 		return stream_fail(st);
 	inv<<<grid, kInvertThreads, gsmem, st>>>(d_mats, (int)n, nseg, v.logexp, d_tables, seg_words,
-						 R, d_status, d_scratch);
+						 R, ra, d_status, d_scratch);
 	if (cudaGetLastError() != cudaSuccess ||
 	    cudaMemcpyAsync(sing.data(), d_status, sizeof(int) * (nseg + 1),
-			    cudaMemcpyDeviceToHost, st) != cudaSuccess ||
-	    cudaStreamSynchronize(st) != cudaSuccess)
+			    cudaMemcpyDeviceToHost, st) != cudaSuccess)
+		return stream_fail(st);
+	clk.mark(2, st);
+	if (cudaStreamSynchronize(st) != cudaSuccess)
 		return stream_fail(st);
 
 	std::vector<size_t> good;
@@ -182,22 +232,24 @@ int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int n
 		if (sing[s] == kNcDecodes)
 			good.push_back(s);
 	}
-	// Per tile t: its tables and its output rows; then the good segments' indices; then, from
-	// host pointers, per decodable segment y its n inputs; then, when they are staged, the
-	// staged copies' addresses.
-	const size_t ng = good.size(), nsrc = in ? ng * n : 0;
+	// Per tile t: its tables (not for nc_gemm_ra) and its output rows (nc_gemm_ra: segment
+	// y's rows at y * n); then the good segments' indices; then, from host pointers, per
+	// decodable segment y its n inputs.
+	const size_t ng = good.size(), nsrc = in ? ng * n : 0, ntabs = ra ? 0 : (size_t)ntiles * ng;
 	const int aligned_out = B % 16 == 0;
-	std::vector<const void *> ptrs((size_t)ntiles * ng + ng * n + ng + nsrc);
-	const void **tabs = ptrs.data(), **dsts = tabs + (size_t)ntiles * ng;
+	std::vector<const void *> ptrs(ntabs + ng * n + ng + nsrc);
+	const void **tabs = ptrs.data(), **dsts = tabs + ntabs;
 	const void **gd = dsts + ng * n, **srcs = gd + ng;
 
 	for (int t = 0; t < ntiles; t++) {
 		const size_t r0 = (size_t)t * R, rows = n - r0 < (size_t)R ? n - r0 : R;
 
 		for (size_t y = 0; y < ng; y++) {
-			tabs[t * ng + y] = d_tables + good[y] * seg_words + t * tile_words;
+			if (!ra)
+				tabs[t * ng + y] = d_tables + good[y] * seg_words + t * tile_words;
 			for (size_t i = 0; i < rows; i++)
-				dsts[ng * r0 + y * rows + i] = out[good[y] * n + r0 + i];
+				dsts[ra ? y * n + r0 + i : ng * r0 + y * rows + i] =
+					out[good[y] * n + r0 + i];
 		}
 	}
 	for (size_t y = 0; y < ng; y++) {
@@ -207,12 +259,15 @@ int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int n
 	}
 	const int vec_out = aligned_out && aligned(dsts, ng * n);
 	const int vec_in = in ? aligned(srcs, nsrc) : !sing[nseg];
-	// Inputs that are not 16-byte aligned (a seed-carrying block's payload starts 28 bytes in)
-	// would send the GEMM down its byte path: they are copied to aligned scratch first, when
-	// there is room for it (the copy costs a fraction of the GEMM's time: it is compute-bound).
+	// Inputs that are not 16-byte aligned would send the GEMM's loads down their slow path:
+	// 4-byte aligned ones (a seed-carrying block's payload starts 28 bytes in) are loaded in
+	// 4-byte pieces there, others copied to aligned scratch first, when there is room for it
+	// (the copy costs a fraction of the GEMM's time: it is compute-bound).
+	const int words_in = in ? aligned(srcs, nsrc, 4) : !(sing[nseg] & 2);
 	uint8_t *d_stage = nullptr;
 
-	if (ng && vec_out && !vec_in && sc.alloc(&d_stage, ng * n * B) != cudaSuccess) {
+	if (ng && vec_out && !vec_in && !words_in &&
+	    sc.alloc(&d_stage, ng * n * B) != cudaSuccess) {
 		cudaGetLastError();
 		d_stage = nullptr;
 	}
@@ -223,15 +278,15 @@ int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int n
 	if (ng && to_device(sc, ptrs, &d_ptrs) != cudaSuccess)
 		return stream_fail(st);
 	if (ng && in) {
-		d_src = d_ptrs + (size_t)ntiles * ng + ng * n + ng;
+		d_src = d_ptrs + ntabs + ng * n + ng;
 	} else if (ng && ng == (size_t)nseg) {
 		d_src = (const void **)d_pay;
 	} else if (ng) {
 		if (sc.alloc(&d_src, sizeof(void *) * ng * n) != cudaSuccess)
 			return stream_fail(st);
 		nc_gather_payloads<<<(unsigned)std::min<size_t>((ng * n + 255) / 256, 65535), 256, 0,
-				     st>>>(d_pay, (const size_t *)(d_ptrs + (size_t)ntiles * ng + ng * n),
-					   (int)n, ng, (const uint8_t **)d_src);
+				     st>>>(d_pay, (const size_t *)(d_ptrs + ntabs + ng * n), (int)n, ng,
+					   (const uint8_t **)d_src);
 		if (cudaGetLastError() != cudaSuccess)
 			return stream_fail(st);
 	}
@@ -246,7 +301,24 @@ int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int n
 			return stream_fail(st);
 		d_src = d_staged;
 	}
-	for (int t = 0; ng && t < ntiles; t++) {
+	if (ng && ra) { // one launch: every good segment's tiles, segment after segment
+		NcGemmArgs a{};
+
+		a.g = gemm_args((int)n, (int)n, B, vec);
+		a.g.src = (const uint8_t *const *)d_src;
+		a.g.dst = (uint8_t *const *)(d_ptrs + ntabs);
+		a.g.nstripes = (int)ng;
+		a.frags = reinterpret_cast<const uint4 *>(d_tables);
+		a.seg_frags = seg_words / 4;
+		a.seg_map = (const size_t *)(d_ptrs + ntabs + ng * n);
+		a.tile_frags = tile_words / 4;
+		a.ntiles = (uint32_t)ntiles;
+		a.R = R;
+		a.seg_major = 1;
+		if (nc_gemm_ra_launch(*v.prop, a, st) != cudaSuccess)
+			return stream_fail(st);
+	}
+	for (int t = 0; ng && !ra && t < ntiles; t++) {
 		const size_t r0 = (size_t)t * R;
 		const int rows = n - r0 < (size_t)R ? (int)(n - r0) : R;
 		const size_t smem = kernel_smem(k, { rows, (int)n, 0 });
@@ -270,8 +342,10 @@ int decode_core(const CtxView &v, StreamScratch &sc, uint32_t n, size_t B, int n
 				return stream_fail(st);
 		}
 	}
+	clk.mark(3, st);
 	if (cudaStreamSynchronize(st) != cudaSuccess)
 		return stream_fail(st);
+	clk.report();
 	return ng == (size_t)nseg ? 0 : GFEC_E_TOOFEW;
 }
 
@@ -317,8 +391,10 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 	int *d_status = nullptr;
 	cudaStream_t st = v.stream;
 	StreamScratch sc{ st, {} };
+	StageClock clk;
 	const uint8_t *mats = coefs; // device memory is read in place, host memory uploaded
 
+	clk.mark(0, st);
 	if (!ctx_is_device(coefs)) {
 		if (sc.alloc(&d_mats, mbytes * nseg) != cudaSuccess ||
 		    cudaMemcpyAsync(d_mats, coefs, mbytes * nseg, cudaMemcpyHostToDevice, st) !=
@@ -329,7 +405,8 @@ extern "C" int gfec_gpu_nc_decode_batch(void *ctx, uint32_t n, size_t B, int nse
 	if (sc.alloc(&d_status, sizeof(int) * (nseg + 1)) != cudaSuccess ||
 	    cudaMemsetAsync(d_status, 0, sizeof(int) * (nseg + 1), st) != cudaSuccess)
 		return stream_fail(st);
-	return decode_core(v, sc, n, B, nseg, mats, d_status, in, nullptr, out, status);
+	clk.mark(1, st);
+	return decode_core(v, sc, clk, n, B, nseg, mats, d_status, in, nullptr, out, status);
 }
 
 extern "C" int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int zero_ok, int nseg,
@@ -354,6 +431,7 @@ extern "C" int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int ze
 	int *d_status = nullptr;
 	cudaStream_t st = v.stream;
 	StreamScratch sc{ st, {} };
+	StageClock clk;
 
 	for (size_t i = 0; i < nb; i++) {
 		arr[i] = (uint64_t)(uintptr_t)blocks[i];
@@ -362,6 +440,7 @@ extern "C" int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int ze
 	for (int s = 0; s < nseg; s++)
 		arr[2 * nb + s] = ids[s];
 	static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "pointers travel as 64-bit words");
+	clk.mark(0, st);
 	if (to_device(sc, arr, &d_arr) != cudaSuccess ||
 	    sc.alloc(&d_mats, (size_t)n * n * nseg) != cudaSuccess ||
 	    sc.alloc(&d_pay, sizeof(*d_pay) * nb) != cudaSuccess ||
@@ -376,7 +455,8 @@ extern "C" int gfec_gpu_nc_decode_blocks(void *ctx, uint32_t n, size_t B, int ze
 		d_status, d_status + nseg);
 	if (cudaGetLastError() != cudaSuccess)
 		return stream_fail(st);
-	return decode_core(v, sc, n, B, nseg, d_mats, d_status, nullptr, d_pay, out, status);
+	clk.mark(1, st);
+	return decode_core(v, sc, clk, n, B, nseg, d_mats, d_status, nullptr, d_pay, out, status);
 }
 
 extern "C" int gfec_gpu_nc_alloc(void *ctx, size_t bytes, void **p)

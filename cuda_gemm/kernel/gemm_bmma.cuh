@@ -321,6 +321,12 @@ __device__ __forceinline__ void bmma_cp16(uint32_t sdst, const uint8_t *gsrc)
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sdst), "l"(gsrc) : "memory");
 }
 
+// 4 bytes, for sources aligned to 4 but not 16 (a coded block's payload, 28 bytes in).
+__device__ __forceinline__ void bmma_cp4(uint32_t sdst, const uint8_t *gsrc)
+{
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(sdst), "l"(gsrc) : "memory");
+}
+
 __device__ __forceinline__ void bmma_commit()
 {
 	asm volatile("cp.async.commit_group;" ::: "memory");
@@ -343,9 +349,10 @@ __device__ __forceinline__ void bmma_mma(int32_t *c, const uint4 &a, uint32_t b0
 /**
  * Issues the loads of one work item (stripe s, positions off .. off+P-1) into a stage buffer.
  * Fast path (every pointer 16-byte aligned and the whole tile before len): only 16-byte cp.async,
- * with the chunk pointers of several copies loaded before any is used. Otherwise 16-byte cp.async
- * where the source is aligned and wholly before len, bytes elsewhere. Nothing past len or past
- * cols is touched (see "Padding" above).
+ * with the chunk pointers of several copies loaded before any is used. Otherwise, per 16 bytes
+ * wholly before len, one 16-byte cp.async where the source is 16-byte aligned, four 4-byte ones
+ * where it is 4-byte aligned; bytes elsewhere. Nothing past len or past cols is touched (see
+ * "Padding" above).
  */
 template <int P, int THREADS>
 __device__ __forceinline__ void bmma_stage(const GemmArgs &args, size_t s, size_t off, uint8_t *buf)
@@ -387,6 +394,10 @@ __device__ __forceinline__ void bmma_stage(const GemmArgs &args, size_t s, size_
 
 		if (p0 + 16 <= args.len && ((uintptr_t)g & 15) == 0) {
 			bmma_cp16(sbuf + d, g);
+		} else if (p0 + 16 <= args.len && ((uintptr_t)g & 3) == 0) {
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				bmma_cp4(sbuf + d + 4 * q, g + 4 * q);
 		} else {
 			const int m = args.len - p0 < 16 ? (int)(args.len - p0) : 16;
 
@@ -422,6 +433,13 @@ __device__ __forceinline__ void bmma_store(const GemmArgs &args, uint8_t *d, siz
 			asm volatile("st.global.cs.v2.u32 [%0], {%1,%2};" ::"l"(d), "r"(v.x), "r"(v.y)
 				     : "memory");
 		}
+	} else if (pos + 2 * NN <= args.len && ((uintptr_t)d & 3) == 0) {
+		// A coded block's payload (28 bytes into the block): words, not bytes.
+		uint32_t *d4 = reinterpret_cast<uint32_t *>(d);
+
+#pragma unroll
+		for (int k = 0; k < NN / 2; k++)
+			d4[k] = args.acc ? d4[k] ^ o[k] : o[k];
 	} else {
 		for (int k = 0; k < 2 * NN && pos + k < args.len; k++) {
 			const uint8_t v = (uint8_t)(o[k >> 2] >> (8 * (k & 3)));
@@ -446,13 +464,11 @@ template <int NN> struct BmmaStep {
 	uint4 a[4];		  // [mi]
 };
 
+/** The raw B words of k-step @p ks for lane base @p bl: w[h][jj] = the NN bytes of chunk row
+ *  32ks + 16h + 4t + jj at the lane's positions. */
 template <int NN, int P>
-__device__ __forceinline__ void bmma_load_step(BmmaStep<NN> &st, const uint8_t *bl, const uint4 *fl,
-					       int ks)
+__device__ __forceinline__ void bmma_load_b(uint32_t (*w)[4][NN / 4], const uint8_t *bl, int ks)
 {
-#pragma unroll
-	for (int mi = 0; mi < 4; mi++)
-		st.a[mi] = fl[(ks * 4 + mi) * 32];
 #pragma unroll
 	for (int h = 0; h < 2; h++)
 #pragma unroll
@@ -462,12 +478,57 @@ __device__ __forceinline__ void bmma_load_step(BmmaStep<NN> &st, const uint8_t *
 			if constexpr (NN == 8) {
 				const uint2 v = *reinterpret_cast<const uint2 *>(p);
 
-				st.w[h][jj][0] = v.x;
-				st.w[h][jj][1] = v.y;
+				w[h][jj][0] = v.x;
+				w[h][jj][1] = v.y;
 			} else {
-				st.w[h][jj][0] = *reinterpret_cast<const uint32_t *>(p);
+				w[h][jj][0] = *reinterpret_cast<const uint32_t *>(p);
 			}
 		}
+}
+
+template <int NN, int P>
+__device__ __forceinline__ void bmma_load_step(BmmaStep<NN> &st, const uint8_t *bl, const uint4 *fl,
+					       int ks)
+{
+#pragma unroll
+	for (int mi = 0; mi < 4; mi++)
+		st.a[mi] = fl[(ks * 4 + mi) * 32];
+	bmma_load_b<NN, P>(st.w, bl, ks);
+}
+
+/**
+ * The 4 x NN MMAs of one k-step: A fragments a[mi], B registers b[h][nt] (bmma_b_regs of the raw
+ * words); FIRST: the accumulators start at 0. The warp unit of every bmma kernel (gf_gemm_bmma,
+ * nc_gemm_ra).
+ */
+template <int NN, bool FIRST>
+__device__ __forceinline__ void bmma_mmas(int32_t (*acc)[NN][4], const uint4 *a,
+					  const uint32_t (*b)[NN])
+{
+#pragma unroll
+	for (int nt = 0; nt < NN; nt++)
+#pragma unroll
+		for (int mi = 0; mi < 4; mi++) {
+			if constexpr (FIRST)
+				bmma_mma_first(acc[mi][nt], a[mi], b[0][nt], b[1][nt]);
+			else
+				bmma_mma(acc[mi][nt], a[mi], b[0][nt], b[1][nt]);
+		}
+}
+
+/** Packs the accumulators of output row @p drow (nullptr: no such row) and stores the lane's
+ *  2NN bytes at position @p pos, if before len. */
+template <int NN>
+__device__ __forceinline__ void bmma_finish(const GemmArgs &args, const int32_t (*acc)[NN][4],
+					    uint8_t *drow, size_t pos)
+{
+	if (drow) {
+		uint32_t o[NN / 2];
+
+		bmma_pack<NN>(acc, o);
+		if (pos < args.len)
+			bmma_store<NN>(args, drow + pos, pos, o);
+	}
 }
 
 /**
@@ -489,15 +550,32 @@ __device__ __forceinline__ void bmma_kstep(int32_t (*acc)[NN][4], BmmaStep<NN> &
 	for (int mi = 0; mi < 4; mi++)
 		a[mi] = st.a[mi];
 	bmma_load_step<NN, P>(st, bl, fl, ks + 1 < nks ? ks + 1 : 0);
-#pragma unroll
-	for (int nt = 0; nt < NN; nt++)
-#pragma unroll
-		for (int mi = 0; mi < 4; mi++) {
-			if constexpr (FIRST)
-				bmma_mma_first(acc[mi][nt], a[mi], b[0][nt], b[1][nt]);
-			else
-				bmma_mma(acc[mi][nt], a[mi], b[0][nt], b[1][nt]);
-		}
+	bmma_mmas<NN, FIRST>(acc, a, b);
+}
+
+/**
+ * The warp unit of the kernels with the fragments in shared memory (gf_gemm_bmma,
+ * nc_encode_bmma): the pair (row subset sub, position subtile pt) of the staged item at buf,
+ * whose positions start at off. Every k-step (k-step ks+1's shared-memory loads issued before
+ * k-step ks's MMAs), then the pack and store into output row drow (nullptr: past the rows).
+ */
+template <int NN, int P>
+__device__ __forceinline__ void bmma_pair(const GemmArgs &args, const uint8_t *buf,
+					  const uint4 *frag, int nks, int sub, int pt, uint8_t *drow,
+					  size_t off)
+{
+	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+	const uint8_t *bl = buf + bmma_b_lane_base(t, g, pt, NN, P);
+	const uint4 *fl = frag + bmma_frag_index(sub, 0, 0, lane, nks);
+	int32_t acc[4][NN][4];
+	BmmaStep<NN> st;
+
+	bmma_load_step<NN, P>(st, bl, fl, 0);
+	bmma_kstep<NN, P, true>(acc, st, bl, fl, 0, nks);
+#pragma unroll 1
+	for (int ks = 1; ks < nks; ks++)
+		bmma_kstep<NN, P, false>(acc, st, bl, fl, ks, nks);
+	bmma_finish<NN>(args, acc, drow, off + bmma_out_pos(pt, t, NN));
 }
 
 /**
@@ -527,8 +605,7 @@ __global__ void __launch_bounds__(W * 32) gf_gemm_bmma(GemmArgs args)
 
 	if (total == 0) // len 0 or no stripes (and no division by pblocks = 0 below)
 		return;
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	const int g = lane >> 2, t = lane & 3;
+	const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
 	// Items: stripe s, position block pb (off = pb * P). Stepping by gridDim.x = gq stripes and
 	// gr blocks, so the loop divides nothing.
 	const size_t gq = gridDim.x / pblocks, gr = gridDim.x % pblocks;
@@ -577,29 +654,12 @@ __global__ void __launch_bounds__(W * 32) gf_gemm_bmma(GemmArgs args)
 		uint8_t *const *dst = args.dst + s * args.rows;
 
 		for (int pair = warp; pair < nsub * PT; pair += W) {
-			const int sub = pair / PT, pt = pair % PT;
-			const uint8_t *bl = buf + bmma_b_lane_base(t, g, pt, NN, P);
-			const uint4 *fl = frag + bmma_frag_index(sub, 0, 0, lane, nks);
-			const int row = 8 * sub + g;
-			// The output row's pointer, loaded before the MMAs so its latency hides behind them.
-			uint8_t *const drow = row < args.rows ? dst[row] : nullptr;
-			int32_t acc[4][NN][4];
-			BmmaStep<NN> st;
+			const int sub = pair / PT, row = 8 * sub + g;
 
-			bmma_load_step<NN, P>(st, bl, fl, 0);
-			bmma_kstep<NN, P, true>(acc, st, bl, fl, 0, nks);
-#pragma unroll 1
-			for (int ks = 1; ks < nks; ks++)
-				bmma_kstep<NN, P, false>(acc, st, bl, fl, ks, nks);
-
-			if (row < args.rows) {
-				uint32_t o[NN / 2];
-				const size_t pos = off + bmma_out_pos(pt, t, NN);
-
-				bmma_pack<NN>(acc, o);
-				if (pos < args.len)
-					bmma_store<NN>(args, drow + pos, pos, o);
-			}
+			// The output row's pointer is loaded before the MMAs, so its latency hides
+			// behind them.
+			bmma_pair<NN, P>(args, buf, frag, nks, sub, pair % PT,
+					 row < args.rows ? dst[row] : nullptr, off);
 		}
 		__syncthreads(); // every warp is done with buf before it is refilled
 		cur ^= 1;

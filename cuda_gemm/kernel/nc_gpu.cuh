@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file nc_gpu.cuh
- * Network coding (gfec_nc.h) on the GPU: the bit planes of GF(2^8) coefficients in the bmma
- * table layout (nc_bmma_bits, nc_table_byte; the seeded encode draws its fragments from them,
- * nc_encode.cuh), and a batched Gauss-Jordan inversion of many segments' coefficient matrices,
- * whose inverses feed the binary tensor-core GEMM (gemm_bmma.cuh) that applies them to the
- * payloads.
+ * Network coding (gfec_nc.h) on the GPU: the bmma column table of a coefficient matrix
+ * (nc_table_byte, of nc_encode.cuh's bit planes nc_bmma_bits), and a batched Gauss-Jordan
+ * inversion of many segments' coefficient matrices, whose inverses feed the binary tensor-core
+ * GEMM that applies them to the payloads: nc_encode.cuh's nc_gemm_ra up to n = 128 (the inverse
+ * written as its register fragments), gemm_bmma.cuh's gf_gemm_bmma past that (column tables).
  *
  * Batched Gauss-Jordan, one thread block per n x n matrix M, augmented [M | I] in shared memory
  * (n rows of 2n bytes, each padded to nc_gj_stride(n), a multiple of 4, with zeros). For every
@@ -17,17 +17,23 @@
  *   2  every thread reads 1 / M[p][c] and the elimination factor of the rows it owns, taken
  *      before the swap: factor[r] = M[r][c] (r != c, p), old M[c][c] for r = p, 0 for r = c.
  *   3  rows p and c are swapped and row c scaled by 1 / M[p][c], one column per thread.
- *   4  the multiples row c * 2^b (b = 0..7) of row c's words from the one holding column c on,
- *      into a shared table (nc_gj_multiples), four bytes at a time with a packed xtime.
+ *   4  a table of row c's words from the one holding column c on, four bytes at a time with a
+ *      packed xtime, in shared memory: its 32 products v * row c and (v << 4) * row c, v = 0..15
+ *      (nc_gj_products), where they fit beside [M | I]; else its 8 multiples row c * 2^b
+ *      (nc_gj_multiples).
  *   5  every row r: row r ^= factor[r] * row c, for the columns c .. 2n-1 (left of c, row c is 0),
- *      one row per group of 32 threads, 4 bytes per thread and step: the XOR of the multiples
- *      whose bits factor[r] has (warp-uniform, so no divergence; rows with factor 0 skipped).
+ *      one row per group of 32 threads, 4 bytes per thread and step: the XOR of the two products
+ *      of factor[r]'s nibbles (nc_gj_eliminate_products), or of the multiples whose bits
+ *      factor[r] has (nc_gj_eliminate; warp-uniform, so no divergence). Rows with factor 0 are
+ *      skipped. On the H200 (perf/results/nvidia-h200/rlcgpu-2026-11-24h/) the multiples form
+ *      inverted 1024 matrices of n = 128 in 3.57 ms, the largest stage of a batch decode.
  *
  * [M | I] lies in shared memory while it fits there beside the rest; past that n
- * (nc_gj_invert<true>) in a slice of global memory per thread block.
+ * (nc_gj_invert<true, false>) in a slice of global memory per thread block.
  *
  * Any non-zero pivot gives the same inverse (it is unique), so the result is the CPU's. The block
- * then writes the bmma column tables of the inverse to global memory, in row tiles.
+ * then writes the inverse to global memory for the GEMM, in row tiles: as nc_gemm_ra's fragments
+ * (nc_gj_write_frags) or as bmma column tables.
  *
  * The phases are plain functions of (matrix, thread index, thread count) so that the CPU test
  * (tests/cuda_gemm/nc_emulate.cpp) runs the very same index math, thread by thread.
@@ -39,28 +45,11 @@
 #include <string.h>
 
 #include "gemm_bmma.cuh"
+#include "nc_encode.cuh"
 #include "nc_hdr.h"
 #include "nc_prng.h"
 
 namespace gfec {
-
-/** Multiplication by x (2) in GF(2^8), polynomial 0x11D. */
-GFEC_BMMA_HD uint8_t nc_xtime(uint8_t v)
-{
-	return (uint8_t)((v << 1) ^ ((v & 0x80) ? 0x1d : 0));
-}
-
-/** Byte of the bmma table for coefficient @p c and output bit @p l: bit x = bit l of c * 2^x. */
-GFEC_BMMA_HD uint8_t nc_bmma_bits(uint8_t c, int l)
-{
-	uint8_t v = 0;
-
-	for (int x = 0; x < 8; x++) {
-		v |= (uint8_t)(((c >> l) & 1) << x);
-		c = nc_xtime(c);
-	}
-	return v;
-}
 
 /**
  * Byte @p b of the bmma column table (bmma_build_table's layout: [j][sub][mi][trow]) of a matrix
@@ -75,16 +64,6 @@ template <class Coef> GFEC_BMMA_HD uint8_t nc_table_byte(size_t b, int rows, int
 
 	return i < rows ? nc_bmma_bits(coef(i, j), 2 * mi + (trow >> 3)) : 0;
 }
-
-/** A(i, j) of a seeded encode: the coefficient of source block j in the block of seed0 + i. */
-struct NcSeedCoef {
-	uint32_t seed0;
-	int zero_ok;
-	GFEC_BMMA_HD uint8_t operator()(int i, int j) const
-	{
-		return gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + (uint32_t)i), (uint32_t)j, zero_ok);
-	}
-};
 
 // ---- Batched Gauss-Jordan: the phases (m: n rows of 2n bytes; logexp: log[256], exp[512]) ----
 
@@ -224,12 +203,93 @@ GFEC_BMMA_HD void nc_gj_eliminate(uint8_t *m, const uint8_t *mult, const uint8_t
 	}
 }
 
+/**
+ * The inverse in the right half of @p m (n <= 128) as nc_gemm_ra's fragments: tile t (rows
+ * t * kNcTileRows ..) at f + t * nc_tile_frags(kNcTileRows, n); this thread's uint4s tid, tid + nt..
+ */
+GFEC_BMMA_HD void nc_gj_write_frags(uint32_t *f, const uint8_t *m, int n, int tid, int nt)
+{
+	const size_t tf = nc_tile_frags(kNcTileRows, n);
+	const size_t total = tf * (size_t)((n + kNcTileRows - 1) / kNcTileRows);
+	const int S = nc_gj_stride(n);
+
+	for (size_t w = (size_t)tid; w < total; w += (size_t)nt) {
+		const int r0 = (int)(w / tf) * kNcTileRows;
+		const int rows = n - r0 < kNcTileRows ? n - r0 : kNcTileRows;
+		auto coef = [m, n, r0, S](int i, int j) { return m[(size_t)(r0 + i) * S + n + j]; };
+
+		for (int r = 0; r < 4; r++)
+			f[4 * w + r] = nc_frag_word(n, rows, w % tf, r, coef);
+	}
+}
+
+/**
+ * Phase 4, products form: tab[v * S + k] = (v * row c) and tab[(16 + v) * S + k] = ((v << 4) *
+ * row c), bytes k .. k + 3, v = 0..15 (tab holds 32 * S bytes), for the words from the one holding
+ * column c on; each word's 32 products from its 8 multiples, one XOR each.
+ */
+GFEC_BMMA_HD void nc_gj_products(uint8_t *tab, const uint8_t *m, int n, int c, int tid, int nt)
+{
+	const int S = nc_gj_stride(n);
+	const uint8_t *rc = m + (size_t)c * S;
+
+	for (int k = 4 * ((c >> 2) + tid); k < S; k += 4 * nt) {
+		uint32_t x[8];
+
+		x[0] = nc_ld32(rc + k);
+GFEC_BMMA_UNROLL
+		for (int b = 1; b < 8; b++)
+			x[b] = nc_xtime4(x[b - 1]);
+GFEC_BMMA_UNROLL
+		for (int h = 0; h < 2; h++) {
+			uint32_t p[16];
+
+			p[0] = 0;
+GFEC_BMMA_UNROLL
+			for (int v = 1; v < 16; v++) // v's lowest bit b: p[v] = p[v - 2^b] ^ x[4h + b]
+				p[v] = p[v & (v - 1)] ^ x[4 * h + ((v & 1) ? 0 : (v & 2) ? 1 : (v & 4) ? 2 : 3)];
+GFEC_BMMA_UNROLL
+			for (int v = 0; v < 16; v++)
+				nc_st32(tab + (size_t)(16 * h + v) * S + k, p[v]);
+		}
+	}
+}
+
+/**
+ * Phase 5, products form: row r ^= factor[r] * row c as the XOR of two rows of the products
+ * table (factor[r]'s low and high nibble), groups of 32 threads as nc_gj_eliminate.
+ */
+GFEC_BMMA_HD void nc_gj_eliminate_products(uint8_t *m, const uint8_t *tab, const uint8_t *factor,
+					   int n, int c, int tid, int nt)
+{
+	const int S = nc_gj_stride(n), lane = tid & 31;
+
+	for (int r = tid >> 5; r < n; r += nt >> 5) {
+		const uint32_t f = factor[r];
+
+		if (!f)
+			continue;
+		uint8_t *row = m + (size_t)r * S;
+		const uint8_t *lo = tab + (size_t)(f & 15) * S, *hi = tab + (size_t)(16 + (f >> 4)) * S;
+
+		for (int k = 4 * ((c >> 2) + lane); k < S; k += 128)
+			nc_st32(row + k, nc_ld32(row + k) ^ nc_ld32(lo + k) ^ nc_ld32(hi + k));
+	}
+}
+
+/** Rows of S bytes of the pivot row's table: its 8 multiples, or its 32 products. */
+GFEC_BMMA_HD int nc_gj_tab_rows(bool products)
+{
+	return products ? 32 : 8;
+}
+
 /** Dynamic shared memory of the inversion kernel for n: [M | I] unless it lies in global memory,
- *  the multiples, factors and log/exp, in that order (the first two in 4-byte words). */
-GFEC_BMMA_HD size_t nc_gj_smem(int n, bool global)
+ *  the pivot row's table (multiples or products), factors and log/exp, in that order (the first
+ *  two in 4-byte words). */
+GFEC_BMMA_HD size_t nc_gj_smem(int n, bool global, bool products = false)
 {
 	return (global ? 0 : (size_t)n * nc_gj_stride(n)) + (size_t)n + 768 +
-	       (size_t)8 * nc_gj_stride(n);
+	       (size_t)nc_gj_tab_rows(products) * nc_gj_stride(n);
 }
 
 /** Its static shared memory (the pivot), rounded up: the per-block limit counts both. */
@@ -249,9 +309,10 @@ namespace gfec {
  * (768, loaded). Returns 1 when M is singular, else 0 with M^-1 in the right half. Every thread
  * returns the same.
  */
-__device__ int nc_gj_run(uint8_t *m, uint8_t *sm, int n, int *piv)
+template <bool Products> __device__ int nc_gj_run(uint8_t *m, uint8_t *sm, int n, int *piv)
 {
-	uint8_t *mult = sm, *factor = sm + (size_t)8 * nc_gj_stride(n), *logexp = factor + n;
+	uint8_t *mult = sm, *factor = sm + (size_t)nc_gj_tab_rows(Products) * nc_gj_stride(n);
+	uint8_t *logexp = factor + n;
 	const int tid = threadIdx.x, nt = blockDim.x;
 
 	if (tid == 0)
@@ -276,9 +337,15 @@ __device__ int nc_gj_run(uint8_t *m, uint8_t *sm, int n, int *piv)
 			*piv = n; // read by everyone before the barrier above
 		nc_gj_swap_scale(m, logexp, n, c, p, iv, tid, nt);
 		__syncthreads();
-		nc_gj_multiples(mult, m, n, c, tid, nt);
+		if (Products)
+			nc_gj_products(mult, m, n, c, tid, nt);
+		else
+			nc_gj_multiples(mult, m, n, c, tid, nt);
 		__syncthreads();
-		nc_gj_eliminate(m, mult, factor, n, c, tid, nt);
+		if (Products)
+			nc_gj_eliminate_products(m, mult, factor, n, c, tid, nt);
+		else
+			nc_gj_eliminate(m, mult, factor, n, c, tid, nt);
 		__syncthreads();
 	}
 	return 0;
@@ -286,21 +353,24 @@ __device__ int nc_gj_run(uint8_t *m, uint8_t *sm, int n, int *piv)
 
 /**
  * Inverts mats[i] (n x n) for i < nmat whose status[i] is 0 on entry (others are skipped), and
- * writes the bmma column tables of each inverse in row tiles of @p tile_rows (a multiple of 8):
- * tile t (rows t * tile_rows ..) at tables + i * seg_words + t * bmma_table_words(tile_rows, n);
- * status[i] = kNcSingular when the matrix is singular (then no table is written). Blocks take the matrices
+ * writes each inverse for the GEMM at tables + i * seg_words: with @p frags, as nc_gemm_ra's
+ * fragments (nc_gj_write_frags; n <= 128); else as the bmma column tables of row tiles of
+ * @p tile_rows (a multiple of 8), tile t (rows t * tile_rows ..) at + t *
+ * bmma_table_words(tile_rows, n). status[i] = kNcSingular when the matrix is singular (then
+ * nothing is written). Blocks take the matrices
  * in turn (i = blockIdx.x, + gridDim.x, ...). Global: [M | I] in @p scratch, n *
  * nc_gj_stride(n) bytes per block, instead of shared memory (nc_gj_smem(n, Global) either way).
  */
-template <bool Global>
+template <bool Global, bool Products>
 __global__ void nc_gj_invert(const uint8_t *mats, int n, int nmat, const uint8_t *logexp_g,
-			     uint32_t *tables, size_t seg_words, int tile_rows, int *status,
+			     uint32_t *tables, size_t seg_words, int tile_rows, int frags, int *status,
 			     uint8_t *scratch)
 {
 	extern __shared__ __align__(16) uint8_t sm[];
 	const int S = nc_gj_stride(n);
 	uint8_t *m = Global ? scratch + (size_t)blockIdx.x * n * S : sm;
-	uint8_t *rest = Global ? sm : sm + (size_t)n * S, *logexp = rest + (size_t)8 * S + n;
+	uint8_t *rest = Global ? sm : sm + (size_t)n * S;
+	uint8_t *logexp = rest + (size_t)nc_gj_tab_rows(Products) * S + n;
 	__shared__ int piv;
 	const int tid = threadIdx.x, nt = blockDim.x;
 	const size_t tile_words = bmma_table_words(tile_rows, n);
@@ -312,9 +382,13 @@ __global__ void nc_gj_invert(const uint8_t *mats, int n, int nmat, const uint8_t
 		if (status[mat]) // uniform, and written by this block only after this read
 			continue;
 		nc_gj_load(m, mats + mat * n * n, n, tid, nt);
-		if (nc_gj_run(m, rest, n, &piv)) {
+		if (nc_gj_run<Products>(m, rest, n, &piv)) {
 			if (tid == 0)
 				status[mat] = kNcSingular;
+			continue;
+		}
+		if (frags) {
+			nc_gj_write_frags(tables + mat * seg_words, m, n, tid, nt);
 			continue;
 		}
 		for (int r0 = 0; r0 < n; r0 += tile_rows) {
@@ -342,7 +416,8 @@ __global__ void nc_gj_invert(const uint8_t *mats, int n, int nmat, const uint8_t
  * The headers of segment s's n blocks (blocks[s * n + r], lens[s * n + r] bytes readable, device
  * memory) read with gfec_nc_hdr_parse against (n, B, ids[s], zero_ok); segments in turn by block.
  * When every one passes: their coefficient rows into mats + s * n * n, their payloads' addresses
- * into pay[s * n + r], status[s] = kNcDecodes, and *misaligned = 1 if a payload is not 16-byte aligned.
+ * into pay[s * n + r], status[s] = kNcDecodes, and in *misaligned bit 0 if a payload is not
+ * 16-byte aligned, bits 0 and 1 if it is not 4-byte aligned.
  * Else status[s] = kNcBadBlock. Dynamic shared memory: n gfec_nc_hdr_row.
  */
 __global__ void nc_parse_blocks(const uint8_t *const *blocks, const size_t *lens,
@@ -370,7 +445,7 @@ __global__ void nc_parse_blocks(const uint8_t *const *blocks, const size_t *lens
 			}
 			pay[s * n + r] = blk[r] + h.off;
 			if ((uintptr_t)(blk[r] + h.off) % 16)
-				*misaligned = 1;
+				atomicOr(misaligned, (uintptr_t)(blk[r] + h.off) % 4 ? 3 : 1);
 		}
 		__syncthreads();
 		if (!bad)

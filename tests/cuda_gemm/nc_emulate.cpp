@@ -9,12 +9,13 @@
  *    n = 1..1024, 1..200 rows, both coefficient ranges; and nc_encode.cuh's fragments of every
  *    row tile (nc_seed_frag) must be bmma_frag_word of that table, a short last tile included;
  *  - the batched Gauss-Jordan: nc_gj_invert's phases (pivot offers and their minimum, factors,
- *    swap and scale, the pivot row's multiples, elimination), run thread by thread between the
- *    barriers for several thread counts, once in thread order and once in reverse (a phase
+ *    swap and scale, the pivot row's multiples or products, elimination), run thread by thread
+ *    between the barriers for several thread counts, once in thread order and once in reverse (a phase
  *    whose threads depended on each other would give different bytes), must give
  *    gfec_matrix_invert()'s inverse for invertible matrices and report exactly the singular ones
  *    (a repeated row, a combination of rows, a zero column, the zero matrix, random 0/1
- *    matrices); and the inverse's per-tile tables must be bmma_build_table() of the tile's rows.
+ *    matrices); and the inverse's per-tile tables must be bmma_build_table() of the tile's rows,
+ *    and (n <= 128) its nc_gemm_ra fragments (nc_gj_write_frags) bmma_frag_word of those tables.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -136,9 +137,9 @@ static void test_seed_tables(void)
 // nc_gj_invert on the CPU: every phase thread by thread (forward or reverse order) between the
 // kernel's barriers. Returns 1 when singular; else the inverse is in the right half of m.
 static int emulate_gj(std::vector<uint8_t> &m, const uint8_t *a, int n, int nt, int reverse,
-		      const uint8_t *logexp)
+		      const uint8_t *logexp, bool products)
 {
-	std::vector<uint8_t> factor(n), mult((size_t)8 * nc_gj_stride(n), 0x5C);
+	std::vector<uint8_t> factor(n), mult((size_t)nc_gj_tab_rows(products) * nc_gj_stride(n), 0x5C);
 
 	m.assign((size_t)n * nc_gj_stride(n), 0xAA);
 	for (int q = 0; q < nt; q++)
@@ -161,10 +162,17 @@ static int emulate_gj(std::vector<uint8_t> &m, const uint8_t *a, int n, int nt, 
 		for (int q = 0; q < nt; q++)
 			nc_gj_swap_scale(m.data(), logexp, n, c, piv, iv, reverse ? nt - 1 - q : q, nt);
 		for (int q = 0; q < nt; q++)
-			nc_gj_multiples(mult.data(), m.data(), n, c, reverse ? nt - 1 - q : q, nt);
+			if (products)
+				nc_gj_products(mult.data(), m.data(), n, c, reverse ? nt - 1 - q : q, nt);
+			else
+				nc_gj_multiples(mult.data(), m.data(), n, c, reverse ? nt - 1 - q : q, nt);
 		for (int q = 0; q < nt; q++)
-			nc_gj_eliminate(m.data(), mult.data(), factor.data(), n, c,
-					reverse ? nt - 1 - q : q, nt);
+			if (products)
+				nc_gj_eliminate_products(m.data(), mult.data(), factor.data(), n, c,
+							 reverse ? nt - 1 - q : q, nt);
+			else
+				nc_gj_eliminate(m.data(), mult.data(), factor.data(), n, c,
+						reverse ? nt - 1 - q : q, nt);
 	}
 	return 0;
 }
@@ -220,19 +228,20 @@ static void test_gauss_jordan(void)
 	memcpy(logexp + 256, gfec_gf8_tab.exp, 512);
 	for (int n : ns)
 		for (int kind = DENSE; kind <= SPARSE_PERM; kind++)
-			for (int nt : nts) {
+			for (int nt : nts)
+			for (bool prod : { false, true }) {
 				std::vector<uint8_t> a, m0, m1, ref((size_t)n * n), tmp;
 
 				make_matrix(a, n, kind);
 				tmp = a;
 				const int ref_sing = gfec_matrix_invert(tmp.data(), ref.data(), n) != 0;
-				const int s0 = emulate_gj(m0, a.data(), n, nt, 0, logexp);
-				const int s1 = emulate_gj(m1, a.data(), n, nt, 1, logexp);
+				const int s0 = emulate_gj(m0, a.data(), n, nt, 0, logexp, prod);
+				const int s1 = emulate_gj(m1, a.data(), n, nt, 1, logexp, prod);
 
 				CHECK(s0 == s1, "n=%d kind=%d nt=%d: thread order changes the result", n,
 				      kind, nt);
-				CHECK(s0 == ref_sing, "n=%d kind=%d nt=%d: singular %d, reference %d", n,
-				      kind, nt, s0, ref_sing);
+				CHECK(s0 == ref_sing, "n=%d kind=%d nt=%d prod=%d: singular %d, reference %d",
+				      n, kind, nt, prod, s0, ref_sing);
 				if (kind == ZERO || (n >= 2 && (kind == REPEAT || kind == COMBO ||
 								 kind == ZEROCOL)))
 					CHECK(s0, "n=%d kind=%d: a singular matrix was inverted", n, kind);
@@ -270,6 +279,41 @@ static void test_gauss_jordan(void)
 						      rows, tb);
 					}
 				}
+				if (n > 4 * kBmmaChunksPerStep)
+					continue;
+				// nc_gemm_ra's fragments of this inverse (nc_gj_write_frags, 96 threads
+				// in reverse order): bmma_frag_word of the table of each tile's rows, 0
+				// for the row subsets past the last row.
+				const size_t tf = nc_tile_frags(kNcTileRows, n);
+				const int ntl = (n + kNcTileRows - 1) / kNcTileRows, nks = bmma_nks(n);
+				std::vector<uint32_t> f(4 * tf * ntl, 0xDEADBEEFu);
+				size_t fb = 0;
+
+				for (int q = 95; q >= 0; q--)
+					nc_gj_write_frags(f.data(), m0.data(), n, q, 96);
+				for (int t = 0; t < ntl; t++) {
+					const int r0 = t * kNcTileRows;
+					const int rows = n - r0 < kNcTileRows ? n - r0 : kNcTileRows;
+					const int nsub = bmma_nsub(rows);
+					std::vector<uint32_t> table(bmma_table_words(rows, n));
+
+					bmma_build_table(ref.data() + (size_t)r0 * n, n, rows, n,
+							 gfec_gf8_tab.mul, table.data());
+					const uint8_t *tb = reinterpret_cast<const uint8_t *>(table.data());
+
+					for (size_t i = 0; i < tf; i++) {
+						const int lane = (int)(i & 31), mi = (int)((i >> 5) & 3);
+						const int ks = (int)(i >> 7) % nks, sub = (int)(i >> 7) / nks;
+
+						for (int r = 0; r < 4; r++)
+							fb += f[4 * (t * tf + i) + r] !=
+							      (sub < nsub ? bmma_frag_word(tb, nsub, n, sub, ks,
+											   mi, lane, r)
+									  : 0u);
+					}
+				}
+				CHECK(fb == 0, "n=%d kind=%d: %zu fragment words of the inverse differ", n,
+				      kind, fb);
 			}
 }
 

@@ -4,9 +4,10 @@
  * Network coding on the GPU backend (gfec_gpu_nc.h) against the CPU:
  *  - seeded encode: every coded block equals the CPU's sum of gfec_nc_prng_row(seed) x blocks,
  *    byte for byte, for n in {1, 2, 16, 128, 255, 256, 1024}, B from 1 byte to 1 MiB, odd sizes,
- *    segments and outputs at odd addresses (outputs spaced as in the block format), several
- *    segments per call, row counts across the kernel's row tiles, both coefficient ranges; and
- *    so with every shape of the kernel (nc_encode.h), not only the one gfec_gpu_nc_encode picks;
+ *    segments and outputs at odd addresses (outputs spaced as in the block format, or in a
+ *    random order), several segments per call (past the 32 whose bases travel in the launch
+ *    parameters), row counts across the kernel's row tiles, both coefficient ranges; and so with
+ *    every shape of the kernel (nc_encode.h), not only the one gfec_gpu_nc_encode picks;
  *  - batch decode of 1 to 10,000 segments (coefficients in host or device memory; each segment
  *    with its own seeds, some with source blocks
  *    among the coded ones, in any order) gives back every segment; singular segments (a repeated
@@ -83,8 +84,10 @@ static void cpu_row(const uint8_t *c, const uint8_t *seg, uint32_t n, size_t B, 
 }
 
 // shape -1: gfec_gpu_nc_encode; else that shape of gfec::nc_encode (skipped where it cannot fit n).
+// Outputs evenly spaced (the pointers are then made on the device), or with shuffle in a random
+// order (uploaded).
 static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nseg, int zero_ok,
-			int shape = -1)
+			int shape = -1, bool shuffle = false)
 {
 	const size_t seg_bytes = (size_t)n * B, stride = 28 + B; // outputs spaced as blocks
 	const uint32_t seed0 = rnd() % 100000;
@@ -102,14 +105,25 @@ static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nse
 	CUDA(cudaMemset(d_out, 0x5A, got.size()));
 	for (int s = 0; s < nseg; s++)
 		segs[s] = d_seg + soff + s * seg_bytes;
+	std::vector<size_t> slot(out.size());
 	for (size_t i = 0; i < out.size(); i++)
-		out[i] = d_out + i * stride + 28;
+		slot[i] = i;
+	for (size_t i = out.size(); shuffle && i > 1; i--) {
+		const size_t j = rnd() % i, t = slot[i - 1];
+
+		slot[i - 1] = slot[j], slot[j] = t;
+	}
+	for (size_t i = 0; i < out.size(); i++)
+		out[i] = d_out + slot[i] * stride + 28;
 	const int ret = shape < 0 ? gfec_gpu_nc_encode(ctx, n, B, zero_ok, seed0, count, nseg,
 						       segs.data(), out.data())
 				  : gfec::nc_encode(ctx, shape, n, B, zero_ok, seed0, count, nseg,
 						    segs.data(), out.data());
 
-	if (shape >= 0 && ret == GFEC_E_NOTSUP && n > 256) {
+	// A shape may not fit n: the ra_ shapes (A in registers) take n <= 128, the others <= 256
+	// at least.
+	if (shape >= 0 && ret == GFEC_E_NOTSUP &&
+	    n > (strncmp(gfec::nc_encode_shape_name(shape), "ra_", 3) ? 256u : 128u)) {
 		cudaFree(d_seg);
 		cudaFree(d_out);
 		return;
@@ -119,7 +133,7 @@ static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nse
 	CUDA(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
 	for (int s = 0; s < nseg && ret == 0; s++)
 		for (uint32_t r = 0; r < count; r++) {
-			const uint8_t *g = got.data() + ((size_t)s * count + r) * stride;
+			const uint8_t *g = got.data() + slot[(size_t)s * count + r] * stride;
 
 			gfec_nc_prng_row(seed0 + r, n, zero_ok, c.data());
 			cpu_row(c.data(), h.data() + s * seg_bytes, n, B, want.data());
@@ -282,17 +296,23 @@ int main(void)
 	test_encode(ctx, 2, (size_t)1 << 20, 17, 2, 0);
 	test_encode(ctx, 16, ((size_t)1 << 20) - 3, 3, 1, 1);
 	test_encode(ctx, 1024, 4096, 300, 1, 0);
+	test_encode(ctx, 128, 4096, 100, 3, 0, -1, true); // outputs in no order: uploaded
+	test_encode(ctx, 16, 64, 20, 40, 1);		  // more segments than travel inline
 	for (int sh = 0; sh < gfec::nc_encode_shapes(); sh++) {
 		test_encode(ctx, 128, 4096, 133, 3, 0, sh);
 		test_encode(ctx, 128, 4099, 200, 2, 1, sh);
 		test_encode(ctx, 255, 1000, 70, 1, 0, sh);
 		test_encode(ctx, 16, 64, 1025, 2, 1, sh);
+		test_encode(ctx, 33, 4108, 64, 2, 0, sh); // two k-steps
+		test_encode(ctx, 70, 1000, 90, 2, 1, sh); // three
 		test_encode(ctx, 1024, 4096, 20, 1, 0, sh);
 	}
 
 	test_decode(ctx, 1, 100, 7, 0);
 	test_decode(ctx, 2, 33, 30, 1);
 	test_decode(ctx, 16, 64, 10000, 0);
+	test_decode(ctx, 33, 4096, 50, 1);
+	test_decode(ctx, 70, 1000, 40, 0);
 	test_decode(ctx, 128, 4096, 1024, 0);
 	test_decode(ctx, 128, 4099, 60, 1);
 	test_decode(ctx, 255, 1000, 100, 0);
