@@ -70,6 +70,7 @@ isal() {
 		./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --hot --isal-lib $up/bin/libisal.so.2 &&
 		./$b/perf/gfec-perf isal -k '10,4 4,2 223,32 128,16 128,64 128,128' -b 4K -e 4K -T 1 -r 7 --hot \
 			--isal-lib $up/bin/libisal.so.2 &&
+		./$b/perf/gfec-perf isal -k '4,2 223,32' -b 4K -e 4K -T 1 -r 7 --isal-lib $up/bin/libisal.so.2 &&
 		./$b/perf/gfec-perf isal -k '10,4' -b 1M -e 1M -T "$jobs" -r 7 --isal-lib $up/bin/libisal.so.2
 }
 
