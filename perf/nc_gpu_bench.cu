@@ -322,10 +322,10 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode, do
 	printf("#   stages, ms: parse %.3f, invert %.3f, gemm %.3f (%.1f GB/s)\n", median(tp),
 	       median(ti), median(tg), bytes / median(tg) / 1e6);
 	if (g_rows)
-		json_array_append_new(g_rows,
-				      json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "case", "decode_stages",
-						"mode", mode, "segments", nseg, "parse_ms", median(tp),
-						"invert_ms", median(ti), "gemm_ms", median(tg)));
+		json_array_append_new(
+			g_rows, json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "case", "decode_stages", "mode",
+					  mode, "segments", nseg, "parse_ms", median(tp), "invert_ms",
+					  median(ti), "gemm_ms", median(tg)));
 	cudaFree((void *)d_in);
 	cudaFree((void *)d_dst);
 	cudaFree(d_src);
@@ -352,11 +352,11 @@ int main(int argc, char **argv)
 				"usage: %s [--quick] [--sizes] [--race] [--json FILE]\n"
 					"  network coding on the GPU: seeded encode and batch decode "
 					"against the device copy, XOR-stream and BMMA ceilings\n"
-					"  --sizes: instead, n = 128, B = 4 KiB: encode calls of 1..64 "
-					"segments of 1024 blocks with each shape, batch decodes of 1024 "
-					"and 4096 segments\n"
-					"  --race: instead, one small checked encode per shape (for "
-					"compute-sanitizer)\n"
+					"  --sizes: instead, n = 128, B = 4 KiB: encode calls of "
+					"1..64 segments of 1024 blocks with each shape, batch "
+					"decodes of 1024 and 4096 segments\n"
+					"  --race: instead, one small checked encode per shape "
+					"(for compute-sanitizer)\n"
 					"  exit: 0, 1 a check failed, 2 usage, 3 no GPU or a CUDA error\n",
 				argv[0]);
 			return strcmp(argv[i], "--help") ? 2 : 0;
@@ -414,8 +414,8 @@ int main(int argc, char **argv)
 	if (sizes) { // calls of every size at n = 128, B = 4 KiB, each shape
 		for (int nseg : { 1, 2, 4, 8, 16, 32, 64 })
 			for (int sh = -1; sh < gfec::nc_encode_shapes(); sh++)
-				bench_encode(ctx, 128, 4096, bmma, copy, prop.multiProcessorCount, 0, sh,
-					     nseg);
+				bench_encode(ctx, 128, 4096, bmma, copy, prop.multiProcessorCount,
+					     0, sh, nseg);
 		for (int nseg : { 1024, 4096 })
 			for (int mode = 0; mode < 3; mode++)
 				bench_decode(ctx, 128, 4096, nseg, mode, bmma, copy,

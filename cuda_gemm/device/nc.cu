@@ -285,8 +285,8 @@ int decode_core(const CtxView &v, StreamScratch &sc, StageClock &clk, uint32_t n
 		if (sc.alloc(&d_src, sizeof(void *) * ng * n) != cudaSuccess)
 			return stream_fail(st);
 		nc_gather_payloads<<<(unsigned)std::min<size_t>((ng * n + 255) / 256, 65535), 256, 0,
-				     st>>>(d_pay, (const size_t *)(d_ptrs + ntabs + ng * n), (int)n, ng,
-					   (const uint8_t **)d_src);
+				     st>>>(d_pay, (const size_t *)(d_ptrs + ntabs + ng * n), (int)n,
+					   ng, (const uint8_t **)d_src);
 		if (cudaGetLastError() != cudaSuccess)
 			return stream_fail(st);
 	}

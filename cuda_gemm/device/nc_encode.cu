@@ -51,8 +51,8 @@ struct NcEncPtrs {
  * ostride.
  */
 __global__ void nc_encode_prep(uint4 *frags, int n, uint32_t count, int R, uint32_t seed0,
-			       int zero_ok, size_t tile_frags, uint32_t ntiles, const uint8_t **ptrs,
-			       NcEncPtrs p)
+			       int zero_ok, size_t tile_frags, uint32_t ntiles,
+			       const uint8_t **ptrs, NcEncPtrs p)
 {
 	const size_t nfrag = tile_frags * ntiles, total = nfrag + p.nsrc + p.nout;
 
@@ -62,10 +62,11 @@ __global__ void nc_encode_prep(uint4 *frags, int n, uint32_t count, int R, uint3
 			const uint32_t tile = (uint32_t)(w / tile_frags);
 			const size_t i = w % tile_frags;
 
-			frags[w] = make_uint4(nc_seed_frag(n, count, R, seed0, zero_ok, tile, i, 0),
-					      nc_seed_frag(n, count, R, seed0, zero_ok, tile, i, 1),
-					      nc_seed_frag(n, count, R, seed0, zero_ok, tile, i, 2),
-					      nc_seed_frag(n, count, R, seed0, zero_ok, tile, i, 3));
+			uint32_t r[4];
+
+			for (int k = 0; k < 4; k++)
+				r[k] = nc_seed_frag(n, count, R, seed0, zero_ok, tile, i, k);
+			frags[w] = make_uint4(r[0], r[1], r[2], r[3]);
 		} else if (w - nfrag < p.nsrc) {
 			const size_t k = w - nfrag;
 

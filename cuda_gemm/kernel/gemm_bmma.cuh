@@ -561,8 +561,8 @@ __device__ __forceinline__ void bmma_kstep(int32_t (*acc)[NN][4], BmmaStep<NN> &
  */
 template <int NN, int P>
 __device__ __forceinline__ void bmma_pair(const GemmArgs &args, const uint8_t *buf,
-					  const uint4 *frag, int nks, int sub, int pt, uint8_t *drow,
-					  size_t off)
+					  const uint4 *frag, int nks, int sub, int pt,
+					  uint8_t *drow, size_t off)
 {
 	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 	const uint8_t *bl = buf + bmma_b_lane_base(t, g, pt, NN, P);

@@ -61,7 +61,8 @@ struct NcSeedCoef {
 	int zero_ok;
 	GFEC_BMMA_HD uint8_t operator()(int i, int j) const
 	{
-		return gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + (uint32_t)i), (uint32_t)j, zero_ok);
+		return gfec_nc_prng_coef(gfec_nc_prng_key(seed0 + (uint32_t)i), (uint32_t)j,
+					 zero_ok);
 	}
 };
 
@@ -123,9 +124,9 @@ namespace gfec {
 
 /** What the GEMM kernels of network coding see (nc_gemm_ra, nc_encode_bmma). */
 struct NcGemmArgs {
-	GemmArgs g;	     // src: nseg * cols source pointers; dst: nseg * rows outputs (segment s's
-			     // row i at dst[s * rows + i]); len, vec (sources 16-byte aligned),
-			     // nstripes = nseg; acc 0
+	GemmArgs g;	     // src: nseg * cols source pointers; dst: nseg * rows outputs
+			     // (segment s's row i at dst[s * rows + i]); len, vec (sources
+			     // 16-byte aligned), nstripes = nseg; acc 0
 	const uint4 *frags;  // tile t of segment s at frags + map(s) * seg_frags + t * tile_frags
 	size_t seg_frags;    // 0: the same tiles for every segment (the seeded encode)
 	const size_t *seg_map; // map(s) = seg_map[s]; nullptr: map(s) = s
@@ -133,7 +134,7 @@ struct NcGemmArgs {
 	size_t units;	     // ntiles * nseg * ceil(len / P)
 	uint32_t ntiles;     // ceil(rows / R)
 	int R;		     // rows per tile (kNcTileRows for nc_gemm_ra)
-	int seg_major;	     // units ordered (segment, tile, block) instead of (tile, segment, block)
+	int seg_major;	     // units ordered (segment, tile, block), not (tile, segment, block)
 };
 
 /** Unit u's (tile, segment, position block) in the order a.seg_major says. */
@@ -219,8 +220,8 @@ __global__ void __launch_bounds__(256, 1) nc_gemm_ra(NcGemmArgs a)
 		if (u + 1 < u1)
 			bmma_stage<P, THREADS>(args, ns, npb * P, smem + (cur ^ 1) * sbytes);
 		bmma_commit();
-		// This warp's fragments of the unit's tile, into registers (no barrier: they are the
-		// warp's own); their loads overlap the wait for the stage.
+		// This warp's fragments of the unit's tile, into registers (no barrier: they are
+		// the warp's own); their loads overlap the wait for the stage.
 		const size_t fi = (a.seg_frags ? (a.seg_map ? a.seg_map[s] : s) * a.seg_frags : 0) +
 				  tile * a.tile_frags;
 
@@ -245,11 +246,14 @@ __global__ void __launch_bounds__(256, 1) nc_gemm_ra(NcGemmArgs a)
 		const int row = 8 * warp + g;
 
 		if (8 * warp < rows) { // uniform over the warp
-			uint8_t *const drow = row < rows ? args.dst[s * args.rows + r0 + row] : nullptr;
+			uint8_t *const drow =
+				row < rows ? args.dst[s * args.rows + r0 + row] : nullptr;
 			const uint8_t *bl = buf + bmma_b_lane_base(t, g, 0, NN, P);
-			// Subtiles with positions before len (a short last block: no MMA for the rest).
+			// The subtiles with positions before len (a short last block: no MMAs for
+			// the others).
 			const size_t left = args.len - pb * P;
-			const int npt = left >= (size_t)P ? PT : (int)((left + 8 * NN - 1) / (8 * NN));
+			const int npt = left >= (size_t)P ? PT
+							  : (int)((left + 8 * NN - 1) / (8 * NN));
 			uint32_t w[2][4][NN / 4];
 
 			bmma_load_b<NN, P>(w, bl, 0);
@@ -263,12 +267,13 @@ __global__ void __launch_bounds__(256, 1) nc_gemm_ra(NcGemmArgs a)
 
 					bmma_b_regs<NN>(w[0], b[0]);
 					bmma_b_regs<NN>(w[1], b[1]);
-					// The next k-step's words, or the next subtile's first (past the
-					// last subtile: this one's again, in bounds and unused).
+					// The next k-step's words, or the next subtile's first
+					// (past the last subtile: this one's again, unused).
 					if (ks + 1 < KS)
 						bmma_load_b<NN, P>(w, bl, ks + 1);
 					else
-						bmma_load_b<NN, P>(w, pt + 1 < npt ? bl + 8 * NN : bl, 0);
+						bmma_load_b<NN, P>(w, bl + (pt + 1 < npt) * 8 * NN,
+								   0);
 					if (ks == 0)
 						bmma_mmas<NN, true>(acc, af[ks], b);
 					else

@@ -205,7 +205,8 @@ GFEC_BMMA_HD void nc_gj_eliminate(uint8_t *m, const uint8_t *mult, const uint8_t
 
 /**
  * The inverse in the right half of @p m (n <= 128) as nc_gemm_ra's fragments: tile t (rows
- * t * kNcTileRows ..) at f + t * nc_tile_frags(kNcTileRows, n); this thread's uint4s tid, tid + nt..
+ * t * kNcTileRows ..) at f + t * nc_tile_frags(kNcTileRows, n); this thread's uint4s tid,
+ * tid + nt, ...
  */
 GFEC_BMMA_HD void nc_gj_write_frags(uint32_t *f, const uint8_t *m, int n, int tid, int nt)
 {
@@ -246,8 +247,11 @@ GFEC_BMMA_UNROLL
 
 			p[0] = 0;
 GFEC_BMMA_UNROLL
-			for (int v = 1; v < 16; v++) // v's lowest bit b: p[v] = p[v - 2^b] ^ x[4h + b]
-				p[v] = p[v & (v - 1)] ^ x[4 * h + ((v & 1) ? 0 : (v & 2) ? 1 : (v & 4) ? 2 : 3)];
+			for (int v = 1; v < 16; v++) { // v's lowest bit b: p[v - 2^b] ^ x[4h + b]
+				const int b = (v & 1) ? 0 : (v & 2) ? 1 : (v & 4) ? 2 : 3;
+
+				p[v] = p[v & (v - 1)] ^ x[4 * h + b];
+			}
 GFEC_BMMA_UNROLL
 			for (int v = 0; v < 16; v++)
 				nc_st32(tab + (size_t)(16 * h + v) * S + k, p[v]);
@@ -270,7 +274,8 @@ GFEC_BMMA_HD void nc_gj_eliminate_products(uint8_t *m, const uint8_t *tab, const
 		if (!f)
 			continue;
 		uint8_t *row = m + (size_t)r * S;
-		const uint8_t *lo = tab + (size_t)(f & 15) * S, *hi = tab + (size_t)(16 + (f >> 4)) * S;
+		const uint8_t *lo = tab + (size_t)(f & 15) * S;
+		const uint8_t *hi = tab + (size_t)(16 + (f >> 4)) * S;
 
 		for (int k = 4 * ((c >> 2) + lane); k < S; k += 128)
 			nc_st32(row + k, nc_ld32(row + k) ^ nc_ld32(lo + k) ^ nc_ld32(hi + k));
@@ -363,8 +368,8 @@ template <bool Products> __device__ int nc_gj_run(uint8_t *m, uint8_t *sm, int n
  */
 template <bool Global, bool Products>
 __global__ void nc_gj_invert(const uint8_t *mats, int n, int nmat, const uint8_t *logexp_g,
-			     uint32_t *tables, size_t seg_words, int tile_rows, int frags, int *status,
-			     uint8_t *scratch)
+			     uint32_t *tables, size_t seg_words, int tile_rows, int frags,
+			     int *status, uint8_t *scratch)
 {
 	extern __shared__ __align__(16) uint8_t sm[];
 	const int S = nc_gj_stride(n);
