@@ -393,21 +393,28 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 		w[i] = buf + i * s;
 	for (size_t off = 0; !ret && off < len; off += s) {
 		const size_t n = len - off < s ? len - off : s;
+		int have = 0; /* w holds the sum of a group's IFFT */
 
 		for (unsigned g = 0; !ret && g < groups; g++) {
-			uint8_t **d = g ? w + M : w;
+			uint8_t **d = have ? w + M : w;
+			unsigned nz = 0;
 
 			for (unsigned t = 0; t < M; t++) {
 				const size_t j = (size_t)g * M + t;
 
-				zero[t] = j >= (size_t)c->k;
+				zero[t] = j >= (size_t)c->k || !data[j];
+				nz += !zero[t];
+			}
+			if (!nz) /* a group of zeros adds nothing */
+				continue;
+			for (unsigned t = 0; t < M; t++) {
 				if (zero[t])
 					memset(d[t], 0, n);
 				else
-					memcpy(d[t], data[j] + off, n);
+					memcpy(d[t], data[(size_t)g * M + t] + off, n);
 			}
 			ret = transform(ops, &l, 1, d, c->logm, M * (g + 1), n, &zs);
-			if (ret || !g)
+			if (ret || !have++)
 				continue;
 			size_t p = 0;
 
@@ -421,10 +428,14 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 			ret = run_ops(ops, GFEC_BFLY_FWD | GFEC_BFLY_DISJOINT, p, n, l.x, l.y,
 				      l.c); /* w ^= d */
 		}
-		if (!ret)
+		if (!ret && have)
 			ret = transform(ops, &l, 0, w, c->logm, 0, n, &ns);
-		for (int i = 0; !ret && i < c->m; i++)
-			memcpy(parity[i] + off, w[i], n);
+		for (int i = 0; !ret && i < c->m; i++) {
+			if (have)
+				memcpy(parity[i] + off, w[i], n);
+			else
+				memset(parity[i] + off, 0, n);
+		}
 	}
 	lists_fini(&l);
 	free(need);
@@ -530,9 +541,13 @@ out:
 	return ret;
 }
 
-/* The decoder's point states, sources and destinations for chunks[] (NULL: lost) and out[]. */
+/*
+ * The decoder's point states, sources and destinations for chunks[] (NULL: lost; with
+ * @p zero_data, a NULL data chunk is zeros instead) and out[].
+ */
 static int decode_chunks(const struct gfec_fft16_code *c, const struct gfec_fft16_ops *ops,
-			 size_t len, const uint8_t *const *chunks, uint8_t *const *out)
+			 size_t len, const uint8_t *const *chunks, uint8_t *const *out,
+			 int zero_data)
 {
 	const unsigned n = 1u << c->logn, M = 1u << c->logm;
 	uint8_t *state = malloc(n);
@@ -552,6 +567,8 @@ static int decode_chunks(const struct gfec_fft16_code *c, const struct gfec_fft1
 		if (chunks[i]) {
 			state[x] = PT_HAVE;
 			src[x] = chunks[i];
+		} else if (zero_data && i < c->k) {
+			state[x] = PT_ZERO;
 		} else {
 			dst[x] = out[i];
 		}
@@ -572,9 +589,6 @@ int gfec_fft16_encode(const struct gfec_fft16_code *c, const struct gfec_fft16_o
 
 	if (!c || !data || !parity || len % 2)
 		return GFEC_E_INVAL;
-	for (int i = 0; i < c->k; i++)
-		if (!data[i])
-			return GFEC_E_INVAL;
 	for (int i = 0; i < c->m; i++)
 		if (!parity[i])
 			return GFEC_E_INVAL;
@@ -595,7 +609,7 @@ int gfec_fft16_encode(const struct gfec_fft16_code *c, const struct gfec_fft16_o
 			return GFEC_E_NOMEM;
 		}
 		memcpy(out + c->k, parity, sizeof(*out) * (size_t)c->m);
-		ret = decode_chunks(c, ops, len, chunks, out);
+		ret = decode_chunks(c, ops, len, chunks, out, 1);
 		free(out);
 	}
 	free(chunks);
@@ -618,7 +632,7 @@ int gfec_fft16_decode(const struct gfec_fft16_code *c, const struct gfec_fft16_o
 		return GFEC_E_TOOFEW;
 	if (lost == 0 || len == 0)
 		return 0;
-	return decode_chunks(c, ops, len, chunks, out);
+	return decode_chunks(c, ops, len, chunks, out, 0);
 }
 
 /* log of the product of (omega_x - omega_q) over q in pts[0..n-1], q != x; mod 65535 */
@@ -656,6 +670,8 @@ int gfec_fft16_encode_base(const struct gfec_fft16_code *c, size_t len,
 
 		memset(parity[i], 0, len);
 		for (int j = 0; j < c->k; j++) {
+			if (!data[j]) /* zeros */
+				continue;
 			const unsigned p = chunk_point(c, j);
 			const uint32_t e = (ll + 2 * MODULUS - lw[j] -
 					    gfec_gf16_tab.log[tab.point[x ^ p]]) % MODULUS;

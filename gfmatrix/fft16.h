@@ -112,7 +112,10 @@ void gfec_fft16_code_set_work(struct gfec_fft16_code *code, size_t bytes);
 /** 1 for the coset layout, 0 for the general one (see above). */
 int gfec_fft16_code_cosets(const struct gfec_fft16_code *code);
 
-/** parity[0..m-1] of data[0..k-1], len bytes each (even). No alias of data and parity. */
+/**
+ * parity[0..m-1] of data[0..k-1], len bytes each (even). No alias of data and parity. A NULL
+ * data[j] is a chunk of zeros (skipped: an update encodes a delta alone this way).
+ */
 int gfec_fft16_encode(const struct gfec_fft16_code *code, const struct gfec_fft16_ops *ops,
 		      size_t len, const uint8_t *const *data, uint8_t *const *parity);
 
@@ -127,7 +130,7 @@ int gfec_fft16_decode(const struct gfec_fft16_code *code, const struct gfec_fft1
 /**
  * Reference encode, O(k m) per symbol: each parity point's value by Lagrange interpolation over
  * the code's known points (the barycentric form, products of point differences in the log
- * domain); nothing of the transforms. 0 or GFEC_E_NOMEM.
+ * domain); nothing of the transforms. NULL data as in gfec_fft16_encode(). 0 or GFEC_E_NOMEM.
  */
 int gfec_fft16_encode_base(const struct gfec_fft16_code *code, size_t len,
 			   const uint8_t *const *data, uint8_t *const *parity);

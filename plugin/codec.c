@@ -670,34 +670,31 @@ static int encode_stripes(gfec_codec *c, int nstripes, size_t len, const uint8_t
 }
 
 /*
- * technique=fft's update: the parity of the delta alone in chunk vec_i (zeros elsewhere),
- * XORed into the parity; in pieces that keep the scratch near 64 MiB.
+ * technique=fft's update: the parity of the delta alone in chunk vec_i (the other data chunks
+ * NULL: zeros, skipped by the encoder), XORed into the parity; in pieces that keep the scratch
+ * near 64 MiB.
  */
 static int fft_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *parity,
 		      size_t len)
 {
 	const struct gfec_fft16_ops ops = fft_ops(c);
-	size_t piece = (64u << 20) / ((size_t)c->m + 1) / 64 * 64;
-	const uint8_t **dp = malloc(sizeof(*dp) * (size_t)c->k);
-	uint8_t **pp = malloc(sizeof(*pp) * (size_t)c->m), *buf, *zero;
+	size_t piece = (64u << 20) / (size_t)c->m / 64 * 64;
+	const uint8_t **dp = calloc((size_t)c->k, sizeof(*dp));
+	uint8_t **pp = malloc(sizeof(*pp) * (size_t)c->m), *buf;
 	int ret = 0;
 
 	piece = piece < 64 ? 64 : piece;
 	piece = len < piece ? len : piece;
-	buf = gfec_alloc(piece * ((size_t)c->m + 1));
+	buf = gfec_alloc(piece * (size_t)c->m);
 	if (!dp || !pp || !buf) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
-	zero = buf + piece * (size_t)c->m;
-	memset(zero, 0, piece);
 	for (int i = 0; i < c->m; i++)
 		pp[i] = buf + (size_t)i * piece;
 	for (size_t off = 0; off < len && !ret; off += piece) {
 		const size_t n = len - off < piece ? len - off : piece;
 
-		for (int j = 0; j < c->k; j++)
-			dp[j] = zero;
 		dp[vec_i] = delta + off;
 		ret = gfec_fft16_encode(c->fft, &ops, n, dp, pp);
 		for (int i = 0; i < c->m && !ret; i++)
@@ -1212,9 +1209,15 @@ static int post_job(void *ctx, struct gfec_job *job)
 	return gfec_async_post(ctx, job);
 }
 
+static void hurry_job(void *ctx, struct gfec_job *job)
+{
+	gfec_async_hurry(ctx, job);
+}
+
 int gfec_submit_coalesced(gfec_codec *c, struct gfec_request *req, unsigned us, int max_stripes)
 {
-	const struct gfec_coalesce_req cr = { .post = post_job, .post_ctx = c ? c->async : NULL,
+	const struct gfec_coalesce_req cr = { .post = post_job, .hurry = hurry_job,
+					      .post_ctx = c ? c->async : NULL,
 					      .done = coalesced_done, .done_ctx = c, .arg = req,
 					      .us = us, .max_stripes = max_stripes };
 	int ret;

@@ -241,6 +241,10 @@ static void test_parity_base(void **state)
 		uint8_t *ref, **rp = regions((size_t)m, len, &ref);
 
 		cw_make(&w, k, m, len);
+		if (iter % 4 == 3) /* NULL data: chunks of zeros, some whole groups of them */
+			for (int j = 0; j < k; j++)
+				if (test_range(0, 3) || j < k / 2)
+					w.data[j] = NULL;
 		assert_int_equal(gfec_fft16_code_create(k, m, lay, &code), 0);
 		assert_int_equal(gfec_fft16_code_cosets(code), lay == GFEC_FFT16_AUTO);
 		assert_int_equal(gfec_fft16_encode_base(code, len, (const uint8_t *const *)w.data,

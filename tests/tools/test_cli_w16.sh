@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # @file test_cli_w16.sh
 # The gfec command over GF(2^16) (issue 13): encode -w 16 round trips through lost chunks and
-# --repair for both w=16 techniques, including k+m > 256 (more chunks than GF(2^8) has); FILE.gfec
-# records w, and decode, verify and info use it; version 2 metadata (no w line) still reads as
-# w=8; and every bad input is one line on stderr with its documented exit code and nothing
-# written: a w other than 8 or 16, k+m over the field's limit, a technique w=16 lacks, metadata
+# --repair for the w=16 techniques (cauchy, jerasure_reed_sol_van, fft), including k+m > 256
+# (more chunks than GF(2^8) has); FILE.gfec records w, and decode, verify and info use it;
+# version 2 metadata (no w line) still reads as w=8; and every bad input is one line on stderr
+# with its documented exit code and nothing written: a w other than 8 or 16, k+m over the
+# field's limit, a technique w=16 lacks (and fft without w=16 or on the GPU), metadata
 # whose w is unknown or disagrees with its chunks, more chunk files than the process may open.
 #
 # usage: test_cli_w16.sh PATH/TO/gfec
@@ -128,6 +129,8 @@ roundtrip b 65536 10 4 jerasure_reed_sol_van
 roundtrip c 1 2 1 cauchy
 roundtrip d 20000 300 20 jerasure_reed_sol_van
 roundtrip e 9999 5 3 cauchy
+roundtrip f 30001 7 3 fft
+roundtrip g 20000 300 20 fft
 
 # -w 8 is the default: the same chunks as no -w, recorded as w 8.
 head -c 30000 /dev/urandom >g
@@ -152,7 +155,8 @@ echo "ok: -w 8 is the default; version 2 metadata reads as w=8"
 head -c 5000 /dev/urandom >h
 before=$(listing)
 for args in "-w 12" "-w 0" "-w 32" "-w x" "-w 016" "-w=16" "-k 300 -m 20" "-k 300 -m 20 -w 8" \
-	"-k 65000 -m 537 -w 16" "-w 16 -t cauchy_good" "-w 16 -t reed_sol_van"; do
+	"-k 65000 -m 537 -w 16" "-t fft" "-w 16 -t fft --backend gpu" "-w 16 -t cauchy_good" \
+	"-w 16 -t reed_sol_van"; do
 	[[ $args == *-k* ]] || args="-k 4 -m 2 $args"
 	# shellcheck disable=SC2086
 	gfec 2 encode $args h
@@ -160,6 +164,8 @@ for args in "-w 12" "-w 0" "-w 32" "-w x" "-w 016" "-w=16" "-k 300 -m 20" "-k 30
 	unchanged "$before"
 done
 has err 'not available with w=16'
+gfec 2 encode -k 4 -m 2 -t fft h
+has err 'technique=fft: only with w=16'
 gfec 2 encode -k 4 -m 2 -w 12 h
 has err '-w 12: w must be 8 or 16'
 gfec 2 encode -k 300 -m 20 h
