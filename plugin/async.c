@@ -6,10 +6,15 @@
  * Workers run each request through the owner's executor (the codec's synchronous calls), so
  * results, fallbacks and counters are the same as for a direct call. Requests complete in any
  * order. The workers start with the first request: a codec that never submits has no threads.
- * They also run jobs (gfec_async_post: the coalescer's window leaders, coalesce.h), first.
+ * They also run jobs (gfec_async_post: the coalescer's windows, coalesce.h), ahead of requests,
+ * each once its time (job->at) has come: a job whose time is ahead holds no worker, the idle
+ * workers sleep until the nearest one; gfec_async_hurry makes a job due now. When the queue
+ * stops, every job is due.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "coalesce.h"
 #include "internal.h"
@@ -22,7 +27,7 @@ struct gfec_async {
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
 	struct gfec_request *head, *tail;
-	struct gfec_job *jhead, *jtail;
+	struct gfec_job *jobs; /* in posting order */
 	int stop, started, nthreads, maxthreads;
 	pthread_t threads[];
 };
@@ -44,6 +49,33 @@ static void finish(struct gfec_async *a, struct gfec_request *r, int status)
 		done(r, user);
 }
 
+uint64_t gfec_async_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Under a->lock: takes the first job that is due, or NULL with *next the nearest time ahead. */
+static struct gfec_job *take_due(struct gfec_async *a, uint64_t *next)
+{
+	const uint64_t now = a->jobs && !a->stop ? gfec_async_now() : 0;
+
+	*next = UINT64_MAX;
+	for (struct gfec_job **pp = &a->jobs; *pp; pp = &(*pp)->next) {
+		struct gfec_job *j = *pp;
+
+		if (a->stop || j->at <= now) {
+			*pp = j->next;
+			return j;
+		}
+		if (j->at < *next)
+			*next = j->at;
+	}
+	return NULL;
+}
+
 static void *worker(void *arg)
 {
 	struct gfec_async *a = arg;
@@ -51,21 +83,26 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
 		struct gfec_request *r = a->head;
-		struct gfec_job *j = a->jhead;
+		uint64_t next;
+		struct gfec_job *j = take_due(a, &next);
 
 		if (j) {
-			a->jhead = j->next;
-			if (!a->jhead)
-				a->jtail = NULL;
 			pthread_mutex_unlock(&a->lock);
 			j->run(j); /* it may free j */
 			pthread_mutex_lock(&a->lock);
 			continue;
 		}
 		if (!r) {
-			if (a->stop)
+			if (a->stop && !a->jobs)
 				break;
-			pthread_cond_wait(&a->work, &a->lock);
+			if (next == UINT64_MAX) {
+				pthread_cond_wait(&a->work, &a->lock);
+			} else {
+				const struct timespec ts = { .tv_sec = (time_t)(next / 1000000000u),
+							     .tv_nsec = (long)(next % 1000000000u) };
+
+				pthread_cond_timedwait(&a->work, &a->lock, &ts);
+			}
 			continue;
 		}
 		a->head = r->next_;
@@ -83,6 +120,7 @@ static void *worker(void *arg)
 struct gfec_async *gfec_async_create(gfec_async_exec_fn exec, void *owner, int nthreads)
 {
 	struct gfec_async *a = calloc(1, sizeof(*a) + (size_t)nthreads * sizeof(pthread_t));
+	pthread_condattr_t ca;
 
 	if (!a)
 		return NULL;
@@ -90,7 +128,10 @@ struct gfec_async *gfec_async_create(gfec_async_exec_fn exec, void *owner, int n
 	a->owner = owner;
 	a->maxthreads = nthreads;
 	pthread_mutex_init(&a->lock, NULL);
-	pthread_cond_init(&a->work, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* job times are gfec_async_now()'s */
+	pthread_cond_init(&a->work, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&a->done, NULL);
 	return a;
 }
@@ -153,24 +194,33 @@ int gfec_async_submit(struct gfec_async *a, struct gfec_request *r)
 	else
 		a->head = r;
 	a->tail = r;
-	pthread_cond_signal(&a->work);
+	/* every idle worker: the one this wakes may take it, another must keep the jobs' time */
+	pthread_cond_broadcast(&a->work);
 	pthread_mutex_unlock(&a->lock);
 	return 0;
 }
 
 int gfec_async_post(struct gfec_async *a, struct gfec_job *job)
 {
+	struct gfec_job **pp;
+
 	if (lock_running(a))
 		return GFEC_E_SYSTEM;
+	for (pp = &a->jobs; *pp;) /* a few windows at most */
+		pp = &(*pp)->next;
 	job->next = NULL;
-	if (a->jtail)
-		a->jtail->next = job;
-	else
-		a->jhead = job;
-	a->jtail = job;
-	pthread_cond_signal(&a->work);
+	*pp = job;
+	pthread_cond_broadcast(&a->work);
 	pthread_mutex_unlock(&a->lock);
 	return 0;
+}
+
+void gfec_async_hurry(struct gfec_async *a, struct gfec_job *job)
+{
+	pthread_mutex_lock(&a->lock);
+	job->at = 0;
+	pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->lock);
 }
 
 void gfec_async_begin(struct gfec_async *a, struct gfec_request *r)

@@ -33,8 +33,8 @@ struct member {
 
 /*
  * An open window, on the coalescer's list while it takes members. A waiting caller's window is
- * on its leader's stack; a queued window is allocated, led by a job on another thread, and
- * freed by it. Only the leader touches a window once it is off the list.
+ * on its leader's stack; a queued window is allocated, run by its job on another thread, and
+ * freed by it. Only the leader (the job) touches a window once it is off the list.
  */
 struct window {
 	const void *key; /* waiting: the GPU plan; queued: the engine plan */
@@ -44,7 +44,7 @@ struct window {
 	int nstripes, ncallers;
 	uint64_t bytes;
 	int full;
-	pthread_cond_t *wake; /* what the leader waits on */
+	pthread_cond_t *wake; /* what a waiting window's leader waits on */
 	struct member *head, *tail;
 	struct window *next;
 	/* queued windows */
@@ -52,9 +52,9 @@ struct window {
 	struct gfec_engine *e;
 	const struct gfec_eplan *ep;
 	int max_stripes;
-	struct timespec until;
-	pthread_cond_t cv;
-	struct gfec_job job;
+	void (*hurry)(void *post_ctx, struct gfec_job *job);
+	void *post_ctx;
+	struct gfec_job job; /* due at the deadline, or at once when full */
 };
 
 struct gfec_coalesce {
@@ -145,7 +145,9 @@ static void join(struct gfec_coalesce *co, struct window *w, struct member *m)
 	w->bytes += m->bytes;
 	if (w->queued ? w->nstripes >= w->max_stripes : w->bytes >= co->bytes) {
 		w->full = 1;
-		if (w->head != m || w->queued)
+		if (w->queued)
+			w->hurry(w->post_ctx, &w->job); /* its job runs now */
+		else if (w->head != m)
 			pthread_cond_signal(w->wake); /* the leader launches now */
 	}
 }
@@ -330,7 +332,7 @@ static void run_queued(struct gfec_coalesce *co, struct window *w, int full)
 	}
 }
 
-/* The job that leads a queued window: wait for it to close, take it off the list, run it. */
+/* A queued window's job, due at its deadline or once it is full: close it and run it. */
 static void lead(struct gfec_job *job)
 {
 	struct window *w = (struct window *)((char *)job - offsetof(struct window, job));
@@ -338,15 +340,11 @@ static void lead(struct gfec_job *job)
 	int full;
 
 	pthread_mutex_lock(&co->lock);
-	while (!w->full && w->head) /* every member withdrawn: nothing to wait for */
-		if (pthread_cond_timedwait(&w->cv, &co->lock, &w->until))
-			break;
 	unlist(co, w);
 	full = w->full;
 	pthread_mutex_unlock(&co->lock);
-	if (w->head)
+	if (w->head) /* else every member was withdrawn */
 		run_queued(co, w, full);
-	pthread_cond_destroy(&w->cv);
 	free(w);
 }
 
@@ -359,7 +357,7 @@ int gfec_coalesce_submit(struct gfec_coalesce *co, struct gfec_engine *e,
 	struct window *w;
 	int dev;
 
-	if (!r->post || !r->done || !r->us || r->max_stripes < 1 || nstripes < 1 ||
+	if (!r->post || !r->hurry || !r->done || !r->us || r->max_stripes < 1 || nstripes < 1 ||
 	    nstripes > MAX_WINDOW_STRIPES)
 		return GFEC_E_INVAL;
 	m = calloc(1, sizeof(*m));
@@ -384,10 +382,9 @@ int gfec_coalesce_submit(struct gfec_coalesce *co, struct gfec_engine *e,
 	}
 	*w = (struct window){ .key = p, .len = len, .cols = cols, .rows = p->rows, .queued = 1,
 			      .dev = dev, .next = co->open, .co = co, .e = e, .ep = p,
-			      .max_stripes = r->max_stripes, .job = { .run = lead } };
-	pthread_cond_init(&w->cv, &co->cattr);
-	w->wake = &w->cv;
-	deadline_after(&w->until, r->us);
+			      .max_stripes = r->max_stripes, .hurry = r->hurry,
+			      .post_ctx = r->post_ctx,
+			      .job = { .run = lead, .at = now_ns() + (uint64_t)r->us * 1000 } };
 	co->open = w;
 	join(co, w, m);
 	pthread_mutex_unlock(&co->lock);
@@ -422,7 +419,7 @@ int gfec_coalesce_cancel(struct gfec_coalesce *co, const void *arg)
 			w->ncallers--;
 			w->bytes -= m->bytes;
 			if (!w->head)
-				pthread_cond_signal(w->wake); /* its leader has nothing to wait for */
+				w->hurry(w->post_ctx, &w->job); /* nothing to wait for */
 			pthread_mutex_unlock(&co->lock);
 			free(m);
 			count(&co->st.q_cancelled, 1);

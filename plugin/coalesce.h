@@ -21,13 +21,14 @@
  *
  * Queued members (gfec_coalesce_submit; gfec_submit_coalesced() and the RDMA ingest): the same
  * windows, whose members do not wait. A queued request joins an open queued window of its plan,
- * len and memory kind, or opens one and hands a job to another thread (the codec's async
- * workers), which leads it: the window closes at its opener's max_stripes or us after it was
- * opened, then runs as ONE gfec_engine_gemm_direct over every member's stripes (the engine picks
- * the backend for the window's bytes, and redoes the whole window on the CPU after a GPU
- * error), and each member's done callback gets the status on that thread. Until its leader
- * takes it, a member may be withdrawn (gfec_coalesce_cancel). Queued and waiting callers never
- * share a window: a waiting caller's window lasts `us`, a queued one its own deadline.
+ * len and memory kind, or opens one and posts its job to another thread's queue (the codec's
+ * async workers), due at the window's deadline (its opener's us) or at once when it fills (its
+ * opener's max_stripes; post->hurry). A waiting window holds no thread. When its job runs, the
+ * window closes and runs as ONE gfec_engine_gemm_direct over every member's stripes (the engine
+ * picks the backend for the window's bytes, and redoes the whole window on the CPU after a GPU
+ * error), and each member's done callback gets the status on that thread. Until its job takes
+ * it, a member may be withdrawn (gfec_coalesce_cancel). Queued and waiting callers never share
+ * a window: a waiting caller's window lasts `us`, a queued one its own deadline.
  *
  *   submit A --.                       (A opened it: a worker leads it)
  *   submit B --+--> window [A B C] --> one gemm, any backend --> done(A) done(B) done(C)
@@ -82,9 +83,10 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 
 void gfec_coalesce_stats(const struct gfec_coalesce *co, struct gfec_coalesce_stats *out);
 
-/** Work handed to another thread (async.c's workers): run(job) is called once. */
+/** Work handed to another thread (async.c's workers): run(job) is called once, from `at` on. */
 struct gfec_job {
 	void (*run)(struct gfec_job *job);
+	uint64_t at;	       /* CLOCK_MONOTONIC ns (gfec_async_now); 0: at once */
 	struct gfec_job *next; /* the queue's */
 };
 
@@ -92,6 +94,9 @@ struct gfec_job {
 struct gfec_coalesce_req {
 	/** Hands the window's job to another thread: 0, or an error (then the job is run here). */
 	int (*post)(void *post_ctx, struct gfec_job *job);
+	/** Makes a posted job due now (the window is full, or empty); called under the coalescer's
+	 * lock, so it may not call into the coalescer. */
+	void (*hurry)(void *post_ctx, struct gfec_job *job);
 	void *post_ctx;
 	/** The end of the member, on the thread that ran its window; @p arg names the member. */
 	void (*done)(void *done_ctx, void *arg, int status);

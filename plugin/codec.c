@@ -1209,9 +1209,15 @@ static int post_job(void *ctx, struct gfec_job *job)
 	return gfec_async_post(ctx, job);
 }
 
+static void hurry_job(void *ctx, struct gfec_job *job)
+{
+	gfec_async_hurry(ctx, job);
+}
+
 int gfec_submit_coalesced(gfec_codec *c, struct gfec_request *req, unsigned us, int max_stripes)
 {
-	const struct gfec_coalesce_req cr = { .post = post_job, .post_ctx = c ? c->async : NULL,
+	const struct gfec_coalesce_req cr = { .post = post_job, .hurry = hurry_job,
+					      .post_ctx = c ? c->async : NULL,
 					      .done = coalesced_done, .done_ctx = c, .arg = req,
 					      .us = us, .max_stripes = max_stripes };
 	int ret;

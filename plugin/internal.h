@@ -100,11 +100,16 @@ int gfec_async_submit(struct gfec_async *a, struct gfec_request *r);
 /** The request's status; GFEC_E_INVAL before anything was submitted to @p a. */
 int gfec_async_wait(struct gfec_async *a, struct gfec_request *r);
 /**
- * Jobs (coalesce.h: a queued window's leader) share the workers with requests, ahead of them.
- * 0, or GFEC_E_SYSTEM when no worker thread could be started.
+ * Jobs (coalesce.h: a queued window) share the workers with requests, ahead of them, each run
+ * once job->at (gfec_async_now()'s clock, ns) has come. 0, or GFEC_E_SYSTEM when no worker
+ * thread could be started.
  */
 struct gfec_job;
 int gfec_async_post(struct gfec_async *a, struct gfec_job *job);
+/** Makes a posted (or about to be posted) job due now. */
+void gfec_async_hurry(struct gfec_async *a, struct gfec_job *job);
+/** CLOCK_MONOTONIC in nanoseconds. */
+uint64_t gfec_async_now(void);
 /** A request that completes elsewhere (gfec_submit_coalesced): it is pending from here ... */
 void gfec_async_begin(struct gfec_async *a, struct gfec_request *r);
 /** ... until this, which sets its status and calls its callback or wakes gfec_async_wait ... */

@@ -666,6 +666,17 @@ static int post_async(void *ctx, struct gfec_job *job)
 	return gfec_async_post(ctx, job);
 }
 
+static void hurry_async(void *ctx, struct gfec_job *job)
+{
+	gfec_async_hurry(ctx, job);
+}
+
+static void hurry_none(void *ctx, struct gfec_job *job)
+{
+	(void)ctx;
+	(void)job;
+}
+
 static int post_none(void *ctx, struct gfec_job *job)
 {
 	(void)ctx;
@@ -719,7 +730,9 @@ static void qstripe_check(const struct qstripe *q, const struct rig *r)
 static int qsubmit(struct rig *r, struct qstripe *q, void *post_ctx, unsigned us, int max_stripes)
 {
 	const struct gfec_coalesce_req cr = { .post = post_ctx ? post_async : post_none,
-					      .post_ctx = post_ctx, .done = qdone, .arg = q,
+					      .hurry = post_ctx ? hurry_async : hurry_none,
+					      .post_ctx = post_ctx,
+					      .done = qdone, .arg = q,
 					      .us = us, .max_stripes = max_stripes };
 
 	return gfec_coalesce_submit(r->e.coal, &r->e, &r->plan[q->p], r->cols[q->p], 1, q->len,
@@ -889,7 +902,7 @@ static void test_queued_cancel(void **state)
 		qstripe_check(&q[i], &r);
 	assert_int_equal(q[0].ends, 0);
 	assert_int_equal(gfec_coalesce_cancel(r.e.coal, &q[1]), GFEC_E_INVAL);
-	/* F alone in a 10 s window, withdrawn: its leader must not wait the 10 s out */
+	/* F alone in a 10 s window, withdrawn: its job is due at once, nothing is run */
 	assert_int_equal(qsubmit(&r, &q[5], jobs, 10000000, 4), 0);
 	assert_int_equal(gfec_coalesce_cancel(r.e.coal, &q[5]), 0);
 	t = now_s();
@@ -912,6 +925,45 @@ static void test_queued_cancel(void **state)
 	assert_int_equal(qsubmit(&r, &q[0], NULL, 10000000, 64), 0);
 	assert_int_equal(q[0].ends, 1);
 	qstripe_check(&q[0], &r);
+	rig_fini(&r);
+}
+
+/*
+ * A window waiting for its deadline holds no worker: with ONE worker, a 10 s window of one key
+ * open, a window of another key that fills runs at once.
+ */
+static void test_queued_no_worker_held(void **state)
+{
+	const struct fake_gpu_switches none = { 0 };
+	struct gfec_async *jobs = gfec_async_create(no_exec, NULL, 1);
+	struct qstripe q[5];
+	struct rig r;
+	double t;
+
+	(void)state;
+	assert_non_null(jobs);
+	rig_init(&r, 0, 0);
+	assert_int_equal(gfec_coalesce_create(0, 1 << 20, &r.e.coal), 0);
+	fake_gpu_set(r.e.gpu_ctx, &none);
+	qstripe_init(&q[0], &r, 0, 512);
+	for (int i = 1; i < 5; i++)
+		qstripe_init(&q[i], &r, 0, 4096);
+	__atomic_store_n(&qdone_total, 0, __ATOMIC_RELAXED);
+	assert_int_equal(qsubmit(&r, &q[0], jobs, 10000000, 4), 0);
+	usleep(20000); /* its job is posted: the one worker has seen it */
+	t = now_s();
+	for (int i = 1; i < 5; i++)
+		assert_int_equal(qsubmit(&r, &q[i], jobs, 10000000, 4), 0);
+	qwait(4);
+	t = now_s() - t;
+	fprintf(stderr, "# a full window beside a waiting one: done in %.1f ms\n", 1e3 * t);
+	assert_true(t < 5);
+	assert_int_equal(q[0].ends, 0);
+	for (int i = 1; i < 5; i++)
+		qstripe_check(&q[i], &r);
+	assert_int_equal(gfec_coalesce_cancel(r.e.coal, &q[0]), 0);
+	gfec_async_destroy(jobs);
+	free(q[0].mem);
 	rig_fini(&r);
 }
 
@@ -1314,6 +1366,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_queued),
 		cmocka_unit_test(test_queued_fault),
 		cmocka_unit_test(test_queued_cancel),
+		cmocka_unit_test(test_queued_no_worker_held),
 		cmocka_unit_test(test_public),
 		cmocka_unit_test(test_queued_codec_cpu),
 		cmocka_unit_test(test_gate),
