@@ -232,8 +232,8 @@ GFEC_API int gfec_wait(gfec_codec *codec, struct gfec_request *req);
  * window's bytes (one GPU launch where the codec sends that many to the GPU), and a GPU error
  * redoes the whole window on the CPU (identical bytes; one fallback in gfec_stats). Each request
  * then completes as with gfec_submit() (its callback on a gfec worker thread, or gfec_wait()),
- * with the window's status. An open window waits on one of the codec's async_threads workers,
- * which take windows ahead of gfec_submit()'s requests.
+ * with the window's status. A window waiting for its deadline holds no thread; once it closes,
+ * one of the codec's async_threads workers runs it, ahead of gfec_submit()'s requests.
  * @param us           the window's deadline, 1..GFEC_WINDOW_MAX_US (the opener's applies)
  * @param max_stripes  the window's size, 1..GFEC_WINDOW_MAX_STRIPES (the opener's applies)
  * @returns 0 (the request will complete, unless withdrawn by gfec_cancel), GFEC_E_INVAL (not an
