@@ -328,18 +328,31 @@ static void *filler_main(void *arg)
 	return NULL;
 }
 
-static void join_workers(struct worker *w, int nthreads, int iters)
+/* Joins thread @p i of @p n by @p until (CLOCK_REALTIME), or ends the test (exit 1) as hung. */
+static void join_or_exit(pthread_t t, const struct timespec *until, const char *who, int i, int n)
+{
+	if (pthread_timedjoin_np(t, NULL, until)) {
+		fprintf(stderr, "watchdog: %s %d of %d not back after %d s: hung\n", who, i, n,
+			WATCHDOG_S);
+		_exit(1);
+	}
+}
+
+static struct timespec watchdog_until(void)
 {
 	struct timespec until;
 
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += WATCHDOG_S;
+	return until;
+}
+
+static void join_workers(struct worker *w, int nthreads, int iters)
+{
+	const struct timespec until = watchdog_until();
+
 	for (int i = 0; i < nthreads; i++) {
-		if (pthread_timedjoin_np(w[i].t, NULL, &until)) {
-			fprintf(stderr, "watchdog: caller %d of %d not back after %d s: hung\n", i,
-				nthreads, WATCHDOG_S);
-			_exit(1);
-		}
+		join_or_exit(w[i].t, &until, "caller", i, nthreads);
 		if (w[i].bad)
 			fail_msg("caller %d of %d: %d bad calls, first: %s", i, nthreads, w[i].bad,
 				 w[i].why);
@@ -1127,14 +1140,9 @@ static void queued_codec_run(gfec_codec *c, gfec_codec *ref, int nthreads, int p
 		t[i] = (struct qc_thread){ .c = c, .ref = ref, .per = per, .rng = test_rand() | 1 };
 		assert_int_equal(pthread_create(&t[i].t, NULL, qc_main, &t[i]), 0);
 	}
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += WATCHDOG_S;
+	until = watchdog_until();
 	for (int i = 0; i < nthreads; i++) {
-		if (pthread_timedjoin_np(t[i].t, NULL, &until)) {
-			fprintf(stderr, "watchdog: submitter %d of %d not back after %d s: hung\n", i,
-				nthreads, WATCHDOG_S);
-			_exit(1);
-		}
+		join_or_exit(t[i].t, &until, "submitter", i, nthreads);
 		if (t[i].bad)
 			fail_msg("submitter %d of %d: %d bad stripes", i, nthreads, t[i].bad);
 	}
