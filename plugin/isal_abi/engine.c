@@ -276,6 +276,9 @@ static void gpu_setup(void)
 	if (coalesce_us > 0)
 		(void)gfec_coalesce_create((unsigned)coalesce_us, (uint64_t)coalesce_bytes,
 					   &gpu_engine.coal);
+	/* their host-buffer calls reach the GPU in arrival order (engine.h's gate; without
+	 * memory for it, they queue on the backend's lock as before) */
+	(void)gfec_engine_gate(&gpu_engine, 1);
 	gpu_started = 1;
 	atexit(teardown);
 	if (dladdr((const void *)gpu_setup, &self))
