@@ -919,6 +919,7 @@ const struct gfec_backend_ops gpu_ops = {
 	"gpu",	       gpu_init,   gpu_fini,  gpu_can_implement, gpu_plan_create, gpu_plan_free,
 	gpu_gemm,      gpu_update, gpu_is_device_ptr, gpu_stats,	 gpu_path_name,
 	nullptr, // devices: one device (the multi-device table lists its contexts)
+	nullptr, // butterfly16: the CPU backend's alone
 };
 
 } // namespace
