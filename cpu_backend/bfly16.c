@@ -87,7 +87,10 @@ static __attribute__((target("avx2"))) void op_avx2(int kind, size_t n, uint8_t 
 		__m256i x0 = LD(x + g), x1 = LD(x + g + 32), y0, y1, p0, p1;
 
 		if (kind == GFEC_BFLY_MUL) {
-			if (c) {
+			if (c == 1) { /* a copy */
+				p0 = LD(y + g);
+				p1 = LD(y + g + 32);
+			} else if (c) {
 				mul64(tbl, LD(y + g), LD(y + g + 32), &p0, &p1);
 			} else {
 				p0 = _mm256_setzero_si256();
@@ -138,7 +141,7 @@ static void bfly_range(const struct bfly_job *j, size_t off, size_t len)
 		const uint16_t c = j->c[p];
 
 		if (vlen) {
-			if (c && c != have) {
+			if (c && c != have && !(c == 1 && j->kind == GFEC_BFLY_MUL)) {
 				gfec_cpu_gf16_tables(&c, 1, tbl);
 				have = c;
 			}

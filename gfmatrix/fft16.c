@@ -407,13 +407,15 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 			}
 			if (!nz) /* a group of zeros adds nothing */
 				continue;
+			/* the group into d (zeros: 0 * d), one list the backend may thread */
 			for (unsigned t = 0; t < M; t++) {
-				if (zero[t])
-					memset(d[t], 0, n);
-				else
-					memcpy(d[t], data[(size_t)g * M + t] + off, n);
+				l.x[t] = d[t];
+				l.y[t] = zero[t] ? d[t] : (uint8_t *)data[(size_t)g * M + t] + off;
+				l.c[t] = !zero[t];
 			}
-			ret = transform(ops, &l, 1, d, c->logm, M * (g + 1), n, &zs);
+			ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, M, n, l.x, l.y, l.c);
+			if (!ret)
+				ret = transform(ops, &l, 1, d, c->logm, M * (g + 1), n, &zs);
 			if (ret || !have++)
 				continue;
 			size_t p = 0;
@@ -430,12 +432,14 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 		}
 		if (!ret && have)
 			ret = transform(ops, &l, 0, w, c->logm, 0, n, &ns);
-		for (int i = 0; !ret && i < c->m; i++) {
-			if (have)
-				memcpy(parity[i] + off, w[i], n);
-			else
-				memset(parity[i] + off, 0, n);
+		for (int i = 0; i < c->m; i++) { /* parity = w, or 0 * itself */
+			l.x[i] = parity[i] + off;
+			l.y[i] = have ? w[i] : parity[i] + off;
+			l.c[i] = have ? 1 : 0;
 		}
+		if (!ret)
+			ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, (size_t)c->m, n, l.x,
+				      l.y, l.c);
 	}
 	lists_fini(&l);
 	free(need);
@@ -488,18 +492,13 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 	for (size_t off = 0; !ret && off < len; off += s) {
 		const size_t bytes = len - off < s ? len - off : s;
 
-		nops = 0;
-		for (unsigned x = 0; x < n; x++) {
+		for (unsigned x = 0; x < n; x++) { /* values * L; zeros as 0 * the region */
 			zero[x] = state[x] != PT_HAVE;
-			if (zero[x]) {
-				memset(w[x], 0, bytes);
-				continue;
-			}
-			l.x[nops] = w[x];
-			l.y[nops] = (uint8_t *)src[x] + off; /* MUL only reads y */
-			l.c[nops++] = gfec_gf16_tab.exp[loc[x]];
+			l.x[x] = w[x];
+			l.y[x] = zero[x] ? w[x] : (uint8_t *)src[x] + off; /* MUL only reads y */
+			l.c[x] = zero[x] ? 0 : gfec_gf16_tab.exp[loc[x]];
 		}
-		ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, nops, bytes, l.x, l.y, l.c);
+		ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, n, bytes, l.x, l.y, l.c);
 		if (!ret)
 			ret = transform(ops, &l, 1, w, logn, 0, bytes, &zs);
 		if (ret)

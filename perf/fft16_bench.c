@@ -9,7 +9,9 @@
  * same threads: lists of XOR ops (y ^= x) over the same work set the code slices its chunks
  * into (gfec_fft16_slice()). bound = bytes moved / that rate: the time the
  * transforms would take if their multiplies were free. The copies in and out of the work regions
- * (memcpy, memset) are not counted, so the bound is lower still than the traffic made.
+ * (memcpy, memset) are not counted, so the bound is lower still than the traffic made. The rate
+ * includes the op's per-call and per-op costs, so the bound is one only where the work set holds
+ * many regions (not at m = 1, where a list is one op), and only on a machine nobody else loads.
  *
  * usage: gfec-fft16-bench [-k K] [-m M] [-l LEN] [-T THREADS] [-n ITERS]
  * Exit: 0 ok, 1 a decode differed from the data (or a call failed), 2 bad arguments.
