@@ -27,9 +27,14 @@
  * winners to gfec.conf (perf_tune.c); `gfec-perf isal` times gfec's CPU path against raw ISA-L
  * (perf_isal.c).
  *
+ * With gpu_devices= (GFEC_GPU_DEVICES) the GPU rows' codecs run on several contexts: the run lists
+ * them with their GPUs' ceilings and, after each GPU row, each context's share of it (table
+ * comment lines; JSON gpu_contexts and the rows' gpu_context_shares; the SVGs as before).
+ *
  * The pieces: perf_args.c (flags), perf_ceilings.c, perf_run.c (one row), perf_output.c (table,
  * JSON, SVG); this file runs them in order.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +46,27 @@
 
 #define MAX_ROWS 4096
 
+/*
+ * The contexts the run's GPU codecs get with gpu_devices= (GFEC_GPU_DEVICES), each with its GPU's
+ * ceilings; 0 for a codec on one GPU (no list: the GPU line above is its).
+ */
+static int gpu_contexts(const struct perf_opts *o, struct perf_gpu_ctx *x)
+{
+	struct gfec_gpu_device d[PERF_MAX_CTX];
+	gfec_codec *c;
+	int n;
+
+	if (gfec_codec_create("k=10 m=4 backend=gpu", &c, NULL, 0))
+		return 0;
+	n = gfec_codec_gpu_devices(c, d, PERF_MAX_CTX);
+	gfec_codec_free(c);
+	n = n < 0 ? 0 : n > PERF_MAX_CTX ? PERF_MAX_CTX : n;
+	for (int i = 0; i < n; i++)
+		x[i] = (struct perf_gpu_ctx){.d = d[i]};
+	perf_gpu_contexts_measure(x, n, o->quick);
+	return n;
+}
+
 int perf_main(int argc, char **argv)
 {
 	struct perf_opts o;
@@ -49,7 +75,8 @@ int perf_main(int argc, char **argv)
 	char err[256], cmd[2048];
 	int nrows = 0, total = 0, done = 0, failed = 0, above, unwritten = 0;
 	size_t sizes[64];
-	int nsizes;
+	int nsizes, nctx = 0;
+	struct perf_gpu_ctx ctxs[PERF_MAX_CTX];
 
 	if (perf_parse_args(argc, argv, &o, err, sizeof(err)) ||
 	    perf_check_mode(&o, PERF_MODE_MAIN, err, sizeof(err))) {
@@ -98,6 +125,9 @@ int perf_main(int argc, char **argv)
 		for (int i = 0; i < ce.ncodes; i++)
 			printf("# GPU XOR-stream bound RS(%d,%d): %.0f GB/s of data\n", ce.codes[i].k,
 			       ce.codes[i].m, ce.codes[i].xor_gpu);
+		nctx = gpu_contexts(&o, ctxs);
+		if (nctx)
+			perf_print_gpu_contexts(ctxs, nctx);
 	}
 	printf("# GB/s = 10^9 data bytes/s; GF-op = one GF(2^%d) multiply-add of a%s; '!spread' = "
 	       "repeats differ by > 10%%\n",
@@ -146,6 +176,7 @@ int perf_main(int argc, char **argv)
 								what, r->skip);
 						} else {
 							perf_print_row(r);
+							perf_print_row_contexts(r);
 							failed += r->checked == 0;
 							nrows++;
 						}
@@ -158,6 +189,9 @@ int perf_main(int argc, char **argv)
 		printf("# self-check: every row is within its ceiling and the measured spread\n");
 	if (o.json) {
 		int ret = perf_write_json(o.json, cmd, &ce, rows, nrows);
+
+		if (!ret && nctx && perf_json_add_gpu_contexts(o.json, ctxs, nctx))
+			ret = -EIO;
 
 		if (ret)
 			fprintf(stderr, "gfec-perf: %s: %s\n", o.json, strerror(-ret));

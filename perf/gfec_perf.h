@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <gfec/gfec.h>
+
 #include "perf_util.h"
 
 #define PERF_MAX_CODES 16
@@ -162,6 +164,29 @@ const struct perf_xor_ceil *perf_xor_ceil(const struct perf_ceilings *c, enum pe
  */
 int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_ceil *x);
 
+/** Most GPU contexts a row or a run lists (gpu_devices= takes up to 16). */
+#define PERF_MAX_CTX 16
+
+/**
+ * A GPU context of the run's GPU codes (gpu_devices=, GFEC_GPU_DEVICES: one per entry) and its
+ * GPU's ceilings, GB/s: the D2D copy (read + written), the XOR-stream bound of RS(10,4) on 64
+ * stripes of 1 MiB (data bytes), pinned H2D and D2H.
+ */
+struct perf_gpu_ctx {
+	struct gfec_gpu_device d;
+	double copy, xor_bound, h2d, d2h;
+};
+
+/**
+ * Measures the ceilings of @p n contexts, once per GPU (contexts on one GPU share its figures);
+ * afterwards the first context's GPU is the one perf_gpu_* calls use. Zeros without CUDA.
+ */
+void perf_gpu_contexts_measure(struct perf_gpu_ctx *x, int n, int quick);
+/** The comment lines that list the contexts in the table. */
+void perf_print_gpu_contexts(const struct perf_gpu_ctx *x, int n);
+/** Adds "gpu_contexts" (the contexts and their ceilings) to the JSON file at @p path: 0 or -1. */
+int perf_json_add_gpu_contexts(const char *path, const struct perf_gpu_ctx *x, int n);
+
 struct perf_row {
 	enum perf_op op;
 	int k, m, e, batch;
@@ -186,6 +211,11 @@ struct perf_row {
 	int checked;				  /* 1 ok, 0 differs, -1 n/a, -2 off */
 	int flagged;
 	char skip[256];				  /* why the row could not run */
+	/* GPU rows: the code's contexts after the row, each one's share of its bytes, shares
+	 * run and failures (gpu_devices=; nctx 0: not known) */
+	int nctx;
+	double ctx_share[PERF_MAX_CTX];
+	uint64_t ctx_calls[PERF_MAX_CTX], ctx_failures[PERF_MAX_CTX];
 	/* gfec-perf daemon's rows (callers > 0): concurrent callers sharing one codec */
 	struct {
 		int callers, codec_threads;
@@ -210,6 +240,8 @@ int perf_self_check(const struct perf_row *rows, int nrows, FILE *f);
 
 void perf_print_header(void);
 void perf_print_row(const struct perf_row *r);
+/** After a GPU row with contexts (nctx > 0): a comment line with each one's share of it. */
+void perf_print_row_contexts(const struct perf_row *r);
 /** A progress bar on stderr when it is a terminal. */
 void perf_progress(int done, int total, const char *what);
 

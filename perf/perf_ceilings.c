@@ -320,6 +320,37 @@ const struct perf_xor_ceil *perf_xor_ceil(const struct perf_ceilings *c, enum pe
 	return NULL;
 }
 
+void perf_gpu_contexts_measure(struct perf_gpu_ctx *x, int n, int quick)
+{
+#ifdef GFEC_HAVE_CUDA
+	const size_t bytes = quick ? (size_t)64 << 20 : (size_t)256 << 20;
+	double both;
+
+	for (int i = 0; i < n; i++) {
+		int j = 0;
+
+		while (j < i && x[j].d.ordinal != x[i].d.ordinal)
+			j++;
+		if (j < i) { /* another context on that GPU: its figures */
+			x[i].copy = x[j].copy, x[i].xor_bound = x[j].xor_bound;
+			x[i].h2d = x[j].h2d, x[i].d2h = x[j].d2h;
+			continue;
+		}
+		if (perf_gpu_use(x[i].d.ordinal))
+			continue;
+		x[i].copy = perf_gpu_d2d(bytes);
+		x[i].xor_bound = perf_gpu_xor_bound(10, 4, (size_t)1 << 20, 64);
+		perf_gpu_pinned(bytes, &x[i].h2d, &x[i].d2h, &both);
+	}
+	if (n > 0)
+		perf_gpu_use(x[0].d.ordinal);
+#else
+	(void)quick;
+	for (int i = 0; i < n; i++)
+		x[i].copy = x[i].xor_bound = x[i].h2d = x[i].d2h = 0;
+#endif
+}
+
 void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 {
 	/* memory, not cache: every CPU figure rotates over at least 4 x L3 */

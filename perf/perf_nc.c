@@ -69,39 +69,18 @@
 #define NC_MAX_LIST 16
 /* LT's GPU encode row: blocks per call (at least n) */
 #define LT_GPU_BLOCKS 262144u
-#define NC_MAX_CTX 16
 
-/* The GPU rows' contexts and each one's GPU ceilings (GB/s), from measure_contexts(). */
-struct nc_ctxs {
-	int n;
-	struct gfec_gpu_device d[NC_MAX_CTX];
-	double copy[NC_MAX_CTX], xorb[NC_MAX_CTX], h2d[NC_MAX_CTX], d2h[NC_MAX_CTX];
-};
-
-/* A GPU row's contexts after it ran: their share of its segment bytes, shares run, failures. */
-struct row_ctx {
-	int n;
-	double share[NC_MAX_CTX];
-	uint64_t calls[NC_MAX_CTX], failures[NC_MAX_CTX];
-};
-/* One per row of the run (rows[i] <-> row_ctxs[i]); set up by perf_nc_main. */
-static struct perf_row *rows_base;
-static struct row_ctx *row_ctxs;
-
-/* Keeps @p nc's contexts' counters for row @p r (a GPU row whose code ran only its calls). */
-static void note_contexts(gfec_nc *nc, const struct perf_row *r)
+/* Row @p r's contexts from @p nc (a GPU row's code, which ran only its calls). */
+static void note_contexts(gfec_nc *nc, struct perf_row *r)
 {
-	struct gfec_gpu_device d[NC_MAX_CTX];
-	struct row_ctx *x = row_ctxs ? &row_ctxs[r - rows_base] : NULL;
-	const int n = nc ? gfec_nc_gpu_devices(nc, d, NC_MAX_CTX) : 0;
+	struct gfec_gpu_device d[PERF_MAX_CTX];
+	const int n = nc ? gfec_nc_gpu_devices(nc, d, PERF_MAX_CTX) : 0;
 
-	if (!x || n <= 0)
-		return;
-	x->n = n > NC_MAX_CTX ? NC_MAX_CTX : n;
-	for (int i = 0; i < x->n; i++) {
-		x->share[i] = d[i].share;
-		x->calls[i] = d[i].calls;
-		x->failures[i] = d[i].failures;
+	r->nctx = n <= 0 ? 0 : n > PERF_MAX_CTX ? PERF_MAX_CTX : n;
+	for (int i = 0; i < r->nctx; i++) {
+		r->ctx_share[i] = d[i].share;
+		r->ctx_calls[i] = d[i].calls;
+		r->ctx_failures[i] = d[i].failures;
 	}
 }
 
@@ -1108,123 +1087,25 @@ out:
 	return ret;
 }
 
-/*
- * The contexts a GPU code of this run gets, and each one's GPU ceilings (once per GPU): the D2D
- * copy (read + written), the XOR-stream bound of RS(10,4) on 64 stripes of 1 MiB (data bytes),
- * pinned H2D and D2H. The rows' device buffers then live on the first context's GPU.
- */
-static void measure_contexts(const struct nc_opts *o, struct nc_ctxs *x)
+/* The contexts a GPU code of this run gets (gpu_devices=), and each one's GPU ceilings. */
+static int measure_contexts(const struct nc_opts *o, struct perf_gpu_ctx *x)
 {
 	struct gfec_nc_params p = {.n = 4, .block_size = 64, .backend = GFEC_NC_BACKEND_GPU};
-	const size_t bytes = o->quick ? (size_t)64 << 20 : (size_t)256 << 20;
+	struct gfec_gpu_device d[PERF_MAX_CTX];
 	gfec_nc *nc = NULL;
-	double both;
+	int n;
 
-	memset(x, 0, sizeof(*x));
 	if (gfec_nc_create(&p, &nc))
-		return;
-	x->n = gfec_nc_gpu_devices(nc, x->d, NC_MAX_CTX);
+		return 0;
+	n = gfec_nc_gpu_devices(nc, d, PERF_MAX_CTX);
 	gfec_nc_free(nc);
-	x->n = x->n < 0 ? 0 : x->n > NC_MAX_CTX ? NC_MAX_CTX : x->n;
-	for (int i = 0; i < x->n; i++) {
-		int j = 0;
-
-		while (j < i && x->d[j].ordinal != x->d[i].ordinal)
-			j++;
-		if (j < i) { /* another context on that GPU: its figures */
-			x->copy[i] = x->copy[j], x->xorb[i] = x->xorb[j];
-			x->h2d[i] = x->h2d[j], x->d2h[i] = x->d2h[j];
-			continue;
-		}
-		if (perf_gpu_use(x->d[i].ordinal))
-			continue;
-		x->copy[i] = perf_gpu_d2d(bytes);
-		x->xorb[i] = perf_gpu_xor_bound(10, 4, (size_t)1 << 20, 64);
-		perf_gpu_pinned(bytes, &x->h2d[i], &x->d2h[i], &both);
-	}
-	if (x->n)
-		perf_gpu_use(x->d[0].ordinal);
+	n = n < 0 ? 0 : n > PERF_MAX_CTX ? PERF_MAX_CTX : n;
+	for (int i = 0; i < n; i++)
+		x[i] = (struct perf_gpu_ctx){.d = d[i]};
+	perf_gpu_contexts_measure(x, n, o->quick);
+	return n;
 }
 #endif
-
-static void print_contexts(const struct nc_ctxs *x)
-{
-	printf("# GPU contexts of the GPU rows (GFEC_GPU_DEVICES / gpu_devices=): %d; per GPU: copy "
-	       "= D2D bytes read + written, XOR = RS(10,4) xor-stream data bound (64 x 1 MiB), "
-	       "pinned H2D / D2H, GB/s\n",
-	       x->n);
-	for (int i = 0; i < x->n; i++)
-		printf("#   ctx %d: GPU %d %s (PCI bus %d, %.0f GiB): copy %.1f, XOR %.1f, pinned "
-		       "H2D %.1f / D2H %.1f\n",
-		       i, x->d[i].ordinal, x->d[i].name, x->d[i].pci_bus, x->d[i].mem_gib,
-		       x->copy[i], x->xorb[i], x->h2d[i], x->d2h[i]);
-}
-
-/* The comment line after a GPU row: each context's share of its segment bytes. */
-static void print_row_contexts(const struct perf_row *r)
-{
-	const struct row_ctx *x = row_ctxs ? &row_ctxs[r - rows_base] : NULL;
-
-	if (!x || !x->n || r->skip[0])
-		return;
-	printf("#   contexts:");
-	for (int i = 0; i < x->n; i++)
-		printf(" ctx %d %.1f%% (%llu shares, %llu failed)%s", i, 100 * x->share[i],
-		       (unsigned long long)x->calls[i], (unsigned long long)x->failures[i],
-		       i + 1 < x->n ? "," : "\n");
-}
-
-/* The JSON's gpu_contexts and each GPU row's gpu_context_shares, added to the file at @p path. */
-static int json_contexts(const char *path, const struct nc_ctxs *x, int nrows)
-{
-	json_error_t err;
-	json_t *doc = json_load_file(path, 0, &err), *list = json_array(), *res;
-	int ret;
-
-	if (!doc || !list) {
-		json_decref(doc);
-		json_decref(list);
-		return -1;
-	}
-	for (int i = 0; i < x->n; i++) {
-		json_t *c = json_object();
-
-		json_object_set_new(c, "context", json_integer(i));
-		json_object_set_new(c, "ordinal", json_integer(x->d[i].ordinal));
-		json_object_set_new(c, "name", json_string(x->d[i].name));
-		json_object_set_new(c, "pci_bus", json_integer(x->d[i].pci_bus));
-		json_object_set_new(c, "mem_gib", json_real(x->d[i].mem_gib));
-		json_object_set_new(c, "copy_GBps", json_real(x->copy[i]));
-		json_object_set_new(c, "xor_bound_GBps", json_real(x->xorb[i]));
-		json_object_set_new(c, "xor_bound_shape", json_string("RS(10,4), 64 x 1 MiB"));
-		json_object_set_new(c, "pinned_h2d_GBps", json_real(x->h2d[i]));
-		json_object_set_new(c, "pinned_d2h_GBps", json_real(x->d2h[i]));
-		json_array_append_new(list, c);
-	}
-	json_object_set_new(doc, "gpu_contexts", list);
-	res = json_object_get(doc, "results");
-	for (int i = 0; row_ctxs && i < nrows && i < (int)json_array_size(res); i++) {
-		const struct row_ctx *rc = &row_ctxs[i];
-		json_t *sh;
-
-		if (!rc->n)
-			continue;
-		sh = json_array();
-		for (int c = 0; c < rc->n; c++) {
-			json_t *e = json_object();
-
-			json_object_set_new(e, "context", json_integer(c));
-			json_object_set_new(e, "share", json_real(rc->share[c]));
-			json_object_set_new(e, "calls", json_integer((json_int_t)rc->calls[c]));
-			json_object_set_new(e, "failures", json_integer((json_int_t)rc->failures[c]));
-			json_array_append_new(sh, e);
-		}
-		json_object_set_new(json_array_get(res, (size_t)i), "gpu_context_shares", sh);
-	}
-	ret = perf_json_write(path, doc);
-	json_decref(doc);
-	return ret;
-}
 
 struct lt_dec_arg {
 	gfec_nc *nc;
@@ -1380,7 +1261,8 @@ int perf_nc_main(int argc, char **argv)
 	char cmd[2048] = "gfec-perf ", cpu[128];
 	int help, nrows = 0, status = 0, gpu = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct nc_ctxs ctxs = {0};
+	struct perf_gpu_ctx ctxs[PERF_MAX_CTX];
+	int nctx = 0;
 
 	if (parse_args(argc, argv, &o, &help))
 		return 2;
@@ -1410,12 +1292,12 @@ int perf_nc_main(int argc, char **argv)
 		);
 		return 2;
 	}
-	if (gpu) {
 #ifdef GFEC_HAVE_CUDA
-		measure_contexts(&o, &ctxs);
-#endif
-		print_contexts(&ctxs);
+	if (gpu) {
+		nctx = measure_contexts(&o, ctxs);
+		perf_print_gpu_contexts(ctxs, nctx);
 	}
+#endif
 	printf("# gfec_nc.h (%s) on %s, %ld online CPUs; %d threads for encode, batch decode and "
 	       "recode, 1 for progressive decode%s%s\n",
 	       o.rlc && o.lt ? "RLC and LT" : o.rlc ? "RLC" : "LT",
@@ -1440,9 +1322,7 @@ int perf_nc_main(int argc, char **argv)
 		return 1;
 	}
 	rows = calloc((size_t)o.nn * o.nb * 8 + (size_t)o.lt_nn * o.lt_nb * 3, sizeof(*rows));
-	row_ctxs = calloc((size_t)o.nn * o.nb * 8 + (size_t)o.lt_nn * o.lt_nb * 3, sizeof(*row_ctxs));
-	rows_base = rows;
-	if (!rows || !row_ctxs) {
+	if (!rows) {
 		status = 1;
 		goto out;
 	}
@@ -1524,7 +1404,7 @@ int perf_nc_main(int argc, char **argv)
 				}
 				if (row_done(r, ret))
 					status = 1;
-				print_row_contexts(r);
+				perf_print_row_contexts(r);
 			}
 			shape_free(&s);
 		}
@@ -1549,7 +1429,7 @@ int perf_nc_main(int argc, char **argv)
 #endif
 				if (row_done(r, ret))
 					status = 1;
-				print_row_contexts(r);
+				perf_print_row_contexts(r);
 			}
 		}
 	}
@@ -1567,7 +1447,7 @@ int perf_nc_main(int argc, char **argv)
 			status = 4;
 	}
 	if (o.json && (perf_write_json(o.json, cmd, &ce, rows, nrows) ||
-		       (gpu && json_contexts(o.json, &ctxs, nrows)))) {
+		       (gpu && perf_json_add_gpu_contexts(o.json, ctxs, nctx)))) {
 		fprintf(stderr, "gfec-perf nc: %s: cannot write the JSON\n", o.json);
 		status = status ? status : 3;
 	}
@@ -1581,9 +1461,6 @@ out:
 		free(rows[i].rep_gbps);
 	}
 	free(rows);
-	free(row_ctxs);
-	row_ctxs = NULL;
-	rows_base = NULL;
 	gfec_cpu_pool_destroy(pool);
 	return status;
 }

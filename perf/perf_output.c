@@ -73,6 +73,62 @@ void perf_print_row(const struct perf_row *r)
 	fflush(stdout);
 }
 
+void perf_print_row_contexts(const struct perf_row *r)
+{
+	if (r->nctx <= 0 || r->skip[0])
+		return;
+	printf("#   contexts:");
+	for (int i = 0; i < r->nctx; i++)
+		printf(" ctx %d %.1f%% (%llu shares, %llu failed)%s", i, 100 * r->ctx_share[i],
+		       (unsigned long long)r->ctx_calls[i], (unsigned long long)r->ctx_failures[i],
+		       i + 1 < r->nctx ? "," : "\n");
+}
+
+void perf_print_gpu_contexts(const struct perf_gpu_ctx *x, int n)
+{
+	printf("# GPU contexts of the GPU rows (GFEC_GPU_DEVICES / gpu_devices=): %d; per GPU: copy "
+	       "= D2D bytes read + written, XOR = RS(10,4) xor-stream data bound (64 x 1 MiB), "
+	       "pinned H2D / D2H, GB/s\n",
+	       n);
+	for (int i = 0; i < n; i++)
+		printf("#   ctx %d: GPU %d %s (PCI bus %d, %.0f GiB): copy %.1f, XOR %.1f, pinned "
+		       "H2D %.1f / D2H %.1f\n",
+		       i, x[i].d.ordinal, x[i].d.name, x[i].d.pci_bus, x[i].d.mem_gib, x[i].copy,
+		       x[i].xor_bound, x[i].h2d, x[i].d2h);
+}
+
+int perf_json_add_gpu_contexts(const char *path, const struct perf_gpu_ctx *x, int n)
+{
+	json_error_t err;
+	json_t *doc = json_load_file(path, 0, &err), *list = json_array();
+	int ret;
+
+	if (!doc || !list) {
+		json_decref(doc);
+		json_decref(list);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "context", json_integer(i));
+		json_object_set_new(c, "ordinal", json_integer(x[i].d.ordinal));
+		json_object_set_new(c, "name", json_string(x[i].d.name));
+		json_object_set_new(c, "pci_bus", json_integer(x[i].d.pci_bus));
+		json_object_set_new(c, "mem_gib", json_real(x[i].d.mem_gib));
+		json_object_set_new(c, "copy_GBps", json_real(x[i].copy));
+		json_object_set_new(c, "xor_bound_GBps", json_real(x[i].xor_bound));
+		json_object_set_new(c, "xor_bound_shape", json_string("RS(10,4), 64 x 1 MiB"));
+		json_object_set_new(c, "pinned_h2d_GBps", json_real(x[i].h2d));
+		json_object_set_new(c, "pinned_d2h_GBps", json_real(x[i].d2h));
+		json_array_append_new(list, c);
+	}
+	json_object_set_new(doc, "gpu_contexts", list);
+	ret = perf_json_write(path, doc);
+	json_decref(doc);
+	return ret ? -1 : 0;
+}
+
 void perf_progress(int done, int total, const char *what)
 {
 	const int width = 30;
@@ -159,6 +215,21 @@ static json_t *json_row(const struct perf_row *r)
 	json_object_set_new(o, "chunk", json_integer((json_int_t)r->chunk));
 	json_object_set_new(o, "batch", json_integer(r->batch));
 	json_object_set_new(o, "backend", json_string(r->backend));
+	if (r->nctx > 0) { /* a GPU row's contexts (gpu_devices=) */
+		json_t *sh = json_array();
+
+		for (int i = 0; i < r->nctx; i++) {
+			json_t *e = json_object();
+
+			json_object_set_new(e, "context", json_integer(i));
+			json_object_set_new(e, "share", json_real(r->ctx_share[i]));
+			json_object_set_new(e, "calls", json_integer((json_int_t)r->ctx_calls[i]));
+			json_object_set_new(e, "failures",
+					    json_integer((json_int_t)r->ctx_failures[i]));
+			json_array_append_new(sh, e);
+		}
+		json_object_set_new(o, "gpu_context_shares", sh);
+	}
 	json_object_set_new(o, "engine", json_string(r->engine));
 	json_object_set_new(o, "on_gpu", json_boolean(r->on_gpu));
 	json_object_set_new(o, "data", json_string(perf_data_names[r->data]));

@@ -552,6 +552,17 @@ int perf_run_row(const struct perf_opts *o, const struct perf_ceilings *ce, enum
 	r->cpu_s_per_gb = (cpu_seconds() - cpu0) / (r->data_bytes * n * o->repeats / 1e9);
 	gfec_codec_stats(c, &st1);
 	r->on_gpu = st1.gpu_calls > st0.gpu_calls;
+	if (r->on_gpu) { /* several contexts (gpu_devices=): each one's share of the codec's bytes */
+		struct gfec_gpu_device d[PERF_MAX_CTX];
+		const int nd = gfec_codec_gpu_devices(c, d, PERF_MAX_CTX);
+
+		r->nctx = nd <= 0 ? 0 : nd > PERF_MAX_CTX ? PERF_MAX_CTX : nd;
+		for (int i = 0; i < r->nctx; i++) {
+			r->ctx_share[i] = d[i].share;
+			r->ctx_calls[i] = d[i].calls;
+			r->ctx_failures[i] = d[i].failures;
+		}
+	}
 	r->nlat = nlat;
 	r->gbps = perf_summarise(r->rep_gbps, o->repeats);
 	r->traffic_gbps = r->gbps.median * r->traffic_bytes / r->data_bytes;

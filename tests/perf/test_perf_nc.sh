@@ -58,7 +58,8 @@ for bad in "--n 0" "--n 5000" "--block 0" "-a tpu" "-T x" "--bogus 1" "--family 
 done
 "$perf" nc --help | grep -q '^usage: gfec-perf nc' || fail "--help"
 # With a GPU: the LT encode row on device buffers (checked, under the GPU copy bound), and the
-# GPU contexts (GFEC_GPU_DEVICES=0,0: two) with their ceilings and each context's share of it.
+# GPU contexts (GFEC_GPU_DEVICES=0,0: two) with their ceilings and each context's share of it;
+# then gfec-perf's RS rows on the same contexts.
 # Without one, -a gpu is refused (exit 2, one line).
 set +e
 GFEC_GPU_DEVICES=0,0 GFEC_GPU_SPLIT_MIN=1 "$perf" nc --quick -a gpu --family lt --lt-n 100 \
@@ -80,6 +81,20 @@ assert len(ctx) == 2 and all(c["copy_GBps"] > 0 and c["xor_bound_GBps"] > 0 for 
 assert r["backend"] == "gpu" and r["checked"] is True and r["GBps"] <= r["ceiling_GBps"], r
 sh = r["gpu_context_shares"]
 assert len(sh) == 2 and abs(sum(s["share"] for s in sh) - 1) < 1e-6, sh
+PY
+	# gfec-perf's RS rows on the same two contexts: listed, and each splits an 8-stripe call
+	GFEC_GPU_DEVICES=0,0 GFEC_GPU_SPLIT_MIN=1 "$perf" --quick -a gpu -o encode -k 10,4 -b 64K \
+		-e 64K -B 8 --json "$dir/rs.json" >"$dir/out" 2>"$dir/err" ||
+		fail "gfec-perf -a gpu on contexts 0,0: $(cat "$dir/out" "$dir/err")"
+	[[ $(grep -c '^#   ctx [01]: GPU 0 ' "$dir/out") == 2 ]] || fail "RS contexts: $(cat "$dir/out")"
+	python3 - "$dir/rs.json" <<'PY' || fail "RS JSON: $(head -c 3000 "$dir/rs.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert len(doc["gpu_contexts"]) == 2, doc["gpu_contexts"]
+(r,) = doc["results"]
+sh = r["gpu_context_shares"]
+assert len(sh) == 2 and all(s["share"] > 0 for s in sh), sh
+assert abs(sum(s["share"] for s in sh) - 1) < 1e-6, sh
 PY
 fi
 echo "gfec-perf nc: 10 RLC and 4 LT CPU rows checked, JSON and SVGs written, bad flags refused"

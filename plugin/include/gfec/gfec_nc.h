@@ -152,7 +152,8 @@ struct gfec_nc_params {
 /**
  * Where an RLC code's gfec_nc_encode and gfec_nc_decode_batch run (gfec_nc_params.backend; the
  * progressive decoder and recoding always run on the CPU). The GPU is device gpu_device
- * (gfec.conf [gpu] device, default 0), started by gfec_nc_create. On the GPU, coefficients are
+ * (gfec.conf [gpu] device, default 0), or every context of gpu_devices (see
+ * gfec_nc_gpu_devices), started by gfec_nc_create. On the GPU, coefficients are
  * generated on the device from the seeds and a batch decode inverts every segment's matrix there
  * (Gauss-Jordan with a pivot search, one thread block per segment), then applies the inverses in
  * batched GEMMs; the bytes written are those of the CPU path, headers included. An LT code's
