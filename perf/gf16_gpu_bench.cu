@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "cpu_backend.h"
+#include "device/gemm16.h"
 #include "gf16.h"
 #include "gfec_gpu.h"
 #include "matrix.h"
@@ -376,7 +377,8 @@ int main(int argc, char **argv)
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("# reproduce: gfec-gf16-gpu-bench -n %d -s %d -l %zu%s\n", g_iters, ns, len,
 	       big ? " --big" : "");
-	printf("# device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+	printf("# device: %s, %d SMs; kernel %s\n", prop.name, prop.multiProcessorCount,
+	       gfec::gemm16_kernel_name());
 	const double copy = measure_copy(), bmma = measure_bmma(prop.multiProcessorCount);
 
 	printf(

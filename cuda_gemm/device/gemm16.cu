@@ -15,12 +15,14 @@
 namespace gfec
 {
 
-// Block: 2 row subsets x 4 position subtiles of warps (16 rows x 128 positions), K-chunks of 4
-// k-steps (64 input symbols): 49 KiB per stage, two stages, so two blocks fit on an SM.
-constexpr int kWR = 2, kWP = 4, kKC = 4;
-constexpr size_t kStageBytes = (size_t)kWR * kKC * kG16StepUint4 * 16 +
-			       (size_t)kKC * kG16SymsPerStep * (2 * kG16WarpPositions * kWP + 16);
-constexpr size_t kSmem = 2 * kStageBytes;
+// Block: 4 quads x 2 position subtiles of warps (16 rows x 128 positions), K-chunks of 4 k-steps
+// (64 input symbols), a ring of 3 stages of 49 KiB. Measured on the H200 against 2 x 4 subtiles,
+// 8 quads x 1, chunks of 2 and 8 k-steps, 2 and 4 stages, A by the bulk-copy engine and a
+// producer warp (perf/results/nvidia-h200/gf16-gpu-2026-11-24h): this one was the fastest.
+constexpr int kWR = 4, kWP = 2, kKC = 4, kStages = 3;
+constexpr size_t kSmem =
+    (size_t)kStages * ((size_t)kWR * kKC * kG16StepUint4 * 16 +
+		       (size_t)kKC * kG16SymsPerStep * (2 * kG16WarpPositions * kWP + 16));
 constexpr int kThreads = kWR * kWP * 32;
 constexpr int kMaxDim = 65536; // GFEC_MAX_CHUNKS_GF16
 // Split K: k-steps per launch (2048 sources): a 128-position data tile's slab is 512 KiB, so a
@@ -72,11 +74,11 @@ int gemm16_plan_create(int rows, int cols, const uint16_t *a, Gemm16Plan **out)
 		ret = GFEC_E_NOMEM;
 		goto fail;
 	}
-	if (cudaFuncSetAttribute(gf16_gemm_bmma<kWR, kWP, kKC>,
+	if (cudaFuncSetAttribute(gf16_gemm_bmma<kWR, kWP, kKC, kStages>,
 				 cudaFuncAttributeMaxDynamicSharedMemorySize,
 				 (int)kSmem) != cudaSuccess ||
-	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p->per_sm, gf16_gemm_bmma<kWR, kWP, kKC>,
-							  kThreads, kSmem) != cudaSuccess)
+	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		&p->per_sm, gf16_gemm_bmma<kWR, kWP, kKC, kStages>, kThreads, kSmem) != cudaSuccess)
 		goto fail;
 	p->per_sm = p->per_sm < 1 ? 1 : p->per_sm;
 	if (cudaMalloc(&p->d_frag, tbytes) != cudaSuccess ||
@@ -140,7 +142,7 @@ cudaError_t gemm16_launch(const Gemm16Plan *p, int col, const uint8_t *const *d_
 		args.nks = nks - ks0 < kSlabSteps ? nks - ks0 : kSlabSteps;
 		args.j0 = ks0 * kG16SymsPerStep;
 		args.acc = col >= 0 || ks0 > 0;
-		gf16_gemm_bmma<kWR, kWP, kKC><<<grid, kThreads, kSmem, st>>>(args);
+		gf16_gemm_bmma<kWR, kWP, kKC, kStages><<<grid, kThreads, kSmem, st>>>(args);
 		const cudaError_t e = cudaGetLastError();
 
 		if (e != cudaSuccess)
@@ -151,7 +153,7 @@ cudaError_t gemm16_launch(const Gemm16Plan *p, int col, const uint8_t *const *d_
 
 const char *gemm16_kernel_name()
 {
-	return "bmma16_r2_p4_k4";
+	return "bmma16_ring_q4_p2_k4_s3";
 }
 
 } // namespace gfec

@@ -48,7 +48,7 @@ cudaError_t gemm16_launch(const Gemm16Plan *p, int col, const uint8_t *const *d_
 			  uint8_t *const *d_dst, int nstripes, size_t len, int vec, int sms,
 			  size_t l2, cudaStream_t st);
 
-/** The kernel's name, with its configuration ("bmma16_r2_p4_k4"). */
+/** The kernel's name, with its configuration ("bmma16_ring_q4_p2_k4_s3"). */
 const char *gemm16_kernel_name();
 
 } // namespace gfec

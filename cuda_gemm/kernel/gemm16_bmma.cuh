@@ -22,33 +22,50 @@
  *
  * so a B register is two source halfwords side by side: one PRMT from two shared-memory words.
  *
- * M: a warp owns 8 output rows (row subset sub) and runs 8 M-tiles mi = 0..7:
+ * M: a warp owns a quad of 4 output rows (quad sub) and runs 4 M-tiles mi = 0..3:
  *
- *     tile row g    <->  (output row 8sub+g, bit 2mi)
- *     tile row g+8  <->  (output row 8sub+g, bit 2mi+1)
+ *     tile row g    <->  (output row 4sub + g/2, bit 8(g&1) + 2mi)
+ *     tile row g+8  <->  (output row 4sub + g/2, bit 8(g&1) + 2mi + 1)
  *
- * so lane (g, t) ends with all 16 bits of output row 8sub+g for its C columns.
+ * so lane (g, t) ends with one byte (the low one for even g) of each of its positions; lanes g
+ * and g^1 (lane ^ 4) swap half of them with one shuffle pair and each holds 8 whole symbols.
  *
- * N: a warp covers 32 positions (symbols), 4 N-tiles; column n of tile nt is position 4n + nt.
- * Lane (g, t) loads symbols 4g .. 4g+3 of a source row (8 bytes) and holds C columns 2t, 2t+1,
- * i.e. positions 8t .. 8t+7 of its output row: 16 contiguous bytes, one 16-byte store.
+ * N: a warp covers 64 positions (symbols), 8 N-tiles; column n of tile nt is position 8n + nt.
+ * Lane (g, t) loads symbols 8g .. 8g+7 of a source row (16 bytes) and holds C columns 2t, 2t+1,
+ * i.e. positions 16t .. 16t+15; after the swap, lane g even stores positions 16t .. 16t+7 of
+ * its row and g odd 16t+8 .. 16t+15: 16 contiguous bytes each, one 16-byte store.
+ *
+ * Why this warp tile: a warp's 32 mma per k-step read 4 A fragments (512 bytes each) and 8 B
+ * fragments (256 bytes) from shared memory, 128 bytes per mma, where 8 rows x 32 positions
+ * (8 A, 4 B) read 160; the accumulators are 128 registers either way, the most that leaves a
+ * warp room for its operands.
  *
  * Fragments (the host-independent table built once per plan, on the device, from A):
  *
- *     uint4 at ((sub * nks + ks) * 8 + mi) * 32 + lane  =  lane's {a0, a1, a2, a3}
+ *     uint4 at ((sub * nks + ks) * 4 + mi) * 32 + lane  =  lane's {a0, a1, a2, a3}
  *
- * 32 bytes per element of A (its 16 x 16 bitmatrix), zero past rows and cols. Subsets are
- * padded to a multiple of the block's WR, so a block never reads past the table. An update of
- * column col runs k-step col / 16 alone, with its one source placed at symbol col % 16 of the
- * k-step (col0) and the other 15 stage rows zero. Wide matrices are split along K into launches
- * of a slab of k-steps each (source j0 onwards), the first writing and the rest XORing into dst,
- * so that a group of position tiles' data fits in L2 however large cols is.
+ * 32 bytes per element of A (its 16 x 16 bitmatrix), zero past rows and cols. Quads are padded
+ * to a multiple of the block's WR, so a block never reads past the table. An update of column
+ * col runs k-step col / 16 alone, with its one source placed at symbol col % 16 of the k-step
+ * (col0) and the other 15 stage rows zero. Wide matrices are split along K into launches of a
+ * slab of k-steps each (source j0 onwards), the first writing and the rest XORing into dst, so
+ * that a group of position tiles' data fits in L2 however large cols is.
  *
- * Block: WR x WP warps; warp (sub, pt) computes 8 rows x 32 positions, so the block tile is
- * 8 WR rows x 32 WP positions. K is walked in chunks of KC k-steps, double-buffered in shared
- * memory with cp.async: [A fragments: WR x KC x 4 KiB][data: 16 KC rows of 64 WP + 16 bytes].
+ * Block: WR x WP warps; warp (sub, pt) computes 4 rows x 64 positions, so the block tile is
+ * 4 WR rows x 64 WP positions. K is walked in chunks of KC k-steps through a ring of STAGES
+ * shared-memory stages filled by cp.async, STAGES - 1 chunks ahead (across the block's items),
+ * one barrier per chunk: [A fragments: WR x KC x 2 KiB][data: 16 KC rows of 128 WP + 16 bytes].
  * The 16 bytes of padding per row put the rows 2t that lanes t = 0..3 read 32 bytes apart in
- * the banks, so a half-warp's 8-byte loads are conflict-free.
+ * the banks, so each quarter-warp's 16-byte loads (g = 0, 1 x t = 0..3) cover all 32 banks once.
+ *
+ * The staging is what costs (H200, perf/results/nvidia-h200/gf16-gpu-2026-11-24h): with the
+ * chunks' copies skipped the mma loop ran at 0.57x of the BMMA rate against 0.33x with them,
+ * whatever the tile shape or ring depth. The likely cause (not profiled): per-copy index
+ * arithmetic (64-bit, ~500 IMAD in the SASS for 128 BMMA) and each data row's pointer, loaded
+ * just before its copy, holding every warp after each barrier. So each thread's copies are fixed
+ * by the geometry, the pointers come a chunk ahead and the ring runs on across items: 0.47x.
+ * Moving A to the bulk-copy engine did not help, nor did a producer warp (the ninth warp caps
+ * registers at 168: spills).
  *
  * Cost: 256 AND+POPC bit-products per element per symbol, i.e. 128 * rows per data byte: twice
  * gemm_bmma.cuh's 64 * rows, and the fragment traffic is 32 bytes per element per block tile of
@@ -76,12 +93,13 @@ namespace gfec
 // ---- Layout helpers: shared by the kernels and the CPU emulation (tests/cuda_gemm) ----------
 
 constexpr int kG16SymsPerStep = 16;   // input symbols (K = 256 bits) per k-step
-constexpr int kG16WarpPositions = 32; // positions (symbols) per warp: 4 N-tiles of 8
-constexpr int kG16StepUint4 = 256;    // fragment uint4 per (row subset, k-step): 8 M-tiles x 32
+constexpr int kG16WarpRows = 4;	      // output rows per warp (a quad): 4 M-tiles of 16 bit-rows
+constexpr int kG16WarpPositions = 64; // positions (symbols) per warp: 8 N-tiles of 8
+constexpr int kG16StepUint4 = 128;    // fragment uint4 per (quad, k-step): 4 M-tiles x 32 lanes
 
 GFEC_G16_HD int g16_nsub(int rows)
 {
-	return (rows + 7) / 8;
+	return (rows + kG16WarpRows - 1) / kG16WarpRows;
 }
 
 GFEC_G16_HD int g16_nks(int cols)
@@ -89,7 +107,7 @@ GFEC_G16_HD int g16_nks(int cols)
 	return (cols + kG16SymsPerStep - 1) / kG16SymsPerStep;
 }
 
-/** Row subsets in the table: padded to a multiple of @p wr, the block's row subsets. */
+/** Quads in the table: padded to a multiple of @p wr, the block's quads. */
 GFEC_G16_HD int g16_nsub_padded(int rows, int wr)
 {
 	return (g16_nsub(rows) + wr - 1) / wr * wr;
@@ -101,22 +119,24 @@ GFEC_G16_HD uint32_t g16_mul2(uint32_t a)
 	return ((a << 1) ^ ((a & 0x8000u) ? 0x100Bu : 0u)) & 0xffffu;
 }
 
-/** Index (in uint4) of lane's fragment for (row subset, k-step, M-tile) in a table of nks steps. */
+/** Index (in uint4) of lane's fragment for (quad, k-step, M-tile) in a table of nks steps. */
 GFEC_G16_HD size_t g16_frag_index(int sub, int ks, int mi, int lane, int nks)
 {
-	return (((size_t)sub * nks + ks) * 8 + mi) * 32 + lane;
+	return (((size_t)sub * nks + ks) * 4 + mi) * 32 + lane;
 }
 
 /**
  * Register r (0..3 = a0..a3) of lane's fragment for (sub, ks, mi), from A (rows x cols, row
- * stride lda, uint16_t elements): tile row g (+8 for a1, a3) is bit l = 2mi (+1) of output row
- * 8sub + g, K-group q = t (+4 for a2, a3); bit 16u + x = bit l of A(i, 16ks + 2q + u) * 2^x.
+ * stride lda, uint16_t elements): tile row g (+8 for a1, a3) is bit l = 8(g&1) + 2mi (+1) of
+ * output row 4sub + g/2, K-group q = t (+4 for a2, a3); bit 16u + x = bit l of
+ * A(i, 16ks + 2q + u) * 2^x.
  */
 GFEC_G16_HD uint32_t g16_frag_word(const uint16_t *a, size_t lda, int rows, int cols, int sub,
 				   int ks, int mi, int lane, int r)
 {
 	const int g = lane >> 2, t = lane & 3;
-	const int i = 8 * sub + g, l = 2 * mi + (r & 1), q = t + 4 * (r >> 1);
+	const int i = kG16WarpRows * sub + (g >> 1), l = 8 * (g & 1) + 2 * mi + (r & 1),
+		  q = t + 4 * (r >> 1);
 	uint32_t w = 0;
 
 	if (i >= rows)
@@ -142,15 +162,22 @@ GFEC_G16_HD uint32_t g16_row_pitch(int wp)
 	return (uint32_t)(2 * kG16WarpPositions * wp + 16);
 }
 
+/** Bytes of one stage: the fragments of WR quads and the data rows of KC k-steps. */
+GFEC_G16_HD uint32_t g16_stage_bytes(int wr, int wp, int kc)
+{
+	return (uint32_t)(wr * kc * kG16StepUint4 * 16) +
+	       (uint32_t)(kc * kG16SymsPerStep) * g16_row_pitch(wp);
+}
+
 /**
- * Byte offset, in a data stage, of the 8 bytes lane (g, t) loads for k-step ksl of the chunk,
+ * Byte offset, in a data stage, of the 16 bytes lane (g, t) loads for k-step ksl of the chunk,
  * register half h (b0 / b1: K-group q = t + 4h), symbol u of the group, subtile pt.
  */
 GFEC_G16_HD uint32_t g16_b_offset(int ksl, int h, int u, int g, int t, int pt, int wp)
 {
 	const int row = kG16SymsPerStep * ksl + 2 * (t + 4 * h) + u;
 
-	return (uint32_t)row * g16_row_pitch(wp) + (uint32_t)(2 * (kG16WarpPositions * pt + 4 * g));
+	return (uint32_t)row * g16_row_pitch(wp) + (uint32_t)(2 * (kG16WarpPositions * pt + 8 * g));
 }
 
 /** __byte_perm on the device; the same selection on the host (selectors 0..7 only). */
@@ -169,42 +196,64 @@ GFEC_G16_HD uint32_t g16_prmt(uint32_t a, uint32_t b, uint32_t s)
 }
 
 /**
- * The 4 B registers (N-tiles nt = 0..3) of one K-group from the two source rows' 8 bytes:
- * x0 = symbol 2q (words lo, hi: positions 4g .. 4g+3), x1 = symbol 2q + 1.
+ * The 8 B registers (N-tiles nt = 0..7) of one K-group from the two source rows' 16 bytes:
+ * x0 = symbol 2q (positions 8g .. 8g+7), x1 = symbol 2q + 1.
  * b[nt] = halfword nt of x0 | halfword nt of x1 << 16.
  */
-GFEC_G16_HD void g16_b_regs(uint32_t x0lo, uint32_t x0hi, uint32_t x1lo, uint32_t x1hi, uint32_t *b)
+GFEC_G16_HD void g16_b_regs(const uint32_t *x0, const uint32_t *x1, uint32_t *b)
 {
-	b[0] = g16_prmt(x0lo, x1lo, 0x5410);
-	b[1] = g16_prmt(x0lo, x1lo, 0x7632);
-	b[2] = g16_prmt(x0hi, x1hi, 0x5410);
-	b[3] = g16_prmt(x0hi, x1hi, 0x7632);
+	GFEC_G16_UNROLL
+	for (int nt = 0; nt < 8; nt++)
+		b[nt] = g16_prmt(x0[nt >> 1], x1[nt >> 1], nt & 1 ? 0x7632 : 0x5410);
 }
 
 /**
- * The 8 output symbols of lane (g, t), positions 8t + k of the warp's 32 (4 per 32-bit word,
- * little-endian halfwords), from acc[mi][nt][c]: position 8t + k is C column 2t + (k >> 2) of
- * N-tile k & 3; bit 2mi from c0 / c1, bit 2mi + 1 from c2 / c3.
+ * Lane's byte of each of its 16 positions from acc[mi][nt][c]: position 16t + nt from C column
+ * 2t (c0: bit 2mi, c2: bit 2mi + 1 of the byte), 16t + 8 + nt from column 2t + 1 (c1, c3).
+ * o[0], o[1]: positions 16t .. 16t+7 (byte nt & 3 of word nt >> 2); o[2], o[3]: 16t+8 .. 16t+15.
  */
-GFEC_G16_HD void g16_pack(const int32_t (*acc)[4][4], uint32_t *o)
+GFEC_G16_HD void g16_pack(const int32_t (*acc)[8][4], uint32_t *o)
 {
 	GFEC_G16_UNROLL
 	for (int w = 0; w < 4; w++) {
 		uint32_t v = 0;
 
 		GFEC_G16_UNROLL
-		for (int h = 0; h < 2; h++) {
-			const int k = 2 * w + h, nt = k & 3, c = k >> 2;
+		for (int k = 0; k < 4; k++) {
+			const int c = w >> 1, nt = 4 * (w & 1) + k;
 			uint32_t s = 0;
 
 			GFEC_G16_UNROLL
-			for (int mi = 0; mi < 8; mi++)
+			for (int mi = 0; mi < 4; mi++)
 				s |= ((uint32_t)acc[mi][nt][c] & 1u) << (2 * mi) |
 				     ((uint32_t)acc[mi][nt][c + 2] & 1u) << (2 * mi + 1);
-			v |= s << (16 * h);
+			v |= s << (8 * k);
 		}
 		o[w] = v;
 	}
+}
+
+/** The two words lane sends to lane ^ 4: the partner's half of the positions. */
+GFEC_G16_HD void g16_send(const uint32_t *o, int hi, uint32_t *send)
+{
+	send[0] = hi ? o[0] : o[2];
+	send[1] = hi ? o[1] : o[3];
+}
+
+/**
+ * Lane's 8 output symbols (4 words, little-endian halfwords) from its bytes o[] and the two
+ * words r[] it received: g even (hi = 0) keeps positions 16t .. 16t+7 (its low bytes, the
+ * partner's high bytes), g odd 16t+8 .. 16t+15 (the partner's low bytes, its high bytes).
+ */
+GFEC_G16_HD void g16_symbols(const uint32_t *o, const uint32_t *r, int hi, uint32_t *sym)
+{
+	const uint32_t lo0 = hi ? r[0] : o[0], lo1 = hi ? r[1] : o[1];
+	const uint32_t hi0 = hi ? o[2] : r[0], hi1 = hi ? o[3] : r[1];
+
+	sym[0] = g16_prmt(lo0, hi0, 0x5140);
+	sym[1] = g16_prmt(lo0, hi0, 0x7362);
+	sym[2] = g16_prmt(lo1, hi1, 0x5140);
+	sym[3] = g16_prmt(lo1, hi1, 0x7362);
 }
 
 /**
@@ -226,10 +275,16 @@ GFEC_G16_HD int g16_item(size_t item, int nrt, size_t npt, size_t gp, size_t *s,
 	return *pt < npt;
 }
 
-/** First position (symbol, within the block tile) of lane t's 8 outputs in subtile pt. */
-GFEC_G16_HD int g16_out_pos(int pt, int t)
+/** Output row of lane g's symbols in quad sub. */
+GFEC_G16_HD int g16_out_row(int sub, int g)
 {
-	return kG16WarpPositions * pt + 8 * t;
+	return kG16WarpRows * sub + (g >> 1);
+}
+
+/** First position (symbol, within the block tile) of lane (g, t)'s 8 outputs in subtile pt. */
+GFEC_G16_HD int g16_out_pos(int pt, int g, int t)
+{
+	return kG16WarpPositions * pt + 16 * t + 8 * (g & 1);
 }
 
 } // namespace gfec
@@ -268,8 +323,8 @@ __global__ void g16_expand(const uint16_t *a, int rows, int cols, int nks, size_
 {
 	for (size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x; idx < n;
 	     idx += (size_t)gridDim.x * blockDim.x) {
-		const int lane = (int)(idx & 31), mi = (int)((idx >> 5) & 7);
-		const size_t sk = idx >> 8;
+		const int lane = (int)(idx & 31), mi = (int)((idx >> 5) & 3);
+		const size_t sk = idx >> 7;
 		const int ks = (int)(sk % (size_t)nks), sub = (int)(sk / (size_t)nks);
 
 		frag[idx] =
@@ -283,58 +338,6 @@ __global__ void g16_expand(const uint16_t *a, int rows, int cols, int nks, size_
 __device__ __forceinline__ void g16_cp16(uint32_t sdst, const void *gsrc)
 {
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sdst), "l"(gsrc) : "memory");
-}
-
-/**
- * Issues the loads of K-chunk c (k-steps KC c .. KC c + KC - 1) of one item into a stage buffer:
- * the fragments of the block's WR row subsets, and the data rows. A data row whose source is
- * outside [0, cols) is zeroed (an update's other 15 symbols of the k-step); bytes at or past len
- * are left alone (they only feed positions that are not stored).
- */
-template <int WR, int WP, int KC, int THREADS>
-__device__ __forceinline__ void g16_stage(const G16Args &args, size_t s, int rt, size_t p0, int c,
-					  uint8_t *buf)
-{
-	constexpr int SEGS = 2 * kG16WarpPositions * WP / 16; // 16-byte segments per data row
-	constexpr int AN = WR * KC * kG16StepUint4;
-	const uint32_t sbuf = (uint32_t)__cvta_generic_to_shared(buf);
-	const uint32_t sdata = sbuf + AN * 16;
-	uint8_t *data = buf + AN * 16;
-	const uint8_t *const *src = args.src + s * args.cols;
-	const size_t b0 = 2 * p0; // first byte of the tile
-
-	for (int i = threadIdx.x; i < AN; i += THREADS) {
-		const int sl = i / (KC * kG16StepUint4), rem = i % (KC * kG16StepUint4);
-		const int ks = c * KC + rem / kG16StepUint4;
-
-		if (ks < args.nks)
-			g16_cp16(sbuf + 16 * i,
-				 args.frag + (size_t)(rt * WR + sl) * args.sub_stride +
-				     (size_t)ks * kG16StepUint4 + rem % kG16StepUint4);
-	}
-	for (int i = threadIdx.x; i < KC * kG16SymsPerStep * SEGS; i += THREADS) {
-		const int v = i / SEGS, seg = i % SEGS;
-		const long sj = (long)args.j0 + (long)c * KC * kG16SymsPerStep + v - args.col0;
-		const uint32_t d = (uint32_t)v * g16_row_pitch(WP) + 16 * seg;
-		const size_t bo = b0 + 16 * (size_t)seg;
-
-		if (sj < 0 || sj >= args.cols) {
-			*reinterpret_cast<uint4 *>(data + d) = make_uint4(0, 0, 0, 0);
-			continue;
-		}
-		if (bo >= args.len)
-			continue;
-		const uint8_t *g = src[sj] + bo;
-
-		if (args.vec && bo + 16 <= args.len) {
-			g16_cp16(sdata + d, g);
-		} else {
-			const int m = args.len - bo < 16 ? (int)(args.len - bo) : 16;
-
-			for (int b = 0; b < m; b++)
-				data[d + b] = g[b];
-		}
-	}
 }
 
 /** Stores (or XORs in) lane's 8 symbols o[] at d, n = bytes of them before len (<= 16). */
@@ -358,105 +361,259 @@ __device__ __forceinline__ void g16_store(uint8_t *d, size_t n, int acc, const u
 	}
 }
 
+// Not volatile: the compiler may move the shared-memory loads of the next k-step above it.
 __device__ __forceinline__ void g16_mma(int32_t *c, const uint4 &a, uint32_t b0, uint32_t b1)
 {
-	asm volatile("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
+	asm("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
 		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
 		     : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
 		     : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
 }
 
 /**
- * WR row subsets x WP position subtiles of warps per block, KC k-steps per K-chunk. Items are
- * ordered by g16_item (groups of position tiles, row tile, position tile); a grid-stride loop
- * takes any number of them.
+ * One warp's k-steps of a staged chunk (steps <= KC of them): acc[mi][nt] += the mma of its
+ * quad's 4 fragments and its 64 positions. @p fa: the warp's first fragment (lane included),
+ * @p data: lane's 16-byte column in the chunk's data rows (g16_b_offset of k-step 0).
  */
-template <int WR, int WP, int KC>
-__global__ void __launch_bounds__(WR *WP * 32) gf16_gemm_bmma(G16Args args)
+template <int KC, uint32_t PITCH>
+__device__ __forceinline__ void g16_chunk(const uint4 *fa, const uint8_t *data, int steps,
+					  int32_t (*acc)[8][4])
+{
+#pragma unroll
+	for (int ksl = 0; ksl < KC; ksl++) {
+		if (ksl >= steps)
+			break;
+		uint4 a[4];
+		uint32_t b[2][8];
+
+#pragma unroll
+		for (int mi = 0; mi < 4; mi++)
+			a[mi] = fa[(ksl * 4 + mi) * 32];
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const uint4 x0 = *reinterpret_cast<const uint4 *>(
+			    data + (kG16SymsPerStep * ksl + 8 * h) * PITCH);
+			const uint4 x1 = *reinterpret_cast<const uint4 *>(
+			    data + (kG16SymsPerStep * ksl + 8 * h + 1) * PITCH);
+			const uint32_t w0[4] = {x0.x, x0.y, x0.z, x0.w},
+				       w1[4] = {x1.x, x1.y, x1.z, x1.w};
+
+			g16_b_regs(w0, w1, b[h]);
+		}
+#pragma unroll
+		for (int nt = 0; nt < 8; nt++)
+#pragma unroll
+			for (int mi = 0; mi < 4; mi++)
+				g16_mma(acc[mi][nt], a[mi], b[0][nt], b[1][nt]);
+	}
+}
+
+/**
+ * The end of an item: lane's 16 bytes of positions into 8 whole symbols (the swap with lane ^ 4)
+ * and the store of its row's 16 bytes. Every lane of the warp must call it (the shuffle).
+ */
+__device__ __forceinline__ void g16_epilogue(const G16Args &args, const int32_t (*acc)[8][4],
+					     size_t s, int quad, size_t p0, int pt, int g, int t)
+{
+	uint32_t o[4], snd[2], rcv[2], sym[4];
+	const int hi = g & 1;
+
+	g16_pack(acc, o);
+	g16_send(o, hi, snd);
+	rcv[0] = __shfl_xor_sync(0xffffffffu, snd[0], 4);
+	rcv[1] = __shfl_xor_sync(0xffffffffu, snd[1], 4);
+	g16_symbols(o, rcv, hi, sym);
+
+	const int row = g16_out_row(quad, g);
+	const size_t pos = p0 + g16_out_pos(pt, g, t);
+
+	if (row < args.rows && 2 * pos < args.len)
+		g16_store(args.dst[s * args.rows + row] + 2 * pos, args.len - 2 * pos, args.acc,
+			  sym);
+}
+
+/** The ring's staging cursor: the next (item, chunk) it takes, decoded. */
+struct G16Cursor {
+	size_t item, s, p0;
+	int rt, c, live;
+};
+
+/** Moves @p q to the first valid item at or after q->item (stride gridDim.x), chunk 0. */
+__device__ __forceinline__ void g16_cursor_seek(const G16Args &args, size_t total, int pb,
+						G16Cursor &q)
+{
+	for (; q.item < total; q.item += gridDim.x) {
+		size_t pt;
+
+		if (g16_item(q.item, args.nrt, args.npt, args.gp, &q.s, &q.rt, &pt)) {
+			q.p0 = pt * (size_t)pb;
+			q.c = 0;
+			q.live = 1;
+			return;
+		}
+	}
+	q.live = 0;
+}
+
+/**
+ * The source pointers of thread @p tid's DR data rows of the cursor's chunk (row v = tid / SEGS +
+ * THREADS / SEGS r), nullptr for a row outside [0, cols): loaded a chunk before their copies.
+ */
+template <int KC, int SEGS, int THREADS, int DR>
+__device__ __forceinline__ void g16_ptrs(const G16Args &args, const G16Cursor &q, int tid,
+					 const uint8_t **ptr)
+{
+	const unsigned long long *src =
+	    reinterpret_cast<const unsigned long long *>(args.src + q.s * args.cols);
+
+#pragma unroll
+	for (int r = 0; r < DR; r++) {
+		const long sj = (long)args.j0 + (long)q.c * KC * kG16SymsPerStep + tid / SEGS +
+				THREADS / SEGS * r - args.col0;
+
+		ptr[r] = q.live && sj >= 0 && sj < args.cols
+			     ? reinterpret_cast<const uint8_t *>(__ldg(src + sj))
+			     : nullptr;
+	}
+}
+
+/**
+ * Issues thread @p tid's copies of the cursor's K-chunk (k-steps KC c .. KC c + KC - 1 of its
+ * item) into a stage: a share fixed by the geometry, AN / THREADS fragment copies and DR data
+ * rows at one 16-byte segment, with the rows' pointers already in @p ptr (g16_ptrs). A data row
+ * whose source is outside [0, cols) is zeroed (an update's other 15 symbols of the k-step, the
+ * last k-step's rows past cols); bytes at or past len are left alone (they only feed positions
+ * that are not stored).
+ */
+template <int WR, int WP, int KC, int THREADS>
+__device__ __forceinline__ void g16_stage(const G16Args &args, const G16Cursor &q, int tid,
+					       const uint8_t *const *ptr, uint8_t *buf)
+{
+	constexpr int SEGS = 2 * kG16WarpPositions * WP / 16;
+	constexpr int AN = WR * KC * kG16StepUint4, DR = KC * kG16SymsPerStep * SEGS / THREADS;
+	constexpr uint32_t PITCH = 2 * kG16WarpPositions * WP + 16; // g16_row_pitch
+	const uint32_t sbuf = (uint32_t)__cvta_generic_to_shared(buf);
+	const uint4 *fb = args.frag + (size_t)(q.rt * WR) * args.sub_stride +
+			  (size_t)q.c * KC * kG16StepUint4;
+	const int seg = tid % SEGS;
+	const size_t bo = 2 * q.p0 + 16 * (size_t)seg;
+
+#pragma unroll
+	for (int r = 0; r < AN / THREADS; r++) {
+		const int i = tid + THREADS * r;
+		const int sl = i / (KC * kG16StepUint4), rem = i % (KC * kG16StepUint4);
+
+		if (q.c * KC + rem / kG16StepUint4 < args.nks)
+			g16_cp16(sbuf + 16 * i, fb + (uint32_t)sl * (uint32_t)args.sub_stride + rem);
+	}
+#pragma unroll
+	for (int r = 0; r < DR; r++) {
+		const uint32_t d = (uint32_t)(tid / SEGS + THREADS / SEGS * r) * PITCH + 16 * seg;
+		uint8_t *data = buf + AN * 16;
+
+		if (!ptr[r]) {
+			*reinterpret_cast<uint4 *>(data + d) = make_uint4(0, 0, 0, 0);
+		} else if (bo < args.len) {
+			if (args.vec && bo + 16 <= args.len) {
+				g16_cp16(sbuf + AN * 16 + d, ptr[r] + bo);
+			} else {
+				const int m = args.len - bo < 16 ? (int)(args.len - bo) : 16;
+
+				for (int b = 0; b < m; b++)
+					data[d + b] = ptr[r][bo + b];
+			}
+		}
+	}
+}
+
+/**
+ * WR quads x WP position subtiles of warps per block, KC k-steps per K-chunk, a ring of STAGES
+ * chunks in shared memory. Items are ordered by g16_item (groups of position tiles, row tile,
+ * position tile); a grid-stride loop takes any number of them, and one ring serves them all: the
+ * staging runs STAGES - 1 chunks ahead across item boundaries (the next item's first chunks load
+ * while this one ends), each thread's copies are fixed by the geometry (no per-copy index
+ * arithmetic), and the data rows' pointers are loaded a chunk before their copies, so a barrier
+ * is followed by copies only. One block per SM (the 128 accumulators leave no room for a
+ * second), so the ring may take most of shared memory.
+ */
+template <int WR, int WP, int KC, int STAGES>
+__global__ void __launch_bounds__(WR *WP * 32, 1) gf16_gemm_bmma(G16Args args)
 {
 	constexpr int THREADS = WR * WP * 32;
-	constexpr int PB = kG16WarpPositions * WP; // positions per block tile
-	constexpr int AN = WR * KC * kG16StepUint4;
-	constexpr size_t SBYTES = (size_t)AN * 16 + (size_t)KC * kG16SymsPerStep * (2 * PB + 16);
+	constexpr int PB = kG16WarpPositions * WP;
+	constexpr int SEGS = 2 * PB / 16;
+	constexpr int AN = WR * KC * kG16StepUint4, DR = KC * kG16SymsPerStep * SEGS / THREADS;
+	constexpr uint32_t PITCH = 2 * PB + 16;
+	constexpr uint32_t SBYTES = (uint32_t)AN * 16 + (uint32_t)KC * kG16SymsPerStep * PITCH;
+	static_assert(STAGES >= 2, "the ring needs two stages");
+	static_assert(AN % THREADS == 0 && THREADS % SEGS == 0 &&
+			  (KC * kG16SymsPerStep * SEGS) % THREADS == 0,
+		      "every thread copies the same share");
 	extern __shared__ __align__(16) uint8_t smem[];
 	const size_t total =
 	    (size_t)args.nstripes * ((args.npt + args.gp - 1) / args.gp) * args.nrt * args.gp;
 	const int nchunks = (args.nks + KC - 1) / KC;
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 	const int g = lane >> 2, t = lane & 3;
 	const int sub = warp / WP, pt = warp % WP;
+	const uint32_t boff = g16_b_offset(0, 0, 0, g, t, pt, WP);
+	G16Cursor q;
+	const uint8_t *ptr[DR];
+	uint32_t k = 0; // chunks computed so far: chunk k sits in stage k % STAGES
 
+	q.item = blockIdx.x;
+	g16_cursor_seek(args, total, PB, q);
+	g16_ptrs<KC, SEGS, THREADS, DR>(args, q, tid, ptr);
+#pragma unroll
+	for (int i = 0; i < STAGES - 1; i++) {
+		if (q.live) {
+			g16_stage<WR, WP, KC, THREADS>(args, q, tid, ptr, smem + i * SBYTES);
+			if (++q.c == nchunks) {
+				q.item += gridDim.x;
+				g16_cursor_seek(args, total, PB, q);
+			}
+			g16_ptrs<KC, SEGS, THREADS, DR>(args, q, tid, ptr);
+		}
+		asm volatile("cp.async.commit_group;" ::: "memory");
+	}
 	for (size_t item = blockIdx.x; item < total; item += gridDim.x) {
 		size_t s, ptile;
 		int rt;
 
 		if (!g16_item(item, args.nrt, args.npt, args.gp, &s, &rt, &ptile))
 			continue; // uniform per block: the barriers below are never split
-		const size_t p0 = ptile * PB;
-		int32_t acc[8][4][4];
+		int32_t acc[4][8][4];
 
 #pragma unroll
-		for (int mi = 0; mi < 8; mi++)
+		for (int mi = 0; mi < 4; mi++)
 #pragma unroll
-			for (int nt = 0; nt < 4; nt++)
+			for (int nt = 0; nt < 8; nt++)
 				acc[mi][nt][0] = acc[mi][nt][1] = acc[mi][nt][2] = acc[mi][nt][3] =
 				    0;
-		g16_stage<WR, WP, KC, THREADS>(args, s, rt, p0, 0, smem);
-		asm volatile("cp.async.commit_group;" ::: "memory");
-		for (int c = 0; c < nchunks; c++) {
-			const uint8_t *buf = smem + (c & 1) * SBYTES;
-
-			// The next chunk goes into the other buffer, freed by the barrier that
-			// ended the previous chunk; then wait for this chunk's copies only.
-			if (c + 1 < nchunks)
-				g16_stage<WR, WP, KC, THREADS>(args, s, rt, p0, c + 1,
-							       smem + ((c + 1) & 1) * SBYTES);
-			asm volatile("cp.async.commit_group;" ::: "memory");
-			asm volatile("cp.async.wait_group 1;" ::: "memory");
+		for (int c = 0; c < nchunks; c++, k++) {
+			// Chunk k has landed (this thread's copies, then everyone's), and every warp
+			// is done with chunk k - 1, whose stage takes chunk k + STAGES - 1.
+			asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
 			__syncthreads();
-
-			const uint4 *fa =
-			    reinterpret_cast<const uint4 *>(buf) + sub * KC * kG16StepUint4 + lane;
-			const uint8_t *data = buf + AN * 16;
-			const int steps = args.nks - c * KC < KC ? args.nks - c * KC : KC;
-
-#pragma unroll
-			for (int ksl = 0; ksl < KC; ksl++) {
-				if (ksl >= steps)
-					break;
-				uint4 a[8];
-				uint32_t b[2][4];
-
-#pragma unroll
-				for (int mi = 0; mi < 8; mi++)
-					a[mi] = fa[(ksl * 8 + mi) * 32];
-#pragma unroll
-				for (int h = 0; h < 2; h++) {
-					const uint2 x0 = *reinterpret_cast<const uint2 *>(
-					    data + g16_b_offset(ksl, h, 0, g, t, pt, WP));
-					const uint2 x1 = *reinterpret_cast<const uint2 *>(
-					    data + g16_b_offset(ksl, h, 1, g, t, pt, WP));
-
-					g16_b_regs(x0.x, x0.y, x1.x, x1.y, b[h]);
+			if (q.live) {
+				g16_stage<WR, WP, KC, THREADS>(args, q, tid, ptr,
+							       smem + (k + STAGES - 1) % STAGES * SBYTES);
+				if (++q.c == nchunks) {
+					q.item += gridDim.x;
+					g16_cursor_seek(args, total, PB, q);
 				}
-#pragma unroll
-				for (int nt = 0; nt < 4; nt++)
-#pragma unroll
-					for (int mi = 0; mi < 8; mi++)
-						g16_mma(acc[mi][nt], a[mi], b[0][nt], b[1][nt]);
+				g16_ptrs<KC, SEGS, THREADS, DR>(args, q, tid, ptr);
 			}
-			__syncthreads(); // every warp is done with buf before it is refilled
-		}
-		const int row = 8 * (rt * WR + sub) + g;
-		const size_t pos = p0 + g16_out_pos(pt, t);
+			asm volatile("cp.async.commit_group;" ::: "memory");
 
-		if (row < args.rows && 2 * pos < args.len) {
-			uint32_t o[4];
+			const uint8_t *buf = smem + k % STAGES * SBYTES;
 
-			g16_pack(acc, o);
-			g16_store(args.dst[s * args.rows + row] + 2 * pos, args.len - 2 * pos,
-				  args.acc, o);
+			g16_chunk<KC, PITCH>(reinterpret_cast<const uint4 *>(buf) +
+						 sub * KC * kG16StepUint4 + lane,
+					     buf + AN * 16 + boff,
+					     args.nks - c * KC < KC ? args.nks - c * KC : KC, acc);
 		}
+		g16_epilogue(args, acc, s, rt * WR + sub, ptile * PB, pt, g, t);
 	}
 	asm volatile("cp.async.wait_all;" ::: "memory");
 }

@@ -5,12 +5,15 @@
  * kernel: it proves the bit arithmetic and index math without a GPU, so it runs in CI.
  *
  * The kernel's own code here: the fragment words (g16_frag_word, called at the indices
- * g16_expand computes them), the stage layout (g16_row_pitch, g16_b_offset), the PRMT assembly
- * of the B registers (g16_b_regs), the output packing (g16_pack, g16_out_pos) and the table size
+ * g16_expand computes them), the stage layout (g16_row_pitch, g16_stage_bytes, g16_b_offset),
+ * the PRMT assembly of the B registers (g16_b_regs), the output packing and the swap between
+ * lanes g and g^1 (g16_pack, g16_send, g16_symbols, g16_out_row, g16_out_pos) and the table size
  * (g16_nsub_padded, g16_nks). Re-implemented: the kernel's control flow (items with the row tile
- * fastest, K-chunks staged with zeroed out-of-range rows and garbage past len, every warp and
- * lane, the store with acc) and the instruction mma.m16n8k256.row.col.s32.b1.b1.s32.and.popc
- * from the PTX ISA fragment layout. Shared memory starts as random garbage per block.
+ * fastest, K-chunks staged into one ring of stages per block across its items, with zeroed
+ * out-of-range rows and stale bytes past len, every warp and lane, the shuffle, the store with
+ * acc; the copies in one order, since each stage byte has one writer) and the instruction
+ * mma.m16n8k256.row.col.s32.b1.b1.s32.and.popc from the PTX ISA fragment layout. Shared memory
+ * starts as random garbage per block.
  *
  * Checked byte for byte against gfec_cpu_gemm16_base (cpu_backend/gemm16.c): random A (zeros
  * included) and shapes (rows, cols 1..300, and 200 x 1000), even lengths that are not multiples
@@ -83,8 +86,8 @@ static std::vector<U4> expand(const uint16_t *a, int rows, int cols, int wr)
 	std::vector<U4> f(n);
 
 	for (size_t idx = 0; idx < n; idx++) {
-		const int lane = (int)(idx & 31), mi = (int)((idx >> 5) & 7);
-		const size_t sk = idx >> 8;
+		const int lane = (int)(idx & 31), mi = (int)((idx >> 5) & 3);
+		const size_t sk = idx >> 7;
 		const int ks = (int)(sk % (size_t)nks), sub = (int)(sk / (size_t)nks);
 
 		if (g16_frag_index(sub, ks, mi, lane, nks) != idx) {
@@ -111,19 +114,25 @@ struct Args {
 	size_t npt, gp;
 };
 
-/* gf16_gemm_bmma<WR, WP, KC> with `grid` blocks, block by block. */
-template <int WR, int WP, int KC> static void emulate(const Args &args, int grid)
+/* gf16_gemm_bmma<WR, WP, KC, STAGES> with `grid` blocks, block by block. */
+template <int WR, int WP, int KC, int STAGES> static void emulate(const Args &args, int grid)
 {
 	constexpr int PB = kG16WarpPositions * WP, SEGS = 2 * PB / 16;
 	constexpr int AN = WR * KC * kG16StepUint4;
 	const size_t dbytes = (size_t)KC * kG16SymsPerStep * g16_row_pitch(WP);
-	const size_t sbytes = (size_t)AN * 16 + dbytes;
+	const size_t sbytes = g16_stage_bytes(WR, WP, KC);
 	const size_t total =
 	    (size_t)args.nstripes * ((args.npt + args.gp - 1) / args.gp) * args.nrt * args.gp;
 	const int nchunks = (args.nks + KC - 1) / KC;
-	std::vector<uint8_t> sm(2 * sbytes);
+	std::vector<uint8_t> sm(STAGES * sbytes);
 
+	if (sbytes != (size_t)AN * 16 + dbytes) {
+		printf("stage size mismatch\n");
+		exit(1);
+	}
 	for (int block = 0; block < grid; block++) {
+		uint32_t k = 0; // the block's chunks so far: one ring for all its items
+
 		for (auto &v : sm)
 			v = (uint8_t)rnd();
 		for (size_t item = block; item < total; item += grid) {
@@ -132,16 +141,18 @@ template <int WR, int WP, int KC> static void emulate(const Args &args, int grid
 
 			if (!g16_item(item, args.nrt, args.npt, args.gp, &s, &rt, &ptile))
 				continue;
-			const size_t p0 = ptile * kG16WarpPositions * WP;
-			static int32_t acc[WR * WP][32][8][4][4];
+			const size_t p0 = ptile * PB;
+			static int32_t acc[WR * WP][32][4][8][4];
 
 			memset(acc, 0, sizeof(acc));
-			for (int c = 0; c < nchunks; c++) {
-				uint8_t *buf = sm.data() + (c & 1) * sbytes;
+			for (int c = 0; c < nchunks; c++, k++) {
+				// The ring: the block's chunk k sits in stage k % STAGES (staged
+				// STAGES - 1 chunks earlier, maybe during the previous item; the order
+				// does not matter: every write has one writer).
+				uint8_t *buf = sm.data() + (k % STAGES) * sbytes;
 				U4 *fs = reinterpret_cast<U4 *>(buf);
 				uint8_t *data = buf + (size_t)AN * 16;
 
-				// g16_stage (order does not matter: every write has one writer)
 				for (int i = 0; i < AN; i++) {
 					const int sl = i / (KC * kG16StepUint4),
 						  rem = i % (KC * kG16StepUint4);
@@ -181,35 +192,34 @@ template <int WR, int WP, int KC> static void emulate(const Args &args, int grid
 					const int sub = warp / WP, pt = warp % WP;
 
 					for (int ksl = 0; ksl < steps; ksl++) {
-						uint32_t b[32][2][4]; // per lane: the B registers
+						uint32_t b[32][2][8]; // per lane: the B registers
 								      // of both halves
 
 						for (int lane = 0; lane < 32; lane++) {
 							const int g = lane >> 2, t = lane & 3;
 
 							for (int h = 0; h < 2; h++) {
-								uint32_t x0[2], x1[2];
+								uint32_t x0[4], x1[4];
 								const uint32_t o0 = g16_b_offset(
 								    ksl, h, 0, g, t, pt, WP);
 								const uint32_t o1 = g16_b_offset(
 								    ksl, h, 1, g, t, pt, WP);
 
-								if (o0 + 8 > dbytes ||
-								    o1 + 8 > dbytes || o0 % 8 ||
-								    o1 % 8) {
+								if (o0 + 16 > dbytes ||
+								    o1 + 16 > dbytes || o0 % 16 ||
+								    o1 % 16) {
 									printf(
 									    "B load out of bounds "
 									    "or unaligned\n");
 									exit(1);
 								}
-								memcpy(x0, data + o0, 8);
-								memcpy(x1, data + o1, 8);
-								g16_b_regs(x0[0], x0[1], x1[0],
-									   x1[1], b[lane][h]);
+								memcpy(x0, data + o0, 16);
+								memcpy(x1, data + o1, 16);
+								g16_b_regs(x0, x1, b[lane][h]);
 							}
 						}
-						for (int nt = 0; nt < 4; nt++)
-							for (int mi = 0; mi < 8; mi++) {
+						for (int nt = 0; nt < 8; nt++)
+							for (int mi = 0; mi < 4; mi++) {
 								U4 a[32];
 								uint32_t b0[32], b1[32];
 								int32_t cc[32][4];
@@ -238,28 +248,36 @@ template <int WR, int WP, int KC> static void emulate(const Args &args, int grid
 					}
 				}
 			}
-			for (int warp = 0; warp < WR * WP; warp++)
-				for (int lane = 0; lane < 32; lane++) {
-					const int sub = warp / WP, pt = warp % WP, g = lane >> 2,
-						  t = lane & 3;
-					const int row = 8 * (rt * WR + sub) + g;
-					const size_t pos = p0 + g16_out_pos(pt, t);
-					uint32_t o[4];
+			for (int warp = 0; warp < WR * WP; warp++) {
+				const int sub = warp / WP, pt = warp % WP;
+				uint32_t o[32][4], snd[32][2];
 
+				// __shfl_xor_sync(.., 4): lane receives what lane ^ 4 sent.
+				for (int lane = 0; lane < 32; lane++) {
+					g16_pack(acc[warp][lane], o[lane]);
+					g16_send(o[lane], (lane >> 2) & 1, snd[lane]);
+				}
+				for (int lane = 0; lane < 32; lane++) {
+					const int g = lane >> 2, t = lane & 3;
+					const int row = g16_out_row(rt * WR + sub, g);
+					const size_t pos = p0 + g16_out_pos(pt, g, t);
+					uint32_t sym[4];
+
+					g16_symbols(o[lane], snd[lane ^ 4], g & 1, sym);
 					if (row >= args.rows || 2 * pos >= args.len)
 						continue;
-					g16_pack(acc[warp][lane], o);
 					uint8_t *d = args.dst[s * args.rows + row] + 2 * pos;
 					const size_t n =
 					    args.len - 2 * pos < 16 ? args.len - 2 * pos : 16;
 
 					for (size_t k = 0; k < n; k++) {
 						const uint8_t v =
-						    (uint8_t)(o[k >> 2] >> (8 * (k & 3)));
+						    (uint8_t)(sym[k >> 2] >> (8 * (k & 3)));
 
 						d[k] = args.acc ? (uint8_t)(d[k] ^ v) : v;
 					}
 				}
+			}
 		}
 	}
 }
@@ -267,7 +285,7 @@ template <int WR, int WP, int KC> static void emulate(const Args &args, int grid
 static int failures;
 
 /* One GEMM (col < 0) or update of column col, through the emulation and the reference. */
-template <int WR, int WP, int KC>
+template <int WR, int WP, int KC, int STAGES>
 static void one(int rows, int cols, int nstripes, size_t len, int col, int grid_div, int slab,
 		size_t gp)
 {
@@ -319,7 +337,7 @@ static void one(int rows, int cols, int nstripes, size_t len, int col, int grid_
 		args.nks = steps - ks0 < slab ? steps - ks0 : slab;
 		args.j0 = ks0 * kG16SymsPerStep;
 		args.acc = col >= 0 || ks0 > 0;
-		emulate<WR, WP, KC>(args, grid);
+		emulate<WR, WP, KC, STAGES>(args, grid);
 	}
 
 	std::vector<uint16_t> acol(rows);
@@ -342,9 +360,9 @@ static void one(int rows, int cols, int nstripes, size_t len, int col, int grid_
 
 			while (out[i][k] == ref[i][k])
 				k++;
-			printf("FAIL <%d,%d,%d> rows=%d cols=%d stripes=%d len=%zu col=%d grid=%d "
+			printf("FAIL <%d,%d,%d,%d> rows=%d cols=%d stripes=%d len=%zu col=%d grid=%d "
 			       "slab=%d gp=%zu: output %zu byte %zu is %02x, reference %02x\n",
-			       WR, WP, KC, rows, cols, nstripes, len, col, grid, slab, gp, i, k,
+			       WR, WP, KC, STAGES, rows, cols, nstripes, len, col, grid, slab, gp, i, k,
 			       out[i][k], ref[i][k]);
 			failures++;
 			return;
@@ -354,24 +372,25 @@ static void one(int rows, int cols, int nstripes, size_t len, int col, int grid_
 int main()
 {
 	gfec_gf16_init();
-	// The kernel's shape (kernels: gemm16.cu's kWR, kWP, kKC) and two others that move the
-	// chunk and tile edges.
-	one<2, 4, 4>(1, 1, 1, 2, -1, 1, 128, 1);
-	one<2, 4, 4>(200, 1000, 1, 64, -1, 3, 128, 1);
-	one<2, 4, 4>(200, 1000, 1, 32, -1, 1, 5, 1); // split K: 13 slabs
-	one<2, 4, 4>(200, 1000, 1, 96, 999, 1, 128, 1);
+	// The kernel's shape (gemm16.cu's kWR, kWP, kKC, kStages) and others that move the chunk,
+	// ring and tile edges.
+	one<4, 2, 4, 3>(1, 1, 1, 2, -1, 1, 128, 1);
+	one<4, 2, 4, 3>(200, 1000, 1, 64, -1, 3, 128, 1);
+	one<4, 2, 4, 3>(200, 1000, 1, 32, -1, 1, 5, 1); // split K: 13 slabs
+	one<4, 2, 4, 3>(200, 1000, 1, 96, 999, 1, 128, 1);
+	one<4, 2, 4, 3>(37, 300, 2, 2 * (size_t)range(300, 600), -1, 3, 7, 3);
 	for (int rep = 0; rep < 6; rep++) {
 		const int rows = range(1, 300), cols = range(1, 300), ns = range(1, 3);
 		const int col = rep % 3 == 0 ? range(0, cols - 1) : -1;
 		const int c2 = range(1, 70);
 
-		one<2, 4, 4>(rows, cols, ns, 2 * (size_t)range(1, 100), col, range(1, 4),
-			     range(1, 20), 1);
+		one<4, 2, 4, 3>(rows, cols, ns, 2 * (size_t)range(1, 100), col, range(1, 4),
+				range(1, 20), 1);
 		// Smaller tiles: several position tiles per stripe, grouped and split along K.
-		one<1, 2, 1>(range(1, 40), range(1, 70), ns, 2 * (size_t)range(1, 300), -1,
-			     range(1, 4), range(1, 5), (size_t)range(1, 6));
-		one<4, 2, 2>(range(1, 40), c2, ns, 2 * (size_t)range(1, 300),
-			     rep % 2 ? range(0, c2 - 1) : -1, 1, range(1, 5), (size_t)range(1, 6));
+		one<1, 2, 1, 2>(range(1, 40), range(1, 70), ns, 2 * (size_t)range(1, 300), -1,
+				range(1, 4), range(1, 5), (size_t)range(1, 6));
+		one<2, 1, 2, 4>(range(1, 40), c2, ns, 2 * (size_t)range(1, 300),
+				rep % 2 ? range(0, c2 - 1) : -1, 1, range(1, 5), (size_t)range(1, 6));
 	}
 	if (failures) {
 		printf("%d failed\n", failures);
