@@ -52,6 +52,7 @@ struct window {
 	struct gfec_engine *e;
 	const struct gfec_eplan *ep;
 	int max_stripes;
+	int gone; /* off the list already: every member was withdrawn */
 	void (*hurry)(void *post_ctx, struct gfec_job *job);
 	void *post_ctx;
 	struct gfec_job job; /* due at the deadline, or at once when full */
@@ -340,7 +341,8 @@ static void lead(struct gfec_job *job)
 	int full;
 
 	pthread_mutex_lock(&co->lock);
-	unlist(co, w);
+	if (!w->gone)
+		unlist(co, w);
 	full = w->full;
 	pthread_mutex_unlock(&co->lock);
 	if (w->head) /* else every member was withdrawn */
@@ -418,8 +420,11 @@ int gfec_coalesce_cancel(struct gfec_coalesce *co, const void *arg)
 			w->nstripes -= m->nstripes;
 			w->ncallers--;
 			w->bytes -= m->bytes;
-			if (!w->head)
-				w->hurry(w->post_ctx, &w->job); /* nothing to wait for */
+			if (!w->head) { /* nothing to wait for: nobody joins it, its job frees it */
+				unlist(co, w);
+				w->gone = 1;
+				w->hurry(w->post_ctx, &w->job);
+			}
 			pthread_mutex_unlock(&co->lock);
 			free(m);
 			count(&co->st.q_cancelled, 1);
