@@ -8,8 +8,8 @@
  * into a low-byte and a high-byte plane in registers, multiplied, put back in symbol order and
  * XORed into x. A call is threaded over byte slices of the regions (whole 64-byte groups): each
  * task runs the call's ops in order on its slice, which keeps an op's reads of what an earlier
- * op wrote within one thread; a GFEC_BFLY_DISJOINT call of enough ops is split by ops instead
- * (4 tasks per thread, each over every byte).
+ * op wrote within one thread; a GFEC_BFLY_DISJOINT call of enough ops is split by ops instead,
+ * a GFEC_BFLY_GROUP4 call by groups of four (4 tasks per thread, each over every byte).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -46,7 +46,7 @@ void gfec_cpu_bfly16_base(int kind, int n, size_t len, uint8_t *const *x, uint8_
 			  const uint16_t *c)
 {
 	for (int p = 0; p < n; p++)
-		op_base(kind & ~GFEC_BFLY_DISJOINT, len & ~(size_t)1, x[p], y[p], c[p]);
+		op_base(kind & ~GFEC_BFLY_FLAGS, len & ~(size_t)1, x[p], y[p], c[p]);
 }
 
 #define BF_T(o) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tbl + (o))))
@@ -180,12 +180,13 @@ static void bfly_task(void *arg, size_t index)
 int gfec_cpu_bfly16_run(struct gfec_cpu_pool *pool, int base, int kind, int n, size_t len,
 			uint8_t *const *x, uint8_t *const *y, const uint16_t *c)
 {
-	const int disjoint = kind & GFEC_BFLY_DISJOINT;
-	struct bfly_job j = { .kind = kind & ~GFEC_BFLY_DISJOINT, .n = n, .len = len & ~(size_t)1,
+	/* ops per unit the list may be split into: 1 (disjoint), 4 (groups), 0 (bytes only) */
+	const int unit = kind & GFEC_BFLY_GROUP4 ? 4 : kind & GFEC_BFLY_DISJOINT ? 1 : 0;
+	struct bfly_job j = { .kind = kind & ~GFEC_BFLY_FLAGS, .n = n, .len = len & ~(size_t)1,
 			      .x = x, .y = y, .c = c };
 
 	if (n < 0 || (j.kind != GFEC_BFLY_FWD && j.kind != GFEC_BFLY_INV &&
-		      j.kind != GFEC_BFLY_MUL) || (n && (!x || !y || !c)))
+		      j.kind != GFEC_BFLY_MUL) || (n && (!x || !y || !c)) || (unit == 4 && n % 4))
 		return GFEC_E_INVAL;
 	if (n == 0 || j.len == 0)
 		return 0;
@@ -198,11 +199,11 @@ int gfec_cpu_bfly16_run(struct gfec_cpu_pool *pool, int base, int kind, int n, s
 	size_t slice = (j.len + threads - 1) / threads;
 
 	slice = slice < BFLY_SLICE_MIN ? BFLY_SLICE_MIN : slice;
-	/* ops on disjoint regions: whole ops per task where there are enough of them */
-	if (disjoint && (size_t)n >= 4 * threads) {
+	/* disjoint ops or groups: whole units per task where there are enough of them */
+	if (unit && (size_t)n >= 4 * threads * (size_t)unit) {
 		const size_t ntasks = 4 * threads;
 
-		j.per = (int)(((size_t)n + ntasks - 1) / ntasks);
+		j.per = (int)(((size_t)n / (size_t)unit + ntasks - 1) / ntasks) * unit;
 		gfec_cpu_pool_run(pool, ((size_t)n + (size_t)j.per - 1) / (size_t)j.per, bfly_task,
 				  &j);
 		return 0;

@@ -95,7 +95,7 @@ static int run_ops(const struct gfec_fft16_ops *ops, int kind, size_t n, size_t 
 		return 0;
 	if (ops && ops->bfly)
 		return ops->bfly(ops->ctx, kind, (int)n, len, x, y, c);
-	gfec_cpu_bfly16_base(kind & ~GFEC_BFLY_DISJOINT, (int)n, len, x, y, c);
+	gfec_cpu_bfly16_base(kind & ~GFEC_BFLY_FLAGS, (int)n, len, x, y, c);
 	return 0;
 }
 
@@ -167,6 +167,56 @@ static int layer(const struct gfec_fft16_ops *ops, struct lists *l, int kind, ui
 	return run_ops(ops, kind | GFEC_BFLY_DISJOINT, p, len, l->x, l->y, l->c);
 }
 
+/*
+ * Layers jl and jl + 1 in one list (radix 4): for each group of four regions A, B, C, D (u < q
+ * in a block of 4q at r: r+u, r+q+u, r+2q+u, r+3q+u) the forward transform's ops (A,C), (B,D)
+ * of layer jl + 1, then (A,B), (C,D) of layer jl; the inverse the other way round. Groups are
+ * disjoint from each other (GFEC_BFLY_GROUP4), so a backend runs a group's four ops over a
+ * slice while it is in cache: half the passes over memory. A group is skipped when its four
+ * regions are zero, or (forward) when its block holds no wanted output.
+ */
+static int layer2(const struct gfec_fft16_ops *ops, struct lists *l, int inverse,
+		  uint8_t *const *d, unsigned n, unsigned jl, unsigned beta, size_t len,
+		  const struct skip *sk)
+{
+	const unsigned q = 1u << jl;
+	uint8_t *zero = sk ? sk->zero : NULL;
+	size_t p = 0;
+
+	for (unsigned r = 0; r < n; r += 4 * q) {
+		const uint16_t sh = gfec_fft16_skew(jl + 1, beta + r);
+		const uint16_t s0 = gfec_fft16_skew(jl, beta + r);
+		const uint16_t s1 = gfec_fft16_skew(jl, beta + r + 2 * q);
+
+		if (sk && sk->need && !block_needed(sk->need, r, 4 * q))
+			continue;
+		for (unsigned u = 0; u < q; u++) {
+			const unsigned a = r + u, b = a + q, c = a + 2 * q, e = a + 3 * q;
+			uint8_t *const ra = d[a], *const rb = d[b], *const rc = d[c], *const re = d[e];
+			uint8_t *const hx[2] = { ra, rb }, *const hy[2] = { rc, re };
+			uint8_t *const lx[2] = { ra, rc }, *const ly[2] = { rb, re };
+			const uint16_t ls[2] = { s0, s1 };
+
+			if (zero) {
+				if (zero[a] && zero[b] && zero[c] && zero[e])
+					continue;
+				zero[a] = zero[b] = zero[c] = zero[e] = 0;
+			}
+			for (int i = 0; i < 4; i++, p++) {
+				/* forward: the high layer's two ops first; inverse: the low layer's */
+				const int hi = inverse ? i >= 2 : i < 2;
+
+				l->x[p] = hi ? hx[i & 1] : lx[i & 1];
+				l->y[p] = hi ? hy[i & 1] : ly[i & 1];
+				l->c[p] = hi ? sh : ls[i & 1];
+			}
+		}
+	}
+	return run_ops(ops, (inverse ? GFEC_BFLY_INV : GFEC_BFLY_FWD) | GFEC_BFLY_GROUP4, p, len,
+		       l->x, l->y, l->c);
+}
+
+/* The layers in pairs (layer2); an odd one out alone, first (forward) or last (inverse). */
 static int transform(const struct gfec_fft16_ops *ops, struct lists *l, int inverse,
 		     uint8_t *const *d, unsigned logn, unsigned beta, size_t len,
 		     const struct skip *sk)
@@ -174,12 +224,17 @@ static int transform(const struct gfec_fft16_ops *ops, struct lists *l, int inve
 	const unsigned n = 1u << logn;
 	int ret = 0;
 
-	for (unsigned i = 0; i < logn && !ret; i++) {
-		const unsigned j = inverse ? i : logn - 1 - i;
+	if (!inverse && logn % 2)
+		ret = layer(ops, l, GFEC_BFLY_FWD, d, n, logn - 1, beta, len, sk);
+	const unsigned even = logn - logn % 2;
 
-		ret = layer(ops, l, inverse ? GFEC_BFLY_INV : GFEC_BFLY_FWD, d, n, j, beta, len,
-			    sk);
+	for (unsigned i = 0; i < even && !ret; i += 2) {
+		const unsigned jl = inverse ? i : even - 2 - i;
+
+		ret = layer2(ops, l, inverse, d, n, jl, beta, len, sk);
 	}
+	if (!ret && inverse && logn % 2)
+		ret = layer(ops, l, GFEC_BFLY_INV, d, n, logn - 1, beta, len, sk);
 	return ret;
 }
 
@@ -192,7 +247,7 @@ static int transform_call(const struct gfec_fft16_ops *ops, int inverse, uint8_t
 	if (logn > 16 || !d || beta % (1u << logn) || beta + (1u << logn) > ORDER || len % 2)
 		return GFEC_E_INVAL;
 	gfec_fft16_init();
-	ret = lists_init(&l, (1u << logn) / 2);
+	ret = lists_init(&l, 1u << logn);
 	if (!ret)
 		ret = transform(ops, &l, inverse, d, logn, beta, len, NULL);
 	lists_fini(&l);

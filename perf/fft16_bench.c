@@ -5,7 +5,8 @@
  * chunks), through the codec (each decode checked against the data), then the same calls through
  * gfmatrix/fft16.h with the CPU backend's op wrapped to count the bytes every butterfly list
  * moves (FWD/INV 4 region-bytes per byte of an op with a multiply, 3 without: x and y read, what
- * changed written; MUL 2), against the rate of memory traffic measured in the same run on the
+ * changed written; MUL 2; a group of four ops of two fused layers 8: its four regions read and
+ * written once), against the rate of memory traffic measured in the same run on the
  * same threads: lists of XOR ops (y ^= x) over the same work set the code slices its chunks
  * into (gfec_fft16_slice()). bound = bytes moved / that rate: the time the
  * transforms would take if their multiplies were free. The copies in and out of the work regions
@@ -46,10 +47,13 @@ static int counting_op(void *arg, int kind, int n, size_t len, uint8_t *const *x
 {
 	struct counter *k = arg;
 
-	for (int p = 0; p < n; p++)
-		k->bytes += (double)len * ((kind & ~GFEC_BFLY_DISJOINT) == GFEC_BFLY_MUL ? 2
-					   : c[p]					 ? 4
-											 : 3);
+	if (kind & GFEC_BFLY_GROUP4) /* a group's four regions read and written once */
+		k->bytes += (double)len * 8 * (n / 4);
+	else
+		for (int p = 0; p < n; p++)
+			k->bytes += (double)len * ((kind & ~GFEC_BFLY_FLAGS) == GFEC_BFLY_MUL ? 2
+						   : c[p]				      ? 4
+											      : 3);
 	return gfec_cpu_backend()->butterfly16(k->ctx, kind, n, len, x, y, c);
 }
 

@@ -126,7 +126,14 @@ enum gfec_bfly_kind {
 	/** A flag OR'ed into the kind: no region is written by one op of the call and read or
 	 * written by another, so a backend may also split the list (not only the bytes). */
 	GFEC_BFLY_DISJOINT = 16,
+	/** A flag OR'ed into the kind: the ops come in groups of four (n is a multiple of 4), each
+	 * group in order, no region of one group touched by another: a backend may split the list
+	 * between groups (a radix-4 pass: a group's four ops over a slice while it is in cache). */
+	GFEC_BFLY_GROUP4 = 32,
 };
+
+/** Both flags. */
+#define GFEC_BFLY_FLAGS (GFEC_BFLY_DISJOINT | GFEC_BFLY_GROUP4)
 
 struct gfec_backend_ops {
 	const char *name;

@@ -77,22 +77,24 @@ static void test_basis(void **state)
 }
 
 /*
- * Random op lists over a few shared regions (ops chain through them), or over distinct regions
- * with GFEC_BFLY_DISJOINT (a backend may then split the list), backend vs reference.
+ * Random op lists over a few shared regions (ops chain through them), over distinct regions
+ * with GFEC_BFLY_DISJOINT, or in groups of four ops chained over four regions of their own with
+ * GFEC_BFLY_GROUP4 (a backend may then split the list), backend vs reference.
  */
 static void test_butterfly(void **state)
 {
 	(void)state;
 	for (int iter = 0; iter < 200; iter++) {
-		const int disjoint = iter % 3 == 0, n = test_range(disjoint ? 12 : 1, 40);
-		const int nreg = disjoint ? 2 * n : test_range(2, 12);
+		const int disjoint = iter % 3 == 0, group4 = iter % 3 == 1 && iter % 2;
+		const int n = group4 ? 4 * test_range(12, 20) : test_range(disjoint ? 12 : 1, 40);
+		const int nreg = disjoint || group4 ? 2 * n : test_range(2, 12);
 		const int kind = test_range(0, 2);
-		const size_t len = (size_t)test_range(0, iter % 4 ? 700 : 40000) & ~(size_t)1;
+		const size_t len = (size_t)test_range(0, iter % 4 && !group4 ? 700 : 40000) & ~(size_t)1;
 		const unsigned mis = (unsigned)test_range(0, 63);
 		struct test_buf a, b;
 		uint8_t *ra = tbuf_alloc(&a, len * nreg, mis), *rb = tbuf_alloc(&b, len * nreg, mis);
-		uint8_t *xa[40], *ya[40], *xb[40], *yb[40];
-		uint16_t c[40];
+		uint8_t *xa[80], *ya[80], *xb[80], *yb[80];
+		uint16_t c[80];
 
 		test_fill(ra, len * nreg);
 		memcpy(rb, ra, len * nreg);
@@ -105,6 +107,12 @@ static void test_butterfly(void **state)
 			if (disjoint) { /* regions 2p and 2p + 1, either way round */
 				i = 2 * p + (int)(test_rand() & 1);
 				j = i ^ 1;
+			}
+			if (group4) { /* two of group p / 4's four regions, 8 (p / 4) + 0..3 */
+				const int g = 8 * (p / 4), u = test_range(0, 3), v = test_range(0, 2);
+
+				i = g + u;
+				j = g + v + (v >= u);
 			}
 			xa[p] = ra + (size_t)i * len;
 			ya[p] = ra + (size_t)j * len;
@@ -123,7 +131,7 @@ static void test_butterfly(void **state)
 			if (p && test_range(0, 2) == 0)
 				c[p] = c[p - 1]; /* runs of one constant share its tables */
 		}
-		const int flags = disjoint ? GFEC_BFLY_DISJOINT : 0;
+		const int flags = disjoint ? GFEC_BFLY_DISJOINT : group4 ? GFEC_BFLY_GROUP4 : 0;
 
 		assert_int_equal(gfec_cpu_backend()->butterfly16(cpu_ctx, kind | flags, n, len, xa,
 								 ya, c),
