@@ -326,17 +326,42 @@ one_error_line
 has err "sha256"
 [[ ! -e chk.out ]] || fail "'$LAST' left chk.out behind"
 cp keep/chk.0 keep/chk.1 keep/chk.gfec .
+gfec 0 verify chk
+has out '^sha256: the data chunks hold the file the metadata describes$'
+# Another file's chunks and CRC lines under chk's sha256: chunks, CRCs and parity all agree,
+# only the SHA-256 tells that this is not chk. verify says so (exit 7), and so does decode.
+head -c 500000 /dev/urandom >other
+gfec 0 encode -k 4 -m 2 other
+for i in 0 1 2 3 4 5; do cp "other.$i" "chk.$i"; done
+sed "s/^sha256 .*/sha256 $(meta chk sha256)/" other.gfec >chk.gfec
+reseal chk.gfec
+gfec 7 verify chk
+one_error_line
+has err "^gfec: verify: chk: every chunk matches its CRC32C, but the data's sha256 differs"
+has out '^parity: consistent with the data$'
+has out '^sha256: MISMATCH'
+gfec 1 decode chk -o chk.out
+has err "sha256"
+# With a data chunk lost, verify cannot hash without decoding: it says so, and decode checks.
+rm chk.0
+gfec 7 verify chk
+has out '^sha256: not checked'
+rm other*
+cp keep/chk.[0-5] keep/chk.gfec .
 # One byte shorter: the same chunk size, the same chunks, a file one byte short.
 sed -i "s/^size .*/size 499999/" chk.gfec
 reseal chk.gfec
 gfec 1 decode chk -o chk.out
 has err "sha256"
+gfec 7 verify chk
+has out '^sha256: MISMATCH'
 # Version 1 metadata (no sha256 or w line) is still read; version 3 without sha256 is not.
 grep -v '^sha256 \|^w ' keep/chk.gfec | sed 's/^gfec-meta 3$/gfec-meta 1/' >chk.gfec
 reseal chk.gfec
 gfec 0 decode chk -o chk.out
 same chk.out chk
 gfec 0 verify chk
+has out '^sha256: not recorded \(metadata version 1\)$'
 grep -v '^sha256 ' keep/chk.gfec >chk.gfec
 reseal chk.gfec
 gfec 4 decode chk -o chk.out2
