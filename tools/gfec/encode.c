@@ -26,9 +26,10 @@ const char help_encode[] =
     "  -k, --k K              data chunks (2 <= K, 1 <= M <= K, K+M <= 256; 65536 for w=16)\n"
     "  -m, --m M              parity chunks: any M chunks may be lost\n"
     "  -w, --w W              the field GF(2^W): 8 (default) or 16 (2-byte symbols, as\n"
-    "                         Jerasure w=16; cauchy and jerasure_reed_sol_van only)\n"
-    "  -t, --technique T      cauchy (default), reed_sol_van, jerasure_reed_sol_van or\n"
-    "                         cauchy_good (Jerasure CRS, 2048-byte packets)\n"
+    "                         Jerasure w=16; cauchy, jerasure_reed_sol_van and fft only)\n"
+    "  -t, --technique T      cauchy (default), reed_sol_van, jerasure_reed_sol_van,\n"
+    "                         cauchy_good (Jerasure CRS, 2048-byte packets) or fft (w=16:\n"
+    "                         an O(n log n) additive-FFT Reed-Solomon code, on the CPU)\n"
     "      --backend B        auto (default), cpu, gpu or hybrid (CPU+GPU split)\n"
     "      --threads N        CPU threads (default: all online CPUs)\n"
     "  -h, --help             this text\n";
