@@ -9,14 +9,14 @@
 # first one's build (the machine stays warm only briefly between calls).
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
-# ncperf daemon hybrid nt coalesce multi
+# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
-	nt coalesce multi}
+	nt coalesce multi small ncsizes ltdec fft gate}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -193,6 +193,30 @@ multi() { # several GPUs (issue 18): every visible device, RS(10,4) from GPU and
 	./$b/perf/gfec-multigpu-bench --devices "$all" --stripes 64 -n 7
 	./$b/perf/gfec-multigpu-bench --devices "$all" --chunk 4194304 --stripes 32 -n 7
 }
+small() { # small calls (issue 17): the small-call kernel, the batch call against the kernel alone,
+	# one stripe's P50/P99, an empty kernel's launch + sync, in one process; twice
+	./$b/perf/gfec-gpu-bench --small --json "$log/small1.json" &&
+		./$b/perf/gfec-gpu-bench --small --json "$log/small2.json"
+}
+ncsizes() { # RLC encode (issue 12) by segments per call, n = 128, B = 4 KiB, and batch decode's stages
+	./$b/perf/gfec-nc-gpu-bench --sizes --json "$log/nc_gpu_sizes.json"
+}
+ltdec() { # LT decode (issue 14), n = 10240, B = 1 KiB, one thread: three runs of ten
+	local i
+	for i in 1 2 3; do ./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1 -r 10; done
+}
+fft() { # technique=fft at w = 16 (issue 13): its tests, then (32768,32768) and (1000,200), 64 KiB
+	ctest --test-dir $b -R '^(fft16|codec_fft.*|cli_w16)$' --output-on-failure --timeout 600
+	./$b/perf/gfec-fft16-bench -k 32768 -m 32768 -l 65536 -T "$jobs" -n 2
+	./$b/perf/gfec-fft16-bench -k 1000 -m 200 -l 65536 -T "$jobs" -n 5
+	./$b/perf/gfec-fft16-bench -k 1000 -m 200 -l 65536 -T 1 -n 3
+}
+gate() { # the FIFO gate before host-buffer GPU calls (issue 17): windows off, 16 and 64 callers
+	ctest --test-dir $b -R '^(coalesce.*|rdma_coalesce|rdma_server|rdma_tools)$' --output-on-failure \
+		--timeout 600
+	GFEC_GPU_COALESCE_US=0 ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
+		-o encode -a gpu --memory pageable,pinned -d 0.5 --json "$log/daemon_gate.json"
+}
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
 	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
 		bash perf/weights_sweep.sh ./$b/tools/gfec 11 21 --backend cpu &&
@@ -217,4 +241,9 @@ step hybrid hybrid
 step nt nt
 step coalesce coalesce
 step multi multi
+step small small
+step ncsizes ncsizes
+step ltdec ltdec
+step fft fft
+step gate gate
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
