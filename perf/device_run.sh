@@ -9,14 +9,14 @@
 # first one's build (the machine stays warm only briefly between calls).
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
-# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate
+# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
-	nt coalesce multi small ncsizes ltdec fft gate}
+	nt coalesce multi small ncsizes ltdec fft gate ncctx}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -217,6 +217,16 @@ gate() { # the FIFO gate before host-buffer GPU calls (issue 17): windows off, 1
 	GFEC_GPU_COALESCE_US=0 ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
 		-o encode -a gpu --memory pageable,pinned -d 0.5 --json "$log/daemon_gate.json"
 }
+ncctx() { # gfec_nc.h on GPU contexts (issues 14, 18): LT encode through the API, then two contexts
+	# on one GPU ("0,0"): the nc tests, RLC and RS rows with each context's share
+	GFEC_GPU_DEVICES=0,0 ctest --test-dir $b -R 'nc_backend_gpu$|cli_nc_gpu|perf_nc' \
+		--output-on-failure --timeout 600
+	./$b/perf/gfec-perf nc -a gpu --family lt --quick --lt-n 1024,10240 --json "$log/nc_lt_gpu.json"
+	GFEC_GPU_DEVICES=0,0 GFEC_GPU_SPLIT_MIN=1 ./$b/perf/gfec-perf nc -a gpu --family rlc \
+		--op encode,batch --n 128 --block 4K --json "$log/nc_ctx00.json"
+	GFEC_GPU_DEVICES=0,0 ./$b/perf/gfec-perf -a gpu -o encode -k 10,4 -b 1M -e 1M -B 64 \
+		--json "$log/rs_ctx00.json"
+}
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
 	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
 		bash perf/weights_sweep.sh ./$b/tools/gfec 11 21 --backend cpu &&
@@ -246,4 +256,5 @@ step ncsizes ncsizes
 step ltdec ltdec
 step fft fft
 step gate gate
+step ncctx ncctx
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
