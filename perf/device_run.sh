@@ -9,14 +9,14 @@
 # first one's build (the machine stays warm only briefly between calls).
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
-# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx
+# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
-	nt coalesce multi small ncsizes ltdec fft gate ncctx}
+	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -227,6 +227,11 @@ ncctx() { # gfec_nc.h on GPU contexts (issues 14, 18): LT encode through the API
 	GFEC_GPU_DEVICES=0,0 ./$b/perf/gfec-perf -a gpu -o encode -k 10,4 -b 1M -e 1M -B 64 \
 		--json "$log/rs_ctx00.json"
 }
+w16q() { # GF(2^16), the short form of w16: the GEMM kernel at (1000,200) 64 KiB against its bounds
+	# (16 stripes), and the CPU on 1..16 threads against Jerasure w=16 on one
+	./$b/perf/gfec-gf16-gpu-bench -n 7 -s 16 -l 65536
+	./$b/perf/gfec-gf16-bench 1000 200 65536 3
+}
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
 	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
 		bash perf/weights_sweep.sh ./$b/tools/gfec 11 21 --backend cpu &&
@@ -257,4 +262,5 @@ step ltdec ltdec
 step fft fft
 step gate gate
 step ncctx ncctx
+step w16q w16q
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
