@@ -32,10 +32,19 @@ const char help_decode[] =
     "                         2), not written through. A new OUT gets the chunks' mode, a\n"
     "                         replaced one keeps its own\n"
     "  -r, --repair           also rewrite every missing or damaged chunk file (checks all\n"
-    "                         chunks; the rebuilt ones must match the metadata's CRC32C)\n"
+    "                         chunks; the rebuilt ones must match the metadata's CRC32C).\n"
+    "                         One to rewrite that is a symbolic link (even to a regular\n"
+    "                         file), FIFO, device or directory is refused (exit 2), nothing\n"
+    "                         written\n"
     "      --backend B        auto (default), cpu, gpu or hybrid (CPU+GPU split)\n"
     "      --threads N        CPU threads (default: all online CPUs)\n"
     "  -h, --help             this text\n";
+
+/* What a name that is no regular file is, for a message: "... is a symbolic link". */
+static const char *not_regular(mode_t mode)
+{
+	return S_ISLNK(mode) ? "a symbolic link" : S_ISDIR(mode) ? "a directory" : "a special file";
+}
 
 /* Streams chunk i through CRC32C and settles it as CK_OK or CK_CORRUPT (or lost). */
 static void chunk_check(struct job *j, int i, struct io_progress *prog, uint64_t *done)
@@ -124,10 +133,7 @@ int cmd_decode(int argc, char **argv)
 		if (!S_ISREG(out_st.st_mode)) {
 			ret = fail(GFEC_EXIT_USAGE,
 				   "decode: %s is %s; OUT must be a regular file or not exist",
-				   out_path,
-				   S_ISLNK(out_st.st_mode)   ? "a symbolic link"
-				   : S_ISDIR(out_st.st_mode) ? "a directory"
-							     : "a special file");
+				   out_path, not_regular(out_st.st_mode));
 			goto out;
 		}
 		out_exists = 1;
@@ -142,6 +148,23 @@ int cmd_decode(int argc, char **argv)
 		usable += j.ck[i].state == CK_OK;
 	}
 	io_progress_end(&prog);
+	/* --repair renames each rebuilt chunk over its name, as OUT: a FIFO, a device or a
+	 * directory there is no chunk file to replace, and renaming onto a symbolic link would
+	 * replace the link and leave its target as it was. Such names are refused before anything
+	 * is written; a link, even to a regular file, is the user's to mend (they know where its
+	 * target should live). */
+	for (int i = 0; o.repair && i < j.n; i++) {
+		struct stat st;
+
+		if (chunk_bad(&j.ck[i]) && lstat(j.ck[i].path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			ret = fail(GFEC_EXIT_USAGE,
+				   "decode: --repair would rename a rebuilt chunk over %s (chunk %d), "
+				   "which is %s; nothing written",
+				   j.ck[i].path, i, not_regular(st.st_mode));
+			goto out;
+		}
+	}
+
 	for (int i = 0; i < j.n; i++) {
 		if (!chunk_bad(&j.ck[i]))
 			continue;
