@@ -3,7 +3,9 @@
  *  command-line and JSON helpers. */
 #include "perf_util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,42 +106,125 @@ void perf_cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
-/* Size of cpu0's level-3 cache in bytes, 0 if sysfs does not say. */
+/* "@p dir/@p name" into @p path (PATH_MAX bytes): 0, or -1 where it does not fit. */
+static int join(char *path, const char *dir, const char *name)
+{
+	int n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
+
+	return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+/* @p dir/@p name's first line into @p buf, without its newline: 0, or -1 where unreadable. */
+static int read_line(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int ret = -1;
+
+	if (join(path, dir, name))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, (int)len, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* The size of cache @p dir (.../cpuN/cache/indexI) in bytes if it is a unified level-3 cache,
+ * else 0. A missing type file is taken as unified (level 3 is, on every CPU sysfs describes). */
+static size_t l3_size(const char *dir)
+{
+	char text[64];
+	unsigned long long v = 0;
+	char unit = 0;
+
+	if (read_line(dir, "level", text, sizeof(text)) || strcmp(text, "3") != 0)
+		return 0;
+	if (!read_line(dir, "type", text, sizeof(text)) && strcmp(text, "Unified") != 0)
+		return 0;
+	if (read_line(dir, "size", text, sizeof(text)) || sscanf(text, "%llu%c", &v, &unit) < 1)
+		return 0;
+	if (unit == 'K')
+		v <<= 10;
+	else if (unit == 'M')
+		v <<= 20;
+	else if (unit == 'G')
+		v <<= 30;
+	return (size_t)v;
+}
+
+/*
+ * Each distinct L3 once: cpuN/cache/indexI of every CPU that shares it describes it again, with
+ * the same shared_cpu_list. Two sockets or AMD's CCXs have several, and cpu0 sees one of them.
+ * When no shared_cpu_list can be read, cpu0's largest L3 (what this returned before).
+ */
+size_t perf_l3_bytes_at(const char *cpu_root)
+{
+	char path[PATH_MAX], list[4096];
+	char **seen = NULL;
+	size_t nseen = 0, total = 0, cpu0 = 0;
+	DIR *cpus = opendir(cpu_root);
+	struct dirent *c;
+
+	while (cpus && (c = readdir(cpus))) {
+		DIR *caches;
+		struct dirent *x;
+		int n;
+
+		if (strncmp(c->d_name, "cpu", 3) != 0 || !c->d_name[3] ||
+		    strspn(c->d_name + 3, "0123456789") != strlen(c->d_name + 3))
+			continue;
+		n = snprintf(path, sizeof(path), "%s/%s/cache", cpu_root, c->d_name);
+		if (n < 0 || n >= (int)sizeof(path))
+			continue;
+		caches = opendir(path);
+		while (caches && (x = readdir(caches))) {
+			char dir[PATH_MAX];
+			size_t size, i;
+			char **grown;
+
+			if (strncmp(x->d_name, "index", 5) != 0 || join(dir, path, x->d_name))
+				continue;
+			size = l3_size(dir);
+			if (!size)
+				continue;
+			if (strcmp(c->d_name, "cpu0") == 0 && size > cpu0)
+				cpu0 = size;
+			if (read_line(dir, "shared_cpu_list", list, sizeof(list)))
+				continue;
+			for (i = 0; i < nseen && strcmp(seen[i], list) != 0; i++)
+				;
+			if (i < nseen)
+				continue;
+			/* Out of memory, an L3 goes uncounted: a smaller rotation, no failure. */
+			grown = realloc(seen, (nseen + 1) * sizeof(*seen));
+			if (!grown)
+				continue;
+			seen = grown;
+			seen[nseen] = strdup(list);
+			if (!seen[nseen])
+				continue;
+			nseen++;
+			total += size;
+		}
+		if (caches)
+			closedir(caches);
+	}
+	if (cpus)
+		closedir(cpus);
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
+	return total ? total : cpu0;
+}
+
 size_t perf_l3_bytes(void)
 {
-	char path[128], text[64];
-	size_t best = 0;
-
-	for (int i = 0; i < 8; i++) {
-		FILE *f;
-		int level = 0;
-		unsigned long long v = 0;
-		char unit = 0;
-
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%d", &level) != 1)
-			level = 0;
-		fclose(f);
-		if (level != 3)
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(text, sizeof(text), f) && sscanf(text, "%llu%c", &v, &unit) >= 1) {
-			if (unit == 'K')
-				v <<= 10;
-			else if (unit == 'M')
-				v <<= 20;
-			if (v > best)
-				best = (size_t)v;
-		}
-		fclose(f);
-	}
-	return best;
+	return perf_l3_bytes_at("/sys/devices/system/cpu");
 }
 
 int perf_parse_long(const char *s, long lo, long hi, long *out)

@@ -28,8 +28,14 @@ int perf_cmp_double(const void *a, const void *b);
 struct perf_summary perf_summarise(const double *v, int n);
 /** /proc/cpuinfo's model name, or "unknown". */
 void perf_cpu_model(char *buf, size_t len);
-/** cpu0's level-3 cache in bytes, 0 if sysfs does not say. */
+/**
+ * The machine's level-3 caches in bytes, each distinct one (by its shared_cpu_list) once: two
+ * sockets or several CCXs add up. cpu0's L3 where no shared_cpu_list is readable; 0 if sysfs
+ * describes no L3.
+ */
 size_t perf_l3_bytes(void);
+/** perf_l3_bytes() from @p cpu_root's cpuN/cache/indexI (a copy of /sys/devices/system/cpu). */
+size_t perf_l3_bytes_at(const char *cpu_root);
 /** gfec_parse_number() (decimal, K/M/G/T suffixes) in [lo, hi]: 0, or -1. */
 int perf_parse_long(const char *s, long lo, long hi, long *out);
 /** gfec_parse_number() in 1 .. 2^31-1 (ISA-L takes an int length): 0, or -1. */
