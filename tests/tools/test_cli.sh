@@ -500,7 +500,7 @@ echo "ok: an OUT that is not a regular file is refused"
 repair_refused() {
 	gfec_t 2 decode --repair chk -o chk.out
 	one_error_line
-	has err "^gfec: decode: --repair would rename a rebuilt chunk over $1 \(chunk [0-9]\), which is a"
+	has err "^gfec: decode: --repair would rename a chunk over $1 \(chunk [0-9]\), which is a"
 	[[ ! -e chk.out ]] || fail "'$LAST' wrote chk.out"
 	[[ -z $(find . -name '*.tmp.*') ]] || fail "'$LAST' left a temp file"
 	for f in chk.gfec chk.0 chk.1 chk.2 chk.3 chk.4 chk.5; do

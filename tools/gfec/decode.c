@@ -158,7 +158,7 @@ int cmd_decode(int argc, char **argv)
 
 		if (chunk_bad(&j.ck[i]) && lstat(j.ck[i].path, &st) == 0 && !S_ISREG(st.st_mode)) {
 			ret = fail(GFEC_EXIT_USAGE,
-				   "decode: --repair would rename a rebuilt chunk over %s (chunk %d), "
+				   "decode: --repair would rename a chunk over %s (chunk %d), "
 				   "which is %s; nothing written",
 				   j.ck[i].path, i, not_regular(st.st_mode));
 			goto out;

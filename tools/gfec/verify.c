@@ -56,7 +56,8 @@ static int data_sha256(const struct job *j, uint8_t digest[SHA256_BYTES])
 
 	if (fds && lens) {
 		for (int i = 0; i < j->k; i++) {
-			uint64_t at = (uint64_t)i * j->S, left = at < j->meta.size ? j->meta.size - at : 0;
+			uint64_t at = (uint64_t)i * j->S,
+				 left = at < j->meta.size ? j->meta.size - at : 0;
 
 			fds[i] = j->ck[i].fd;
 			lens[i] = left < j->S ? left : j->S;
@@ -178,9 +179,10 @@ int cmd_verify(int argc, char **argv)
 			goto out;
 		}
 		sha_bad = memcmp(digest, j.meta.sha256, sizeof(digest)) != 0;
-		printf("sha256: %s\n", sha_bad ? "MISMATCH: the data chunks are not the file the "
-						  "metadata describes"
-						: "the data chunks hold the file the metadata describes");
+		printf("sha256: %s\n",
+		       sha_bad ? "MISMATCH: the data chunks are not the file the "
+				 "metadata describes"
+			       : "the data chunks hold the file the metadata describes");
 	}
 	printf("decodable: %s (%d of %d chunks usable, need k=%d)\n", usable >= j.k ? "yes" : "no",
 	       usable, j.n, j.k);
