@@ -164,6 +164,7 @@ roundtrip() {
 		wc -c) == 0 ]] || fail "the padding after $f's last byte is not zeros"
 	gfec 0 verify "$f"
 	has out "verify $f: ok"
+	has out "^sha256: matches the metadata \\($f as its data chunks hold it\\)$"
 
 	lost=$(pick "$m" "$n")
 	for i in $lost; do rm "$f.$i"; done
@@ -173,6 +174,7 @@ roundtrip() {
 		((i >= k)) || has err "chunk $i: missing"
 	done
 	gfec 7 verify "$f"
+	has out "^sha256: matches the metadata \\($f as (decoded|its data chunks hold it)\\)$"
 	gfec 0 decode --repair "$f" -o "$f.out2"
 	same "$f.out2" "$f"
 	for i in $lost; do same "$f.$i" "keep/$f.$i"; done
@@ -328,7 +330,17 @@ has err "sha256"
 [[ ! -e chk.out ]] || fail "'$LAST' left chk.out behind"
 cp keep/chk.0 keep/chk.1 keep/chk.gfec .
 gfec 0 verify chk
-has out '^sha256: the data chunks hold the file the metadata describes$'
+has out '^sha256: matches the metadata \(chk as its data chunks hold it\)$'
+# Data chunks lost or damaged: verify hashes chk as decode would rebuild it, writing nothing.
+rm chk.0
+printf 'X' | dd of=chk.2 bs=1 seek=1000 conv=notrunc status=none
+gfec 7 verify chk
+has out '^sha256: matches the metadata \(chk as decoded\)$'
+[[ -z $(find . -name 'chk.*' -newer chk.gfec ! -name chk.2) ]] || fail "'$LAST' wrote a file"
+rm chk.4
+gfec 7 verify chk
+has out '^sha256: not checked \(too few intact chunks to decode\)$'
+cp keep/chk.[0-5] .
 # Another file's chunks and CRC lines under chk's sha256: chunks, CRCs and parity all agree,
 # only the SHA-256 tells that this is not chk. verify says so (exit 7), and so does decode.
 head -c 500000 /dev/urandom >other
@@ -340,13 +352,15 @@ gfec 7 verify chk
 one_error_line
 has err "^gfec: verify: chk: every chunk matches its CRC32C, but the data's sha256 differs"
 has out '^parity: consistent with the data$'
-has out '^sha256: MISMATCH'
+has out '^sha256: MISMATCH: not the file the metadata describes \(chk as its data chunks'
 gfec 1 decode chk -o chk.out
 has err "sha256"
-# With a data chunk lost, verify cannot hash without decoding: it says so, and decode checks.
-rm chk.0
+# With two data chunks lost, verify decodes them (from parity) and still tells.
+rm chk.0 chk.3
 gfec 7 verify chk
-has out '^sha256: not checked'
+one_error_line
+has err "^gfec: verify: chk: problems in chunks 0, 3; the data's sha256 differs"
+has out '^sha256: MISMATCH: not the file the metadata describes \(chk as decoded\)$'
 rm other*
 cp keep/chk.[0-5] keep/chk.gfec .
 # One byte shorter: the same chunk size, the same chunks, a file one byte short.

@@ -119,6 +119,14 @@ void io_progress_end(struct io_progress *p);
 int sha256_files(const int *fds, const uint64_t *lens, int n, void *buf, size_t buflen,
 		 uint8_t digest[SHA256_BYTES]);
 
+/* One SHA-256 fed piece by piece, for bytes that come from no single file (verify's decode). */
+/** A new digest, or NULL when out of memory. */
+void *sha256_begin(void);
+/** Adds @p len bytes. @returns 0 or -ENOMEM. */
+int sha256_update(void *ctx, const void *buf, size_t len);
+/** The digest into @p digest (NULL: discarded), and frees @p ctx. @returns 0 or -ENOMEM. */
+int sha256_end(void *ctx, uint8_t digest[SHA256_BYTES]);
+
 /* --- meta.c ----------------------------------------------------------------------------------- */
 
 /* meta_load() refuses anything larger: 65536 chunks (w = 16) need under 1.6 MiB. */

@@ -10,32 +10,58 @@
 
 #include "cli.h"
 
+void *sha256_begin(void)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (ctx && !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(ctx);
+		ctx = NULL;
+	}
+	return ctx;
+}
+
+int sha256_update(void *ctx, const void *buf, size_t len)
+{
+	/* What a failed EVP call means here: it allocates. */
+	return EVP_DigestUpdate(ctx, buf, len) ? 0 : -ENOMEM;
+}
+
+int sha256_end(void *ctx, uint8_t digest[SHA256_BYTES])
+{
+	uint8_t scratch[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	int ret = EVP_DigestFinal_ex(ctx, digest ? digest : scratch, &len) && len == SHA256_BYTES
+		      ? 0
+		      : -ENOMEM;
+
+	EVP_MD_CTX_free(ctx);
+	return ret;
+}
+
 int sha256_files(const int *fds, const uint64_t *lens, int n, void *buf, size_t buflen,
 		 uint8_t digest[SHA256_BYTES])
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned int len = 0;
-	int ret = -ENOMEM;
+	void *ctx = sha256_begin();
+	int ret = 0;
 
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		goto out;
-	for (int i = 0; i < n; i++)
-		for (uint64_t off = 0; off < lens[i];) {
+	if (!ctx)
+		return -ENOMEM;
+	for (int i = 0; i < n && !ret; i++)
+		for (uint64_t off = 0; off < lens[i] && !ret;) {
 			size_t want = lens[i] - off < buflen ? (size_t)(lens[i] - off) : buflen;
 			size_t got = 0;
 
 			ret = io_pread_full(fds[i], buf, want, off, &got);
 			if (!ret && got < want)
 				ret = -EIO;
-			if (ret)
-				goto out;
-			ret = -ENOMEM; /* what a failed EVP call means here: it allocates */
-			if (!EVP_DigestUpdate(ctx, buf, got))
-				goto out;
+			if (!ret)
+				ret = sha256_update(ctx, buf, got);
 			off += got;
 		}
-	ret = EVP_DigestFinal_ex(ctx, digest, &len) && len == SHA256_BYTES ? 0 : -ENOMEM;
-out:
-	EVP_MD_CTX_free(ctx);
-	return ret;
+	if (ret) {
+		sha256_end(ctx, NULL);
+		return ret;
+	}
+	return sha256_end(ctx, digest);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file verify.c
- * gfec verify: every chunk's CRC32C and, when all are there, the parity, in one pass; then,
- * when every data chunk is intact, FILE's SHA-256 over them.
+ * gfec verify: every chunk's CRC32C and, when all are there, the parity, in one pass; then
+ * FILE's SHA-256, over the data chunks or, where one is not intact, as decoded.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,10 +19,11 @@ const char help_verify[] =
     "\n"
     "Checks every chunk of FILE against FILE.gfec: ok, missing, wrong size, unreadable or crc\n"
     "mismatch. When all K+M chunks are there it also recomputes the parity from the data and\n"
-    "names each parity chunk that does not match. When every data chunk is intact it also\n"
-    "checks that they hold FILE, by the SHA-256 the metadata records (as decode does): chunks\n"
-    "and metadata CRC lines that all agree can still belong to another file. Exits 0 only if\n"
-    "everything is right, and 7 if anything is not, a SHA-256 mismatch included.\n"
+    "names each parity chunk that does not match. Then, when K chunks are intact, it checks\n"
+    "FILE's SHA-256, which the metadata records, over the data chunks or, where one is not\n"
+    "intact, over FILE as decode would rebuild it (nothing is written): chunks and CRC lines\n"
+    "that all agree can still belong to another file. Exits 0 only if everything is right,\n"
+    "and 7 if anything is not, a SHA-256 mismatch included.\n"
     "\n"
     "      --backend B        auto (default), cpu or gpu\n"
     "      --threads N        CPU threads (default: all online CPUs)\n"
@@ -45,27 +46,71 @@ static void list_add(char *list, size_t len, int i, int *count)
 }
 
 /*
- * FILE's SHA-256 from its data chunks, which hold it in order (the last zero-padded), into
- * @p digest. @returns 0 or -errno as sha256_files().
+ * FILE's SHA-256 as the chunks hold it, into @p digest: each data chunk's bytes in order, up to
+ * FILE's size (the last is zero-padded). An intact data chunk is read; another is decoded a
+ * segment at a time from the first k intact chunks (data first), as decode would rebuild it.
+ * Needs k intact chunks. @returns 0 with *lost = -1 and the digest, or with *lost the chunk that
+ * went bad while being read (as verify's pass marks it, and no digest); or the exit code, after
+ * saying why.
  */
-static int data_sha256(const struct job *j, uint8_t digest[SHA256_BYTES])
+static int file_sha256(struct job *j, uint8_t digest[SHA256_BYTES], int *lost)
 {
-	int *fds = malloc((size_t)j->k * sizeof(*fds));
-	uint64_t *lens = malloc((size_t)j->k * sizeof(*lens));
-	int ret = -ENOMEM;
+	const uint8_t **have = calloc((size_t)j->n, sizeof(*have));
+	uint8_t **want = calloc((size_t)j->n, sizeof(*want));
+	void *sha = sha256_begin();
+	struct io_progress prog;
+	int nsrc = 0, ret = 0;
 
-	if (fds && lens) {
-		for (int i = 0; i < j->k; i++) {
-			uint64_t at = (uint64_t)i * j->S,
-				 left = at < j->meta.size ? j->meta.size - at : 0;
-
-			fds[i] = j->ck[i].fd;
-			lens[i] = left < j->S ? left : j->S;
-		}
-		ret = sha256_files(fds, lens, j->k, j->buf, j->seg * (size_t)j->n, digest);
+	*lost = -1;
+	if (!have || !want || !sha) {
+		ret = out_of_memory();
+		goto out;
 	}
-	free(fds);
-	free(lens);
+	for (int i = 0; i < j->n && nsrc < j->k; i++)
+		if (j->ck[i].state == CK_OK) {
+			have[i] = j->p[i];
+			nsrc++;
+		}
+	io_progress_start(&prog, "verify: sha256", j->meta.size);
+	for (int i = 0; i < j->k && !ret && *lost < 0; i++) {
+		/* FILE's bytes in chunk i */
+		uint64_t at = (uint64_t)i * j->S, left = at < j->meta.size ? j->meta.size - at : 0;
+
+		if (left > j->S)
+			left = j->S;
+
+		for (uint64_t off = 0; off < left && !ret && *lost < 0; off += j->seg) {
+			/* A decode takes whole segments; only FILE's bytes are hashed. */
+			size_t len = j->S - off < j->seg ? (size_t)(j->S - off) : j->seg;
+			size_t use = left - off < len ? (size_t)(left - off) : len;
+
+			for (int s = 0; s < j->n && *lost < 0; s++)
+				if ((s == i || !have[i]) && have[s] &&
+				    chunk_read(j, s, off, s == i ? use : len))
+					*lost = s;
+			if (*lost >= 0)
+				break;
+			if (!have[i]) {
+				want[i] = j->p[i];
+				ret = gfec_decode(j->codec, have, want, len);
+				want[i] = NULL;
+				if (ret) {
+					ret = fail(GFEC_EXIT_INTERNAL, "verify: gfec_decode: %s",
+						   gfec_strerror(ret));
+					break;
+				}
+			}
+			if (sha256_update(sha, j->p[i], use))
+				ret = out_of_memory();
+			io_progress_update(&prog, at + off + use);
+		}
+	}
+	io_progress_end(&prog);
+out:
+	if (sha && sha256_end(sha, ret || *lost >= 0 ? NULL : digest) && !ret && *lost < 0)
+		ret = out_of_memory();
+	free(have);
+	free(want);
 	return ret;
 }
 
@@ -78,7 +123,7 @@ int cmd_verify(int argc, char **argv)
 	struct job j;
 	char list[64];
 	uint8_t digest[SHA256_BYTES];
-	int all, usable = 0, problems = 0, crc_bad = 0, data_ok = 1, sha_bad = 0, ret;
+	int all, usable = 0, problems = 0, crc_bad = 0, data_ok = 1, sha_bad = 0, lost, ret;
 
 	ret = parse_opts("verify", help_verify, argc, argv, "h", 1, 1, 1, &o);
 	if (ret >= 0)
@@ -165,24 +210,32 @@ int cmd_verify(int argc, char **argv)
 		    "parity: not checked (not all %d chunks are readable and of the right size)\n",
 		    j.n);
 	}
-	/* Intact data chunks are FILE, zero-padded: no decoding needed to hash it. */
+	/* The CRCs and the parity say that the chunks agree with the metadata and each other; only
+	 * the SHA-256 says that they hold FILE. */
 	for (int i = 0; i < j.k; i++)
 		data_ok &= j.ck[i].state == CK_OK;
 	if (j.meta.version < 2) {
 		printf("sha256: not recorded (metadata version %d)\n", j.meta.version);
-	} else if (!data_ok) {
-		printf("sha256: not checked (a data chunk is not intact; decode checks it)\n");
+	} else if (usable < j.k) {
+		printf("sha256: not checked (too few intact chunks to decode)\n");
 	} else {
-		ret = data_sha256(&j, digest);
-		if (ret) {
-			ret = fail_errno(ret, "verify: cannot read the data chunks of", j.base);
+		ret = file_sha256(&j, digest, &lost);
+		if (ret)
 			goto out;
+		if (lost >= 0) {
+			/* Gone bad since the first pass: a problem as that pass reports one, not a
+			 * failure of verify. */
+			chunk_describe(&j, lost, what, sizeof(what));
+			printf("sha256: not checked (chunk %d, %s, became %s while being read)\n",
+			       lost, j.ck[lost].path, what);
+			list_add(list, sizeof(list), lost, &problems);
+		} else {
+			sha_bad = memcmp(digest, j.meta.sha256, sizeof(digest)) != 0;
+			printf("sha256: %s (%s %s)\n",
+			       sha_bad ? "MISMATCH: not the file the metadata describes"
+				       : "matches the metadata",
+			       j.base, data_ok ? "as its data chunks hold it" : "as decoded");
 		}
-		sha_bad = memcmp(digest, j.meta.sha256, sizeof(digest)) != 0;
-		printf("sha256: %s\n",
-		       sha_bad ? "MISMATCH: the data chunks are not the file the "
-				 "metadata describes"
-			       : "the data chunks hold the file the metadata describes");
 	}
 	printf("decodable: %s (%d of %d chunks usable, need k=%d)\n", usable >= j.k ? "yes" : "no",
 	       usable, j.n, j.k);
