@@ -33,7 +33,7 @@ static const char help_main[] =
     "commands:\n"
     "  encode   -k K -m M FILE      write the chunks and the metadata of FILE (-w 16: GF(2^16))\n"
     "  decode   FILE [-o OUT]       rebuild FILE from its chunks (--repair: also the chunks)\n"
-    "  verify   FILE                check every chunk's CRC32C and the parity\n"
+    "  verify   FILE                check every chunk's CRC32C, the parity and FILE's SHA-256\n"
     "  info     [FILE]              library, backend and CPUs; with FILE its metadata\n"
     "  tune     [OPTIONS]           tune GPU kernels and the CPU/GPU crossover into gfec.conf\n"
     "  weights  FILE | --bch N,K    weight and joint weight distribution of a binary code\n"
