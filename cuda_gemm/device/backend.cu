@@ -283,8 +283,14 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 	CUDA_TRY(cudaGetDeviceProperties(&c->prop, c->dev));
 	CUDA_TRY(cudaMalloc(&c->d_logexp, sizeof(le)));
 	CUDA_TRY(cudaMemcpy(c->d_logexp, le, sizeof(le), cudaMemcpyHostToDevice));
+	// Blocking streams (cudaStreamDefault), here and in dev_stream_get: their work waits for
+	// what the caller queued before on the legacy default stream. A cudaMemcpy from pageable
+	// memory returns once the bytes are staged, before its DMA lands, and a cudaMemset on device
+	// memory returns at once: with non-blocking streams the kernels read the buffers before
+	// them (test_nc_gpu and test_nc_backend's LT cases failed so when they ran beside other GPU
+	// tests on the H200; so could the plan uploads below).
 	for (int i = 0; i < c->nslots; i++) {
-		CUDA_TRY(cudaStreamCreateWithFlags(&c->slots[i].stream, cudaStreamNonBlocking));
+		CUDA_TRY(cudaStreamCreateWithFlags(&c->slots[i].stream, cudaStreamDefault));
 		CUDA_TRY(cudaEventCreateWithFlags(&c->slots[i].done, cudaEventDisableTiming));
 	}
 	*out = c;
@@ -546,9 +552,9 @@ DevStream *dev_take(Ctx *c)
 	d = new (std::nothrow) DevStream;
 	if (!d)
 		return nullptr;
-	if (cudaStreamCreateWithFlags(&d->st, cudaStreamNonBlocking) != cudaSuccess ||
-	    cudaStreamCreateWithFlags(&d->st2, cudaStreamNonBlocking) != cudaSuccess ||
-	    cudaStreamCreateWithFlags(&d->up, cudaStreamNonBlocking) != cudaSuccess ||
+	if (cudaStreamCreateWithFlags(&d->st, cudaStreamDefault) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&d->st2, cudaStreamDefault) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&d->up, cudaStreamDefault) != cudaSuccess ||
 	    cudaEventCreateWithFlags(&d->ev, cudaEventDisableTiming) != cudaSuccess) {
 		cudaGetLastError();
 		dev_stream_free(d);

@@ -604,6 +604,7 @@ int m_devices(void *ctx, struct gfec_backend_device *out, int max)
 const struct gfec_backend_ops multi_ops = {
 	"gpu",	      m_init,	m_fini,		  m_can_implement, m_plan_create, m_plan_free,
 	m_gemm,	      m_update, m_is_device_ptr, m_stats,	   m_path_name,	  m_devices,
+	nullptr, // butterfly16: the CPU backend's alone
 };
 
 } // namespace
