@@ -9,14 +9,14 @@
 # first one's build (the machine stays warm only briefly between calls).
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
-# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress
+# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
-	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress}
+	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -176,6 +176,15 @@ nt() { # cpu_stream_min (issue 16): parity by non-temporal stores off (0) and on
 		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
 	done
 }
+cpu16() { # issue 16's noisiest rows again, twice: one thread at 4 KiB from DRAM (15 repeats) against
+	# upstream ISA-L 2.32.1, and all cores at 16 MiB against the ceiling of the same run
+	local up=/tmp/isa-l-2.32.1 i
+	upstream_isal || return
+	for i in 1 2; do
+		./$b/perf/gfec-perf isal -k '4,2 223,32' -b 4K -e 4K -T 1 -r 15 --isal-lib $up/bin/libisal.so.2
+		./$b/perf/gfec-perf -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
+	done
+}
 coalesce() { # cross-call coalescing (issue 17): its GPU test, then the daemon's GPU rows with
 	# windows off (0), at the default (20 us) and wider, and the CPU rows for their CPU-s/GB
 	local us
@@ -263,6 +272,7 @@ step daemon daemon
 step hybrid hybrid
 step nt nt
 step coalesce coalesce
+step cpu16 cpu16
 step multi multi
 step small small
 step ncsizes ncsizes
