@@ -208,6 +208,8 @@ multi() { # several GPUs (issue 18): every visible device, RS(10,4) from GPU and
 	GFEC_GPU_DEVICES=$all ./$b/tools/gfec info | grep 'gpu context'
 	./$b/perf/gfec-multigpu-bench --devices "$all" --stripes 64 -n 7
 	./$b/perf/gfec-multigpu-bench --devices "$all" --chunk 4194304 --stripes 32 -n 7
+	# RLC encode (n = 128, 4 KiB) from pinned memory, one context against all (after RS rows)
+	./$b/perf/gfec-multigpu-bench --devices "$all" --stripes 16 -n 5 --nc --segments 32
 }
 small() { # small calls (issue 17): the small-call kernel, the batch call against the kernel alone,
 	# one stripe's P50/P99, an empty kernel's launch + sync, in one process; twice

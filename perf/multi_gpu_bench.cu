@@ -10,6 +10,10 @@
  *                stripes in one call (weak scaling: the ratio is of throughputs).
  *   pinned rows: --stripes stripes in pinned host memory, coded by the first context alone,
  *                then by all (strong scaling).
+ *   --nc:        RLC encode (gfec_nc.h, n = 128, B = 4 KiB, --segments segments of 1024 coded
+ *                blocks per call, backend=gpu) from pinned host memory into pinned host memory,
+ *                one context (GFEC_GPU_DEVICES set to the first) against all, each output
+ *                checked against backend=cpu (strong scaling; GB/s of coded output).
  *
  * GB/s = 10^9 DATA bytes (k x chunk per stripe) per second, from the median wall time of -n calls
  * after one warm-up. Outputs are checked against backend=cpu (the first and last stripe of each
@@ -18,6 +22,7 @@
  * rows: a stripe moves k + m chunks over it, so data GB/s <= both x k / (k + m)).
  *
  * usage: gfec-multigpu-bench [--devices LIST] [--chunk BYTES] [--stripes N] [-n ITERS]
+ *                            [--nc [--segments N]]
  * Exit codes: 0 done and every check passed, 1 a check failed, 2 bad arguments or setup, 77 no
  * usable GPU.
  */
@@ -33,6 +38,7 @@
 #include <vector>
 
 #include "gfec/gfec.h"
+#include "gfec/gfec_nc.h"
 
 namespace {
 
@@ -280,22 +286,112 @@ void shares(gfec_codec *c, const char *what)
 		       d[i].rate_dev / 1e9);
 }
 
+// An RLC code of n = 128, B = 4 KiB on @p devices ("" = the CPU): GFEC_GPU_DEVICES is read when
+// a code is made, so one process holds a one-context and an all-context code side by side.
+gfec_nc *nc_code(const std::string &devices)
+{
+	struct gfec_nc_params p = {};
+	gfec_nc *c = nullptr;
+
+	p.n = 128;
+	p.block_size = 4096;
+	p.backend = devices.empty() ? GFEC_NC_BACKEND_CPU : GFEC_NC_BACKEND_GPU;
+	if (!devices.empty())
+		setenv("GFEC_GPU_DEVICES", devices.c_str(), 1);
+	const int ret = gfec_nc_create(&p, &c);
+
+	unsetenv("GFEC_GPU_DEVICES");
+	if (ret) {
+		fprintf(stderr, "gfec-multigpu-bench: RLC code on '%s': %s\n", devices.c_str(),
+			gfec_strerror(ret));
+		exit(77);
+	}
+	return c;
+}
+
+// RLC encode from pinned memory, one context against every context of @p list. 0, or 1 when an
+// output differs from the CPU's.
+int nc_rows(const std::string &list, int nseg)
+{
+	const uint32_t count = 1024;
+	gfec_nc *cpu = nc_code(""), *all = nc_code(list);
+	struct gfec_gpu_device info[16];
+	const int nctx = gfec_nc_gpu_devices(all, info, 16);
+	gfec_nc *one = nc_code(std::to_string(info[0].ordinal));
+	const size_t seg = (size_t)128 * 4096, blk = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
+	const size_t olen = (size_t)nseg * count * blk;
+	uint8_t *data, *out;
+	std::vector<uint8_t> want(olen);
+	std::vector<struct gfec_nc_segment> segs(nseg);
+	uint32_t x = 0x9e3779b9u;
+	int bad = 0;
+
+	ck(cudaMallocHost((void **)&data, seg * nseg), "cudaMallocHost");
+	ck(cudaMallocHost((void **)&out, olen), "cudaMallocHost");
+	for (size_t i = 0; i < seg * nseg; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		data[i] = (uint8_t)x;
+	}
+	for (int s = 0; s < nseg; s++)
+		segs[s] = { (uint64_t)s + 1, data + s * seg };
+	if (gfec_nc_encode(cpu, segs.data(), nseg, 0, count, want.data(), olen)) {
+		fprintf(stderr, "FAIL: the CPU's RLC encode\n");
+		return 1;
+	}
+	double r[2];
+	gfec_nc *code[2] = { one, all };
+
+	for (int w = 0; w < 2; w++) {
+		int ret = 0;
+
+		memset(out, 0xa5, olen);
+		const double t = median_s([&] {
+			ret |= gfec_nc_encode(code[w], segs.data(), nseg, 0, count, out, olen);
+		});
+		r[w] = olen / t / 1e9;
+		if (ret || memcmp(out, want.data(), olen)) {
+			fprintf(stderr, "FAIL: RLC encode on %s: %s\n", w ? "every context" : "one context",
+				ret ? gfec_strerror(ret) : "bytes differ from backend=cpu");
+			bad = 1;
+		}
+	}
+	printf("RLC(128) 4 KiB encode, pinned host memory, %d segments x %u blocks per call: 1 "
+	       "context %.1f GB/s, %d contexts %.1f GB/s of coded output: ratio %.2f\n",
+	       nseg, count, r[0], nctx, r[1], r[1] / r[0]);
+	gfec_nc_gpu_devices(all, info, 16);
+	for (int i = 0; i < nctx && i < 16; i++)
+		printf("  nc: context %d on GPU %d: %llu shares, share %.3f, %llu failed\n", i,
+		       info[i].ordinal, (unsigned long long)info[i].calls, info[i].share,
+		       (unsigned long long)info[i].failures);
+	cudaFreeHost(data);
+	cudaFreeHost(out);
+	gfec_nc_free(one);
+	gfec_nc_free(all);
+	gfec_nc_free(cpu);
+	return bad;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	std::string list = "all";
 	size_t chunk = (size_t)1 << 20;
-	int ns = 64, count = 0, bad = 0;
+	int ns = 64, count = 0, bad = 0, nc = 0, nseg = 32;
 
 	for (int i = 1; i < argc; i++) {
 		const std::string a = argv[i];
 
-		if ((a == "--devices" || a == "--chunk" || a == "--stripes" || a == "-n") &&
-		    i + 1 < argc) {
+		if (a == "--nc") {
+			nc = 1;
+		} else if ((a == "--devices" || a == "--chunk" || a == "--stripes" || a == "-n" ||
+			    a == "--segments") &&
+			   i + 1 < argc) {
 			const char *v = argv[++i];
 
-			if (a == "--devices")
+			if (a == "--segments")
+				nseg = atoi(v);
+			else if (a == "--devices")
 				list = v;
 			else if (a == "--chunk")
 				chunk = strtoull(v, nullptr, 0);
@@ -305,10 +401,11 @@ int main(int argc, char **argv)
 				g_iters = atoi(v);
 		} else if (a == "-h" || a == "--help") {
 			printf("usage: gfec-multigpu-bench [--devices all|0,1,...] [--chunk BYTES] "
-			       "[--stripes N] [-n ITERS]\n"
+			       "[--stripes N] [-n ITERS] [--nc [--segments N]]\n"
 			       "RS(10,4) on the first GPU context against all of gpu_devices, data in\n"
 			       "each GPU's memory and in pinned host memory, with every GPU's copy and\n"
-			       "PCIe ceilings. Exit: 0 ok, 1 a check failed, 2 bad arguments, 77 no "
+			       "PCIe ceilings; with --nc, RLC encode (n = 128, 4 KiB blocks) from pinned\n"
+			       "memory the same way. Exit: 0 ok, 1 a check failed, 2 bad arguments, 77 no "
 			       "GPU.\n");
 			return 0;
 		} else {
@@ -317,9 +414,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (chunk == 0 || chunk % 64 || ns < 1 || g_iters < 1) {
+	if (chunk == 0 || chunk % 64 || ns < 1 || g_iters < 1 || nseg < 1 || nseg > 4096) {
 		fprintf(stderr, "gfec-multigpu-bench: --chunk must be a positive multiple of 64, "
-				"--stripes and -n positive\n");
+				"--stripes and -n positive, --segments 1..4096\n");
 		return 2;
 	}
 	if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
@@ -401,6 +498,8 @@ int main(int argc, char **argv)
 	       ns, p1, nctx, pn, pn / p1, host_both * K / (K + M));
 	free_stripes(pin);
 	shares(all, "all");
+	if (nc)
+		bad |= nc_rows(list, nseg);
 	printf("%s\n", bad ? "FAIL" : "every output matched backend=cpu");
 	gfec_codec_free(one);
 	gfec_codec_free(all);
