@@ -314,7 +314,7 @@ static int encode_staged(void *ctx, const struct gfec_nc_params *p,
 	const size_t B = p->block_size, bytes = SEED_HDR + B, seg = (size_t)p->n * B;
 	const uint32_t ncoded = count - nsys;
 	const size_t coded = (size_t)nseg * ncoded * B;
-	uint8_t *d_seg = NULL, *d_out = NULL, *back = NULL;
+	uint8_t *d_seg = NULL, *d_out = NULL;
 	const uint8_t **src = NULL;
 	uint8_t **dst = NULL;
 	int ret = 0;
@@ -328,8 +328,7 @@ static int encode_staged(void *ctx, const struct gfec_nc_params *p,
 		return 0;
 	src = malloc(sizeof(*src) * nseg);
 	dst = malloc(sizeof(*dst) * nseg * ncoded);
-	back = malloc(coded);
-	if (!src || !dst || !back) {
+	if (!src || !dst) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
@@ -346,18 +345,18 @@ static int encode_staged(void *ctx, const struct gfec_nc_params *p,
 		dst[i] = d_out + i * B;
 	ret = gfec_gpu_nc_encode(ctx, p->n, B, !!(p->flags & GFEC_NC_ZERO_COEFS), first + nsys,
 				 ncoded, nseg, src, dst);
-	if (!ret)
-		ret = gfec_gpu_nc_memcpy(ctx, back, d_out, coded);
-	if (ret)
-		goto out;
-	for (int s = 0; s < nseg; s++)
-		for (uint32_t r = 0; r < ncoded; r++)
-			memcpy(out + ((size_t)s * count + nsys + r) * bytes + SEED_HDR,
-			       back + ((size_t)s * ncoded + r) * B, B);
+	/*
+	 * The payloads straight into their blocks, B + 28 bytes apart, by strided copies (one for
+	 * the call, one per segment when source blocks come first): a bounce buffer and a CPU copy
+	 * ran at 1.2 GB/s of coded output from pinned memory on an H200 (run h, call 6).
+	 */
+	for (int s = 0; s < (nsys ? nseg : 1) && !ret; s++)
+		ret = gfec_gpu_nc_memcpy2d(ctx, out + ((size_t)s * count + nsys) * bytes + SEED_HDR,
+					   bytes, d_out + (size_t)s * ncoded * B, B, B,
+					   nsys ? ncoded : (size_t)nseg * ncoded);
 out:
 	gfec_gpu_nc_free(ctx, d_seg);
 	gfec_gpu_nc_free(ctx, d_out);
-	free(back);
 	free(src);
 	free(dst);
 	return ret;
@@ -448,11 +447,11 @@ static int lt_staged(void *ctx, const struct gfec_nc_params *p, const struct gfe
 {
 	const size_t B = p->block_size, bytes = SEED_HDR + B, seg = (size_t)p->n * B;
 	const size_t coded = (size_t)nseg * count * B;
-	uint8_t *d_seg = NULL, *d_out = NULL, *back = malloc(coded);
+	uint8_t *d_seg = NULL, *d_out = NULL;
 	const uint8_t **src = malloc(sizeof(*src) * nseg);
 	int ret;
 
-	if (!back || !src) {
+	if (!src) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
@@ -465,17 +464,14 @@ static int lt_staged(void *ctx, const struct gfec_nc_params *p, const struct gfe
 	}
 	if (!ret)
 		ret = lt_payloads(ctx, p, dist, src, nseg, first, count, d_out, B);
+	if (!ret) /* the payloads straight into their blocks, as encode_staged does */
+		ret = gfec_gpu_nc_memcpy2d(ctx, out + SEED_HDR, bytes, d_out, B, B,
+					   (size_t)nseg * count);
 	if (!ret)
-		ret = gfec_gpu_nc_memcpy(ctx, back, d_out, coded);
-	if (ret)
-		goto out;
-	pack_headers(p, segs, nseg, first, count, 0, out, bytes);
-	for (size_t i = 0; i < (size_t)nseg * count; i++)
-		memcpy(out + i * bytes + SEED_HDR, back + i * B, B);
+		pack_headers(p, segs, nseg, first, count, 0, out, bytes);
 out:
 	gfec_gpu_nc_free(ctx, d_seg);
 	gfec_gpu_nc_free(ctx, d_out);
-	free(back);
 	free(src);
 	return ret;
 }

@@ -515,6 +515,26 @@ extern "C" int gfec_gpu_nc_memcpy(void *ctx, void *dst, const void *src, size_t 
 	return 0;
 }
 
+extern "C" int gfec_gpu_nc_memcpy2d(void *ctx, void *dst, size_t dpitch, const void *src,
+				    size_t spitch, size_t width, size_t height)
+{
+	if (!ctx || dpitch < width || spitch < width || (width && height && (!dst || !src)))
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!width || !height)
+		return 0;
+	if (cudaSetDevice(v.dev) != cudaSuccess ||
+	    cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault,
+			      v.stream) != cudaSuccess ||
+	    cudaStreamSynchronize(v.stream) != cudaSuccess)
+		return stream_fail(v.stream);
+	return 0;
+}
+
 extern "C" int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *const *src,
 				       const size_t *len, uint8_t *const *dst)
 {

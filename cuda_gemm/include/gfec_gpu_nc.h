@@ -84,6 +84,13 @@ void gfec_gpu_nc_free(void *ctx, void *p);
 /** Copies @p bytes from @p src to @p dst, each host or device memory. 0 or GFEC_E_DEVICE. */
 int gfec_gpu_nc_memcpy(void *ctx, void *dst, const void *src, size_t bytes);
 /**
+ * Copies @p height rows of @p width bytes, row r from src + r * spitch to dst + r * dpitch (each
+ * host or device memory; pitches >= width): coded payloads into blocks that carry headers,
+ * without a bounce buffer. 0 or GFEC_E_DEVICE.
+ */
+int gfec_gpu_nc_memcpy2d(void *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+			 size_t width, size_t height);
+/**
  * Piece i: len[i] bytes from src[i] to dst[i], all device memory, in one launch (the arrays are
  * host memory). 0; GFEC_E_NOTSUP when src[0] or dst[0] is not device memory; GFEC_E_DEVICE.
  */

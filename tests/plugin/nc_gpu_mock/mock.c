@@ -200,6 +200,23 @@ int gfec_gpu_nc_memcpy(void *ctx, void *dst, const void *src, size_t bytes)
 	return 0;
 }
 
+int gfec_gpu_nc_memcpy2d(void *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+			 size_t width, size_t height)
+{
+	FAULT(ctx);
+	if (dpitch < width || spitch < width)
+		abort(); /* the plugin never asks this */
+	for (size_t r = 0; r < height && width; r++) {
+		uint8_t *d = (uint8_t *)dst + r * dpitch;
+		const uint8_t *s = (const uint8_t *)src + r * spitch;
+
+		if (!is_dev(d, width) && !is_dev(s, width))
+			abort(); /* host to host is not what these are for */
+		memcpy(d, s, width);
+	}
+	return 0;
+}
+
 int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *const *src, const size_t *len,
 			    uint8_t *const *dst)
 {
