@@ -306,6 +306,22 @@ out:
 	return ret;
 }
 
+/*
+ * The staged encodes' uploads: @p nseg segments of @p seg bytes from host memory into one device
+ * allocation (*d_seg), segment s at src[s].
+ */
+static int upload_segments(void *ctx, const struct gfec_nc_segment *segs, int nseg, size_t seg,
+			   const uint8_t **src, uint8_t **d_seg)
+{
+	int ret = gfec_gpu_nc_alloc(ctx, seg * nseg, (void **)d_seg);
+
+	for (int s = 0; s < nseg && !ret; s++) {
+		src[s] = *d_seg + (size_t)s * seg;
+		ret = gfec_gpu_nc_memcpy(ctx, *d_seg + (size_t)s * seg, segs[s].data, seg);
+	}
+	return ret;
+}
+
 /* Encode from host buffers through device memory (backend=gpu). */
 static int encode_staged(void *ctx, const struct gfec_nc_params *p,
 			 const struct gfec_nc_segment *segs, int nseg, uint32_t first,
@@ -332,13 +348,9 @@ static int encode_staged(void *ctx, const struct gfec_nc_params *p,
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
-	ret = gfec_gpu_nc_alloc(ctx, seg * nseg, (void **)&d_seg);
+	ret = upload_segments(ctx, segs, nseg, seg, src, &d_seg);
 	if (!ret)
 		ret = gfec_gpu_nc_alloc(ctx, coded, (void **)&d_out);
-	for (int s = 0; s < nseg && !ret; s++) {
-		src[s] = d_seg + (size_t)s * seg;
-		ret = gfec_gpu_nc_memcpy(ctx, d_seg + (size_t)s * seg, segs[s].data, seg);
-	}
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < (size_t)nseg * ncoded; i++)
@@ -455,13 +467,9 @@ static int lt_staged(void *ctx, const struct gfec_nc_params *p, const struct gfe
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
-	ret = gfec_gpu_nc_alloc(ctx, seg * nseg, (void **)&d_seg);
+	ret = upload_segments(ctx, segs, nseg, seg, src, &d_seg);
 	if (!ret)
 		ret = gfec_gpu_nc_alloc(ctx, coded, (void **)&d_out);
-	for (int s = 0; s < nseg && !ret; s++) {
-		src[s] = d_seg + (size_t)s * seg;
-		ret = gfec_gpu_nc_memcpy(ctx, d_seg + (size_t)s * seg, segs[s].data, seg);
-	}
 	if (!ret)
 		ret = lt_payloads(ctx, p, dist, src, nseg, first, count, d_out, B);
 	if (!ret) /* the payloads straight into their blocks, as encode_staged does */
