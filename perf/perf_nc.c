@@ -920,10 +920,15 @@ static void lt_row_init(struct perf_row *r, uint32_t n, size_t B, enum perf_op o
 	r->checked = -1;
 }
 
-/* A row's bound: the memory sweep @p mem (bytes read + written per second) for the row's least
- * traffic, as data GB/s. */
-static void lt_bound(struct perf_row *r, const char *name, double mem, double spread)
+/* An LT row's GF work (one XOR per byte of each of @p edges B-byte neighbours) and its bound: the
+ * memory sweep @p mem (bytes read + written per second) for the row's least traffic, as data
+ * GB/s. */
+static void lt_bound(struct perf_row *r, double edges, size_t B, const char *name, double mem,
+		     double spread)
 {
+	r->gf_ops = edges * (double)B * 8;
+	r->gops = r->gbps.median * r->gf_ops / r->data_bytes;
+	r->intensity = r->gf_ops / r->traffic_bytes;
 	snprintf(r->ceil_name, sizeof(r->ceil_name), "%s", name);
 	r->ceil_gbps = mem * r->data_bytes / r->traffic_bytes;
 	r->ceil_spread = spread;
@@ -1004,10 +1009,8 @@ static int row_lt_encode(const struct nc_opts *o, uint32_t n, size_t B, int thre
 		goto out;
 	}
 	r->checked = ok;
-	r->gf_ops = edges * (double)B * 8;
-	r->gops = r->gbps.median * r->gf_ops / r->data_bytes;
-	r->intensity = r->gf_ops / r->traffic_bytes;
-	lt_bound(r, "CPU memory, T threads (least traffic)", ce->cpu_mem_t, ce->cpu_mem_t_spread);
+	lt_bound(r, edges, B, "CPU memory, T threads (least traffic)", ce->cpu_mem_t,
+		 ce->cpu_mem_t_spread);
 out:
 	gfec_nc_free(a.nc);
 	free(data);
@@ -1072,10 +1075,7 @@ static int row_lt_gpu(const struct nc_opts *o, uint32_t n, size_t B, double d2d,
 		goto out;
 	}
 	r->checked = ok;
-	r->gf_ops = edges * (double)B * 8;
-	r->gops = r->gbps.median * r->gf_ops / r->data_bytes;
-	r->intensity = r->gf_ops / r->traffic_bytes;
-	lt_bound(r, "GPU copy (HBM, least traffic)", d2d, 0);
+	lt_bound(r, edges, B, "GPU copy (HBM, least traffic)", d2d, 0);
 	snprintf(r->engine, sizeof(r->engine), "gpu, %.0f%% of the copy", r->pct);
 	note_contexts(a.nc, r);
 out:
@@ -1188,10 +1188,8 @@ static int row_lt_decode(const struct nc_opts *o, uint32_t n, size_t B,
 		ret = -1;
 		goto out;
 	}
-	r->gf_ops = edges * (double)B * 8;
-	r->gops = r->gbps.median * r->gf_ops / r->data_bytes;
-	r->intensity = r->gf_ops / r->traffic_bytes;
-	lt_bound(r, "CPU memory, 1 thread (least traffic)", ce->cpu_mem_1, ce->cpu_mem_1_spread);
+	lt_bound(r, edges, B, "CPU memory, 1 thread (least traffic)", ce->cpu_mem_1,
+		 ce->cpu_mem_1_spread);
 out:
 	gfec_nc_decoder_free(d);
 	gfec_nc_free(a.nc);
