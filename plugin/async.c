@@ -18,6 +18,7 @@
 
 #include "coalesce.h"
 #include "internal.h"
+#include "threadpool.h"
 
 enum { REQ_QUEUED = 1, REQ_RUNNING, REQ_DONE };
 
@@ -143,7 +144,7 @@ static void start_workers(struct gfec_async *a)
 		return;
 	a->started = 1;
 	for (; a->nthreads < a->maxthreads; a->nthreads++)
-		if (pthread_create(&a->threads[a->nthreads], NULL, worker, a) != 0)
+		if (gfec_thread_start(&a->threads[a->nthreads], worker, a) != 0)
 			break;
 }
 

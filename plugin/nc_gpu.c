@@ -42,6 +42,7 @@
 #include "internal.h"
 #include "nc_gpu.h"
 #include "nc_prng.h"
+#include "threadpool.h"
 
 #ifdef GFEC_HAVE_CUDA
 #include "gfec_gpu.h"
@@ -562,7 +563,7 @@ static void run_shares(struct gfec_nc_gpu *g, share_fn fn, void *arg, struct sha
 		if (mine < 0)
 			mine = i;
 		else
-			started[i] = pthread_create(&l[i].th, NULL, lane_run, &l[i]) == 0;
+			started[i] = gfec_thread_start(&l[i].th, lane_run, &l[i]) == 0;
 	}
 	if (mine >= 0)
 		lane_run(&l[mine]);

@@ -24,6 +24,7 @@
 
 #include "gfec/gfec_limits.h"
 #include "internal.h"
+#include "threadpool.h"
 
 #define RX_BUF (32u << 10)
 /* A payload remainder at least this big skips the receive buffer. */
@@ -607,7 +608,7 @@ static int tcp_run(void *tp)
 
 	t->running = 1;
 	for (unsigned i = 1; i < t->nshards; i++) {
-		if (pthread_create(&t->sh[i].thread, NULL, shard_main, &t->sh[i])) {
+		if (gfec_thread_start(&t->sh[i].thread, shard_main, &t->sh[i])) {
 			rdma_log(GFEC_LOG_WARN, "gfec-rdma: tcp: running %u I/O threads, not %u",
 				 t->running, t->nshards);
 			break;

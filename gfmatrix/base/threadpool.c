@@ -91,7 +91,7 @@ int gfec_cpu_pool_create(int threads, struct gfec_cpu_pool **out)
 		}
 	}
 	for (; p->nworkers < threads - 1; p->nworkers++)
-		if (pthread_create(&p->workers[p->nworkers], NULL, worker, p) != 0) {
+		if (gfec_thread_start(&p->workers[p->nworkers], worker, p) != 0) {
 			ret = GFEC_E_SYSTEM;
 			goto out;
 		}

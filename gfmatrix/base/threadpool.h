@@ -9,6 +9,8 @@
 #ifndef GFEC_BASE_THREADPOOL_H
 #define GFEC_BASE_THREADPOOL_H
 
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -16,6 +18,25 @@ extern "C" {
 #endif
 
 struct gfec_cpu_pool;
+
+/**
+ * pthread_create() for the library's own threads: the new thread starts with every signal
+ * blocked, so a process signal (SIGTERM, SIGINT, a daemon's SIGHUP) is never handled on a
+ * gfec thread, where the handler could race with the caller freeing what it touches. Inline, so
+ * the ingest server (above libgfec.so, which does not export it) starts its threads the same way.
+ * @returns pthread_create()'s result.
+ */
+static inline int gfec_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
 
 typedef void (*gfec_cpu_task_fn)(void *arg, size_t index);
 

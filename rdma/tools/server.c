@@ -17,12 +17,18 @@
 #include "tool_args.h"
 
 static gfec_rdma_server *server;
+static sigset_t stop_sigs; /* SIGINT, SIGTERM: blocked in every thread, taken by stopper() */
 
-static void on_signal(int sig)
+/* Waits for SIGINT or SIGTERM and stops the server. main() joins it before freeing the server,
+ * so a signal never reaches a server being freed (a handler on some thread could). */
+static void *stopper(void *arg)
 {
-	(void)sig;
-	if (server)
-		gfec_rdma_server_stop(server);
+	int sig;
+
+	(void)arg;
+	sigwait(&stop_sigs, &sig);
+	gfec_rdma_server_stop(server);
+	return NULL;
 }
 
 static void on_log(enum gfec_log_level level, const char *msg, void *user)
@@ -109,8 +115,7 @@ int main(int argc, char **argv)
 	char profile[512], err[512];
 	unsigned long long v;
 	struct gfec_rdma_stats st;
-	struct sigaction sa;
-	sigset_t stop_sigs;
+	pthread_t stop_thread;
 	int opt, quiet = 0, ret;
 
 	gfec_rdma_server_config_default(&cfg);
@@ -215,9 +220,9 @@ int main(int argc, char **argv)
 	cfg.profile = profile;
 	gfec_rdma_set_log(on_log, NULL, quiet ? GFEC_LOG_ERROR : GFEC_LOG_WARN);
 
-	/* SIGINT/SIGTERM reach the main thread only, and only while the server runs: the server's
-	 * threads inherit the blocked mask, and it is blocked again before the server is freed
-	 * (`timeout` sends its SIGTERM twice, to the child and to its process group). */
+	/* SIGINT/SIGTERM stay blocked in every thread (the server's and libgfec's inherit the mask)
+	 * and go to stopper() only. One that comes after stopper() has returned stays pending, so a
+	 * second SIGTERM (`timeout` sends one to the child and one to its process group) is harmless. */
 	sigemptyset(&stop_sigs);
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
@@ -227,10 +232,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gfec-rdma-server: %s\n", err);
 		return 1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (port_file) {
 		FILE *f = fopen(port_file, "w");
@@ -257,9 +258,14 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 
-	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL); /* a signal pending by now stops run */
-	ret = gfec_rdma_server_run(server);
-	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
+	if (pthread_create(&stop_thread, NULL, stopper, NULL)) {
+		fprintf(stderr, "gfec-rdma-server: cannot start the signal thread\n");
+		gfec_rdma_server_free(server);
+		return 1;
+	}
+	ret = gfec_rdma_server_run(server); /* a signal pending by now stops it at once */
+	pthread_kill(stop_thread, SIGTERM); /* run ended on its own: stopper() must end too */
+	pthread_join(stop_thread, NULL);
 	gfec_rdma_server_stats(server, &st);
 	gfec_rdma_server_free(server);
 	printf("connections: %llu accepted, %llu closed for bad input, %llu lost mid-stream, "

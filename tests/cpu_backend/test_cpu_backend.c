@@ -6,6 +6,7 @@
  * the outputs poisoned first. Also the thread pool on its own.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -283,13 +284,39 @@ static void test_pool(void **state)
 	gfec_cpu_pool_destroy(pool);
 }
 
+static void *report_mask(void *arg)
+{
+	sigset_t cur;
+
+	pthread_sigmask(SIG_SETMASK, NULL, &cur);
+	*(int *)arg = sigismember(&cur, SIGTERM) + 2 * sigismember(&cur, SIGINT);
+	return NULL;
+}
+
+/* The library's threads take no process signal; the caller's mask is left as it was. */
+static void test_thread_start(void **state)
+{
+	sigset_t none, after;
+	pthread_t th;
+	int blocked = 0;
+
+	(void)state;
+	sigemptyset(&none);
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
+	assert_int_equal(gfec_thread_start(&th, report_mask, &blocked), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(blocked, 3);
+	pthread_sigmask(SIG_SETMASK, NULL, &after);
+	assert_int_equal(sigismember(&after, SIGTERM), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_isal_path),	  cmocka_unit_test(test_base_path),
 		cmocka_unit_test(test_matches_raw_isal), cmocka_unit_test(test_bitmatrix_matches_jerasure),
 		cmocka_unit_test(test_bad_conf),
-		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_pool),		  cmocka_unit_test(test_thread_start),
 	};
 
 	test_seed();
