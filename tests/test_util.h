@@ -74,4 +74,44 @@ static inline void tbuf_free(struct test_buf *b)
 
 #define TEST_POISON 0xA5
 
+/*
+ * A stripe: k data + m parity chunks of len bytes in c[0..k+m-1], data random, parity poisoned.
+ * With misalign each chunk starts test_range(0, 63) bytes past a 64-byte boundary (drawn before
+ * its data), else on one. Free with tstripe_free.
+ */
+struct tstripe {
+	int k, m;
+	size_t len;
+	struct test_buf *b;
+	uint8_t **c;
+};
+
+static inline void tstripe_init(struct tstripe *s, int k, int m, size_t len, int misalign)
+{
+	s->k = k;
+	s->m = m;
+	s->len = len;
+	s->b = calloc((size_t)(k + m), sizeof(*s->b));
+	s->c = calloc((size_t)(k + m), sizeof(*s->c));
+	if (!s->b || !s->c)
+		abort();
+	for (int i = 0; i < k + m; i++) {
+		s->c[i] = tbuf_alloc(&s->b[i], len, misalign ? (unsigned)test_range(0, 63) : 0);
+		if (i < k)
+			test_fill(s->c[i], len);
+		else
+			memset(s->c[i], TEST_POISON, len);
+	}
+}
+
+static inline void tstripe_free(struct tstripe *s)
+{
+	for (int i = 0; i < s->k + s->m; i++)
+		tbuf_free(&s->b[i]);
+	free(s->b);
+	free(s->c);
+	s->b = NULL;
+	s->c = NULL;
+}
+
 #endif

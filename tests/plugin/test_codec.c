@@ -27,34 +27,6 @@
 
 #define MAXN 256
 
-/* A stripe: k data + m parity chunks of len bytes, each at its own misalignment. */
-struct stripe {
-	int k, m;
-	size_t len;
-	struct test_buf b[MAXN];
-	uint8_t *c[MAXN];
-};
-
-static void stripe_init(struct stripe *s, int k, int m, size_t len, int misalign)
-{
-	s->k = k;
-	s->m = m;
-	s->len = len;
-	for (int i = 0; i < k + m; i++) {
-		s->c[i] = tbuf_alloc(&s->b[i], len, misalign ? (unsigned)test_range(0, 63) : 0);
-		if (i < k)
-			test_fill(s->c[i], len);
-		else
-			memset(s->c[i], TEST_POISON, len);
-	}
-}
-
-static void stripe_free(struct stripe *s)
-{
-	for (int i = 0; i < s->k + s->m; i++)
-		tbuf_free(&s->b[i]);
-}
-
 static gfec_codec *make(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static gfec_codec *make(const char *fmt, ...)
@@ -73,13 +45,13 @@ static gfec_codec *make(const char *fmt, ...)
 	return c;
 }
 
-static void encode(gfec_codec *c, struct stripe *s)
+static void encode(gfec_codec *c, struct tstripe *s)
 {
 	assert_int_equal(gfec_encode(c, (const uint8_t *const *)s->c, s->c + s->k, s->len), 0);
 }
 
 /* Raw ISA-L parity for the G part of ISA-L's matrix, into out[0..m-1]. */
-static void isal_parity(int rs, struct stripe *s, uint8_t **out)
+static void isal_parity(int rs, struct tstripe *s, uint8_t **out)
 {
 	int k = s->k, m = s->m;
 	uint8_t *full = malloc((size_t)(k + m) * k), *tbls = malloc(32u * k * m);
@@ -230,11 +202,11 @@ static void test_bad_profiles(void **state)
 static void check_against_isal(const char *technique, int rs, int k, int m, size_t len)
 {
 	gfec_codec *c = make("k=%d m=%d technique=%s", k, m, technique);
-	struct stripe s;
+	struct tstripe s;
 	uint8_t *ref[MAXN];
 	struct test_buf rb[MAXN];
 
-	stripe_init(&s, k, m, len, 1);
+	tstripe_init(&s, k, m, len, 1);
 	for (int i = 0; i < m; i++)
 		ref[i] = tbuf_alloc(&rb[i], len, 0);
 	isal_parity(rs, &s, ref);
@@ -245,7 +217,7 @@ static void check_against_isal(const char *technique, int rs, int k, int m, size
 				 m, len, i);
 		tbuf_free(&rb[i]);
 	}
-	stripe_free(&s);
+	tstripe_free(&s);
 	gfec_codec_free(c);
 }
 
@@ -273,11 +245,11 @@ static void test_encode_matches_jerasure(void **state)
 		size_t len = (size_t)test_range(1, 4000) * 8; /* Jerasure wants whole longs */
 		int *mat = reed_sol_vandermonde_coding_matrix(k, m, 8);
 		gfec_codec *c = make("k=%d m=%d technique=jerasure_reed_sol_van", k, m);
-		struct stripe s;
+		struct tstripe s;
 		char *dp[MAXN], *cp[MAXN];
 		struct test_buf rb[MAXN];
 
-		stripe_init(&s, k, m, len, 0);
+		tstripe_init(&s, k, m, len, 0);
 		for (int i = 0; i < k; i++)
 			dp[i] = (char *)s.c[i];
 		for (int i = 0; i < m; i++)
@@ -289,7 +261,7 @@ static void test_encode_matches_jerasure(void **state)
 			tbuf_free(&rb[i]);
 		}
 		free(mat);
-		stripe_free(&s);
+		tstripe_free(&s);
 		gfec_codec_free(c);
 	}
 }
@@ -300,11 +272,11 @@ static void all_patterns(const char *technique, int k, int m, size_t len)
 {
 	gfec_codec *c = make("k=%d m=%d technique=%s", k, m, technique);
 	int n = k + m, patterns = 0;
-	struct stripe s;
+	struct tstripe s;
 	struct test_buf ob[MAXN];
 	uint8_t *out[MAXN];
 
-	stripe_init(&s, k, m, len, 1);
+	tstripe_init(&s, k, m, len, 1);
 	encode(c, &s);
 	for (int i = 0; i < n; i++)
 		out[i] = tbuf_alloc(&ob[i], len, (unsigned)test_range(0, 63));
@@ -334,7 +306,7 @@ static void all_patterns(const char *technique, int k, int m, size_t len)
 	assert_true(patterns > 0);
 	for (int i = 0; i < n; i++)
 		tbuf_free(&ob[i]);
-	stripe_free(&s);
+	tstripe_free(&s);
 	gfec_codec_free(c);
 }
 
@@ -367,9 +339,9 @@ static void test_cauchy_good_matches_jerasure(void **state)
 		int **sched = jerasure_smart_bitmatrix_to_schedule(k, m, 8, bits);
 		char *dp[MAXN], *cp[MAXN];
 		struct test_buf rb[MAXN];
-		struct stripe s;
+		struct tstripe s;
 
-		stripe_init(&s, k, m, len, 0);
+		tstripe_init(&s, k, m, len, 0);
 		for (int i = 0; i < k; i++)
 			dp[i] = (char *)s.c[i];
 		for (int i = 0; i < m; i++)
@@ -387,7 +359,7 @@ static void test_cauchy_good_matches_jerasure(void **state)
 		jerasure_free_schedule(sched);
 		free(bits);
 		free(mat);
-		stripe_free(&s);
+		tstripe_free(&s);
 		gfec_codec_free(c);
 	}
 }
@@ -405,12 +377,12 @@ static void test_random_lengths(void **state)
 		if (t != 23)
 			len += (size_t)test_rand() % len;
 		gfec_codec *c = make("k=%d m=%d", k, m);
-		struct stripe s;
+		struct tstripe s;
 		uint8_t *ref[MAXN], *out[MAXN];
 		struct test_buf rb[MAXN], ob[MAXN];
 		const uint8_t *in[MAXN];
 
-		stripe_init(&s, k, m, len, 1);
+		tstripe_init(&s, k, m, len, 1);
 		for (int i = 0; i < m; i++)
 			ref[i] = tbuf_alloc(&rb[i], len, 0);
 		isal_parity(0, &s, ref);
@@ -441,7 +413,7 @@ static void test_random_lengths(void **state)
 			}
 		for (int i = 0; i < m; i++)
 			tbuf_free(&rb[i]);
-		stripe_free(&s);
+		tstripe_free(&s);
 		gfec_codec_free(c);
 	}
 }
@@ -452,7 +424,7 @@ static void test_decode_batch(void **state)
 	enum { NS = 40, K = 6, M = 3, N = K + M };
 	gfec_codec *c = make("k=%d m=%d", K, M);
 	const size_t len = 3000;
-	struct stripe s[NS];
+	struct tstripe s[NS];
 	const uint8_t *in[NS * N];
 	uint8_t *out[NS * N];
 	static const uint16_t patterns[] = { 0x001, 0x0c2, 0x124, 0x000, 0x1c0 };
@@ -462,7 +434,7 @@ static void test_decode_batch(void **state)
 	for (int t = 0; t < NS; t++) {
 		uint16_t lost = patterns[test_range(0, 4)];
 
-		stripe_init(&s[t], K, M, len, 1);
+		tstripe_init(&s[t], K, M, len, 1);
 		encode(c, &s[t]);
 		for (int i = 0; i < N; i++) {
 			const int gone = (lost >> i) & 1;
@@ -504,7 +476,7 @@ static void test_decode_batch(void **state)
 	for (int t = 0; t < NS * N; t++)
 		gfec_free(out[t]);
 	for (int t = 0; t < NS; t++)
-		stripe_free(&s[t]);
+		tstripe_free(&s[t]);
 	gfec_codec_free(c);
 }
 
@@ -520,12 +492,12 @@ static void test_update_equals_reencode(void **state)
 				     t % 3 == 2 ? "cauchy_good packetsize=32"
 				     : t % 3	? "cauchy"
 						: "jerasure_reed_sol_van");
-		struct stripe s, full;
+		struct tstripe s, full;
 		struct test_buf db;
 		uint8_t *delta = tbuf_alloc(&db, len, (unsigned)test_range(0, 63));
 		int vec = test_range(0, k - 1);
 
-		stripe_init(&s, k, m, len, 1);
+		tstripe_init(&s, k, m, len, 1);
 		encode(c, &s);
 		/* new data for chunk vec; delta = old ^ new */
 		test_fill(delta, len);
@@ -533,7 +505,7 @@ static void test_update_equals_reencode(void **state)
 			s.c[vec][b] ^= delta[b];
 		assert_int_equal(gfec_update(c, vec, delta, s.c + k, len), 0);
 
-		stripe_init(&full, k, m, len, 0);
+		tstripe_init(&full, k, m, len, 0);
 		for (int i = 0; i < k; i++)
 			memcpy(full.c[i], s.c[i], len);
 		encode(c, &full);
@@ -542,8 +514,8 @@ static void test_update_equals_reencode(void **state)
 		assert_int_equal(gfec_update(c, k, delta, s.c + k, len), GFEC_E_INVAL);
 		assert_int_equal(gfec_update(c, -1, delta, s.c + k, len), GFEC_E_INVAL);
 		tbuf_free(&db);
-		stripe_free(&full);
-		stripe_free(&s);
+		tstripe_free(&full);
+		tstripe_free(&s);
 		gfec_codec_free(c);
 	}
 }
@@ -551,12 +523,12 @@ static void test_update_equals_reencode(void **state)
 static void test_verify(void **state)
 {
 	gfec_codec *c = make("k=6 m=3");
-	struct stripe s;
+	struct tstripe s;
 	uint8_t ok[3];
 	const size_t len = 3u << 20; /* more than one verify piece */
 
 	(void)state;
-	stripe_init(&s, 6, 3, len, 1);
+	tstripe_init(&s, 6, 3, len, 1);
 	encode(c, &s);
 	assert_int_equal(gfec_verify(c, (const uint8_t *const *)s.c, len, ok), 0);
 	assert_true(ok[0] && ok[1] && ok[2]);
@@ -573,20 +545,20 @@ static void test_verify(void **state)
 	s.c[0] = NULL;
 	assert_int_equal(gfec_verify(c, (const uint8_t *const *)s.c, len, ok), GFEC_E_INVAL);
 	s.c[0] = keep;
-	stripe_free(&s);
+	tstripe_free(&s);
 	gfec_codec_free(c);
 }
 
 static void test_reconstruct(void **state)
 {
 	gfec_codec *c = make("k=5 m=3");
-	struct stripe s;
+	struct tstripe s;
 	uint8_t *chunks[8];
 	const size_t len = 10000;
 	struct gfec_stats st;
 
 	(void)state;
-	stripe_init(&s, 5, 3, len, 1);
+	tstripe_init(&s, 5, 3, len, 1);
 	encode(c, &s);
 	memcpy(chunks, s.c, sizeof(chunks));
 	chunks[0] = chunks[4] = chunks[6] = NULL;
@@ -605,7 +577,7 @@ static void test_reconstruct(void **state)
 	assert_int_equal(st.encodes, 1);
 	assert_int_equal(st.decodes, 1);
 	assert_int_equal(st.decode_cache_misses, 1);
-	stripe_free(&s);
+	tstripe_free(&s);
 	gfec_codec_free(c);
 }
 
@@ -652,14 +624,14 @@ static void test_minimum_to_decode(void **state)
 
 struct worker {
 	gfec_codec *c;
-	const struct stripe *s;
+	const struct tstripe *s;
 	int id, failures;
 };
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	const struct stripe *s = w->s;
+	const struct tstripe *s = w->s;
 	int n = s->k + s->m;
 	uint64_t rng = 0x1234567ull * (uint64_t)(w->id + 1);
 	uint8_t *out[MAXN] = { 0 };
@@ -712,13 +684,13 @@ static void test_threads_share_codec(void **state)
 {
 	/* A small decode cache makes the threads evict each other's plans while in use. */
 	gfec_codec *c = make("k=8 m=3 decode_cache=3 threads=2");
-	struct stripe s;
+	struct tstripe s;
 	struct worker w[8];
 	pthread_t th[8];
 	struct gfec_stats st;
 
 	(void)state;
-	stripe_init(&s, 8, 3, 300000, 1);
+	tstripe_init(&s, 8, 3, 300000, 1);
 	encode(c, &s);
 	for (int i = 0; i < 8; i++) {
 		w[i] = (struct worker){ .c = c, .s = &s, .id = i };
@@ -731,7 +703,7 @@ static void test_threads_share_codec(void **state)
 	gfec_codec_stats(c, &st);
 	assert_true(st.decodes > 0 && st.decode_cache_misses > 0);
 	assert_int_equal(st.decodes, st.decode_cache_hits + st.decode_cache_misses);
-	stripe_free(&s);
+	tstripe_free(&s);
 	gfec_codec_free(c);
 }
 
@@ -750,14 +722,14 @@ static void test_async_requests(void **state)
 	enum { N = 64 };
 	gfec_codec *c = make("k=6 m=3 async_threads=3 backend=cpu");
 	const size_t len = 50000;
-	struct stripe s;
+	struct tstripe s;
 	struct gfec_request req[N];
 	uint8_t *par[N][3], *out[N][9];
 	const uint8_t *in[N][9];
 	int callbacks = 0;
 
 	(void)state;
-	stripe_init(&s, 6, 3, len, 1);
+	tstripe_init(&s, 6, 3, len, 1);
 	encode(c, &s);
 	for (int r = 0; r < N; r++) {
 		memset(&req[r], 0, sizeof(req[r]));
@@ -820,7 +792,7 @@ static void test_async_requests(void **state)
 	assert_int_equal(gfec_submit(c, &bad), GFEC_E_INVAL);
 	assert_int_equal(gfec_submit(NULL, &req[0]), GFEC_E_INVAL);
 	gfec_codec_free(c);
-	stripe_free(&s);
+	tstripe_free(&s);
 }
 
 /*
@@ -884,12 +856,12 @@ static void test_null_in_tables(void **state)
 static void test_bad_inputs(void **state)
 {
 	gfec_codec *c = make("k=4 m=2");
-	struct stripe s;
+	struct tstripe s;
 	const uint8_t *in[6];
 	uint8_t *out[6] = { 0 };
 
 	(void)state;
-	stripe_init(&s, 4, 2, 100, 0);
+	tstripe_init(&s, 4, 2, 100, 0);
 	assert_int_equal(gfec_encode(NULL, (const uint8_t *const *)s.c, s.c + 4, 100), GFEC_E_INVAL);
 	assert_int_equal(gfec_encode(c, NULL, s.c + 4, 100), GFEC_E_INVAL);
 	assert_int_equal(gfec_encode(c, (const uint8_t *const *)s.c, NULL, 100), GFEC_E_INVAL);
@@ -922,7 +894,7 @@ static void test_bad_inputs(void **state)
 		assert_non_null(gfec_strerror(code));
 	assert_string_equal(gfec_strerror(GFEC_E_TOOFEW), "fewer than k chunks available");
 	assert_string_equal(gfec_strerror(12345), "unknown gfec error");
-	stripe_free(&s);
+	tstripe_free(&s);
 	gfec_codec_free(c);
 }
 

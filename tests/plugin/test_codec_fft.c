@@ -16,39 +16,6 @@
 #include "gfec/gfec.h"
 #include "test_util.h"
 
-/* k + m chunks of len bytes, misaligned at random; data random, parity poisoned. */
-struct stripe {
-	int k, m;
-	size_t len;
-	struct test_buf *b;
-	uint8_t **c;
-};
-
-static void stripe_init(struct stripe *s, int k, int m, size_t len)
-{
-	s->k = k;
-	s->m = m;
-	s->len = len;
-	s->b = calloc((size_t)(k + m), sizeof(*s->b));
-	s->c = calloc((size_t)(k + m), sizeof(*s->c));
-	assert_true(s->b && s->c);
-	for (int i = 0; i < k + m; i++) {
-		s->c[i] = tbuf_alloc(&s->b[i], len, (unsigned)test_range(0, 63));
-		if (i < k)
-			test_fill(s->c[i], len);
-		else
-			memset(s->c[i], TEST_POISON, len);
-	}
-}
-
-static void stripe_free(struct stripe *s)
-{
-	for (int i = 0; i < s->k + s->m; i++)
-		tbuf_free(&s->b[i]);
-	free(s->b);
-	free(s->c);
-}
-
 static gfec_codec *make(int k, int m)
 {
 	char prof[96], err[256];
@@ -95,12 +62,12 @@ static void test_encode(void **state)
 		const size_t len = 2 * (size_t)test_range(1, 700);
 		gfec_codec *c = make(k, m), *cauchy;
 		struct gfec_fft16_code *code;
-		struct stripe s;
+		struct tstripe s;
 		uint8_t *ref = malloc(len * m), **rp = malloc(sizeof(*rp) * m), *cp;
 		char prof[96];
 
 		assert_true(ref && rp);
-		stripe_init(&s, k, m, len);
+		tstripe_init(&s, k, m, len, 1);
 		for (int i = 0; i < m; i++)
 			rp[i] = ref + (size_t)i * len;
 		assert_int_equal(gfec_fft16_code_create(k, m, GFEC_FFT16_AUTO, &code), 0);
@@ -122,7 +89,7 @@ static void test_encode(void **state)
 		assert_int_equal(gfec_encode(c, (const uint8_t *const *)s.c, s.c + k, len - 1),
 				 GFEC_E_INVAL);
 		gfec_fft16_code_free(code);
-		stripe_free(&s);
+		tstripe_free(&s);
 		free(ref);
 		free(rp);
 		gfec_codec_free(c);
@@ -139,12 +106,12 @@ static void test_decode(void **state)
 		const int k = shapes[t][0], m = shapes[t][1], n = k + m;
 		const size_t len = k >= 1000 ? 64 : 2 * (size_t)test_range(1, 300);
 		gfec_codec *c = make(k, m);
-		struct stripe s;
+		struct tstripe s;
 		const uint8_t **ch = malloc(sizeof(*ch) * n);
 		uint8_t **out = malloc(sizeof(*out) * n), *pool = malloc(len * n), ok[1200];
 
 		assert_true(ch && out && pool);
-		stripe_init(&s, k, m, len);
+		tstripe_init(&s, k, m, len, 1);
 		assert_int_equal(gfec_encode(c, (const uint8_t *const *)s.c, s.c + k, len), 0);
 		assert_int_equal(gfec_verify(c, (const uint8_t *const *)s.c, len, ok), 0);
 		for (int r = 0; r < 6; r++) {
@@ -193,7 +160,7 @@ static void test_decode(void **state)
 		assert_int_equal(ok[m - 1], 0);
 		for (int i = 0; i + 1 < m; i++)
 			assert_int_equal(ok[i], 1);
-		stripe_free(&s);
+		tstripe_free(&s);
 		free(ch);
 		free(out);
 		free(pool);
@@ -206,7 +173,7 @@ static void test_batch_update(void **state)
 	const int k = 20, m = 6, n = k + m, ns = 3;
 	const size_t len = 254;
 	gfec_codec *c = make(k, m);
-	struct stripe s[3];
+	struct tstripe s[3];
 	const uint8_t *din[3 * 20], *ch[3 * 26];
 	uint8_t *pout[3 * 6], *out[3 * 26], *pool = malloc(len * n * ns), *delta = malloc(len);
 	uint8_t *fresh = malloc(len * m), *fp[6];
@@ -214,7 +181,7 @@ static void test_batch_update(void **state)
 	(void)state;
 	assert_true(pool && delta && fresh);
 	for (int t = 0; t < ns; t++) {
-		stripe_init(&s[t], k, m, len);
+		tstripe_init(&s[t], k, m, len, 1);
 		for (int j = 0; j < k; j++)
 			din[t * k + j] = s[t].c[j];
 		for (int i = 0; i < m; i++)
@@ -256,7 +223,7 @@ static void test_batch_update(void **state)
 		assert_int_equal(nneed, k);
 	}
 	for (int t = 0; t < ns; t++)
-		stripe_free(&s[t]);
+		tstripe_free(&s[t]);
 	free(pool);
 	free(delta);
 	free(fresh);

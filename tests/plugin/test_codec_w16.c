@@ -26,40 +26,6 @@
 #include "matrix.h"
 #include "test_util.h"
 
-/* k + m chunks of len bytes, each at its own misalignment; data random, parity poisoned. */
-struct stripe {
-	int k, m;
-	size_t len;
-	struct test_buf *b;
-	uint8_t **c;
-};
-
-static void stripe_init(struct stripe *s, int k, int m, size_t len)
-{
-	s->k = k;
-	s->m = m;
-	s->len = len;
-	s->b = calloc((size_t)(k + m), sizeof(*s->b));
-	s->c = calloc((size_t)(k + m), sizeof(*s->c));
-	assert_non_null(s->b);
-	assert_non_null(s->c);
-	for (int i = 0; i < k + m; i++) {
-		s->c[i] = tbuf_alloc(&s->b[i], len, (unsigned)test_range(0, 63));
-		if (i < k)
-			test_fill(s->c[i], len);
-		else
-			memset(s->c[i], TEST_POISON, len);
-	}
-}
-
-static void stripe_free(struct stripe *s)
-{
-	for (int i = 0; i < s->k + s->m; i++)
-		tbuf_free(&s->b[i]);
-	free(s->b);
-	free(s->c);
-}
-
 /* " backend=gpu" in the gpu run: appended to every profile that names no backend. */
 static const char *extra = "";
 
@@ -83,7 +49,7 @@ static gfec_codec *make(const char *fmt, ...)
 	return c;
 }
 
-static void encode(gfec_codec *c, struct stripe *s)
+static void encode(gfec_codec *c, struct tstripe *s)
 {
 	assert_int_equal(gfec_encode(c, (const uint8_t *const *)s->c, s->c + s->k, s->len), 0);
 }
@@ -115,7 +81,7 @@ static int *jerasure_matrix(int rs_van, int k, int m)
  * The stripe's parity must equal jerasure_matrix_encode(w = 16) with Jerasure's matrix, run on
  * aligned copies of the data (gf-complete wants matching alignments).
  */
-static void check_against_jerasure(int rs_van, const struct stripe *s)
+static void check_against_jerasure(int rs_van, const struct tstripe *s)
 {
 	const int k = s->k, m = s->m;
 	int *jm = jerasure_matrix(rs_van, k, m);
@@ -159,13 +125,13 @@ static void test_small_shapes_match_jerasure(void **state)
 		for (int rep = 0; rep < 12; rep++) {
 			const int k = test_range(2, 48), m = test_range(1, k < 64 - k ? k : 64 - k);
 			const size_t len = 2 * (size_t)test_range(0, 1200);
-			struct stripe s;
+			struct tstripe s;
 			gfec_codec *c = make("k=%d m=%d w=16 technique=%s", k, m, tech(t));
 
-			stripe_init(&s, k, m, len);
+			tstripe_init(&s, k, m, len, 1);
 			encode(c, &s);
 			check_against_jerasure(t, &s);
-			stripe_free(&s);
+			tstripe_free(&s);
 			gfec_codec_free(c);
 		}
 }
@@ -184,12 +150,12 @@ static void test_large_shapes_match_jerasure(void **state)
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		const int k = shapes[i][0], m = shapes[i][1], rs_van = shapes[i][2];
 		gfec_codec *c = make("k=%d m=%d w=16 technique=%s", k, m, tech(rs_van));
-		struct stripe s;
+		struct tstripe s;
 
-		stripe_init(&s, k, m, 2 * (size_t)test_range(40, 80));
+		tstripe_init(&s, k, m, 2 * (size_t)test_range(40, 80), 1);
 		encode(c, &s);
 		check_against_jerasure(rs_van, &s);
-		stripe_free(&s);
+		tstripe_free(&s);
 		gfec_codec_free(c);
 	}
 }
@@ -258,7 +224,7 @@ static void test_cauchy_form_equals_inverse(void **state)
 }
 
 /* Decodes the erasures in @p lost (nlost of them) of an encoded stripe and checks every byte. */
-static void decode_and_check(gfec_codec *c, const struct stripe *s, const int *lost, int nlost)
+static void decode_and_check(gfec_codec *c, const struct tstripe *s, const int *lost, int nlost)
 {
 	const int n = s->k + s->m;
 	const uint8_t **have = calloc((size_t)n, sizeof(*have));
@@ -296,10 +262,10 @@ static void test_every_erasure_pattern(void **state)
 		for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
 			const int k = codes[i][0], m = codes[i][1], n = k + m;
 			gfec_codec *c = make("k=%d m=%d w=16 technique=%s", k, m, tech(t));
-			struct stripe s;
+			struct tstripe s;
 			int lost[16], patterns = 0;
 
-			stripe_init(&s, k, m, 2 * (size_t)test_range(1, 300));
+			tstripe_init(&s, k, m, 2 * (size_t)test_range(1, 300), 1);
 			encode(c, &s);
 			for (unsigned mask = 1; mask < 1u << n; mask++) {
 				int nlost = 0;
@@ -326,7 +292,7 @@ static void test_every_erasure_pattern(void **state)
 			free(have);
 			free(out);
 			assert_true(patterns > 0);
-			stripe_free(&s);
+			tstripe_free(&s);
 			gfec_codec_free(c);
 		}
 }
@@ -342,10 +308,10 @@ static void test_random_m_losses(void **state)
 		const int k = shapes[i][0], m = shapes[i][1], n = k + m;
 		gfec_codec *c = make("k=%d m=%d w=16 technique=%s", k, m, tech(shapes[i][2]));
 		int *lost = malloc(sizeof(int) * (size_t)n);
-		struct stripe s;
+		struct tstripe s;
 
 		assert_non_null(lost);
-		stripe_init(&s, k, m, 2 * (size_t)test_range(20, 100));
+		tstripe_init(&s, k, m, 2 * (size_t)test_range(20, 100), 1);
 		encode(c, &s);
 		for (int rep = 0; rep < (k > 500 ? 2 : 4); rep++) {
 			/* m distinct chunks: a partial Fisher-Yates shuffle of 0..n-1 */
@@ -359,7 +325,7 @@ static void test_random_m_losses(void **state)
 			}
 			decode_and_check(c, &s, lost, m);
 		}
-		stripe_free(&s);
+		tstripe_free(&s);
 		free(lost);
 		gfec_codec_free(c);
 	}
@@ -370,7 +336,7 @@ static void test_decode_batch_and_cache(void **state)
 {
 	enum { K = 300, M = 60, N = K + M, S = 4 };
 	gfec_codec *c = make("k=%d m=%d w=16 decode_cache=4", K, M);
-	struct stripe s[S];
+	struct tstripe s[S];
 	const uint8_t **have = calloc((size_t)N * S, sizeof(*have));
 	uint8_t **out = calloc((size_t)N * S, sizeof(*out));
 	struct test_buf ob[S][3];
@@ -384,7 +350,7 @@ static void test_decode_batch_and_cache(void **state)
 		/* stripes 0 and 2 lose the same chunks, 1 and 3 others (some beyond chunk 255) */
 		const int lost[3] = { t % 2 ? 7 : 1, t % 2 ? 299 : 250, t % 2 ? 340 : 359 };
 
-		stripe_init(&s[t], K, M, len);
+		tstripe_init(&s[t], K, M, len, 1);
 		encode(c, &s[t]);
 		for (int i = 0; i < N; i++)
 			have[(size_t)t * N + i] = s[t].c[i];
@@ -409,7 +375,7 @@ static void test_decode_batch_and_cache(void **state)
 	for (int t = 0; t < S; t++) {
 		for (int e = 0; e < 3; e++)
 			tbuf_free(&ob[t][e]);
-		stripe_free(&s[t]);
+		tstripe_free(&s[t]);
 	}
 	free(have);
 	free(out);
@@ -421,11 +387,11 @@ static void test_reconstruct_and_verify(void **state)
 	enum { K = 40, M = 8 };
 	gfec_codec *c = make("k=%d m=%d w=16 technique=jerasure_reed_sol_van", K, M);
 	uint8_t **chunks = calloc(K + M, sizeof(*chunks)), ok[M];
-	struct stripe s;
+	struct tstripe s;
 
 	(void)state;
 	assert_non_null(chunks);
-	stripe_init(&s, K, M, 4096 + 64);
+	tstripe_init(&s, K, M, 4096 + 64, 1);
 	encode(c, &s);
 	assert_int_equal(gfec_verify(c, (const uint8_t *const *)s.c, s.len, ok), 0);
 	for (int i = 0; i < M; i++)
@@ -446,7 +412,7 @@ static void test_reconstruct_and_verify(void **state)
 			gfec_free(chunks[i]);
 	}
 	free(chunks);
-	stripe_free(&s);
+	tstripe_free(&s);
 	gfec_codec_free(c);
 }
 
@@ -461,13 +427,13 @@ static void test_update_equals_reencode(void **state)
 		/* 300 KiB reaches the thread pool's slices on two threads */
 		const size_t len = i == 2 ? 300 * 1024 : 2 * (size_t)test_range(1, 3000);
 		gfec_codec *c = make("k=%d m=%d w=16 threads=%d", k, m, shapes[i][2]);
-		struct stripe s, t;
+		struct tstripe s, t;
 		const int col = test_range(0, k - 1);
 		uint8_t *delta = malloc(len);
 
 		assert_non_null(delta);
-		stripe_init(&s, k, m, len);
-		stripe_init(&t, k, m, len);
+		tstripe_init(&s, k, m, len, 1);
+		tstripe_init(&t, k, m, len, 1);
 		for (int j = 0; j < k; j++)
 			memcpy(t.c[j], s.c[j], len);
 		test_fill(t.c[col], len);
@@ -479,8 +445,8 @@ static void test_update_equals_reencode(void **state)
 		for (int r = 0; r < m; r++)
 			assert_memory_equal(s.c[k + r], t.c[k + r], len);
 		free(delta);
-		stripe_free(&s);
-		stripe_free(&t);
+		tstripe_free(&s);
+		tstripe_free(&t);
 		gfec_codec_free(c);
 	}
 }
@@ -491,13 +457,13 @@ static void test_encode_batch_threads(void **state)
 	enum { K = 12, M = 5, S = 3 };
 	gfec_codec *c = make("k=%d m=%d w=16 threads=2", K, M);
 	const size_t len = 200 * 1024 + 62;
-	struct stripe s[S], ref;
+	struct tstripe s[S], ref;
 	const uint8_t *data[K * S];
 	uint8_t *parity[M * S];
 
 	(void)state;
 	for (int t = 0; t < S; t++) {
-		stripe_init(&s[t], K, M, len);
+		tstripe_init(&s[t], K, M, len, 1);
 		for (int j = 0; j < K; j++)
 			data[t * K + j] = s[t].c[j];
 		for (int i = 0; i < M; i++)
@@ -505,15 +471,15 @@ static void test_encode_batch_threads(void **state)
 	}
 	assert_int_equal(gfec_encode_batch(c, S, data, parity, len), 0);
 	for (int t = 0; t < S; t++) {
-		stripe_init(&ref, K, M, len);
+		tstripe_init(&ref, K, M, len, 1);
 		for (int j = 0; j < K; j++)
 			memcpy(ref.c[j], s[t].c[j], len);
 		encode(c, &ref);
 		for (int i = 0; i < M; i++)
 			assert_memory_equal(ref.c[K + i], s[t].c[K + i], len);
 		check_against_jerasure(0, &s[t]);
-		stripe_free(&ref);
-		stripe_free(&s[t]);
+		tstripe_free(&ref);
+		tstripe_free(&s[t]);
 	}
 	gfec_codec_free(c);
 }
@@ -623,12 +589,12 @@ static void test_odd_length_refused(void **state)
 	enum { K = 5, M = 3, N = K + M };
 	gfec_codec *c = make("k=%d m=%d w=16", K, M);
 	const size_t len = 301;
-	struct stripe s;
+	struct tstripe s;
 	const uint8_t *have[N];
 	uint8_t *out[N] = { 0 }, *chunks[N], ok[M];
 
 	(void)state;
-	stripe_init(&s, K, M, len);
+	tstripe_init(&s, K, M, len, 1);
 	for (int i = 0; i < N; i++)
 		have[i] = s.c[i];
 	assert_int_equal(gfec_encode(c, (const uint8_t *const *)s.c, s.c + K, len), GFEC_E_INVAL);
@@ -650,7 +616,7 @@ static void test_odd_length_refused(void **state)
 	assert_int_equal(gfec_encode(c, (const uint8_t *const *)s.c, s.c + K, len - 1), 0);
 	assert_false(all_poison(s.c[K], len - 1));
 	assert_int_equal(s.c[K][len - 1], TEST_POISON);
-	stripe_free(&s);
+	tstripe_free(&s);
 	gfec_codec_free(c);
 }
 
@@ -681,7 +647,7 @@ static void test_backend_cauchy_form(void **state)
 			uint16_t *f = malloc(sizeof(*f) * 2 * ((size_t)rows + cols));
 			uint16_t *dense = malloc(sizeof(*dense) * (size_t)rows * cols);
 			uint16_t *x = f, *r = x + rows, *y = r + rows, *c = y + cols;
-			struct stripe s, t;
+			struct tstripe s, t;
 			void *pf, *pd;
 			size_t done;
 
@@ -702,8 +668,8 @@ static void test_backend_cauchy_form(void **state)
 
 			assert_int_equal(ops->plan_create(ctx, &fm, &pf), 0);
 			assert_int_equal(ops->plan_create(ctx, &dm, &pd), 0);
-			stripe_init(&s, cols, rows, len);
-			stripe_init(&t, cols, rows, len);
+			tstripe_init(&s, cols, rows, len, 1);
+			tstripe_init(&t, cols, rows, len, 1);
 			for (int j = 0; j < cols; j++)
 				memcpy(t.c[j], s.c[j], len);
 			assert_int_equal(ops->gemm(ctx, pf, 1, len, (const uint8_t *const *)s.c,
@@ -730,8 +696,8 @@ static void test_backend_cauchy_form(void **state)
 			r[0] = 1;
 			x[0] = y[cols - 1];
 			assert_int_equal(ops->plan_create(ctx, &fm, &pf), GFEC_E_INVAL);
-			stripe_free(&s);
-			stripe_free(&t);
+			tstripe_free(&s);
+			tstripe_free(&t);
 			free(f);
 			free(dense);
 		}
@@ -740,7 +706,7 @@ static void test_backend_cauchy_form(void **state)
 }
 
 /* parity_i = sum_j 1 / ((k+i) ^ j) * data_j for a few sampled rows, by Jerasure's galois calls. */
-static void check_cauchy_rows(const struct stripe *s, int nrows)
+static void check_cauchy_rows(const struct tstripe *s, int nrows)
 {
 	for (int t = 0; t < nrows; t++) {
 		const int i = test_range(0, s->m - 1);
@@ -767,12 +733,12 @@ static void test_codec_over_dense_cap(void **state)
 	enum { K = 5800, M = 5800, N = K + M, LOST = 300 };
 	gfec_codec *c = make("k=%d m=%d w=16 backend=auto", K, M);
 	int *lost = malloc(sizeof(int) * N);
-	struct stripe s;
+	struct tstripe s;
 	uint8_t delta[2] = { 0x5a, 0xc3 }, ok[M];
 
 	(void)state;
 	assert_non_null(lost);
-	stripe_init(&s, K, M, 2);
+	tstripe_init(&s, K, M, 2, 1);
 	encode(c, &s);
 	check_cauchy_rows(&s, 8);
 	assert_int_equal(gfec_verify(c, (const uint8_t *const *)s.c, s.len, ok), 0);
@@ -789,7 +755,7 @@ static void test_codec_over_dense_cap(void **state)
 		lost[r] = t;
 	}
 	decode_and_check(c, &s, lost, LOST);
-	stripe_free(&s);
+	tstripe_free(&s);
 	free(lost);
 	gfec_codec_free(c);
 
