@@ -6,17 +6,19 @@
  *   encode   COUNT coded blocks of one segment (n x B) through gfec_nc_encode() on T threads,
  *            against raw ISA-L ec_encode_data() with the same coefficient matrix, its rows split
  *            over the same T threads (gfec's pool). MB/s counts coded payload bytes written.
- *   decode   one thread: a progressive decoder (eager, then deferred) fed n coded blocks, then
- *            read; against raw ISA-L's one n x n ec_encode_data() over the same segment (the
- *            product a decode must at least do). MB/s counts segment bytes (n * B) per decode.
+ *   decode   one thread: a progressive decoder (eager, then deferred, then eager with each
+ *            panel width of --panels) fed n coded blocks, then read; against raw ISA-L's one
+ *            n x n ec_encode_data() over the same segment (the product a decode must at least
+ *            do), timed before each decode so that a row's ratio is of one time window. MB/s
+ *            counts segment bytes (n * B) per decode.
  *            "last" is the time from the last block's add() to a readable segment (add + read).
  *   latency  one thread, each mode: --segments S decoders, each fed the coded blocks from its
  *            own place in the stream (so each has its own coefficient matrix) until complete,
  *            then read; the time of the last add() + read(), its median, P99 and maximum.
  *
  * Every throughput figure is the median of --reps runs. Usage: gfec-nc-bench [--n N]
- * [--block B] [--count C] [--threads T] [--reps R] [--segments S] (C >= n + 10, so that the
- * decoders complete).
+ * [--block B] [--count C] [--threads T] [--reps R] [--segments S] [--panels W,W,...]
+ * (C >= n + 10, so that the decoders complete).
  * Exit 0; 2 on bad usage; 3 when a run fails or its output is wrong.
  */
 #include <isa-l/erasure_code.h>
@@ -28,6 +30,7 @@
 
 #include "gfec/gfec_config.h"
 #include "gfec/gfec_nc.h"
+#include "nc_internal.h"
 #include "nc_prng.h"
 #include "threadpool.h"
 
@@ -123,9 +126,26 @@ static int parse(const char *flag, const char *v, long long lo, long long hi,
 	return 0;
 }
 
+/* --panels: up to 8 comma-separated widths 1..256 into @p w; their count, or -1. */
+static int parse_panels(const char *v, unsigned long long *w)
+{
+	char buf[128], *save = NULL;
+	int k = 0;
+
+	if (!v || strlen(v) >= sizeof(buf))
+		return -1;
+	strcpy(buf, v);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (k == 8 || parse("--panels", tok, 1, 256, &w[k++]))
+			return -1;
+	return k ? k : -1;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long n = 128, B = 4096, count = 1024, threads = 0, reps = 9, nlat = 300;
+	unsigned long long panels[8];
+	int npanels = 0;
 	int ret = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -134,10 +154,12 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: gfec-nc-bench [--n N] [--block B] [--count C] [--threads T] "
-			       "[--reps R] [--segments S]\n"
+			       "[--reps R] [--segments S] [--panels W,W,...]\n"
 			       "RLC encode (T threads) and progressive decode (one thread) against "
 			       "raw ISA-L in the same run, and the last block's latency over S "
-			       "segments; defaults n=128 B=4096 C=1024 T=online CPUs R=9 S=300\n");
+			       "segments; defaults n=128 B=4096 C=1024 T=online CPUs R=9 S=300;\n"
+			       "--panels: eager decode rows at these panel widths too (1: one block "
+			       "at a time)\n");
 			return 0;
 		} else if (!strcmp(a, "--n")) {
 			bad = parse(a, v, 1, 4096, &n);
@@ -151,6 +173,13 @@ int main(int argc, char **argv)
 			bad = parse(a, v, 1, 1000, &reps);
 		} else if (!strcmp(a, "--segments")) {
 			bad = parse(a, v, 1, 1000000, &nlat);
+		} else if (!strcmp(a, "--panels")) {
+			npanels = parse_panels(v, panels);
+			if (npanels < 0) {
+				fprintf(stderr, "gfec-nc-bench: --panels wants up to 8 widths "
+						"1..256, comma-separated\n");
+				bad = 1;
+			}
 		} else {
 			fprintf(stderr, "gfec-nc-bench: unknown argument %s (try --help)\n", a);
 			return 2;
@@ -176,10 +205,11 @@ int main(int argc, char **argv)
 	uint8_t *seg = malloc(seglen), *out, *ref;
 	size_t bytes;
 	double *t = calloc(reps, sizeof(double)), *t2 = calloc(reps, sizeof(double));
+	double *t3 = calloc(reps, sizeof(double));
 	double *lat = calloc(nlat, sizeof(double));
 	struct gfec_nc_segment sg;
 
-	if (!seg || !t || !t2 || !lat || gfec_nc_create(&p, &nc)) {
+	if (!seg || !t || !t2 || !t3 || !lat || gfec_nc_create(&p, &nc)) {
 		fprintf(stderr, "gfec-nc-bench: cannot set up n=%llu B=%llu\n", n, B);
 		return 3;
 	}
@@ -264,19 +294,31 @@ int main(int argc, char **argv)
 		ti = median(t, (int)reps);
 		printf("isal n=%llu B=%llu: one %llux%llu ec_encode_data %.1f MB/s (%.3f ms)\n", n,
 		       B, n, n, seglen / ti / 1e6, ti * 1e3);
-		for (int mode = GFEC_NC_EAGER; mode <= GFEC_NC_DEFERRED; mode++) {
+		for (int row = 0; row < 2 + npanels; row++) {
+			const int mode = row == 1 ? GFEC_NC_DEFERRED : GFEC_NC_EAGER;
 			struct gfec_nc_params q = p;
 			gfec_nc *one = NULL;
+			char name[32];
 
 			q.threads = 1;
 			q.decode = mode;
-			if (gfec_nc_create(&q, &one))
+			if (gfec_nc_create(&q, &one) ||
+			    (row >= 2 && gfec_nc_set_panel(one, (uint32_t)panels[row - 2])))
 				return 3;
+			if (row >= 2)
+				snprintf(name, sizeof(name), "eager panel=%llu", panels[row - 2]);
+			else
+				snprintf(name, sizeof(name), "%s", row ? "deferred" : "eager");
 			for (unsigned long long r = 0; r < reps; r++) {
 				gfec_nc_decoder *d;
 				double t0, tl = 0;
 				int st = 0;
 
+				/* the reference product next to each decode: the ratio is of one
+				 * time window, on a machine whose load may change between rows */
+				t0 = now();
+				ec_encode_data((int)B, (int)n, (int)n, tbls, src, dst);
+				t3[r] = now() - t0;
 				if (gfec_nc_decoder_create(one, 1, &d))
 					return 3;
 				t0 = now();
@@ -296,11 +338,12 @@ int main(int argc, char **argv)
 				return 3;
 			}
 			double td = median(t, (int)reps), tl = median(t2, (int)reps);
+			double tr = median(t3, (int)reps);
 
 			printf("decode %s n=%llu B=%llu threads=1: %.1f MB/s (%.3f ms), last block "
-			       "to readable %.3f ms, ratio to raw ISA-L %.2f\n",
-			       mode == GFEC_NC_EAGER ? "eager" : "deferred", n, B,
-			       seglen / td / 1e6, td * 1e3, tl * 1e3, ti / td);
+			       "to readable %.3f ms, ratio to raw ISA-L %.2f (its product %.3f ms "
+			       "beside each decode)\n", name, n, B, seglen / td / 1e6, td * 1e3,
+			       tl * 1e3, tr / td, tr * 1e3);
 			if (last_block_latency(one, out, bytes, count, n, seg, seglen, dec,
 					       (int)nlat, lat)) {
 				fprintf(stderr, "gfec-nc-bench: latency run failed or read wrong\n");
@@ -308,8 +351,7 @@ int main(int argc, char **argv)
 			}
 			td = median(lat, (int)nlat);
 			printf("latency %s n=%llu B=%llu threads=1 segments=%llu: last add + read "
-			       "median %.3f ms, P99 %.3f ms, max %.3f ms\n",
-			       mode == GFEC_NC_EAGER ? "eager" : "deferred", n, B, nlat, td * 1e3,
+			       "median %.3f ms, P99 %.3f ms, max %.3f ms\n", name, n, B, nlat, td * 1e3,
 			       quantile(lat, (int)nlat, 0.99) * 1e3, lat[nlat - 1] * 1e3);
 			gfec_nc_free(one);
 		}
@@ -325,6 +367,7 @@ int main(int argc, char **argv)
 	free(ref);
 	free(t);
 	free(t2);
+	free(t3);
 	free(lat);
 	return ret;
 }

@@ -7,12 +7,11 @@
  * GFEC_MAX_CHUNKS rows and columns per plan, so a product is cut into tiles of that size; column
  * tiles after the first are computed into scratch and XORed in.
  *
- * The decoder keeps its rows in reduced row-echelon form (Gauss-Jordan as each block arrives,
- * ../shared/docs/seed-systems.md A). Because every stored row is zero at every other row's
- * pivot, the factors that reduce a new row are its own coefficients at the pivots, read before
- * any change: stage A is then one 1 x (rank+1) product, stage E one rank x 1 update.
- * Coefficients are reduced first, in plain loops (n bytes per row), so a dependent block is
- * found before any payload is touched.
+ * The eager decoder is Gauss-Jordan as blocks arrive (../shared/docs/seed-systems.md A),
+ * blocked: coefficients are reduced at once (so a dependent block is found on arrival), payloads
+ * in panels of up to PANEL_MAX blocks, each panel one product and one update over many rows
+ * (see "the eager decoder" below). The deferred decoder eliminates on the coefficients only and
+ * applies the inverse in read().
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "gfec/gfec_nc.h"
 #include "internal.h"
 #include "nc_gpu.h"
+#include "nc_internal.h"
 #include "nc_lt.h"
 #include "nc_prng.h"
 #include "threadpool.h"
@@ -39,6 +39,7 @@ struct gfec_nc {
 	size_t bsize;			  /* B */
 	int zero_ok;
 	int deferred;			  /* decoders: 1 deferred, 0 eager */
+	uint32_t panel;			  /* eager decoders' widest panel; 0: PANEL_MAX */
 	const struct gfec_backend_ops *ops;
 	void *ctx;			  /* the CPU backend on one thread: nc.c threads over tiles */
 	struct gfec_cpu_pool *pool;	  /* NULL on one thread */
@@ -520,12 +521,12 @@ static void axpy(uint8_t *dst, const uint8_t *src, uint8_t c, uint32_t n)
 }
 
 /*
- * Stages A-D on e->row (set by the caller; with @p reduced, stage A is already done and e->f
- * holds its factors): reduces it against every slot, leaving the factors in e->f (slot s was added f[s] times, f already scaled by 1/pivot value) and, with m, the new
+ * Stages A-D on e->row (set by the caller): reduces it against every slot, leaving the factors
+ * in e->f (slot s was added f[s] times, f already scaled by 1/pivot value) and, with m, the new
  * transform row in e->mrow. Returns the new pivot column, or -1 when the row is dependent (the
  * state is untouched either way).
  */
-static int elim_reduce(struct elim *e, int reduced)
+static int elim_reduce(struct elim *e)
 {
 	const uint32_t n = e->n, k = e->rank;
 	int q = -1;
@@ -535,7 +536,7 @@ static int elim_reduce(struct elim *e, int reduced)
 		memset(e->mrow, 0, n);
 		e->mrow[k] = 1;
 	}
-	for (uint32_t s = 0; s < k && !reduced; s++) {
+	for (uint32_t s = 0; s < k; s++) {
 		/* row[pivot[s]] is still the original value: no other slot touches that column */
 		uint8_t f = e->row[e->pivot[s]];
 
@@ -563,15 +564,12 @@ static int elim_reduce(struct elim *e, int reduced)
 	return q;
 }
 
-/*
- * Stage E on the coefficients (unless the caller did it: @p done) and commit: the reduced row
- * becomes slot rank, pivot @p q.
- */
-static void elim_commit(struct elim *e, int q, int done)
+/* Stage E on the coefficients and commit: the reduced row becomes slot rank, pivot @p q. */
+static void elim_commit(struct elim *e, int q)
 {
 	const uint32_t n = e->n, k = e->rank;
 
-	for (uint32_t s = 0; s < k && !done; s++) {
+	for (uint32_t s = 0; s < k; s++) {
 		axpy(e->r + (size_t)s * n, e->row, e->g[s], n);
 		if (e->m)
 			axpy(e->m + (size_t)s * n, e->mrow, e->g[s], k + 1);
@@ -586,16 +584,77 @@ static void elim_commit(struct elim *e, int q, int done)
 
 /* ---------- the progressive decoder ---------- */
 
+/*
+ * The eager decoder: Gauss-Jordan as blocks arrive, with the payload row operations applied in
+ * panels. Slots (rows, in arrival order) below base are "old": slot s holds coefficient row R_s
+ * (e.r), 1 at pivot[s] and 0 at every other old pivot, and its payload Y_s = R_s x S (S: the
+ * segment). Slots base..rank-1 are the panel: their blocks as received (coefficients c in e.r,
+ * payloads x in yrow), and, on the coefficients only, the same rows fully reduced: P_u is 0 at
+ * every pivot but its own, old or panel, and T_u says which combination of old and received
+ * rows it is (P_u = sum_s T_u[s] R_s + sum_v T_u[base + v] c_v).
+ *
+ *   slot 0     +-----------------+
+ *              | old: R, Y       |   Y = R x S, R reduced on the old pivots
+ *   base       +-----------------+
+ *              | panel: c, x     |   as received; P, T on the side (coefficients only)
+ *   rank       +-----------------+
+ *
+ * A block costs its coefficient reduction (its row against R and P, on the columns without an
+ * old pivot) and a copy of its payload. When the panel is full (or the segment complete) it is
+ * flushed: the panel's payloads T x [Y_old; x] are one (m x (base + m)) product into spare rows,
+ * and the panel's pivot columns are cleared from the old rows by one (base x m) update, G(s, u) =
+ * R_s[pivot of u]: every payload row operation is a product over many rows (about one n x n
+ * product in all), where one row at a time ran at a third of the speed. Panels shrink towards
+ * the end (panel_width) so that the last block's flush is about one block's worth of work.
+ */
+struct panel {
+	uint32_t base;	  /* slots below hold reduced payloads */
+	uint32_t width;	  /* the widest panel (its first) */
+	uint8_t *p, *t;	  /* width x n each: the panel's rows reduced (P) and their T */
+	uint8_t *p2, *t2; /* a flush's working copies (the panel is untouched until it succeeds) */
+	uint8_t **spare;  /* width payload rows a flush writes the panel's payloads into */
+	uint32_t *fc;	  /* the columns without an old pivot, ascending */
+	uint32_t nfc;
+};
+
 struct gfec_nc_decoder {
 	gfec_nc *nc;
 	uint64_t segment;
 	struct elim e;
 	uint8_t *c;	/* deferred: n x n, the received coefficient rows by slot */
-	uint8_t *y;	/* n x B: eager, the reduced payloads; deferred, the received ones */
+	uint8_t *y;	/* eager: n + panel.width rows of B; deferred: n, the received payloads */
 	uint8_t **yrow; /* n pointers into y */
+	struct panel pn; /* eager only */
 	struct gfec_nc_decoder_stats st;
 	struct nc_lt_decoder *lt;	/* an LT code's decoder (nc_lt.c); the rest unused */
 };
+
+/*
+ * Widest panel of an eager decoder: measured at n = 128, B = 4 KiB, one thread (nc_panel.txt in
+ * perf/results/dev-epyc-zen4-2core/): wider panels make each product more efficient but cost
+ * more coefficient work per block.
+ */
+#define PANEL_MAX 16u
+
+/*
+ * The panel that starts at slot @p base: the decoder's width, but at most half the slots left
+ * (at least 1), so that the last panels are small and the last block's flush is about an
+ * (n x 1) update.
+ */
+static uint32_t panel_width(const gfec_nc_decoder *d, uint32_t base)
+{
+	const uint32_t half = (d->e.n - base) / 2;
+
+	return half < 1 ? 1 : half < d->pn.width ? half : d->pn.width;
+}
+
+int gfec_nc_set_panel(gfec_nc *nc, uint32_t width)
+{
+	if (!nc || width > TILE)
+		return GFEC_E_INVAL;
+	nc->panel = width;
+	return 0;
+}
 
 void gfec_nc_decoder_free(gfec_nc_decoder *d)
 {
@@ -606,13 +665,30 @@ void gfec_nc_decoder_free(gfec_nc_decoder *d)
 	free(d->c);
 	free(d->y);
 	free(d->yrow);
+	free(d->pn.p);
+	free(d->pn.t);
+	free(d->pn.p2);
+	free(d->pn.t2);
+	free(d->pn.spare);
+	free(d->pn.fc);
 	free(d);
+}
+
+/* The columns without a pivot into pn->fc (a flush leaves no panel: every pivot is old). */
+static void panel_columns(gfec_nc_decoder *d)
+{
+	d->pn.nfc = 0;
+	for (uint32_t j = 0; j < d->e.n; j++)
+		if (d->e.slot_of[j] < 0)
+			d->pn.fc[d->pn.nfc++] = j;
 }
 
 int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out)
 {
 	gfec_nc_decoder *d;
 	const uint32_t n = nc ? nc->p.n : 0;
+	struct panel *pn;
+	size_t rows = n;
 
 	if (!nc || !out)
 		return GFEC_E_INVAL;
@@ -630,15 +706,33 @@ int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out)
 			*out = d;
 		return ret;
 	}
-	d->y = malloc((size_t)n * nc->bsize);
+	pn = &d->pn;
+	if (!nc->deferred) {
+		pn->width = nc->panel ? nc->panel : PANEL_MAX;
+		d->e.n = n; /* panel_width's n, before elim_init */
+		pn->width = panel_width(d, 0);
+		rows += pn->width;
+		pn->p = malloc((size_t)pn->width * n);
+		pn->t = malloc((size_t)pn->width * n);
+		pn->p2 = malloc((size_t)pn->width * n);
+		pn->t2 = malloc((size_t)pn->width * n);
+		pn->spare = malloc(sizeof(*pn->spare) * pn->width);
+		pn->fc = malloc(sizeof(*pn->fc) * n);
+	}
+	d->y = rows <= SIZE_MAX / nc->bsize ? malloc(rows * nc->bsize) : NULL;
 	d->yrow = malloc(sizeof(*d->yrow) * n);
 	d->c = nc->deferred ? malloc((size_t)n * n) : NULL;
-	if (elim_init(&d->e, n, nc->deferred) || !d->y || !d->yrow || (nc->deferred && !d->c)) {
+	if (elim_init(&d->e, n, nc->deferred) || !d->y || !d->yrow || (nc->deferred && !d->c) ||
+	    (!nc->deferred && (!pn->p || !pn->t || !pn->p2 || !pn->t2 || !pn->spare || !pn->fc))) {
 		gfec_nc_decoder_free(d);
 		return GFEC_E_NOMEM;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		d->yrow[i] = d->y + (size_t)i * nc->bsize;
+	for (uint32_t u = 0; u < pn->width; u++)
+		pn->spare[u] = d->y + (size_t)(n + u) * nc->bsize;
+	if (!nc->deferred)
+		panel_columns(d);
 	*out = d;
 	return 0;
 }
@@ -678,86 +772,156 @@ static int take_block(const gfec_nc *nc, uint64_t segment, const uint8_t *block,
 	return 0;
 }
 
-/* Plans for the one-column product col (rows x 1), cut at TILE rows; NULL on failure. */
-static void **column_plans(const gfec_nc *nc, const uint8_t *col, int rows)
+/* dst[j] ^= c * src[j] for the @p ncols columns j in @p cols. */
+static void axpy_cols(uint8_t *dst, const uint8_t *src, uint8_t c, const uint32_t *cols,
+		      uint32_t ncols)
 {
-	const int nt = (rows + TILE - 1) / TILE;
-	void **plans = calloc((size_t)nt + 1, sizeof(*plans));
-	int ret = plans ? 0 : GFEC_E_NOMEM;
+	const uint8_t *t = gfec_gf8_tab.mul[c];
 
-	for (int t = 0; t < nt && !ret; t++) {
-		int tr = rows - t * TILE < TILE ? rows - t * TILE : TILE;
-		struct gfec_gemm_matrix m = { .w = 8, .rows = tr, .cols = 1, .a = col + t * TILE };
-
-		ret = nc->ops->plan_create(nc->ctx, &m, &plans[t]);
-	}
-	if (ret && plans) {
-		for (int t = 0; t < nt; t++)
-			if (plans[t])
-				nc->ops->plan_free(nc->ctx, plans[t]);
-		free(plans);
-		plans = NULL;
-	}
-	return plans;
+	for (uint32_t i = 0; i < ncols; i++)
+		dst[cols[i]] ^= t[src[cols[i]]];
 }
 
-static void column_plans_free(const gfec_nc *nc, void **plans)
+/*
+ * Flushes the panel of @p m rows whose reduced rows and T are @p P and @p T (stride n; the last
+ * one is the block being added, slot rank, pivot e->pivot[rank]): its payloads T x [Y_old; x]
+ * into spare rows, which then take the panel's slots; the panel's pivot columns cleared from
+ * the old rows (payloads and coefficients) by G; the panel's rows become old rows P. Everything
+ * that can fail comes first: on error the decoder is as it was.
+ */
+static int panel_flush(gfec_nc_decoder *d, const uint8_t *P, const uint8_t *T, uint32_t m)
 {
-	for (int t = 0; plans && plans[t]; t++)
-		nc->ops->plan_free(nc->ctx, plans[t]);
-	free(plans);
-}
+	const gfec_nc *nc = d->nc;
+	struct elim *e = &d->e;
+	struct panel *pn = &d->pn;
+	const uint32_t n = e->n, base = pn->base, k = base + m;
+	const size_t B = nc->bsize;
+	uint8_t *a = malloc((size_t)m * k + (size_t)base * m);
+	uint8_t **rrow = malloc(sizeof(*rrow) * (base + 1));
+	struct product fw = { 0 }, bk = { 0 };
+	int ret = a && rrow ? 0 : GFEC_E_NOMEM;
 
-/* dst[i] ^= col[i] * src over len bytes for i < rows, through the backend's update. */
-static int column_apply(const gfec_nc *nc, void **plans, int rows, size_t len, const uint8_t *src,
-			uint8_t *const *dst)
-{
-	int ret = 0;
+	for (uint32_t u = 0; u < m && !ret; u++)
+		memcpy(a + (size_t)u * k, T + (size_t)u * n, k);
+	if (!ret)
+		ret = product_create(nc, a, (int)m, (int)k, &fw);
+	if (!ret && base) {
+		uint8_t *g = a + (size_t)m * k;
 
-	for (int t = 0; t * TILE < rows && !ret; t++) {
-		size_t done;
-
-		ret = nc->ops->update(nc->ctx, plans[t], 0, len, src, dst + t * TILE, &done);
+		for (uint32_t s = 0; s < base; s++) {
+			for (uint32_t u = 0; u < m; u++)
+				g[(size_t)s * m + u] = e->r[(size_t)s * n + e->pivot[base + u]];
+			rrow[s] = e->r + (size_t)s * n;
+		}
+		ret = product_create(nc, g, (int)base, (int)m, &bk);
 	}
+	if (!ret)
+		ret = product_run_all(nc, &fw, (const uint8_t *const *)d->yrow, pn->spare, B);
+	if (ret)
+		goto out;
+	/* nothing below fails: the backend's update cannot, given a plan */
+	for (uint32_t u = 0; u < m; u++) {
+		uint8_t *x = d->yrow[base + u];
+
+		d->yrow[base + u] = pn->spare[u];
+		pn->spare[u] = x;
+		memcpy(e->r + (size_t)(base + u) * n, P + (size_t)u * n, n);
+	}
+	for (int r = 0; base && r < bk.rt; r++) {
+		for (uint32_t u = 0; u < m; u++) {
+			size_t done;
+
+			nc->ops->update(nc->ctx, bk.plans[r * bk.ct], (int)u, B, d->yrow[base + u],
+					d->yrow + (size_t)r * TILE, &done);
+			nc->ops->update(nc->ctx, bk.plans[r * bk.ct], (int)u, n,
+					e->r + (size_t)(base + u) * n, rrow + (size_t)r * TILE,
+					&done);
+		}
+	}
+out:
+	product_free(nc, &fw);
+	product_free(nc, &bk);
+	free(a);
+	free(rrow);
 	return ret;
 }
 
 /*
- * Stage A on the coefficients of an eager decoder, through the backend: row += sum_s
- * row[pivot[s]] * R_s, one 1 x (k+1) product over n bytes (the scalar loop of elim_reduce was
- * most of an eager decode's time at n = 128). Leaves the factors in e->f; on error, row is as
- * it was.
+ * An eager decoder's add of the block @p b whose coefficient row is in e->row: reduced against
+ * the old rows and the panel (coefficients only); kept as received in the panel, which is
+ * flushed when full or when the segment completes. GFEC_NC_DEPENDENT leaves the decoder as it
+ * was, and so does an error.
  */
-static int reduce_product(const gfec_nc *nc, struct elim *e)
+static int eager_add(gfec_nc_decoder *d, const struct gfec_nc_block *b)
 {
-	const uint32_t n = e->n, k = e->rank;
-	const uint8_t **src = malloc(sizeof(*src) * (k + 1));
-	uint8_t *a = malloc(k + 1);
-	uint8_t *const dst[1] = { e->mrow };
-	struct product p = { 0 };
-	uint32_t nz = 0;
-	int ret = src && a ? 0 : GFEC_E_NOMEM;
+	struct elim *e = &d->e;
+	struct panel *pn = &d->pn;
+	const uint32_t n = e->n, k = e->rank, base = pn->base, np = k - base;
+	const int flush = k + 1 == n || np + 1 == panel_width(d, base);
+	uint8_t *row = e->row, *P = pn->p, *T = pn->t, *pnew, *tnew;
+	const uint8_t *inv_t;
+	int q = -1, ret;
 
-	for (uint32_t s = 0; s < k && !ret; s++) {
-		e->f[s] = e->row[e->pivot[s]];
-		if (e->f[s]) {
-			a[nz] = e->f[s];
-			src[nz++] = e->r + (size_t)s * n;
+	/* the block's row as received: the panel's slot k (recode reads it) */
+	memcpy(e->r + (size_t)k * n, row, n);
+	/* against the old rows: row[pivot[s]] is untouched by every other old row */
+	for (uint32_t s = 0; s < base; s++) {
+		e->f[s] = row[e->pivot[s]];
+		if (e->f[s])
+			axpy_cols(row, e->r + (size_t)s * n, e->f[s], pn->fc, pn->nfc);
+	}
+	/* against the panel's reduced rows, each 0 at the other pivots */
+	for (uint32_t u = 0; u < np; u++) {
+		e->f[base + u] = row[e->pivot[base + u]];
+		if (e->f[base + u])
+			axpy_cols(row, P + (size_t)u * n, e->f[base + u], pn->fc, pn->nfc);
+	}
+	for (uint32_t i = 0; i < pn->nfc && q < 0; i++)
+		if (row[pn->fc[i]])
+			q = (int)pn->fc[i];
+	if (q < 0)
+		return GFEC_NC_DEPENDENT;
+	if (flush) {
+		memcpy(pn->p2, P, (size_t)np * n);
+		memcpy(pn->t2, T, (size_t)np * n);
+		P = pn->p2;
+		T = pn->t2;
+	}
+	inv_t = gfec_gf8_tab.mul[gfec_gf8_inv(row[q])];
+	pnew = P + (size_t)np * n;
+	tnew = T + (size_t)np * n;
+	memset(pnew, 0, n);
+	for (uint32_t i = 0; i < pn->nfc; i++)
+		pnew[pn->fc[i]] = inv_t[row[pn->fc[i]]];
+	memset(tnew, 0, n);
+	for (uint32_t s = 0; s < base; s++)
+		tnew[s] = inv_t[e->f[s]];
+	tnew[k] = inv_t[1];
+	for (uint32_t u = 0; u < np; u++)
+		axpy(tnew, T + (size_t)u * n, inv_t[e->f[base + u]], k);
+	/* clear the new pivot from the panel's other rows */
+	for (uint32_t u = 0; u < np; u++) {
+		const uint8_t h = P[(size_t)u * n + q];
+
+		if (h) {
+			axpy_cols(P + (size_t)u * n, pnew, h, pn->fc, pn->nfc);
+			axpy(T + (size_t)u * n, tnew, h, k + 1);
 		}
 	}
-	if (!ret && nz) {
-		a[nz] = 1;
-		src[nz++] = e->row;
-		ret = product_create(nc, a, 1, (int)nz, &p);
-		if (!ret)
-			ret = product_run_all(nc, &p, src, dst, n);
-		if (!ret)
-			memcpy(e->row, e->mrow, n);
+	memcpy(d->yrow[k], b->payload, d->nc->bsize);
+	e->pivot[k] = (uint32_t)q;
+	if (flush) {
+		ret = panel_flush(d, P, T, np + 1);
+		if (ret)
+			return ret;
 	}
-	product_free(nc, &p);
-	free(src);
-	free(a);
-	return ret;
+	e->slot_of[q] = (int32_t)k;
+	e->rank++;
+	if (flush) {
+		pn->base = e->rank;
+		panel_columns(d);
+	}
+	return e->rank == n ? GFEC_NC_COMPLETE : GFEC_NC_INNOVATIVE;
 }
 
 int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
@@ -781,84 +945,32 @@ int gfec_nc_decoder_add(gfec_nc_decoder *d, const uint8_t *block, size_t len)
 		d->st.dependent++;
 		return GFEC_NC_DEPENDENT;
 	}
-	/* eager: stage A on the coefficients as a product (state untouched on error) */
-	ret = d->c ? 0 : reduce_product(d->nc, e);
-	if (ret) {
-		d->st.received--;
-		d->st.refused++;
+	if (!d->c) {
+		ret = eager_add(d, &b);
+		if (ret == GFEC_NC_DEPENDENT) {
+			d->st.dependent++;
+		} else if (ret < 0) {
+			d->st.received--;
+			d->st.refused++;
+		} else {
+			d->st.innovative++;
+		}
 		return ret;
 	}
-	q = elim_reduce(e, !d->c);
+	q = elim_reduce(e);
 	if (q < 0) {
 		d->st.dependent++;
 		return GFEC_NC_DEPENDENT;
 	}
+	/* deferred: keep the block as received; the payloads wait for read() */
 	const uint32_t k = e->rank;
-	const size_t B = d->nc->bsize;
 
-	if (d->c) {
-		/* deferred: keep the block as received; the payloads wait for read() */
-		memcpy(d->yrow[k], b.payload, B);
-		if (b.kind == GFEC_NC_KIND_COEF)
-			memcpy(d->c + (size_t)k * e->n, b.coefs, e->n);
-		else
-			seed_row(d->nc, b.seed, b.flags & GFEC_NC_SYSTEMATIC, d->c + (size_t)k * e->n);
-	} else {
-		/* stage A-D on the payload: y_k = f[k] * x + sum_s f[s] * y_s, one product */
-		const uint8_t **src = malloc(sizeof(*src) * (k + 1));
-		uint8_t *a = malloc(k + 1);
-		uint8_t *const dst[1] = { d->yrow[k] };
-		struct product p = { 0 };
-		uint32_t nz = 0, ng = 0;
-		uint8_t **gdst = malloc(sizeof(*gdst) * (k + 1));
-		uint8_t **grow = malloc(sizeof(*grow) * (k + 1));
-		uint8_t *gcol = malloc(k + 1);
-		void **plans = NULL;
-
-		ret = src && a && gdst && grow && gcol ? 0 : GFEC_E_NOMEM;
-		for (uint32_t s = 0; s < k && !ret; s++) {
-			if (e->f[s]) {
-				a[nz] = e->f[s];
-				src[nz++] = d->yrow[s];
-			}
-			if (e->g[s]) {
-				gcol[ng] = e->g[s];
-				grow[ng] = e->r + (size_t)s * e->n;
-				gdst[ng++] = d->yrow[s];
-			}
-		}
-		if (!ret) {
-			a[nz] = e->f[k];
-			src[nz++] = b.payload;
-			ret = product_create(d->nc, a, 1, (int)nz, &p);
-		}
-		if (!ret)
-			ret = product_run_all(d->nc, &p, src, dst, B);
-		product_free(d->nc, &p);
-		/*
-		 * stage E: clear column q from every other row, payloads then coefficients, with
-		 * plans made before either changes (the CPU backend's update cannot fail after)
-		 */
-		if (!ret && ng) {
-			plans = column_plans(d->nc, gcol, (int)ng);
-			ret = plans ? column_apply(d->nc, plans, (int)ng, B, d->yrow[k], gdst)
-				    : GFEC_E_NOMEM;
-			if (!ret)
-				ret = column_apply(d->nc, plans, (int)ng, e->n, e->row, grow);
-		}
-		column_plans_free(d->nc, plans);
-		free(src);
-		free(a);
-		free(gdst);
-		free(grow);
-		free(gcol);
-		if (ret) {
-			d->st.received--;
-			d->st.refused++;
-			return ret;
-		}
-	}
-	elim_commit(e, q, !d->c);
+	memcpy(d->yrow[k], b.payload, d->nc->bsize);
+	if (b.kind == GFEC_NC_KIND_COEF)
+		memcpy(d->c + (size_t)k * e->n, b.coefs, e->n);
+	else
+		seed_row(d->nc, b.seed, b.flags & GFEC_NC_SYSTEMATIC, d->c + (size_t)k * e->n);
+	elim_commit(e, q);
 	d->st.innovative++;
 	return e->rank == e->n ? GFEC_NC_COMPLETE : GFEC_NC_INNOVATIVE;
 }
@@ -1009,13 +1121,13 @@ static void batch_dec_task(void *arg, size_t i)
 				    : GFEC_E_INVAL;
 		if (ret)
 			goto out;
-		q = elim_reduce(&e, 0);
+		q = elim_reduce(&e);
 		if (q < 0) {
 			sg->dependent++;
 			continue;
 		}
 		src[e.rank] = b.payload;
-		elim_commit(&e, q, 0);
+		elim_commit(&e, q);
 	}
 	if (e.rank < n) {
 		ret = GFEC_E_TOOFEW;
