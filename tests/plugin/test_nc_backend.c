@@ -504,16 +504,55 @@ static void test_decode_batch(void **state)
 		one_batch(1024, 32, 3, GFEC_NC_ZERO_COEFS);
 }
 
+/* An encode's buffers under GFEC_FAULT=cuda, kept for the caller's further checks. */
+struct fault_run {
+	size_t olen;	    /* bytes of coded output */
+	uint8_t *ref, *got; /* olen bytes each: the CPU code's blocks, the GPU code's */
+	uint8_t *dout;	    /* olen bytes of device memory, in obase */
+	void *dbase, *obase;
+};
+
+/*
+ * Under GFEC_FAULT=cuda (set by the caller): @p count blocks from @p first of @p seg (@p seglen
+ * bytes) encoded by @p gpu from host buffers equal @p cpu's, redone on the CPU (one fallback, no
+ * GPU call); from device buffers (a segment @p dmis and an output @p omis bytes past their
+ * allocations) the encode fails with GFEC_E_DEVICE. The caller frees f's buffers.
+ */
+static void fault_encode(gfec_nc *cpu, gfec_nc *gpu, const struct gfec_nc_segment *seg,
+			 size_t seglen, uint32_t first, uint32_t count, unsigned dmis,
+			 unsigned omis, struct fault_run *f)
+{
+	struct gfec_nc_segment dseg = *seg;
+	struct gfec_nc_stats st;
+
+	f->olen = count * gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
+	f->ref = malloc(f->olen);
+	f->got = malloc(f->olen);
+	assert_non_null(f->ref);
+	assert_non_null(f->got);
+	assert_int_equal(gfec_nc_encode(cpu, seg, 1, first, count, f->ref, f->olen), 0);
+	memset(f->got, TEST_POISON, f->olen);
+	assert_int_equal(gfec_nc_encode(gpu, seg, 1, first, count, f->got, f->olen), 0);
+	assert_memory_equal(f->got, f->ref, f->olen);
+	gfec_nc_stats(gpu, &st);
+	assert_int_equal(st.fallbacks, 1);
+	assert_int_equal(st.gpu_calls, 0);
+
+	dseg.data = dev_alloc(seglen, dmis, &f->dbase);
+	f->dout = dev_alloc(f->olen, omis, &f->obase);
+	assert_int_equal(gfec_nc_encode(gpu, &dseg, 1, first, count, f->dout, f->olen),
+			 GFEC_E_DEVICE);
+}
+
 /* GFEC_FAULT=cuda: host buffers are redone on the CPU (counted), device buffers fail. */
 static void test_fault(void **state)
 {
 	const uint32_t n = 16, B = 4096, count = 24;
 	gfec_nc *cpu, *gpu;
-	size_t bytes, olen;
-	uint8_t *data, *ref, *got, *dout;
-	void *obase, *dbase;
-	struct gfec_nc_segment seg = {.id = 5}, dseg;
+	uint8_t *data, *ref, *got;
+	struct gfec_nc_segment seg = {.id = 5};
 	struct gfec_nc_stats st;
+	struct fault_run f;
 	struct batch b;
 	int st_ref[7], st_got[7];
 	uint32_t dep_ref[7], dep_got[7];
@@ -522,31 +561,17 @@ static void test_fault(void **state)
 	setenv("GFEC_FAULT", "cuda", 1);
 	cpu = make(n, B, 0, GFEC_NC_BACKEND_CPU);
 	gpu = make(n, B, 0, GFEC_NC_BACKEND_GPU);
-	bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
-	olen = count * bytes;
 	data = malloc((size_t)n * B);
-	ref = malloc(olen);
-	got = malloc(olen);
+	assert_non_null(data);
 	test_fill(data, (size_t)n * B);
 	seg.data = data;
-	assert_int_equal(gfec_nc_encode(cpu, &seg, 1, 9, count, ref, olen), 0);
-	memset(got, TEST_POISON, olen);
-	assert_int_equal(gfec_nc_encode(gpu, &seg, 1, 9, count, got, olen), 0);
-	assert_memory_equal(got, ref, olen);
-	gfec_nc_stats(gpu, &st);
-	assert_int_equal(st.fallbacks, 1);
-	assert_int_equal(st.gpu_calls, 0);
-
-	dseg = seg;
-	dseg.data = dev_alloc((size_t)n * B, 3, &dbase);
-	dout = dev_alloc(olen, 5, &obase);
-	assert_int_equal(gfec_nc_encode(gpu, &dseg, 1, 9, count, dout, olen), GFEC_E_DEVICE);
-	cudaFree(dbase);
-	cudaFree(obase);
+	fault_encode(cpu, gpu, &seg, (size_t)n * B, 9, count, 3, 5, &f);
+	cudaFree(f.dbase);
+	cudaFree(f.obase);
+	free(f.ref);
+	free(f.got);
 
 	make_batch(&b, cpu, n, B, 7);
-	free(ref);
-	free(got);
 	ref = malloc((size_t)n * B * 7);
 	got = malloc((size_t)n * B * 7);
 	memset(ref, TEST_POISON, (size_t)n * B * 7);
@@ -674,55 +699,38 @@ static void test_lt_fault(void **state)
 {
 	const uint32_t n = 64, B = 256, count = 70;
 	gfec_nc *cpu, *gpu;
-	uint8_t *data = malloc((size_t)n * B), *ref, *got, *dout;
-	struct gfec_nc_segment seg = {.id = 9, .data = data}, dseg;
+	uint8_t *data = malloc((size_t)n * B);
+	struct gfec_nc_segment seg = {.id = 9, .data = data};
 	struct gfec_nc_batch_segment bs;
 	const uint8_t *blk;
-	struct gfec_nc_stats st;
-	size_t bytes, olen, blen;
-	void *obase, *dbase;
+	struct fault_run f;
+	size_t blen;
 
 	(void)state;
 	setenv("GFEC_FAULT", "cuda", 1);
 	cpu = make_lt(n, B, GFEC_NC_BACKEND_CPU);
 	gpu = make_lt(n, B, GFEC_NC_BACKEND_GPU);
-	bytes = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
-	olen = count * bytes;
-	ref = malloc(olen);
-	got = malloc(olen);
 	assert_non_null(data);
-	assert_non_null(ref);
-	assert_non_null(got);
 	test_fill(data, (size_t)n * B);
-	assert_int_equal(gfec_nc_encode(cpu, &seg, 1, 77, count, ref, olen), 0);
-	memset(got, TEST_POISON, olen);
-	assert_int_equal(gfec_nc_encode(gpu, &seg, 1, 77, count, got, olen), 0);
-	assert_memory_equal(got, ref, olen);
-	gfec_nc_stats(gpu, &st);
-	assert_int_equal(st.fallbacks, 1);
-	assert_int_equal(st.gpu_calls, 0);
-	dseg = seg;
-	dseg.data = dev_alloc((size_t)n * B, 1, &dbase);
-	dout = dev_alloc(olen, 3, &obase);
-	assert_int_equal(gfec_nc_encode(gpu, &dseg, 1, 77, count, dout, olen), GFEC_E_DEVICE);
+	fault_encode(cpu, gpu, &seg, (size_t)n * B, 77, count, 1, 3, &f);
 	unsetenv("GFEC_FAULT");
 
 	/* device blocks or output of an LT batch decode: refused, nothing read */
-	blk = dout;
-	blen = bytes;
+	blk = f.dout;
+	blen = gfec_nc_block_bytes(cpu, GFEC_NC_KIND_SEED);
 	bs = (struct gfec_nc_batch_segment){
-	    .id = 9, .blocks = &blk, .lens = &blen, .nblocks = 1, .out = got};
+	    .id = 9, .blocks = &blk, .lens = &blen, .nblocks = 1, .out = f.got};
 	assert_int_equal(gfec_nc_decode_batch(gpu, &bs, 1), GFEC_E_NOTSUP);
-	blk = ref;
-	bs.out = dout;
+	blk = f.ref;
+	bs.out = f.dout;
 	assert_int_equal(gfec_nc_decode_batch(gpu, &bs, 1), GFEC_E_NOTSUP);
-	cudaFree(dbase);
-	cudaFree(obase);
+	cudaFree(f.dbase);
+	cudaFree(f.obase);
 	gfec_nc_free(cpu);
 	gfec_nc_free(gpu);
 	free(data);
-	free(ref);
-	free(got);
+	free(f.ref);
+	free(f.got);
 }
 
 /* ---------- several contexts (gpu_devices=) ---------- */
