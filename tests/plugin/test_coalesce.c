@@ -740,6 +740,23 @@ static void qstripe_check(const struct qstripe *q, const struct rig *r)
 	free(q->mem);
 }
 
+/*
+ * A rig for queued stripes: no coalescing of waiting calls, queued windows of up to 1 MiB, a GPU
+ * with switches @p sw, no end seen yet. Returns a job queue of @p workers threads for the
+ * windows' jobs (gfec_async_destroy).
+ */
+static struct gfec_async *qrig_init(struct rig *r, const struct fake_gpu_switches *sw, int workers)
+{
+	struct gfec_async *jobs = gfec_async_create(no_exec, NULL, workers);
+
+	assert_non_null(jobs);
+	rig_init(r, 0, 0);
+	assert_int_equal(gfec_coalesce_create(0, 1 << 20, &r->e.coal), 0);
+	fake_gpu_set(r->e.gpu_ctx, sw);
+	__atomic_store_n(&qdone_total, 0, __ATOMIC_RELAXED);
+	return jobs;
+}
+
 static int qsubmit(struct rig *r, struct qstripe *q, void *post_ctx, unsigned us, int max_stripes)
 {
 	const struct gfec_coalesce_req cr = { .post = post_ctx ? post_async : post_none,
@@ -798,17 +815,13 @@ static void queued_run(struct rig *r, int nthreads, int per, int max_stripes,
 	const int total = nthreads * per;
 	struct qstripe *q = calloc((size_t)total, sizeof(*q));
 	struct qthread *t = calloc((size_t)nthreads, sizeof(*t));
-	struct gfec_async *jobs = gfec_async_create(no_exec, NULL, 2);
+	struct gfec_async *jobs;
 
 	assert_non_null(q);
 	assert_non_null(t);
-	assert_non_null(jobs);
-	rig_init(r, 0, 0);
-	assert_int_equal(gfec_coalesce_create(0, 1 << 20, &r->e.coal), 0);
-	fake_gpu_set(r->e.gpu_ctx, sw);
+	jobs = qrig_init(r, sw, 2);
 	for (int i = 0; i < total; i++)
 		qstripe_init(&q[i], r, test_range(0, 1) * 2, test_range(0, 1) ? 4096 : 512);
-	__atomic_store_n(&qdone_total, 0, __ATOMIC_RELAXED);
 	for (int i = 0; i < nthreads; i++) {
 		t[i] = (struct qthread){ .r = r, .jobs = jobs, .q = q + (size_t)i * per, .n = per,
 					 .us = WINDOW_US, .max_stripes = max_stripes };
@@ -888,7 +901,7 @@ static void test_queued_fault(void **state)
 static void test_queued_cancel(void **state)
 {
 	const struct fake_gpu_switches none = { 0 };
-	struct gfec_async *jobs = gfec_async_create(no_exec, NULL, 1);
+	struct gfec_async *jobs;
 	struct gfec_coalesce_stats cs;
 	struct fake_gpu_counts n;
 	struct qstripe q[6];
@@ -896,13 +909,9 @@ static void test_queued_cancel(void **state)
 	double t;
 
 	(void)state;
-	assert_non_null(jobs);
-	rig_init(&r, 0, 0);
-	assert_int_equal(gfec_coalesce_create(0, 1 << 20, &r.e.coal), 0);
-	fake_gpu_set(r.e.gpu_ctx, &none);
+	jobs = qrig_init(&r, &none, 1);
 	for (int i = 0; i < 6; i++)
 		qstripe_init(&q[i], &r, 0, 1000);
-	__atomic_store_n(&qdone_total, 0, __ATOMIC_RELAXED);
 	/* a window of 4 stripes open for 10 s: A, B in; A out; C, D, E fill it */
 	assert_int_equal(qsubmit(&r, &q[0], jobs, 10000000, 4), 0);
 	assert_int_equal(qsubmit(&r, &q[1], jobs, 10000000, 4), 0);
@@ -948,20 +957,16 @@ static void test_queued_cancel(void **state)
 static void test_queued_no_worker_held(void **state)
 {
 	const struct fake_gpu_switches none = { 0 };
-	struct gfec_async *jobs = gfec_async_create(no_exec, NULL, 1);
+	struct gfec_async *jobs;
 	struct qstripe q[5];
 	struct rig r;
 	double t;
 
 	(void)state;
-	assert_non_null(jobs);
-	rig_init(&r, 0, 0);
-	assert_int_equal(gfec_coalesce_create(0, 1 << 20, &r.e.coal), 0);
-	fake_gpu_set(r.e.gpu_ctx, &none);
+	jobs = qrig_init(&r, &none, 1);
 	qstripe_init(&q[0], &r, 0, 512);
 	for (int i = 1; i < 5; i++)
 		qstripe_init(&q[i], &r, 0, 4096);
-	__atomic_store_n(&qdone_total, 0, __ATOMIC_RELAXED);
 	assert_int_equal(qsubmit(&r, &q[0], jobs, 10000000, 4), 0);
 	usleep(20000); /* its job is posted: the one worker has seen it */
 	t = now_s();
