@@ -273,17 +273,28 @@ double rate(gfec_codec *c, Stripes &st, size_t chunk, int *err)
 	return (double)K * chunk * ns / t / 1e9;
 }
 
+// A line per context of d[0 .. n-1] (16 at most) under @p what: its calls, its share of the work
+// and its failures; with @p rates also its bytes and the rates it measured (the RS codes').
+void print_contexts(const char *what, const struct gfec_gpu_device *d, int n, bool rates)
+{
+	for (int i = 0; i < n && i < 16; i++) {
+		printf("  %s: context %d on GPU %d: %llu shares, ", what, i, d[i].ordinal,
+		       (unsigned long long)d[i].calls);
+		if (rates)
+			printf("%.3f GB, ", d[i].bytes / 1e9);
+		printf("share %.3f, %llu failed", d[i].share, (unsigned long long)d[i].failures);
+		if (rates)
+			printf(", rate host %.1f GB/s, device %.1f GB/s", d[i].rate_host / 1e9,
+			       d[i].rate_dev / 1e9);
+		printf("\n");
+	}
+}
+
 void shares(gfec_codec *c, const char *what)
 {
 	struct gfec_gpu_device d[16];
-	const int n = gfec_codec_gpu_devices(c, d, 16);
 
-	for (int i = 0; i < n && i < 16; i++)
-		printf("  %s: context %d on GPU %d: %llu shares, %.3f GB, share %.3f, %llu failed, "
-		       "rate host %.1f GB/s, device %.1f GB/s\n",
-		       what, i, d[i].ordinal, (unsigned long long)d[i].calls, d[i].bytes / 1e9,
-		       d[i].share, (unsigned long long)d[i].failures, d[i].rate_host / 1e9,
-		       d[i].rate_dev / 1e9);
+	print_contexts(what, d, gfec_codec_gpu_devices(c, d, 16), true);
 }
 
 // An RLC code of n = 128, B = 4 KiB on @p devices ("" = the CPU): GFEC_GPU_DEVICES is read when
@@ -359,10 +370,7 @@ int nc_rows(const std::string &list, int nseg)
 	       "context %.1f GB/s, %d contexts %.1f GB/s of coded output: ratio %.2f\n",
 	       nseg, count, r[0], nctx, r[1], r[1] / r[0]);
 	gfec_nc_gpu_devices(all, info, 16);
-	for (int i = 0; i < nctx && i < 16; i++)
-		printf("  nc: context %d on GPU %d: %llu shares, share %.3f, %llu failed\n", i,
-		       info[i].ordinal, (unsigned long long)info[i].calls, info[i].share,
-		       (unsigned long long)info[i].failures);
+	print_contexts("nc", info, nctx, false);
 	cudaFreeHost(data);
 	cudaFreeHost(out);
 	gfec_nc_free(one);
