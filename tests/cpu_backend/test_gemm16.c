@@ -4,7 +4,8 @@
  * The GF(2^16) products of cpu_backend/gemm16.c: the plain-C reference against Jerasure's
  * jerasure_matrix_encode(w = 16), and the AVX2 kernel against the reference (random shapes,
  * lengths from 0 to 40 KB with tails of any even size, unaligned buffers, write and XOR
- * forms, guard bytes around every output), and both behind the backend table (w = 16 plans,
+ * forms, guard bytes around every output; source counts around the kernel's 32-source panels
+ * and lengths of several 4 KiB blocks), and both behind the backend table (w = 16 plans,
  * threaded gemm and update, odd lengths refused; a call's stripes cut into tasks of 64-byte
  * groups for 2 to 6 threads, dense and Cauchy-form plans). The AVX2 part is skipped on a CPU
  * without AVX2.
@@ -143,10 +144,32 @@ static void test_avx2_matches_base(void **state)
 
 		check_avx2(k, m, len, (unsigned)test_range(0, 63), t & 1);
 	}
-	/* Many sources: the planes of one block no longer fit, blocks shrink to 64 bytes. */
+	/* Many sources: eight panels, one block and a tail. */
 	check_avx2(250, 6, 4096 + 30, 3, 0);
 	check_avx2(1, 1, 0, 0, 0);
 	check_avx2(1, 1, 2, 1, 1);
+}
+
+/*
+ * The kernel's blocking: panels of 32 sources (sums carried between panels in dst as planes) and
+ * blocks of 4 KiB. Source counts at and around multiples of 32, every row count mod 4, lengths
+ * of one to four blocks with and without a tail, both forms, any alignment; outputs start as
+ * random bytes (shape_make), guards around each.
+ */
+static void test_avx2_panels(void **state)
+{
+	static const int cols[] = { 31, 32, 33, 63, 64, 65, 96, 97, 200, 256 };
+
+	(void)state;
+	if (!gfec_cpu_avx2_supported())
+		skip();
+	for (int t = 0; t < 20; t++) {
+		const int k = t < 10 ? cols[t] : test_range(34, 256), m = test_range(1, 9);
+		const size_t len = 4096 * (size_t)test_range(1, 4) +
+				   (t % 3 ? 0 : 2 * (size_t)test_range(1, 2047));
+
+		check_avx2(k, m, t % 4 == 3 ? len / 4 : len, (unsigned)test_range(0, 63), t & 1);
+	}
 }
 
 /* Through the backend table on two threads (slices of whole symbols), each CPU path. */
@@ -264,7 +287,8 @@ static void test_backend_split(void **state)
 {
 	(void)state;
 	for (int t = 0; t < 24; t++) {
-		const int k = test_range(20, 120), m = test_range(1000 / k + 1, 40);
+		/* k >= 26: m's range [1000 / k + 1, 40] is empty below that. */
+		const int k = test_range(26, 120), m = test_range(1000 / k + 1, 40);
 		const size_t len = 2 * (size_t)(t % 4 ? test_range(1, 3000) : test_range(3000, 12000));
 		const size_t slice = t % 3 ? 0 : 64 * (size_t)test_range(1, 40) + 2 * (t & 1);
 
@@ -282,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_base_matches_jerasure),
 		cmocka_unit_test(test_tables_match_base),
 		cmocka_unit_test(test_avx2_matches_base),
+		cmocka_unit_test(test_avx2_panels),
 		cmocka_unit_test(test_backend_table),
 		cmocka_unit_test(test_backend_split),
 	};
