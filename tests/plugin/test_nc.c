@@ -3,8 +3,9 @@
  * @file test_nc.c
  * Random linear network coding on the CPU (gfec_nc.h): encode against a plain gf_mul reference,
  * progressive decode (eager and deferred) after random losses and orders for every mix of block
- * kinds, dependent blocks, the singular rate against theory, recoding chains, the batch decoder,
- * and every kind of bad input.
+ * kinds, the eager decoder's panels at every width against a plain rank tracker, dependent
+ * blocks, the singular rate against theory, recoding chains, the batch decoder, and every kind
+ * of bad input.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 
 #include "gf8.h"
 #include "gfec/gfec_nc.h"
+#include "nc_internal.h"
 #include "nc_prng.h"
 #include "test_util.h"
 
@@ -465,6 +467,163 @@ static void test_decode_batch(void **state)
 	gfec_nc_free(nc);
 }
 
+/* ---- the eager decoder's panels ---- */
+
+/* A plain rank tracker: rows in echelon form, one gf_mul at a time. */
+struct ref_rank {
+	uint32_t n, rank;
+	uint8_t *rows;	/* rank x n, row i 1 at piv[i] */
+	uint32_t *piv;
+};
+
+/* 1 when @p c (n bytes, clobbered) is independent of the rows held (then it is held too). */
+static int ref_rank_add(struct ref_rank *r, uint8_t *c)
+{
+	for (uint32_t i = 0; i < r->rank; i++) {
+		uint8_t f = c[r->piv[i]];
+
+		for (uint32_t j = 0; j < r->n && f; j++)
+			c[j] ^= gfec_gf8_mul(f, r->rows[(size_t)i * r->n + j]);
+	}
+	for (uint32_t j = 0; j < r->n; j++) {
+		if (c[j]) {
+			uint8_t inv = gfec_gf8_inv(c[j]);
+
+			for (uint32_t x = 0; x < r->n; x++)
+				r->rows[(size_t)r->rank * r->n + x] = gfec_gf8_mul(inv, c[x]);
+			r->piv[r->rank++] = j;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The coefficient row of the block in @p buf of a code of @p n source blocks. */
+static void block_row(const uint8_t *buf, size_t len, uint32_t n, uint8_t *c)
+{
+	struct gfec_nc_block b;
+
+	assert_int_equal(gfec_nc_block_unpack(buf, len, &b), 0);
+	if (b.kind == GFEC_NC_KIND_COEF) {
+		memcpy(c, b.coefs, n);
+	} else if (b.flags & GFEC_NC_SYSTEMATIC) {
+		memset(c, 0, n);
+		c[b.seed] = 1;
+	} else {
+		gfec_nc_prng_row(b.seed, n, !!(b.flags & GFEC_NC_ZERO_COEFS), c);
+	}
+}
+
+/*
+ * One segment of n source blocks of a random B (odd sizes too), decoded by an eager decoder of
+ * panel width @p width and a deferred one from the same blocks in a random order: random kinds,
+ * repeats of an earlier block, recoded blocks of the decoder itself (dependent), recoded blocks
+ * checked against the plain product of their coefficients at random points (the panel's rows as
+ * received and the flushed ones must agree), every add's answer against the plain rank tracker,
+ * and the segment read into a poisoned buffer.
+ */
+static void panel_decode(uint32_t n, uint32_t width)
+{
+	const uint32_t B = (uint32_t)test_range(1, n > 100 ? 300 : 700);
+	const uint32_t flags = (uint32_t)test_range(0, 3) & (GFEC_NC_SYSTEMATIC | GFEC_NC_ZERO_COEFS);
+	gfec_nc *nc = mk(n, B, flags, GFEC_NC_EAGER), *ncd = mk(n, B, flags, GFEC_NC_DEFERRED);
+	const size_t cb = gfec_nc_block_bytes(nc, GFEC_NC_KIND_COEF);
+	uint8_t *buf = malloc(cb + 64), *prev = malloc(cb + 64), *c = malloc(n);
+	uint8_t *out = malloc((size_t)n * B), *ref = malloc(B);
+	struct ref_rank rr = { .n = n, .rows = malloc((size_t)n * n), .piv = malloc(4 * n) };
+	gfec_nc_decoder *d, *dd;
+	struct src s;
+	size_t prev_len = 0;
+	int ret = GFEC_NC_INNOVATIVE, kinds = flags & GFEC_NC_SYSTEMATIC ? 7 : 3;
+	uint32_t innovative = 0, dependent = 0;
+
+	assert_non_null(rr.rows);
+	assert_int_equal(gfec_nc_set_panel(nc, width), 0);
+	src_init(&s, nc, n, B, 1000 + n);
+	assert_int_equal(gfec_nc_decoder_create(nc, s.id, &d), 0);
+	assert_int_equal(gfec_nc_decoder_create(ncd, s.id, &dd), 0);
+	for (uint32_t seq = 0; ret != GFEC_NC_COMPLETE; seq++) {
+		const int pick = test_range(0, 9);
+		size_t len;
+
+		assert_true(seq < 4 * n + 100);
+		if (pick == 0 && prev_len) {
+			memcpy(buf, prev, prev_len);
+			len = prev_len;
+		} else if (pick == 1 && gfec_nc_decoder_rank(d) > 0) {
+			/* a recoded block: dependent, and its payload is its coefficients' product */
+			assert_int_equal(gfec_nc_recode(d, seq, 1, buf, cb), 0);
+			len = cb;
+			block_row(buf, len, n, c);
+			ref_block(s.seg, n, B, c, ref);
+			assert_memory_equal(buf + cb - B, ref, B);
+		} else {
+			len = src_block(&s, kinds, seq, buf);
+		}
+		block_row(buf, len, n, c);
+		const int want = ref_rank_add(&rr, c);
+
+		ret = gfec_nc_decoder_add(d, buf, len);
+		assert_int_equal(gfec_nc_decoder_add(dd, buf, len), ret);
+		if (want)
+			assert_int_equal(ret, rr.rank == n ? GFEC_NC_COMPLETE : GFEC_NC_INNOVATIVE);
+		else
+			assert_int_equal(ret, GFEC_NC_DEPENDENT);
+		innovative += !!want;
+		dependent += !want;
+		assert_int_equal(gfec_nc_decoder_rank(d), rr.rank);
+		if (ret != GFEC_NC_COMPLETE)
+			assert_int_equal(gfec_nc_decoder_read(d, out, (size_t)n * B), GFEC_E_TOOFEW);
+		memcpy(prev, buf, len);
+		prev_len = len;
+	}
+	struct gfec_nc_decoder_stats st;
+
+	gfec_nc_decoder_stats(d, &st);
+	assert_true(st.innovative == innovative && st.dependent == dependent &&
+		    st.received == innovative + dependent && st.refused == 0);
+	memset(out, test_range(0, 255), (size_t)n * B);
+	assert_int_equal(gfec_nc_decoder_read(d, out, (size_t)n * B), 0);
+	assert_memory_equal(out, s.seg, (size_t)n * B);
+	memset(out, test_range(0, 255), (size_t)n * B);
+	assert_int_equal(gfec_nc_decoder_read(dd, out, (size_t)n * B), 0);
+	assert_memory_equal(out, s.seg, (size_t)n * B);
+	/* complete: recoding still gives the plain product */
+	assert_int_equal(gfec_nc_recode(d, 7, 1, buf, cb), 0);
+	block_row(buf, cb, n, c);
+	ref_block(s.seg, n, B, c, ref);
+	assert_memory_equal(buf + cb - B, ref, B);
+	gfec_nc_decoder_free(d);
+	gfec_nc_decoder_free(dd);
+	free(s.seg);
+	free(buf);
+	free(prev);
+	free(c);
+	free(out);
+	free(ref);
+	free(rr.rows);
+	free(rr.piv);
+	gfec_nc_free(nc);
+	gfec_nc_free(ncd);
+}
+
+static void test_panel_decode(void **state)
+{
+	static const uint32_t ns[] = { 1, 2, 3, 17, 128, 255 };
+	static const uint32_t widths[] = { 0, 1, 2, 3, 5, 16, 40 };
+	gfec_nc *nc = mk(4, 8, 0, GFEC_NC_EAGER);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
+			for (int rep = 0; rep < (ns[i] < 100 ? 4 : 1); rep++)
+				panel_decode(ns[i], widths[w]);
+	assert_int_equal(gfec_nc_set_panel(nc, 256), 0);
+	assert_int_equal(gfec_nc_set_panel(nc, 257), GFEC_E_INVAL);
+	assert_int_equal(gfec_nc_set_panel(NULL, 1), GFEC_E_INVAL);
+	gfec_nc_free(nc);
+}
+
 /* Bad input: a clear error, and the decoder loses nothing. */
 static void test_bad_input(void **state)
 {
@@ -475,7 +634,7 @@ static void test_bad_input(void **state)
 	struct gfec_nc_params p = { .n = n, .block_size = B };
 	gfec_nc *bad = NULL;
 	gfec_nc_decoder *d;
-	uint8_t seg[4 * 10], blk[128], out[40];
+	uint8_t seg[5 * 10], blk[128], out[40]; /* seg: other's n = 5 blocks too */
 	struct gfec_nc_segment sg = { .id = 1, .data = seg };
 	struct gfec_nc_decoder_stats st;
 	size_t len = gfec_nc_block_bytes(nc, GFEC_NC_KIND_SEED);
@@ -568,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_singular_rate),
 		cmocka_unit_test(test_recode_chains),
 		cmocka_unit_test(test_decode_batch),
+		cmocka_unit_test(test_panel_decode),
 		cmocka_unit_test(test_bad_input),
 	};
 
