@@ -8,6 +8,8 @@
 # usage: test_cli.sh PATH/TO/gfec
 # Losses are chosen at random; the seed is printed, and TEST_CLI_SEED=N replays a run.
 set -euo pipefail
+# shellcheck source=cli_lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cli_lib.sh"
 
 GFEC=${1:?usage: test_cli.sh PATH/TO/gfec}
 [[ -x $GFEC && -f $GFEC ]] || { echo "test_cli.sh: '$GFEC' is not an executable" >&2; exit 1; }
@@ -21,68 +23,6 @@ trap 'chattr -i "$DIR/perm/s.1" 2>/dev/null || true; rm -rf "$DIR"' EXIT
 cd "$DIR"
 mkdir keep
 echo "test_cli.sh: $GFEC in $DIR, seed $SEED (TEST_CLI_SEED=$SEED replays it)"
-
-fail() {
-	echo "test_cli.sh: FAIL: $*" >&2
-	echo "test_cli.sh: (seed $SEED)" >&2
-	exit 1
-}
-
-# run CODE CMD...: runs CMD with stdout in ./out and stderr in ./err; fails unless it exits CODE.
-run() {
-	local want=$1 got=0
-	shift
-	"$@" >out 2>err || got=$?
-	if [[ $got != "$want" ]]; then
-		sed 's/^/  stdout: /' out >&2
-		sed 's/^/  stderr: /' err >&2
-		fail "'$*' exited $got, expected $want"
-	fi
-}
-
-# has FILE REGEX: FILE (out or err) has a line matching the extended REGEX.
-has() {
-	grep -Eq -- "$2" "$1" || { sed "s/^/  $1: /" "$1" >&2; fail "$1 lacks /$2/ (after '$LAST')"; }
-}
-
-# gfec CODE ARGS...: runs the tool under run(), remembering the command for messages.
-gfec() {
-	local want=$1
-	shift
-	LAST="gfec $*"
-	run "$want" "$GFEC" "$@"
-}
-
-# An error is one line on stderr, and it starts with "gfec: ".
-one_error_line() {
-	[[ $(wc -l <err) == 1 ]] || { cat err >&2; fail "'$LAST' printed $(wc -l <err) lines on stderr"; }
-	has err '^gfec: '
-}
-
-# pick COUNT N: COUNT distinct numbers from 0 .. N-1, from the seeded $RANDOM.
-pick() {
-	local count=$1 n=$2 i j t a=()
-	for ((i = 0; i < n; i++)); do a[i]=$i; done
-	for ((i = 0; i < count; i++)); do
-		j=$((i + RANDOM % (n - i)))
-		t=${a[i]} a[i]=${a[j]} a[j]=$t
-	done
-	echo "${a[@]:0:count}"
-}
-
-meta() { awk -v key="$2" '$1 == key { print $2 }' "$1.gfec"; }
-
-# reseal FILE.gfec: recomputes its last line (the CRC32C of the lines above), as someone who
-# edits the metadata and knows its format would.
-reseal() {
-	perl -e 'local $/; my $t = <STDIN>; $t =~ s/meta_crc32c [^\n]*\n\z//; my $c = 0xffffffff;
-		 for my $b (unpack "C*", $t) {
-			 $c ^= $b;
-			 $c = ($c >> 1) ^ (0x82f63b78 & -($c & 1)) for 1 .. 8;
-		 }
-		 printf "%smeta_crc32c 0x%08x\n", $t, $c ^ 0xffffffff' <"$1" >"$1.new"
-	mv "$1.new" "$1"
-}
 
 # flip FILE OFFSET: changes the byte at OFFSET, in place.
 flip() {

@@ -12,6 +12,8 @@
 # usage: test_cli_w16.sh PATH/TO/gfec
 # Losses are chosen at random; the seed is printed, and TEST_CLI_SEED=N replays a run.
 set -euo pipefail
+# shellcheck source=cli_lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cli_lib.sh"
 
 GFEC=${1:?usage: test_cli_w16.sh PATH/TO/gfec}
 [[ -x $GFEC && -f $GFEC ]] || { echo "test_cli_w16.sh: '$GFEC' is not an executable" >&2; exit 1; }
@@ -23,62 +25,6 @@ DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 cd "$DIR"
 echo "test_cli_w16.sh: $GFEC in $DIR, seed $SEED (TEST_CLI_SEED=$SEED replays it)"
-
-fail() {
-	echo "test_cli_w16.sh: FAIL: $*" >&2
-	echo "test_cli_w16.sh: (seed $SEED)" >&2
-	exit 1
-}
-
-# gfec CODE ARGS...: runs the tool with stdout in ./out and stderr in ./err; fails unless it
-# exits CODE.
-gfec() {
-	local want=$1 got=0
-	shift
-	LAST="gfec $*"
-	"$GFEC" "$@" >out 2>err || got=$?
-	if [[ $got != "$want" ]]; then
-		sed 's/^/  stdout: /' out >&2
-		sed 's/^/  stderr: /' err >&2
-		fail "'$LAST' exited $got, expected $want"
-	fi
-}
-
-# has FILE REGEX: FILE (out or err) has a line matching the extended REGEX.
-has() {
-	grep -Eq -- "$2" "$1" || { sed "s/^/  $1: /" "$1" >&2; fail "$1 lacks /$2/ (after '$LAST')"; }
-}
-
-# An error is one line on stderr, and it starts with "gfec: ".
-one_error_line() {
-	[[ $(wc -l <err) == 1 ]] || { cat err >&2; fail "'$LAST' printed $(wc -l <err) lines on stderr"; }
-	has err '^gfec: '
-}
-
-# pick COUNT N: COUNT distinct numbers from 0 .. N-1, from the seeded $RANDOM.
-pick() {
-	local count=$1 n=$2 i j t a=()
-	for ((i = 0; i < n; i++)); do a[i]=$i; done
-	for ((i = 0; i < count; i++)); do
-		j=$((i + RANDOM % (n - i)))
-		t=${a[i]} a[i]=${a[j]} a[j]=$t
-	done
-	echo "${a[@]:0:count}"
-}
-
-meta() { awk -v key="$2" '$1 == key { print $2 }' "$1.gfec"; }
-
-# reseal FILE.gfec: recomputes its last line (the CRC32C of the lines above), as someone who
-# edits the metadata and knows its format would.
-reseal() {
-	perl -e 'local $/; my $t = <STDIN>; $t =~ s/meta_crc32c [^\n]*\n\z//; my $c = 0xffffffff;
-		 for my $b (unpack "C*", $t) {
-			 $c ^= $b;
-			 $c = ($c >> 1) ^ (0x82f63b78 & -($c & 1)) for 1 .. 8;
-		 }
-		 printf "%smeta_crc32c 0x%08x\n", $t, $c ^ 0xffffffff' <"$1" >"$1.new"
-	mv "$1.new" "$1"
-}
 
 # listing: every file in the directory with its size and checksum, to show nothing was written.
 listing() { find . -maxdepth 1 -type f ! -name out ! -name err -printf '%f %s\n' | sort; }
