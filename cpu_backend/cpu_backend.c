@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file cpu_backend.c
- * The CPU paths behind the backend table: gfec's GFNI kernels, ISA-L, or the plain-C reference,
- * chosen once per context (auto: the best this CPU has). Long buffers are cut into slices (64 KiB
- * per stream by default, so one slice of a (10,4) stripe stays in L2) that the pool's threads
- * claim in turn.
+ * The CPU paths behind the backend table: gfec's GFNI or AVX2 kernels, ISA-L, or the plain-C
+ * reference, chosen once per context (auto: the best this CPU has). Long buffers are cut into
+ * slices (64 KiB per stream by default, so one slice of a (10,4) stripe stays in L2) that the
+ * pool's threads claim in turn.
  */
 #include "cpu_backend.h"
 
@@ -94,6 +94,21 @@ static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, int mode,
 		gfec_cpu_gemm_gfni512(n, cols, p->rows, mat, src, dst, mode);
 	else
 		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, mode);
+}
+
+/* The AVX2 kernel's slice, as gfni_slice: an update gathers its column's tables. */
+static void avx2_slice(size_t n, int col, const struct cpu_plan *p, const uint8_t *const *src,
+		       uint8_t *const *dst)
+{
+	uint8_t column[GFEC_MAX_CHUNKS * 32];
+
+	if (col < 0) {
+		gfec_cpu_gemm_avx2(n, p->cols, p->rows, p->tbls, src, dst, 0);
+		return;
+	}
+	for (int i = 0; i < p->rows; i++)
+		memcpy(column + (size_t)i * 32, p->tbls + ((size_t)i * p->cols + col) * 32, 32);
+	gfec_cpu_gemm_avx2(n, 1, p->rows, column, src, dst, 1);
 }
 
 /*
@@ -303,6 +318,8 @@ static void run_slice(void *arg, size_t index)
 		const int mode = j->stream && off % 64 == 0 ? GFEC_GFNI_STREAM : GFEC_GFNI_SET;
 
 		gfni_slice(j->ctx->path, n, j->col, mode, p, (const uint8_t *const *)src, dst);
+	} else if (j->ctx->path == GFEC_CPU_AVX2) {
+		avx2_slice(n, j->col, p, (const uint8_t *const *)src, dst);
 	} else if (j->ctx->path == GFEC_CPU_BASE) {
 		if (j->col < 0)
 			gfec_cpu_gemm_base(n, p->cols, p->rows, p->a, (const uint8_t *const *)src,
@@ -571,6 +588,8 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 		gfec_gf8_to_bitmatrix(p->a, p->rows, p->cols, p->bits);
 	else if (gfni)
 		gfec_cpu_gfni_matrices(p->a, n, p->mats);
+	else if (c->path == GFEC_CPU_AVX2)
+		gfec_cpu_avx2_tables(p->a, n, p->tbls);
 	else
 		ec_init_tables(p->cols, p->rows, p->a, p->tbls);
 	*out = p;

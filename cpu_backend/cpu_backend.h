@@ -44,8 +44,10 @@ void gfec_cpu_update_base(size_t len, int cols, int rows, int col, const uint8_t
 
 /**
  * The CPU paths (gfec_backend_conf.path names them). Auto picks, once per process, the first the
- * CPU has of gfni512 (AVX-512BW/VL + GFNI), gfni256 (AVX2 + GFNI) and isal (ISA-L's own
- * dispatch); base is the plain-C reference. A forced path the CPU lacks is GFEC_E_NOTSUP.
+ * CPU has of gfni512 (AVX-512BW/VL + GFNI), gfni256 (AVX2 + GFNI), isal where the CPU has
+ * AVX-512BW (ISA-L's own AVX-512 kernels), avx2 (gfec's nibble-table kernel, avx2.c) and isal
+ * (ISA-L's own dispatch); base is the plain-C reference. A forced path the CPU lacks is
+ * GFEC_E_NOTSUP.
  */
 enum gfec_cpu_path {
 	GFEC_CPU_AUTO,
@@ -53,10 +55,11 @@ enum gfec_cpu_path {
 	GFEC_CPU_GFNI256,
 	GFEC_CPU_ISAL,
 	GFEC_CPU_BASE,
+	GFEC_CPU_AVX2,
 };
 
 /** The accepted names, for error messages. */
-#define GFEC_CPU_PATH_NAMES "auto, gfni512, gfni256, isal, base"
+#define GFEC_CPU_PATH_NAMES "auto, gfni512, gfni256, avx2, isal, base"
 
 /** @p name (NULL and "" mean auto) to a path: 0, or GFEC_E_INVAL for an unknown name. */
 int gfec_cpu_path_parse(const char *name, enum gfec_cpu_path *out);
@@ -148,6 +151,21 @@ void gfec_cpu_gemm_gfni512(size_t len, int cols, int rows, const uint64_t *mat,
 			   const uint8_t *const *src, uint8_t *const *dst, int mode);
 void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows, const uint64_t *mat,
 			   const uint8_t *const *src, uint8_t *const *dst, int mode);
+
+/**
+ * The AVX2 kernel's tables of the n coefficients a[] (32 bytes each into tbls): the bytes ISA-L's
+ * ec_init_tables() writes, made without ISA-L (avx2.c).
+ */
+void gfec_cpu_avx2_tables(const uint8_t *a, size_t n, uint8_t *tbls);
+
+/**
+ * dst[i] = sum_j a[i*cols+j] * src[j] for i < rows (@p update = 0), or dst[i] ^= that sum
+ * (@p update = 1), from the tables of the rows x cols matrix a (gfec_cpu_avx2_tables(),
+ * rows * cols * 32 bytes). Any len, no alignment requirement; sources and outputs must not
+ * overlap. Call only when gfec_cpu_avx2_supported().
+ */
+void gfec_cpu_gemm_avx2(size_t len, int cols, int rows, const uint8_t *tbls,
+			const uint8_t *const *src, uint8_t *const *dst, int update);
 
 #ifdef __cplusplus
 }

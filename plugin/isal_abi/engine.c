@@ -11,7 +11,8 @@
  * Knobs, read once on the first call through gfec's registry (registry.c; a bad value keeps
  * the default):
  *   GFEC_ISAL_LIB      the real ISA-L to forward to (default: Debian's libisal2, ISAL_REAL_PATH)
- *   GFEC_CPU_PATH      auto (default): gfec's GFNI kernels on CPUs with GFNI; isal or base: not
+ *   GFEC_CPU_PATH      auto (default): gfec's GFNI kernels on CPUs with GFNI, its AVX2 kernel on
+ *                      AVX2 CPUs without AVX-512; isal or base: not
  *   GFEC_CPU_STREAM_MIN  GFNI encodes of at least this many bytes per chunk into 64-byte aligned
  *                      outputs write parity by non-temporal stores, as the codec's (0: never)
  *   GFEC_ISAL_GPU_MIN  source bytes (k * len) from which a call tries the GPU: a number with an
@@ -112,7 +113,7 @@ static int same_object(const void *a, const void *b)
 #endif
 
 /* The knobs, from the environment through gfec's registry; a bad value keeps the default. */
-/* GFEC_CPU_PATH: auto, or a GFNI path this CPU lacks, takes the best path this CPU has. */
+/* GFEC_CPU_PATH: auto, or a path this CPU lacks, takes the best path this CPU has. */
 static enum gfec_cpu_path pick_cpu_path(const char *name)
 {
 	enum gfec_cpu_path p;
@@ -195,6 +196,7 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **p
 	/* The kernels' update gathers a column of at most GFEC_MAX_CHUNKS rows. */
 	const int gfni = (path == GFEC_CPU_GFNI512 || path == GFEC_CPU_GFNI256) &&
 			 rows <= GFEC_MAX_CHUNKS;
+	const int avx2 = path == GFEC_CPU_AVX2 && rows <= GFEC_MAX_CHUNKS;
 	struct isal_plan *m = calloc(1, sizeof(*m));
 
 	if (!m)
@@ -202,18 +204,21 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **p
 	m->k = k;
 	m->rows = rows;
 	m->coef = malloc(n);
-	if (r)
+	if (r || avx2)
 		m->tbls = malloc(32 * n);
 	if (gfni)
 		m->mats = malloc(sizeof(*m->mats) * n);
-	if (!m->coef || (r && !m->tbls) || (gfni && !m->mats)) {
+	if (!m->coef || ((r || avx2) && !m->tbls) || (gfni && !m->mats)) {
 		cpu_plan_free(ctx, m);
 		return GFEC_E_NOMEM;
 	}
 	memcpy(m->coef, a->a, n);
 	if (gfni)
 		gfec_cpu_gfni_matrices(m->coef, n, m->mats);
-	if (r)
+	m->avx2 = avx2;
+	if (avx2)
+		gfec_cpu_avx2_tables(m->coef, n, m->tbls);
+	else if (r)
 		r->ec_init_tables(k, rows, m->coef, m->tbls);
 	*plan = m;
 	return 0;

@@ -74,14 +74,17 @@ const struct isal_real *isal_real(void);
 struct isal_plan {
 	int k, rows;
 	uint8_t *coef;	     /* rows x k */
-	unsigned char *tbls; /* the real ISA-L's own tables for coef; NULL without it */
+	unsigned char *tbls; /* the real ISA-L's own tables for coef (or, avx2, the same bytes from
+				gfec_cpu_avx2_tables); NULL without either */
 	uint64_t *mats;	     /* gfec_cpu_gfni_matrix() of each coef on a GFNI path, else NULL */
+	int avx2;	     /* 1: tbls run through gfec_cpu_gemm_avx2 (the avx2 path) */
 };
 
 /**
- * The drop-in's CPU path, read once from GFEC_CPU_PATH: auto (the default, also for a GFNI path
- * this CPU lacks) is gfec's GFNI kernels where the CPU has GFNI; any other value keeps the real
- * ISA-L (plain C without it).
+ * The drop-in's CPU path, read once from GFEC_CPU_PATH: auto (the default, also for a path this
+ * CPU lacks) is what the codec's auto is (gfec_cpu_path_best: gfec's GFNI kernels where the CPU
+ * has GFNI, its AVX2 kernel on AVX2 CPUs without AVX-512); gfni512, gfni256 and avx2 name gfec's
+ * kernels; isal and base keep the real ISA-L (plain C without it).
  */
 enum gfec_cpu_path isal_cpu_path(void);
 

@@ -2,8 +2,8 @@
 /**
  * @file test_corpus.c
  * The non-regression corpus (corpus.h, written once by make_corpus.c): gfec must still produce
- * the stored bytes. ctest runs this once per CPU path (GFEC_CPU_PATH=isal|base|gfni512|gfni256;
- * a path this CPU lacks exits 77, skipped).
+ * the stored bytes. ctest runs this once per CPU path (GFEC_CPU_PATH=isal|base|gfni512|gfni256|
+ * avx2; a path this CPU lacks exits 77, skipped).
  *
  *   test_corpus CORPUS_DIR
  *

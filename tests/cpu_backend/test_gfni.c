@@ -358,9 +358,11 @@ static void test_backend_256(void **state)
 static void test_dispatch(void **state)
 {
 	const struct gfec_backend_ops *ops = gfec_cpu_backend();
-	const char *best = gfec_cpu_gfni_supported(512)	  ? "gfni512"
-			   : gfec_cpu_gfni_supported(256) ? "gfni256"
-							  : "isal";
+	const char *best = gfec_cpu_gfni_supported(512)	       ? "gfni512"
+			   : gfec_cpu_gfni_supported(256)      ? "gfni256"
+			   : __builtin_cpu_supports("avx512bw") ? "isal"
+			   : gfec_cpu_avx2_supported()	       ? "avx2"
+							       : "isal";
 	enum gfec_cpu_path p;
 	void *ctx;
 

@@ -11,6 +11,7 @@
  *   gpu   GFEC_ISAL_GPU_MIN=0: every encode tries the GPU (without one: falls back to the CPU)
  *   gfni512, gfni256  GFEC_CPU_PATH names gfec's GFNI kernels (skipped, exit 77, on a CPU
  *         without them, where the drop-in would quietly take the real ISA-L instead)
+ *   avx2  GFEC_CPU_PATH names gfec's AVX2 kernel (skipped, exit 77, without AVX2)
  * In the first two the test checks that the route taken is the one named.
  */
 #define _GNU_SOURCE /* dladdr */
@@ -131,7 +132,8 @@ static void test_route(void **state)
 {
 	const char *route = getenv("GFEC_TEST_ISAL_ROUTE");
 
-	if (!route || strcmp(route, "gpu") == 0 || strncmp(route, "gfni", 4) == 0)
+	if (!route || strcmp(route, "gpu") == 0 || strncmp(route, "gfni", 4) == 0 ||
+	    strcmp(route, "avx2") == 0)
 		skip();
 	if (strcmp(route, "real") == 0 && !real_loaded_by_ours)
 		fail_msg("the drop-in loaded neither %s nor GFEC_ISAL_LIB", REF_PATH);
@@ -684,6 +686,10 @@ int main(int argc, char **argv)
 					     : __builtin_cpu_supports("avx512bw") &&
 						       __builtin_cpu_supports("avx512vl")))) {
 		fprintf(stderr, "# route %s: this CPU lacks it, skipped\n", route);
+		return 77;
+	}
+	if (route && strcmp(route, "avx2") == 0 && !__builtin_cpu_supports("avx2")) {
+		fprintf(stderr, "# route avx2: this CPU lacks it, skipped\n");
 		return 77;
 	}
 	ours_path = argv[1];

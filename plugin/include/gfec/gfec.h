@@ -39,8 +39,8 @@
  * multiplies (about k = 1000, m = 500) is GFEC_E_NOTSUP, with the reason in err. Decode matrices of
  * cauchy at w = 16 come in closed form (no inverse), so decoding m losses of a large code is cheap.
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
- * cpu_path = auto | gfni512 | gfni256 | isal | base (auto, the default: the best this CPU has;
- * GFEC_CPU_PATH does the same);
+ * cpu_path = auto | gfni512 | gfni256 | avx2 | isal | base (auto, the default: the best this CPU
+ * has; GFEC_CPU_PATH does the same);
  * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2: the
  * workers of gfec_submit() and of gfec_submit_coalesced()'s windows);
  * gpu_kernel = NAME, gpu_min_bytes = N (auto: GPU for calls with >= N data bytes), gpu_device,
