@@ -16,6 +16,7 @@
 #define LT_STACKMAP_WORDS 256 /* a bitmap on the stack for n <= 16384 */
 #define LT_STRIPE 128	 /* the decoder's payloads and values are kept in stripes this wide */
 #define LT_PAY_FLAG 0x80000000u /* in solve()'s program: an operand that is a block's payload */
+#define LT_M4R_MIN 32 /* from this many inactivated sources on, solve() sums them by tables */
 
 /* R, the spike K and the normaliser beta of the robust soliton distribution. */
 static void rsd_shape(uint32_t n, double c, double delta, double *R, uint32_t *K, double *beta)
@@ -338,8 +339,8 @@ struct gfec_lt_decoder {
 	uint64_t *comb;	      /* k * W, solve only: row j as a sum of the pivot blocks' equations
 				 (bit i: pivots[i]) */
 	uint8_t *haspiv;      /* k */
-	uint8_t *val;	      /* (n + k) * B in stripes, solve only: the sources' values, then the
-				 pivot blocks' right-hand sides */
+	uint8_t *val;	      /* (n + k + tables) * B in stripes, solve only: the sources' values,
+				 the pivot blocks' right-hand sides, then m4r_sums()' tables */
 	uint32_t *prog;	      /* solve only: its XORs (run_stripe()), nprog words */
 	size_t nprog, vec_cap, rows_cap, comb_cap, k_cap, val_cap, prog_cap;
 	const uint8_t **src;  /* n: XOR operands */
@@ -777,11 +778,11 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 	for (uint32_t o = 0; o < dec->norder; o++) {
 		uint32_t s = dec->order[o], c = dec->solver[s], np = 0, ni = 0, pop = 0;
 		uint32_t *op = dec->sched + dec->nsched, *nbs = op + 5;
-		uint64_t *v = dec->vec + (size_t)s * W;
+		uint64_t *restrict v = dec->vec + (size_t)s * W; /* the u: other sources' */
 
 		memset(v, 0, W * sizeof(uint64_t));
 		for (uint32_t e = off[c]; e < off[c + 1]; e++) {
-			const uint64_t *u = dec->vec + (size_t)nb[e] * W;
+			const uint64_t *restrict u = dec->vec + (size_t)nb[e] * W;
 
 			if (nb[e] == s)
 				continue;
@@ -887,12 +888,92 @@ static int emit(struct gfec_lt_decoder *dec, uint32_t dst, uint32_t base, const 
 	return 0;
 }
 
+/*
+ * solve()'s step 3, the inactivated values: source inact[j] = the sum of the right-hand sides
+ * (slots n + i) that comb j names, one op per j. @returns 0 or GFEC_E_NOMEM.
+ */
+static int plain_sums(struct gfec_lt_decoder *dec, uint32_t n)
+{
+	const uint32_t k = dec->kinact, W = (k + 63) / 64;
+
+	for (uint32_t j = 0; j < k; j++) {
+		const uint64_t *q = dec->comb + (size_t)j * W;
+		uint32_t ns = 0, *list = dec->stack; /* the ripple is spent */
+		int rc;
+
+		for (uint32_t w = 0; w < W; w++)
+			for (uint64_t bits = q[w]; bits; bits &= bits - 1)
+				list[ns++] = n + w * 64 + (uint32_t)__builtin_ctzll(bits);
+		/* ns >= 1: the k equations are independent, so comb j is not zero */
+		rc = emit(dec, dec->inact[j], list[0], list + 1, ns - 1, NULL);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The table slot (after slot n + k) of the sum of group g's right-hand sides that @p mask
+ * names, a mask of two bits or more; one of the right-hand sides for a mask of one bit. */
+static uint32_t m4r_slot(uint32_t n, uint32_t k, uint32_t g, uint32_t mask)
+{
+	static const uint8_t place[16] = {0, 0, 0, 0, 0, 1, 2, 3, 0, 4, 5, 6, 7, 8, 9, 10};
+
+	if ((mask & (mask - 1)) == 0)
+		return n + 4 * g + (uint32_t)__builtin_ctz(mask);
+	return n + k + 11 * g + place[mask];
+}
+
+/*
+ * plain_sums() by the method of four Russians: the rows of comb are dense (about k/2 bits), so
+ * instead of k/2 operands per inactivated source, the right-hand sides are taken in groups of
+ * four and each group's 11 sums of two or more of them made once (one operand each, from a
+ * smaller sum); a row then reads one table entry per group: k^2/8 + 11k/4 operands in all
+ * instead of about k^2/2 (at k = 331: 30K against 55K). The tables take 11 slots per group
+ * after slot n + k. @returns 0 or GFEC_E_NOMEM.
+ */
+static int m4r_sums(struct gfec_lt_decoder *dec, uint32_t n)
+{
+	const uint32_t k = dec->kinact, W = (k + 63) / 64, groups = (k + 3) / 4;
+	int rc;
+
+	for (uint32_t g = 0; g < groups; g++) {
+		const uint32_t have = k - 4 * g < 4 ? k - 4 * g : 4;
+
+		for (uint32_t mask = 3; mask < 1u << have; mask++) {
+			const uint32_t low = mask & (0u - mask);
+			const uint32_t one = n + 4 * g + (uint32_t)__builtin_ctz(low);
+
+			if (mask == low)
+				continue; /* one bit: the right-hand side itself */
+			if ((rc = emit(dec, m4r_slot(n, k, g, mask), m4r_slot(n, k, g, mask ^ low),
+				       &one, 1, NULL)) < 0)
+				return rc;
+		}
+	}
+	for (uint32_t j = 0; j < k; j++) {
+		const uint64_t *q = dec->comb + (size_t)j * W;
+		uint32_t ns = 0, *list = dec->stack; /* the ripple is spent */
+
+		for (uint32_t g = 0; g < groups; g++) {
+			const uint32_t mask = (uint32_t)(q[g / 16] >> (4 * (g % 16))) & 15;
+
+			if (mask)
+				list[ns++] = m4r_slot(n, k, g, mask);
+		}
+		/* ns >= 1: the k equations are independent, so comb j is not zero */
+		rc = emit(dec, dec->inact[j], list[0], list + 1, ns - 1, NULL);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned flags)
 {
 	const uint32_t *off, *nb;
 	const uint8_t **src;
 	uint32_t n, k, W;
-	size_t B;
+	size_t B, slots;
 	int rc;
 
 	if (!dec || !out)
@@ -913,8 +994,9 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 	k = dec->kinact;
 	W = (k + 63) / 64;
 	src = dec->src;
-	if (dec->val_cap < ((size_t)n + k) * B) { /* scratch: nothing to keep */
-		size_t want = ((size_t)n + k + k / 8 + 8) * B;
+	slots = (size_t)n + k + (k >= LT_M4R_MIN ? 11 * (((size_t)k + 3) / 4) : 0);
+	if (dec->val_cap < slots * B) { /* scratch: nothing to keep */
+		size_t want = (slots + k / 8 + 8) * B;
 
 		free(dec->val);
 		dec->val_cap = 0;
@@ -966,17 +1048,8 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 		if ((rc = emit(dec, n + i, LT_PAY_FLAG | c, list, ns, NULL)) < 0)
 			return rc;
 	}
-	for (uint32_t j = 0; j < k; j++) {
-		const uint64_t *q = dec->comb + (size_t)j * W;
-		uint32_t ns = 0, *list = dec->stack;
-
-		for (uint32_t w = 0; w < W; w++)
-			for (uint64_t bits = q[w]; bits; bits &= bits - 1)
-				list[ns++] = n + w * 64 + (uint32_t)__builtin_ctzll(bits);
-		/* ns >= 1: the k equations are independent, so comb j is not zero */
-		if ((rc = emit(dec, dec->inact[j], list[0], list + 1, ns - 1, NULL)) < 0)
-			return rc;
-	}
+	if ((rc = k >= LT_M4R_MIN ? m4r_sums(dec, n) : plain_sums(dec, n)) < 0)
+		return rc;
 	/* 4: every solved source gets its inactivated part, by whichever sum is shorter: its
 	 * combination of inactivated values, or its solver block redone with final values */
 	for (const uint32_t *op = dec->sched, *end = op + dec->nsched; op < end;) {
@@ -994,18 +1067,19 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 		op += nn;
 	}
 run:
-	/* the program over each stripe, then the values to out, a block at a time */
+	/* the program over each stripe, then the values to out, a block at a time: whole blocks,
+	 * so that out's lines are written once each and in order */
 	for (size_t at = 0; at < B; at += LT_STRIPE)
-		run_stripe(dec->prog, dec->prog + dec->nprog, dec->val + at * (n + k),
+		run_stripe(dec->prog, dec->prog + dec->nprog, dec->val + at * slots,
 			   dec->pay + at * dec->cap, stripe_width(B, at), src);
 	for (uint32_t s = 0; s < n; s++) {
 		size_t at = 0;
 
 		for (; at + LT_STRIPE <= B; at += LT_STRIPE)
-			memcpy(out + (size_t)s * B + at, dec->val + at * (n + k) + (size_t)s * LT_STRIPE,
+			memcpy(out + (size_t)s * B + at, dec->val + at * slots + (size_t)s * LT_STRIPE,
 			       LT_STRIPE);
 		if (at < B)
-			memcpy(out + (size_t)s * B + at, dec->val + at * (n + k) + (size_t)s * (B - at),
+			memcpy(out + (size_t)s * B + at, dec->val + at * slots + (size_t)s * (B - at),
 			       B - at);
 	}
 	return 0;

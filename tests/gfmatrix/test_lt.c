@@ -6,7 +6,8 @@
  * range, uniform), the threaded encoder against a plain XOR, exact decoding for random loss and
  * order at n in {1, 2, 128, 1024, 10240}, decoding overhead statistics against derived bounds,
  * segments where peeling alone stalls but inactivation decodes exactly, checks that extend an
- * earlier pass against new passes, and the decoder's schedule and stripes on random shapes.
+ * earlier pass against new passes, the decoder's schedule and stripes on random shapes, and its
+ * sums of the inactivated values with and without tables.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -696,6 +697,68 @@ static void test_schedule(void **state)
 	assert_true(large > 0);
 }
 
+/*
+ * The inactivated values by the method of four Russians (lt.c's m4r_sums(), from 32 inactivated
+ * on) and without (fewer): n = 2048 at the fewest blocks that decode and up to n/8 past them, so
+ * that k runs from about 100 down to a few, random loss, order and B (one stripe narrower than
+ * 128 bytes, whole stripes, a narrower last one). Segments until k >= 32 has come up both as a
+ * multiple of 4 and not (a last group of 1-3), and 0 < k < 32; each solve over a poisoned out.
+ */
+static void test_dense_sums(void **state)
+{
+	const uint32_t n = 2048;
+	struct gfec_lt_dist *d;
+	int whole = 0, part = 0, few = 0, t;
+
+	(void)state;
+	assert_int_equal(gfec_lt_dist_create(n, GFEC_LT_DEFAULT_C, GFEC_LT_DEFAULT_DELTA, &d), 0);
+	for (t = 0; t < 60 && !(whole && part && few); t++) {
+		const size_t B = t % 3 == 0 ? (size_t)test_range(1, 127)
+			       : t % 3 == 1 ? 128 * (size_t)test_range(1, 3)
+					    : (size_t)test_range(129, 500);
+		const uint32_t extra = (uint32_t)test_range(0, 3) * n / 24, total = 2 * n;
+		uint8_t *seg = malloc(n * B), *out = malloc(n * B), *blk = malloc(B);
+		uint32_t base = (uint32_t)test_rand(), m = 0, k;
+		struct gfec_lt_decoder *dec;
+
+		assert_non_null(seg);
+		assert_non_null(out);
+		assert_non_null(blk);
+		for (size_t i = 0; i < n * B; i++)
+			seg[i] = (uint8_t)test_rand();
+		assert_int_equal(gfec_lt_decoder_create(d, B, &dec), 0);
+		do { /* seeds base, base + 2, ...: every other block lost */
+			const uint32_t seed = base + 2 * m;
+
+			assert_true(m < total);
+			assert_int_equal(gfec_lt_encode(d, seg, B, seed, 1, blk, B, NULL), 0);
+			assert_int_equal(gfec_lt_decoder_add(dec, seed, blk), (int)m + 1);
+			m++;
+		} while (m < n || gfec_lt_decoder_check(dec, m, 0) != 1);
+		for (uint32_t i = 0; i < extra; i++, m++) {
+			const uint32_t seed = base + 2 * m;
+
+			assert_int_equal(gfec_lt_encode(d, seg, B, seed, 1, blk, B, NULL), 0);
+			assert_int_equal(gfec_lt_decoder_add(dec, seed, blk), (int)m + 1);
+		}
+		memset(out, 0x5A, n * B);
+		assert_int_equal(gfec_lt_decoder_solve(dec, out, 0), 0);
+		assert_memory_equal(out, seg, n * B);
+		k = gfec_lt_decoder_inactivated(dec);
+		whole += k >= 32 && k % 4 == 0;
+		part += k >= 32 && k % 4 != 0;
+		few += k > 0 && k < 32;
+		gfec_lt_decoder_free(dec);
+		free(seg);
+		free(out);
+		free(blk);
+	}
+	print_message("# dense sums: %d segments, k >= 32: %d with a whole last group, %d without;"
+		      " 0 < k < 32: %d\n", t, whole, part, few);
+	assert_true(whole && part && few);
+	gfec_lt_dist_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -712,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_overhead),
 		cmocka_unit_test(test_elimination_fallback),
 		cmocka_unit_test(test_schedule),
+		cmocka_unit_test(test_dense_sums),
 	};
 
 	test_seed();
