@@ -30,6 +30,7 @@
 #include "cpu_backend.h"
 #include "gemm16_bmma.cuh"
 #include "gf16.h"
+#include "mma_emulate.h"
 
 using namespace gfec;
 
@@ -45,37 +46,6 @@ static uint64_t rnd()
 static int range(int lo, int hi)
 {
 	return lo + (int)(rnd() % (uint64_t)(hi - lo + 1));
-}
-
-struct U4 {
-	uint32_t x, y, z, w;
-};
-
-/* The instruction, from the PTX ISA layout; per lane: a[lane] = {a0..a3}, b0/b1[lane], c[lane][4].
- */
-static void mma_and_popc(const U4 *a, const uint32_t *b0, const uint32_t *b1, int32_t (*c)[4])
-{
-	uint32_t A[16][8] = {}, B[8][8] = {}; // A[row][K word], B[col][K word]
-
-	for (int lane = 0; lane < 32; lane++) {
-		const int g = lane >> 2, t = lane & 3;
-
-		A[g][t] = a[lane].x;
-		A[g + 8][t] = a[lane].y;
-		A[g][4 + t] = a[lane].z;
-		A[g + 8][4 + t] = a[lane].w;
-		B[g][t] = b0[lane];
-		B[g][4 + t] = b1[lane];
-	}
-	for (int lane = 0; lane < 32; lane++) {
-		const int g = lane >> 2, t = lane & 3;
-		const int rr[4] = {g, g, g + 8, g + 8},
-			  nn[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
-
-		for (int k = 0; k < 4; k++)
-			for (int w = 0; w < 8; w++)
-				c[lane][k] += __builtin_popcount(A[rr[k]][w] & B[nn[k]][w]);
-	}
 }
 
 /* The table as g16_expand builds it: one uint4 per index, decoded the kernel's way. */
