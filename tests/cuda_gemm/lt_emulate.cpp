@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "lt_gpu.cuh"
+#include "kernel_check.h"
 
 extern "C" {
 #include "lt.h"
@@ -33,28 +34,7 @@ extern "C" {
 
 using namespace gfec;
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			if (++failures > 20)                                                       \
-				exit(1);                                                           \
-		}                                                                                  \
-	} while (0)
-
-static uint32_t rng_state = 88172645;
-
-static uint32_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 17;
-	rng_state ^= rng_state << 5;
-	return rng_state;
-}
+static Xorshift32 rnd{88172645u};
 
 /** Rounds settled by the first step, and rounds that needed more (in-round dependences). */
 static size_t g_fast, g_slow;

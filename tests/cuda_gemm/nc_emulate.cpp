@@ -25,6 +25,7 @@
 
 #include "nc_encode.cuh"
 #include "nc_gpu.cuh"
+#include "kernel_check.h"
 
 extern "C" {
 #include "gf8.h"
@@ -33,28 +34,7 @@ extern "C" {
 
 using namespace gfec;
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			if (++failures > 20)                                                       \
-				exit(1);                                                           \
-		}                                                                                  \
-	} while (0)
-
-static uint32_t rng_state = 12345;
-
-static uint32_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 17;
-	rng_state ^= rng_state << 5;
-	return rng_state;
-}
+static Xorshift32 rnd{12345u};
 
 // nc_encode.cuh's fragments: register r of fragment i of row tile t, for every row subset the
 // tile has, is bmma_frag_word of bmma_build_table of the tile's rows (gfec_nc_prng_row); a short
