@@ -6,7 +6,8 @@
  * of seeds finds repeats) and asks lt.c, from the n-th block on, whether the blocks held decode
  * (an O(edges) pass on the structure); a pass that says no also says how many blocks are still
  * missing at least (n - rank), so the next pass waits for that many and COMPLETE is still
- * exact. The payload work waits for read().
+ * exact. The payload work waits for read(). A freed decoder is kept (one per code) for the next
+ * one made, so that a segment after the first finds its payload and scratch pages mapped.
  */
 #include "nc_lt.h"
 
@@ -24,6 +25,12 @@ struct nc_lt {
 	size_t B;
 	struct gfec_lt_dist *dist;
 	struct gfec_cpu_pool *pool; /* borrowed from the gfec_nc; NULL on one thread */
+	/* one cell, its own allocation so that decoders of a const code can swap it atomically:
+	 * the last decoder freed (reset, its memory kept) or NULL. A fresh gfmatrix decoder
+	 * touches about 2 n B bytes of new pages (payloads, then scratch): the gfec_nc.h decode
+	 * in gfec-lt-bench (n = 10240, B = 1 KiB, a decoder per run) spent 1.5-2 ms of its 16 in
+	 * their faults on the shared 2-core VM */
+	struct gfec_lt_decoder **spare;
 };
 
 struct nc_lt_decoder {
@@ -53,8 +60,14 @@ int nc_lt_create(const struct gfec_nc_params *p, struct gfec_cpu_pool *pool, str
 	lt->n = p->n;
 	lt->B = p->block_size;
 	lt->pool = pool;
+	lt->spare = calloc(1, sizeof(*lt->spare));
+	if (!lt->spare) {
+		free(lt);
+		return GFEC_E_NOMEM;
+	}
 	ret = gfec_lt_dist_create(p->n, c, delta, &lt->dist);
 	if (ret) {
+		free(lt->spare);
 		free(lt);
 		return ret;
 	}
@@ -66,6 +79,8 @@ void nc_lt_free(struct nc_lt *lt)
 {
 	if (!lt)
 		return;
+	gfec_lt_decoder_free(*lt->spare); /* every decoder of the code is freed by now */
+	free(lt->spare);
 	gfec_lt_dist_free(lt->dist);
 	free(lt);
 }
@@ -120,7 +135,8 @@ int nc_lt_decoder_create(const struct nc_lt *lt, uint64_t segment, struct nc_lt_
 	d->lt = lt;
 	d->segment = segment;
 	d->next_check = lt->n;
-	ret = gfec_lt_decoder_create(lt->dist, lt->B, &d->dec);
+	d->dec = __atomic_exchange_n(lt->spare, NULL, __ATOMIC_ACQ_REL); /* reset when kept */
+	ret = d->dec ? 0 : gfec_lt_decoder_create(lt->dist, lt->B, &d->dec);
 	if (ret) {
 		free(d);
 		return ret;
@@ -133,7 +149,8 @@ void nc_lt_decoder_free(struct nc_lt_decoder *d)
 {
 	if (!d)
 		return;
-	gfec_lt_decoder_free(d->dec);
+	gfec_lt_decoder_reset(d->dec);
+	gfec_lt_decoder_free(__atomic_exchange_n(d->lt->spare, d->dec, __ATOMIC_ACQ_REL));
 	free(d->seen);
 	free(d);
 }

@@ -4,8 +4,8 @@
  * The LT family through the public segment-coding API (gfec_nc.h): encode against a plain XOR of
  * the neighbours, round trips for random loss and order at n in {1, 2, 128, 1024, 10240},
  * repeated and post-completion blocks counted dependent, foreign, truncated and garbage blocks
- * refused with the decoder unchanged, bad parameters, what LT does not support, and a segment
- * that peeling alone cannot finish decoding exactly.
+ * refused with the decoder unchanged, bad parameters, what LT does not support, a segment
+ * that peeling alone cannot finish decoding exactly, and decoders made after others were freed.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -248,6 +248,68 @@ static void test_repeat(void **state)
 		    st.refused == 0);
 	gfec_nc_decoder_free(d);
 	gfec_nc_free(nc);
+}
+
+/*
+ * Decoders one after another on one code: a freed decoder's memory is kept for the next one made
+ * (nc_lt.c), which must start empty. A decoder freed half-way through segment 1 is followed by
+ * one on segment 2 while a third, made with nothing kept, decodes segment 1; each gets its own
+ * segment back exactly, and the second's counts start from zero.
+ */
+static void test_reuse(void **state)
+{
+	const uint32_t n = 300, B = 40, count = 2 * n;
+	gfec_nc *nc = mk_lt(n, B, 1);
+	const size_t bytes = gfec_nc_block_bytes(nc, GFEC_NC_KIND_SEED);
+	uint8_t *seg = malloc(2 * (size_t)n * B), *out = malloc((size_t)n * B);
+	uint8_t *blk = malloc(2 * (size_t)count * bytes);
+	struct gfec_nc_segment sg[2] = { { .id = 1, .data = seg },
+					 { .id = 2, .data = seg + (size_t)n * B } };
+	struct gfec_nc_decoder_stats st;
+	gfec_nc_decoder *half = NULL, *two = NULL, *one = NULL;
+	int r2 = GFEC_NC_INNOVATIVE, r1 = GFEC_NC_INNOVATIVE;
+
+	(void)state;
+	assert_non_null(seg);
+	assert_non_null(out);
+	assert_non_null(blk);
+	test_fill(seg, 2 * (size_t)n * B);
+	/* segment s's block j at blk + (s * count + j) * bytes */
+	assert_int_equal(gfec_nc_encode(nc, sg, 2, 7, count, blk, 2 * (size_t)count * bytes), 0);
+	assert_int_equal(gfec_nc_decoder_create(nc, 1, &half), 0);
+	for (uint32_t j = 0; j < n / 2; j++)
+		assert_int_equal(gfec_nc_decoder_add(half, blk + (size_t)j * bytes, bytes),
+				 GFEC_NC_INNOVATIVE);
+	gfec_nc_decoder_free(half);
+	assert_int_equal(gfec_nc_decoder_create(nc, 2, &two), 0);
+	assert_int_equal(gfec_nc_decoder_create(nc, 1, &one), 0);
+	assert_int_equal(gfec_nc_decoder_rank(two), 0);
+	gfec_nc_decoder_stats(two, &st);
+	assert_true(st.received == 0 && st.innovative == 0 && st.dependent == 0);
+	/* segment 1's blocks are foreign to two */
+	assert_int_equal(gfec_nc_decoder_add(two, blk, bytes), GFEC_E_FOREIGN);
+	for (uint32_t j = 0; j < count && (r1 != GFEC_NC_COMPLETE || r2 != GFEC_NC_COMPLETE); j++) {
+		if (r2 != GFEC_NC_COMPLETE)
+			r2 = gfec_nc_decoder_add(two, blk + (size_t)(count + j) * bytes, bytes);
+		if (r1 != GFEC_NC_COMPLETE)
+			r1 = gfec_nc_decoder_add(one, blk + (size_t)(count - 1 - j) * bytes, bytes);
+		assert_true(r1 == GFEC_NC_INNOVATIVE || r1 == GFEC_NC_COMPLETE);
+		assert_true(r2 == GFEC_NC_INNOVATIVE || r2 == GFEC_NC_COMPLETE);
+	}
+	assert_int_equal(r1, GFEC_NC_COMPLETE);
+	assert_int_equal(r2, GFEC_NC_COMPLETE);
+	gfec_nc_decoder_stats(two, &st);
+	assert_true(st.refused == 1 && st.received == st.innovative && st.dependent == 0);
+	assert_int_equal(gfec_nc_decoder_read(two, out, (size_t)n * B), 0);
+	assert_memory_equal(out, seg + n * B, (size_t)n * B);
+	assert_int_equal(gfec_nc_decoder_read(one, out, (size_t)n * B), 0);
+	assert_memory_equal(out, seg, (size_t)n * B);
+	gfec_nc_decoder_free(two);
+	gfec_nc_decoder_free(one); /* the one kept before (two's) is freed */
+	free(seg);
+	free(out);
+	free(blk);
+	gfec_nc_free(nc); /* and the last */
 }
 
 /* Foreign, truncated, garbage and unsupported blocks: refused, the decoder unchanged. */
@@ -504,7 +566,7 @@ int main(void)
 		cmocka_unit_test(test_params),	  cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_repeat),
 		cmocka_unit_test(test_bad_blocks), cmocka_unit_test(test_stall),
-		cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_batch),	  cmocka_unit_test(test_reuse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -290,7 +290,8 @@ struct gfec_nc_decoder_stats {
  */
 GFEC_API int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out);
 
-/** Frees @p d. NULL is accepted. */
+/** Frees @p d. NULL is accepted. An LT decoder's memory (its blocks and scratch, about 2 n B
+ *  bytes) is kept, one decoder's at a time, for the code's next decoder, until gfec_nc_free. */
 GFEC_API void gfec_nc_decoder_free(gfec_nc_decoder *d);
 
 /**
