@@ -8,6 +8,7 @@
 #ifndef GFEC_RDMA_TEST_H
 #define GFEC_RDMA_TEST_H
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -86,9 +87,14 @@ static inline void test_sleep_ms(int ms)
 		ok_;                                                                               \
 	})
 
-static inline int test_raw_connect(int port)
+/*
+ * A raw connection to the server on 127.0.0.1:@p port (reads time out after 20 s), from source
+ * address @p src (any 127.0.0.0/8 address), or from any when NULL. @returns the socket, or -1.
+ */
+static inline int test_raw_connect_from(const char *src, int port)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET,
+	struct sockaddr_in from = {.sin_family = AF_INET};
+	struct sockaddr_in to = {.sin_family = AF_INET,
 				 .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	struct timeval tv = {.tv_sec = 20};
@@ -97,11 +103,18 @@ static inline int test_raw_connect(int port)
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	if ((src && (inet_pton(AF_INET, src, &from.sin_addr) != 1 ||
+		     bind(fd, (struct sockaddr *)&from, sizeof(from)))) ||
+	    connect(fd, (struct sockaddr *)&to, sizeof(to))) {
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+static inline int test_raw_connect(int port)
+{
+	return test_raw_connect_from(NULL, port);
 }
 
 static inline int test_send_all(int fd, const void *p, size_t n)

@@ -32,28 +32,6 @@ static void config(struct gfec_rdma_server_config *cfg)
 	cfg->max_chunk = 64 << 10;
 }
 
-/* A raw connection to the server from source address @p src (any 127.0.0.0/8 address). */
-static int connect_from(const char *src, int port)
-{
-	struct sockaddr_in from = {.sin_family = AF_INET};
-	struct sockaddr_in to = {.sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	struct timeval tv = {.tv_sec = 20};
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (inet_pton(AF_INET, src, &from.sin_addr) != 1 ||
-	    bind(fd, (struct sockaddr *)&from, sizeof(from)) ||
-	    connect(fd, (struct sockaddr *)&to, sizeof(to))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* The first 10 bytes of a HELLO, and nothing more. */
 static int half_hello(int fd)
 {
@@ -147,7 +125,7 @@ static void test_per_address_limit(void **state)
 	cfg.header_timeout_ms = 0; /* the limit alone */
 	assert_int_equal(test_server_start(&ts, &cfg), 0);
 	for (int i = 0; i < N; i++) {
-		fds[i] = connect_from("127.0.0.2", ts.port);
+		fds[i] = test_raw_connect_from("127.0.0.2", ts.port);
 		assert_true(fds[i] >= 0);
 		assert_int_equal(half_hello(fds[i]), 0);
 	}
@@ -159,7 +137,7 @@ static void test_per_address_limit(void **state)
 		close(fds[i]);
 	assert_true(TEST_WAIT_STATS(&ts, st.conns_active == 0));
 	for (int i = 0; i < LIMIT; i++) {
-		fds[i] = connect_from("127.0.0.2", ts.port);
+		fds[i] = test_raw_connect_from("127.0.0.2", ts.port);
 		assert_true(fds[i] >= 0);
 	}
 	assert_true(TEST_WAIT_STATS(&ts, st.conns_accepted == 2 * LIMIT + 1 &&
