@@ -256,17 +256,17 @@ static int batch_run(const gfec_nc *nc, const struct product *p, size_t nstripes
 /* ---------- the code ---------- */
 
 /*
- * GFEC_NC_AUTO's choice between eager and deferred decoding, from gfec-nc-bench's decode rows
- * (one thread, total time from the first add to a read segment; the measurements and the
- * machine are in perf/results/dev-epyc-zen4-2core/nc_decode_modes.txt): deferred won for small
- * segments (n = 16) and for large blocks (n = 128, B = 64 KiB: 1.5x), where its one n x n product
- * beats n^2 one-row ones; eager won at n = 64..255 with B = 4 KiB (up to 2.4x), where deferred's
- * extra n x n transform bookkeeping per block dominates. Eager also makes the segment readable
- * the moment it completes (deferred pays the whole product in read()).
+ * GFEC_NC_AUTO's choice between eager (blocked) and deferred decoding, from gfec-nc-bench's
+ * decode rows (one thread's CPU time from the first add to a read segment; the measurements and
+ * the machine are in perf/results/dev-epyc-zen4-2core/nc_panel.txt): deferred won for small
+ * segments (n = 16: 1.6x at B = 4 KiB, 2.7x at 64 KiB; n = 32: 1.2x), where eager's few small
+ * panels cost more than one n x n product; n = 64 was a tie; eager won at n = 128 and 255 (1.5x
+ * at 255) and tied at n = 128, B = 64 KiB. Eager also makes the segment readable the moment it
+ * completes (deferred pays the whole product in read()).
  */
-static int auto_deferred(uint32_t n, uint32_t block_size)
+static int auto_deferred(uint32_t n)
 {
-	return n <= 32 || block_size >= 32768;
+	return n <= 32;
 }
 
 int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out)
@@ -298,7 +298,7 @@ int gfec_nc_create(const struct gfec_nc_params *p, gfec_nc **out)
 	nc->bsize = p->block_size;
 	nc->zero_ok = !!(p->flags & GFEC_NC_ZERO_COEFS);
 	nc->deferred = p->decode == GFEC_NC_DEFERRED ||
-		       (p->decode == GFEC_NC_AUTO && auto_deferred(p->n, p->block_size));
+		       (p->decode == GFEC_NC_AUTO && auto_deferred(p->n));
 	nc->threads = p->threads ? p->threads : (int)set.v[GFEC_KNOB_THREADS].num;
 	if (nc->threads <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
