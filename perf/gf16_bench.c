@@ -14,6 +14,9 @@
  * Jerasure's Vandermonde one: gfec_matrix_decode_w_base() (scalar log/exp), gfec_matrix_decode_w()
  * (the GEMM above, one thread) and gfec_matrix_decode_w_threads() on every CPU; best of REPS each,
  * the three matrices compared.
+ * Then the decode of those m chunks through the codec (gfec_decode, technique cauchy and
+ * jerasure_reed_sol_van, one thread and every CPU): the first call, which makes the decode
+ * matrix, and the best of REPS more, which find it in the decode-plan cache; checked.
  *
  * Usage: gfec-gf16-bench [K M LEN REPS]   (default 1000 200 65536 3)
  * Exit: 0 done, 1 bad arguments, 2 no memory, 3 parities or decode matrices differ, 4 no AVX2.
@@ -28,6 +31,7 @@
 
 #include "cpu_backend.h"
 #include "gf16.h"
+#include "gfec/gfec.h"
 #include "matrix.h"
 
 static double now(void)
@@ -142,6 +146,67 @@ out:
 	return ret;
 }
 
+/*
+ * Decode of the first m data chunks through the codec (technique @p tech, w = 16, @p threads
+ * threads: 0 all CPUs) from data m..k-1 and the m parity chunks it encoded into par[]: the first
+ * call (which makes the decode matrix) and the best of REPS more (the decode-plan cache holds the
+ * matrix), each checked against the data; out[] takes the m rebuilt chunks. 0, or an exit code.
+ */
+static int codec_rows(int k, int m, size_t len, long reps, const char *tech, int threads,
+		      uint8_t *const *data, uint8_t *const *par, uint8_t *const *out)
+{
+	const uint8_t **in = malloc(sizeof(*in) * (size_t)(k + m));
+	uint8_t **o = calloc((size_t)(k + m), sizeof(*o));
+	char prof[128], err[256];
+	double first = 0, best = 1e30;
+	gfec_codec *c = NULL;
+	int ret = 0;
+
+	snprintf(prof, sizeof(prof), "k=%d m=%d w=16 technique=%s threads=%d", k, m, tech, threads);
+	if (!in || !o || gfec_codec_create(prof, &c, err, sizeof(err)) ||
+	    gfec_encode(c, (const uint8_t *const *)data, par, len)) {
+		fprintf(stderr, "gfec-gf16-bench: no codec or encode for '%s'\n", prof);
+		ret = 2;
+		goto out;
+	}
+	for (int i = 0; i < k + m; i++) {
+		in[i] = i < m ? NULL : i < k ? data[i] : par[i - k];
+		o[i] = i < m ? out[i] : NULL;
+	}
+	for (long r = 0; r <= reps; r++) {
+		for (int i = 0; i < m; i++)
+			memset(out[i], 0xa5, len);
+		const double t0 = now();
+
+		if (gfec_decode(c, in, o, len)) {
+			fprintf(stderr, "gfec-gf16-bench: decode failed for '%s'\n", prof);
+			ret = 2;
+			goto out;
+		}
+		const double t = now() - t0;
+
+		first = r == 0 ? t : first;
+		best = r && t < best ? t : best;
+		for (int i = 0; i < m; i++)
+			if (memcmp(out[i], data[i], len)) {
+				fprintf(stderr, "gfec-gf16-bench: decode differs for '%s'\n", prof);
+				ret = 3;
+				goto out;
+			}
+	}
+	printf("gf16 codec decode k=%d m=%d len=%zu, %d lost data, %s, %d thread%s: first call "
+	       "(decode matrix made) %.3f GB/s, then %.3f GB/s (best of %ld; GB/s = 10^9 data "
+	       "bytes (k * len) per second)\n",
+	       k, m, len, m, tech, threads ? threads : (int)sysconf(_SC_NPROCESSORS_ONLN),
+	       threads == 1 ? "" : "s", (double)k * (double)len / first / 1e9,
+	       (double)k * (double)len / best / 1e9, reps);
+out:
+	gfec_codec_free(c);
+	free(o);
+	free(in);
+	return ret;
+}
+
 static int arg(const char *s, long lo, long hi, long *out)
 {
 	char *end;
@@ -241,6 +306,12 @@ int main(int argc, char **argv)
 
 		if (ret == 0 && gfec_matrix_jerasure_rs_van_w(16, (int)k, (int)m, a) == 0)
 			ret = decode_rows(a, (int)k, (int)m, reps, "jerasure_reed_sol_van");
+		for (int t = 0; t < 4 && !ret; t++) {
+			const char *tech = t & 2 ? "jerasure_reed_sol_van" : "cauchy";
+
+			ret = codec_rows((int)k, (int)m, (size_t)len, reps, tech, t & 1 ? 0 : 1,
+					 src, pg, pj);
+		}
 		if (ret)
 			return ret;
 	}
