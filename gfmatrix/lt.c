@@ -332,6 +332,7 @@ struct gfec_lt_decoder {
 				 solved and ni inactivated neighbours (nsched words in all) */
 	size_t nsched, sched_cap;
 	uint32_t *inact;      /* inactivated sources, by id */
+	uint32_t *inact_at;   /* per id: sources solved before it was inactivated (norder then) */
 	uint32_t *pivots;     /* blocks whose rows became pivots, in order */
 	uint32_t npivots;
 	uint64_t *vec;	      /* n * W: each source as a combination of the inactivated ones */
@@ -366,9 +367,10 @@ int gfec_lt_decoder_create(const struct gfec_lt_dist *d, size_t B, struct gfec_l
 	dec->state = malloc(n);
 	dec->order = malloc((size_t)n * sizeof(uint32_t));
 	dec->inact = malloc((size_t)n * sizeof(uint32_t));
+	dec->inact_at = malloc((size_t)n * sizeof(uint32_t));
 	dec->src = malloc((size_t)n * sizeof(*dec->src));
 	if (!dec->off || !dec->scount || !dec->soff || !dec->solver || !dec->state ||
-	    !dec->order || !dec->inact || !dec->src) {
+	    !dec->order || !dec->inact || !dec->inact_at || !dec->src) {
 		gfec_lt_decoder_free(dec);
 		return GFEC_E_NOMEM;
 	}
@@ -394,6 +396,7 @@ void gfec_lt_decoder_free(struct gfec_lt_decoder *dec)
 	free(dec->order);
 	free(dec->sched);
 	free(dec->inact);
+	free(dec->inact_at);
 	free(dec->pivots);
 	free(dec->vec);
 	free(dec->rows);
@@ -746,6 +749,7 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 					continue;
 				dec->state[s] = 2;
 				dec->solver[s] = k;
+				dec->inact_at[k] = dec->norder;
 				dec->inact[k++] = s;
 				for (uint32_t f = dec->soff[s]; f < dec->soff[s + 1]; f++) {
 					uint32_t c2 = dec->sadj[f];
@@ -775,11 +779,17 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		v[i / 64] = 1ull << (i % 64);
 	}
 	dec->nsched = 0;
-	for (uint32_t o = 0; o < dec->norder; o++) {
-		uint32_t s = dec->order[o], c = dec->solver[s], np = 0, ni = 0, pop = 0;
+	/* a source solved when kk sources were inactivated is a sum of those alone (its block's
+	 * other neighbours were all solved or inactivated before it): its row and those it sums
+	 * are zero from word Wk = (kk + 63) / 64 on, and the sums run over Wk words, not W */
+	for (uint32_t o = 0, kk = 0; o < dec->norder; o++) {
+		uint32_t s = dec->order[o], c = dec->solver[s], np = 0, ni = 0, pop = 0, Wk;
 		uint32_t *op = dec->sched + dec->nsched, *nbs = op + 5;
 		uint64_t *restrict v = dec->vec + (size_t)s * W; /* the u: other sources' */
 
+		while (kk < k && dec->inact_at[kk] <= o)
+			kk++;
+		Wk = (kk + 63) / 64;
 		memset(v, 0, W * sizeof(uint64_t));
 		for (uint32_t e = off[c]; e < off[c + 1]; e++) {
 			const uint64_t *restrict u = dec->vec + (size_t)nb[e] * W;
@@ -788,13 +798,13 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 				continue;
 			if (dec->state[nb[e]] == 1)
 				nbs[np++] = nb[e];
-			for (uint32_t w = 0; w < W; w++)
+			for (uint32_t w = 0; w < Wk; w++)
 				v[w] ^= u[w];
 		}
 		for (uint32_t e = off[c]; k && e < off[c + 1]; e++)
 			if (dec->state[nb[e]] == 2)
 				nbs[np + ni++] = nb[e];
-		for (uint32_t w = 0; w < W; w++)
+		for (uint32_t w = 0; w < Wk; w++)
 			pop += popcount64(v[w]);
 		op[0] = c;
 		op[1] = s;
