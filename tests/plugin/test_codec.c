@@ -24,31 +24,9 @@
 #include "cpu_backend.h"
 #include "gfec/gfec.h"
 #include "test_util.h"
+#include "codec_test.h"
 
 #define MAXN 256
-
-static gfec_codec *make(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static gfec_codec *make(const char *fmt, ...)
-{
-	char profile[256], err[256];
-	gfec_codec *c = NULL;
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	vsnprintf(profile, sizeof(profile), fmt, ap);
-	va_end(ap);
-	ret = gfec_codec_create(profile, &c, err, sizeof(err));
-	if (ret)
-		fail_msg("gfec_codec_create(\"%s\") = %d: %s", profile, ret, err);
-	return c;
-}
-
-static void encode(gfec_codec *c, struct tstripe *s)
-{
-	assert_int_equal(gfec_encode(c, (const uint8_t *const *)s->c, s->c + s->k, s->len), 0);
-}
 
 /* Raw ISA-L parity for the G part of ISA-L's matrix, into out[0..m-1]. */
 static void isal_parity(int rs, struct tstripe *s, uint8_t **out)

@@ -25,34 +25,7 @@
 #include "gfec/gfec.h"
 #include "matrix.h"
 #include "test_util.h"
-
-/* " backend=gpu" in the gpu run: appended to every profile that names no backend. */
-static const char *extra = "";
-
-static gfec_codec *make(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static gfec_codec *make(const char *fmt, ...)
-{
-	char profile[256], err[256];
-	gfec_codec *c = NULL;
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	vsnprintf(profile, sizeof(profile), fmt, ap);
-	va_end(ap);
-	if (!strstr(profile, "backend="))
-		strncat(profile, extra, sizeof(profile) - strlen(profile) - 1);
-	ret = gfec_codec_create(profile, &c, err, sizeof(err));
-	if (ret)
-		fail_msg("gfec_codec_create(\"%s\") = %d: %s", profile, ret, err);
-	return c;
-}
-
-static void encode(gfec_codec *c, struct tstripe *s)
-{
-	assert_int_equal(gfec_encode(c, (const uint8_t *const *)s->c, s->c + s->k, s->len), 0);
-}
+#include "codec_test.h"
 
 static int all_poison(const uint8_t *p, size_t n)
 {
@@ -788,7 +761,7 @@ int main(int argc, char **argv)
 		gfec_codec *c = NULL;
 		char err[256];
 
-		extra = " backend=gpu";
+		make_extra = " backend=gpu";
 		if (gfec_codec_create("k=4 m=2 w=16 backend=gpu", &c, err, sizeof(err))) {
 			fprintf(stderr, "no GPU codec at w=16 here (%s): skipped\n", err);
 			return 77;
