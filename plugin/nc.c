@@ -259,10 +259,10 @@ static int batch_run(const gfec_nc *nc, const struct product *p, size_t nstripes
  * GFEC_NC_AUTO's choice between eager (blocked) and deferred decoding, from gfec-nc-bench's
  * decode rows (one thread's CPU time from the first add to a read segment; the measurements and
  * the machine are in perf/results/dev-epyc-zen4-2core/nc_panel.txt): deferred won for small
- * segments (n = 16: 1.6x at B = 4 KiB, 2.7x at 64 KiB; n = 32: 1.2x), where eager's few small
- * panels cost more than one n x n product; n = 64 was a tie; eager won at n = 128 and 255 (1.5x
- * at 255) and tied at n = 128, B = 64 KiB. Eager also makes the segment readable the moment it
- * completes (deferred pays the whole product in read()).
+ * segments (n = 16: 1.4-1.6x at B = 4 KiB, 2.3-2.7x at 64 KiB), where eager's few small panels
+ * cost more than one n x n product; n = 32 and 64 were ties (n = 32 within 1.2x either way); eager
+ * won at n = 128 and 255 (1.2-1.5x at 255) and tied at n = 128, B = 64 KiB. Eager also makes the
+ * segment readable the moment it completes (deferred pays the whole product in read()).
  */
 static int auto_deferred(uint32_t n)
 {
