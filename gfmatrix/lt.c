@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "gfec/gfec_errors.h"
 #include "lt_dist.h"
@@ -978,6 +981,42 @@ static int m4r_sums(struct gfec_lt_decoder *dec, uint32_t n)
 	return 0;
 }
 
+/*
+ * The n values from val (@p slots slots a stripe) to @p out, a block at a time, so that out is
+ * written once, in order. Where out and B allow it (x86, both multiples of 16 bytes), by
+ * non-temporal stores, fenced at the end: the n * B bytes are more than the caches keep, and
+ * ordinary stores read each of out's lines from memory before they write it (at n = 10240,
+ * B = 1 KiB, the program and the copy 9.40 -> 8.91 ms, medians of 8 alternating runs on the
+ * shared 2-core VM at load 9-20).
+ */
+static void copy_out(const uint8_t *val, size_t slots, uint32_t n, size_t B, uint8_t *out)
+{
+#ifdef __SSE2__
+	const int stream = (uintptr_t)out % 16 == 0 && B % 16 == 0;
+#endif
+
+	for (uint32_t s = 0; s < n; s++)
+		for (size_t at = 0; at < B; at += LT_STRIPE) {
+			const size_t w = stripe_width(B, at);
+			const uint8_t *v = val + at * slots + (size_t)s * w;
+			uint8_t *o = out + (size_t)s * B + at;
+
+#ifdef __SSE2__
+			if (stream) {
+				for (size_t i = 0; i < w; i += 16)
+					_mm_stream_si128((__m128i *)(o + i),
+							 _mm_loadu_si128((const __m128i *)(v + i)));
+				continue;
+			}
+#endif
+			memcpy(o, v, w);
+		}
+#ifdef __SSE2__
+	if (stream)
+		_mm_sfence(); /* the stores above are seen before anything the caller stores after */
+#endif
+}
+
 int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned flags)
 {
 	const uint32_t *off, *nb;
@@ -1077,20 +1116,10 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 		op += nn;
 	}
 run:
-	/* the program over each stripe, then the values to out, a block at a time: whole blocks,
-	 * so that out's lines are written once each and in order */
+	/* the program over each stripe, then the values to out */
 	for (size_t at = 0; at < B; at += LT_STRIPE)
 		run_stripe(dec->prog, dec->prog + dec->nprog, dec->val + at * slots,
 			   dec->pay + at * dec->cap, stripe_width(B, at), src);
-	for (uint32_t s = 0; s < n; s++) {
-		size_t at = 0;
-
-		for (; at + LT_STRIPE <= B; at += LT_STRIPE)
-			memcpy(out + (size_t)s * B + at, dec->val + at * slots + (size_t)s * LT_STRIPE,
-			       LT_STRIPE);
-		if (at < B)
-			memcpy(out + (size_t)s * B + at, dec->val + at * slots + (size_t)s * (B - at),
-			       B - at);
-	}
+	copy_out(dec->val, slots, n, B, out);
 	return 0;
 }

@@ -702,7 +702,8 @@ static void test_schedule(void **state)
  * on) and without (fewer): n = 2048 at the fewest blocks that decode and up to n/8 past them, so
  * that k runs from about 100 down to a few, random loss, order and B (one stripe narrower than
  * 128 bytes, whole stripes, a narrower last one). Segments until k >= 32 has come up both as a
- * multiple of 4 and not (a last group of 1-3), and 0 < k < 32; each solve over a poisoned out.
+ * multiple of 4 and not (a last group of 1-3), and 0 < k < 32; each solve over a poisoned out,
+ * 16-byte aligned or not (the copy out by non-temporal stores, or not).
  */
 static void test_dense_sums(void **state)
 {
@@ -717,12 +718,13 @@ static void test_dense_sums(void **state)
 			       : t % 3 == 1 ? 128 * (size_t)test_range(1, 3)
 					    : (size_t)test_range(129, 500);
 		const uint32_t extra = (uint32_t)test_range(0, 3) * n / 24, total = 2 * n;
-		uint8_t *seg = malloc(n * B), *out = malloc(n * B), *blk = malloc(B);
+		uint8_t *seg = malloc(n * B), *buf = malloc(n * B + 1), *blk = malloc(B);
+		uint8_t *out = buf + (t / 3) % 2; /* malloc's alignment, or one byte past it */
 		uint32_t base = (uint32_t)test_rand(), m = 0, k;
 		struct gfec_lt_decoder *dec;
 
 		assert_non_null(seg);
-		assert_non_null(out);
+		assert_non_null(buf);
 		assert_non_null(blk);
 		for (size_t i = 0; i < n * B; i++)
 			seg[i] = (uint8_t)test_rand();
@@ -750,7 +752,7 @@ static void test_dense_sums(void **state)
 		few += k > 0 && k < 32;
 		gfec_lt_decoder_free(dec);
 		free(seg);
-		free(out);
+		free(buf);
 		free(blk);
 	}
 	print_message("# dense sums: %d segments, k >= 32: %d with a whole last group, %d without;"
