@@ -25,7 +25,9 @@
  *
  * There are no non-temporal stores here (gfni.c has them, cpu_stream_min): on the development
  * machine, RS(10,4) with 1 MiB chunks on one thread ran at 0.42-0.48x of upstream ISA-L with them
- * and 1.02-1.23x without, from DRAM and in cache alike.
+ * and 1.02-1.23x without, from DRAM and in cache alike. Nor is there gfni.c's source prefetch:
+ * 512 bytes ahead it was slower in 21 of 24 one-thread rows there (kernel alone, thread CPU time;
+ * the all-core case it helps on the Xeon could not be measured on two shared cores).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -34,8 +36,6 @@
 #include "gf8.h"
 
 #define GROUP 4
-/* Sources are prefetched this far ahead of the block, within the call's bytes (see gfni.c). */
-#define AVX2_PREFETCH 512
 
 void gfec_cpu_avx2_tables(const uint8_t *a, size_t n, uint8_t *tbls)
 {
@@ -69,7 +69,6 @@ group(size_t len, int cols, const int R, const uint8_t *tbls, const uint8_t *con
 	size_t p = 0;
 
 	for (; p + 64 <= len; p += 64) {
-		const int pf = AVX2_PREFETCH && p + AVX2_PREFETCH + 64 <= len;
 		__m256i a0[GROUP], a1[GROUP];
 
 #pragma GCC unroll 4
@@ -87,9 +86,6 @@ group(size_t len, int cols, const int R, const uint8_t *tbls, const uint8_t *con
 			const __m256i lo1 = _mm256_and_si256(d1, mask);
 			const __m256i hi1 = _mm256_and_si256(_mm256_srli_epi16(d1, 4), mask);
 			const uint8_t *t = tbls + (size_t)j * 32;
-
-			if (pf)
-				_mm_prefetch((const char *)src[j] + p + AVX2_PREFETCH, _MM_HINT_T0);
 
 #pragma GCC unroll 4
 			for (int r = 0; r < R; r++) {
