@@ -16,20 +16,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 grep -q '^# reproduce: gfec-perf daemon --quick ' "$dir/out" || fail "no reproduce line"
 grep -q '^# self-check: every row is within its bound' "$dir/out" || fail "no self-check line"
 grep -q ' FAIL ' "$dir/out" && fail "a row failed its check: $(cat "$dir/out")"
-python3 - "$dir/d.json" "$golden" <<'PY' || fail "JSON: $(head -c 3000 "$dir/d.json")"
+PYTHONPATH=$(dirname "${BASH_SOURCE[0]}") \
+	python3 - "$dir/d.json" "$golden" <<'PY' || fail "JSON: $(head -c 3000 "$dir/d.json")"
 import json, sys
+from json_keys import golden, keys
 doc = json.load(open(sys.argv[1]))
-def keys(o, p=""):
-    out = set()
-    if isinstance(o, dict):
-        for k, v in o.items():
-            out.add(p + k)
-            out |= keys(v, p + k + ".")
-    elif isinstance(o, list) and o:
-        for e in o:
-            out |= keys(e, p + "[].")
-    return out
-want = {l.strip() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")}
+want = golden(sys.argv[2])
 got = keys(doc)
 # no GPU here; the daemon rows are bounded by memory and PCIe, raw ISA-L is not measured
 optional = {k for k in want if k.startswith(("machine.gpu.", "ceilings.codes.[]."))}

@@ -23,21 +23,13 @@ grep -q '^# reproduce: ' "$dir/out" || fail "no reproduce line"
 grep -qE '^encode +RS\(10,4\).* ok ' "$dir/out" || fail "no checked encode row: $(cat "$dir/out")"
 grep -q '^# self-check: every row is within its ceiling' "$dir/out" || fail "no self-check line"
 
-python3 - "$dir/q.json" "$golden" <<'PY' || fail "JSON keys differ from the golden set"
+PYTHONPATH=$(dirname "${BASH_SOURCE[0]}") \
+	python3 - "$dir/q.json" "$golden" <<'PY' || fail "JSON keys differ from the golden set"
 import json, sys
+from json_keys import golden, keys
 doc = json.load(open(sys.argv[1]))
-def keys(o, p=""):
-    out = set()
-    if isinstance(o, dict):
-        for k, v in o.items():
-            out.add(p + k)
-            out |= keys(v, p + k + ".")
-    elif isinstance(o, list) and o:
-        for e in o:
-            out |= keys(e, p + "[].")
-    return out
 got = keys(doc)
-want = {l.strip() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")}
+want = golden(sys.argv[2])
 # the GPU object and per-result rows are present only where there is a GPU / there are rows;
 # results.[].daemon only in gfec-perf daemon's rows
 optional = {k for k in want if k.startswith(("machine.gpu.", "results.[].daemon"))}
