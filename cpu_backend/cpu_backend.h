@@ -95,8 +95,8 @@ void gfec_cpu_gf16_tables_base(const uint16_t *a, size_t n, uint8_t *tbl);
 
 /**
  * The AVX2 kernel, from the tables of the rows x cols matrix (row-major). Run it only where
- * gfec_cpu_avx2_supported(). Allocates 256 KiB of scratch at most (2 x 4 KiB x min(cols, 32)):
- * 0 or GFEC_E_NOMEM (dst is then untouched).
+ * gfec_cpu_avx2_supported(). Allocates 256 KiB of scratch at most (less for short lengths): 0 or
+ * GFEC_E_NOMEM (dst is then untouched).
  */
 int gfec_cpu_gemm16_avx2(size_t len, int cols, int rows, const uint8_t *tbls,
 			 const uint8_t *const *src, uint8_t *const *dst, int add);

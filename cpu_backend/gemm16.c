@@ -10,7 +10,7 @@
  * of one (row, source) pair cost 8 table loads, 8 shuffles and 8 XORs, whatever the blocking.
  * What the blocking decides is where the tables and the sources come from:
  *
- *     for each block of 4 KiB of the buffers          (BLOCK_BYTES)
+ *     for each block of 4 KiB of the buffers          (more with fewer sources)
  *       for each panel of 32 sources                  (PANEL_COLS)
  *         split the panel's block into nibble planes  (32 x 4 KiB x 2 = 256 KiB: L2)
  *         for each group of 4 rows                    (their tables, 4 x 32 x 128 B = 16 KiB: L1)
@@ -125,13 +125,15 @@ void gfec_cpu_gf16_tables(const uint16_t *a, size_t n, uint8_t *tbl)
 
 /*
  * The blocking (see the file comment): a panel of PANEL_COLS sources, whose tables for four rows
- * (4 x 32 x 128 B = 16 KiB) stay in L1 while the rows run over a block, and blocks of BLOCK_BYTES,
- * whose nibble planes for a panel (32 x 4 KiB x 2 = 256 KiB) stay in L2 while every row group runs
- * over them. Measured on a Zen 3 at (1000,200) and (100,20): 32 x 4 KiB ties 16 x 8 KiB and beats
- * 32, 48 or 64 sources x 2 KiB by 5-10%.
+ * (4 x 32 x 128 B = 16 KiB) stay in L1 while the rows run over a block, and blocks whose nibble
+ * planes for a panel take PLANES_BYTES (4 KiB of 32 sources), to stay in L2 while every row group
+ * runs over them. Measured on a Zen 3 at (1000,200) and (100,20): 32 x 4 KiB ties 16 x 8 KiB and
+ * beats 32, 48 or 64 sources x 2 KiB by 5-10%. Narrower panels take longer blocks (128 KiB at
+ * one source): with 4 KiB blocks a one-source product of 100 rows of 64 KiB (the shape of an
+ * update, or of a pivot of the decode matrices' inverse) ran about 6% slower.
  */
 #define PANEL_COLS 32
-#define BLOCK_BYTES 4096u
+#define PLANES_BYTES (256u * 1024)
 
 /* Scalar tail: symbols b..len-1 of every row, through the same tables. */
 static void tail16(size_t from, size_t len, int cols, int rows, const uint8_t *tbls,
@@ -271,8 +273,9 @@ __attribute__((target("avx2"))) int gfec_cpu_gemm16_avx2(size_t len, int cols, i
 							  uint8_t *const *dst, int add)
 {
 	const size_t vlen = len / 64 * 64;
-	const size_t blk = vlen < BLOCK_BYTES ? vlen : BLOCK_BYTES;
 	const int pc = cols < PANEL_COLS ? cols : PANEL_COLS;
+	const size_t bb = PLANES_BYTES / (2 * (size_t)pc) / 64 * 64;
+	const size_t blk = vlen < bb ? vlen : bb;
 	const size_t tstride = (size_t)cols * GFEC_CPU_GF16_TABLE;
 	uint8_t *planes = vlen ? aligned_alloc(64, 2 * blk * (size_t)pc) : NULL;
 

@@ -152,9 +152,9 @@ static void test_avx2_matches_base(void **state)
 
 /*
  * The kernel's blocking: panels of 32 sources (sums carried between panels in dst as planes) and
- * blocks of 4 KiB. Source counts at and around multiples of 32, every row count mod 4, lengths
- * of one to four blocks with and without a tail, both forms, any alignment; outputs start as
- * random bytes (shape_make), guards around each.
+ * blocks of 4 KiB (longer for fewer sources). Source counts at and around multiples of 32, every
+ * row count mod 4, lengths of one to four blocks with and without a tail, both forms, any
+ * alignment; outputs start as random bytes (shape_make), guards around each.
  */
 static void test_avx2_panels(void **state)
 {
@@ -170,6 +170,10 @@ static void test_avx2_panels(void **state)
 
 		check_avx2(k, m, t % 4 == 3 ? len / 4 : len, (unsigned)test_range(0, 63), t & 1);
 	}
+	/* Narrow panels take longer blocks (128 KiB of one source, 43648 bytes of three). */
+	check_avx2(1, 5, 2 * 131072 + 64 + 6, 5, 0);
+	check_avx2(1, 2, 131072 + 30, 0, 1);
+	check_avx2(3, 6, 3 * 43648 + 128, 17, 1);
 }
 
 /* Through the backend table on two threads (slices of whole symbols), each CPU path. */
