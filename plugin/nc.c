@@ -185,11 +185,18 @@ static int product_run_all(const gfec_nc *nc, const struct product *p,
 /*
  * Many products that share one matrix (encode: every segment; recode: one), spread over the pool
  * as (stripe, row tile, byte slice) tasks. Stripe s reads src[s] (cols pointers) and writes
- * dst[s] (rows pointers).
+ * dst[s] (rows pointers). With one stripe cut in no byte slices each row tile is one task, which
+ * makes its own plans just before it runs them and frees them after (p NULL): on one thread the
+ * next tile's tables then reuse the same heap memory, still in cache. Plans for all the tiles at
+ * once (4 MiB of tables for 1024 x 128) came from freshly grown heap on every call: about 1000
+ * page faults per call, 13% of a one-thread encode of n = 128, B = 4 KiB
+ * (perf/results/dev-epyc-zen4-2core/nc_encode_cause.txt).
  */
 struct batch_job {
 	const gfec_nc *nc;
-	const struct product *p;
+	const struct product *p; /* shared plans, or NULL: each task makes its tile's from a */
+	const uint8_t *a;	 /* the matrix, rows x cols */
+	int rows, cols, th, rt;
 	const uint8_t *const *const *src;
 	uint8_t *const *const *dst;
 	size_t len, slice;
@@ -200,13 +207,26 @@ struct batch_job {
 static void batch_task(void *arg, size_t t)
 {
 	struct batch_job *j = arg;
-	size_t per_stripe = (size_t)j->p->rt * j->nslices;
+	size_t per_stripe = (size_t)j->rt * j->nslices;
 	size_t s = t / per_stripe, rest = t % per_stripe;
 	int r = (int)(rest / j->nslices);
 	size_t off = (rest % j->nslices) * j->slice;
 	size_t len = j->len - off < j->slice ? j->len - off : j->slice;
-	int ret = product_run(j->nc, j->p, r, j->src[s], j->dst[s], off, len);
+	int ret;
 
+	if (j->p) {
+		ret = product_run(j->nc, j->p, r, j->src[s], j->dst[s], off, len);
+	} else {
+		struct product tp = { 0 };
+		const int tr = j->rows - r * j->th < j->th ? j->rows - r * j->th : j->th;
+
+		ret = product_create_rows(j->nc, j->a + (size_t)r * j->th * j->cols, tr, j->cols,
+					  j->th, &tp);
+		if (!ret)
+			ret = product_run(j->nc, &tp, 0, j->src[s], j->dst[s] + (size_t)r * j->th,
+					  off, len);
+		product_free(j->nc, &tp);
+	}
 	if (ret)
 		__atomic_store_n(&j->ret, ret, __ATOMIC_RELAXED);
 }
@@ -214,7 +234,7 @@ static void batch_task(void *arg, size_t t)
 /*
  * The row-tile height for a batch of @p nstripes products of @p rows rows over @p len bytes:
  * TILE, unless that leaves the pool fewer than two tasks per thread with every byte slice
- * batch_run may cut (MIN_SLICE); then halved until it does, down to 16 rows. Raw ISA-L run on
+ * batch_product may cut (MIN_SLICE); then halved until it does, down to 16 rows. Raw ISA-L run on
  * many threads splits the rows the same way; one tile per stripe left most threads idle (one
  * segment of n = 256, B = 32 KiB on 16 threads ran as 2 tasks).
  */
@@ -228,12 +248,18 @@ static int batch_rows(const gfec_nc *nc, int rows, size_t nstripes, size_t len)
 	return th;
 }
 
-static int batch_run(const gfec_nc *nc, const struct product *p, size_t nstripes,
-		     const uint8_t *const *const *src, uint8_t *const *const *dst, size_t len)
+/* dst[s] = A x src[s] for @p nstripes stripes, A (rows x cols) at @p a, on the pool. */
+static int batch_product(const gfec_nc *nc, const uint8_t *a, int rows, int cols,
+			 size_t nstripes, const uint8_t *const *const *src,
+			 uint8_t *const *const *dst, size_t len)
 {
-	struct batch_job j = { .nc = nc, .p = p, .src = src, .dst = dst, .len = len,
+	const int th = batch_rows(nc, rows, nstripes, len);
+	struct product p = { 0 };
+	struct batch_job j = { .nc = nc, .a = a, .rows = rows, .cols = cols, .th = th,
+			       .rt = (rows + th - 1) / th, .src = src, .dst = dst, .len = len,
 			       .slice = len, .nslices = 1 };
-	size_t tasks = nstripes * (size_t)p->rt;
+	size_t tasks = nstripes * (size_t)j.rt;
+	int ret;
 
 	/* Too few tasks for the threads: cut the bytes too, in 64-byte multiples. */
 	if (nc->pool && tasks < 2 * (size_t)nc->threads && len > MIN_SLICE) {
@@ -245,11 +271,18 @@ static int batch_run(const gfec_nc *nc, const struct product *p, size_t nstripes
 		j.nslices = (len + j.slice - 1) / j.slice;
 	}
 	tasks *= j.nslices;
+	if (nstripes > 1 || j.nslices > 1) {
+		ret = product_create_rows(nc, a, rows, cols, th, &p);
+		if (ret)
+			return ret;
+		j.p = &p;
+	}
 	if (nc->pool)
 		gfec_cpu_pool_run(nc->pool, tasks, batch_task, &j);
 	else
 		for (size_t t = 0; t < tasks; t++)
 			batch_task(&j, t);
+	product_free(nc, &p);
 	return j.ret;
 }
 
@@ -376,7 +409,6 @@ int gfec_nc_encode(gfec_nc *nc, const struct gfec_nc_segment *segs, int nseg, ui
 	const uint8_t *const **srcs = NULL;
 	uint8_t *const **dsts = NULL;
 	uint8_t *c = NULL;
-	struct product prod = { 0 };
 	uint32_t nsys = 0, ncoded;
 	int ret = 0;
 
@@ -443,12 +475,9 @@ int gfec_nc_encode(gfec_nc *nc, const struct gfec_nc_segment *segs, int nseg, ui
 		srcs[s] = src + (size_t)s * nc->p.n;
 		dsts[s] = dst + (size_t)s * ncoded;
 	}
-	ret = product_create_rows(nc, c, (int)ncoded, (int)nc->p.n,
-				  batch_rows(nc, (int)ncoded, (size_t)nseg, nc->bsize), &prod);
-	if (!ret)
-		ret = batch_run(nc, &prod, (size_t)nseg, srcs, dsts, nc->bsize);
+	ret = batch_product(nc, c, (int)ncoded, (int)nc->p.n, (size_t)nseg, srcs, dsts,
+			    nc->bsize);
 out:
-	product_free(nc, &prod);
 	free(c);
 	free(src);
 	free(dst);
@@ -1025,7 +1054,6 @@ int gfec_nc_recode(gfec_nc_decoder *d, uint32_t seed, uint32_t count, uint8_t *o
 	const size_t bytes = gfec_nc_block_bytes(nc, GFEC_NC_KIND_COEF);
 	uint8_t *w = NULL, *coef = NULL;
 	uint8_t **dst = NULL;
-	struct product p = { 0 };
 	uint32_t n, k;
 	int ret = 0;
 
@@ -1065,15 +1093,11 @@ int gfec_nc_recode(gfec_nc_decoder *d, uint32_t seed, uint32_t count, uint8_t *o
 		gfec_nc_block_pack(&b, blk, bytes);
 		dst[j] = blk + bytes - nc->bsize;
 	}
-	ret = product_create_rows(nc, w, (int)count, (int)k, batch_rows(nc, (int)count, 1, nc->bsize),
-				  &p);
-	if (!ret) {
-		const uint8_t *const *src = (const uint8_t *const *)d->yrow;
+	const uint8_t *const *src = (const uint8_t *const *)d->yrow;
 
-		ret = batch_run(nc, &p, 1, &src, (uint8_t *const *const *)&dst, nc->bsize);
-	}
+	ret = batch_product(nc, w, (int)count, (int)k, 1, &src, (uint8_t *const *const *)&dst,
+			    nc->bsize);
 out:
-	product_free(nc, &p);
 	free(w);
 	free(coef);
 	free(dst);

@@ -34,10 +34,13 @@ static int overcommit_always(void)
 	return mode == 1;
 }
 
+/* The threads of the codes mk() makes. */
+static int mk_threads = 2;
+
 static gfec_nc *mk(uint32_t n, uint32_t B, uint32_t flags, int mode)
 {
-	struct gfec_nc_params p = { .n = n, .block_size = B, .flags = flags, .threads = 2,
-				    .decode = mode };
+	struct gfec_nc_params p = { .n = n, .block_size = B, .flags = flags,
+				    .threads = mk_threads, .decode = mode };
 	gfec_nc *nc = NULL;
 
 	assert_int_equal(gfec_nc_create(&p, &nc), 0);
@@ -110,15 +113,22 @@ static void test_encode_reference(void **state)
 	static const uint32_t bs[] = { 1, 7, 64, 1000, 4097 };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
-		for (size_t k = 0; k < sizeof(bs) / sizeof(bs[0]); k++) {
-			uint32_t n = ns[i], B = bs[k];
+	/* two threads, then one (a single segment's row tiles make their plans as they run) */
+	for (mk_threads = 2; mk_threads >= 1; mk_threads--)
+		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+			for (size_t k = 0; k < sizeof(bs) / sizeof(bs[0]); k++) {
+				uint32_t n = ns[i], B = bs[k];
 
-			if ((size_t)n * B > (1u << 20))
-				B = (1u << 20) / n + 3; /* keep the reference loop short */
-			check_encode(n, B, 0, 1 + (int)(k % 3), (uint32_t)(i * 7), 3 + (uint32_t)k,
-				     k % 4);
-		}
+				if ((size_t)n * B > (1u << 20))
+					B = (1u << 20) / n + 3; /* keep the reference loop short */
+				check_encode(n, B, 0, 1 + (int)(k % 3), (uint32_t)(i * 7),
+					     3 + (uint32_t)k, k % 4);
+			}
+	mk_threads = 2;
+	check_encode(300, 3000, GFEC_NC_ZERO_COEFS, 1, 9, 300, 1); /* 2 row tiles, 2 column tiles */
+	mk_threads = 1;
+	check_encode(300, 3000, GFEC_NC_ZERO_COEFS, 1, 9, 300, 1);
+	mk_threads = 2;
 	/* more rows than one backend tile, more columns than one tile, zeros allowed */
 	check_encode(300, 33, GFEC_NC_ZERO_COEFS, 2, 5, 260, 1);
 	/* one segment, too few row tiles for the threads: rows split in tiles of 16 (16, 16, 5),
@@ -616,7 +626,7 @@ static void test_panel_decode(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
 		for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
-			for (int rep = 0; rep < (ns[i] < 100 ? 4 : 1); rep++)
+			for (size_t rep = 0; rep < (ns[i] < 100 ? 3 : w % 2); rep++) /* ASan time */
 				panel_decode(ns[i], widths[w]);
 	assert_int_equal(gfec_nc_set_panel(nc, 256), 0);
 	assert_int_equal(gfec_nc_set_panel(nc, 257), GFEC_E_INVAL);
