@@ -4,7 +4,7 @@
  * GF(2^8) region products with AVX2 nibble tables (VPSHUFB), for CPUs with AVX2 but neither GFNI
  * nor AVX-512, where gfec otherwise runs the distribution's ISA-L. Debian 12's ISA-L 2.30 builds
  * each 32-byte table register with a load and two VPERM2I128s, which compete with the VPSHUFBs
- * for the shuffle units; upstream 2.31+ broadcasts the table from memory instead, and on the
+ * for the shuffle units; upstream 2.32.1 broadcasts the table from memory instead, and on the
  * development machine (AMD EPYC Zen 4, AVX2 without GFNI) its ec_encode_data_avx2 ran 1.1-1.5x
  * Debian's (perf/results/dev-epyc-zen4-2core/cpu_vs_upstream_2.32.1.txt). This kernel broadcasts
  * too, and applies each table pair to two vectors of data, so it loads half as many tables per
@@ -24,7 +24,7 @@
  * 32-byte zero-padded stack copy, as gfni.c's AVX2 kernel does.
  *
  * There are no non-temporal stores here (gfni.c has them, cpu_stream_min): on the development
- * machine, RS(10,4) with 1 MiB chunks on one thread ran at 0.42-0.48x of upstream ISA-L with them
+ * machine, RS(10,4) with 1 MiB chunks on one thread ran at 0.42-0.44x of upstream ISA-L with them
  * and 1.02-1.23x without, from DRAM and in cache alike. Nor is there gfni.c's source prefetch:
  * 512 bytes ahead it was slower in 21 of 24 one-thread rows there (kernel alone, thread CPU time;
  * the all-core case it helps on the Xeon could not be measured on two shared cores).
