@@ -2,7 +2,7 @@
 /**
  * @file test_codec.c
  * The public API end to end. ctest runs this file once per CPU path
- * (GFEC_CPU_PATH=isal|base|gfni512|gfni256).
+ * (GFEC_CPU_PATH=isal|base|gfni512|gfni256|avx2).
  * References: raw ISA-L ec_encode_data with ISA-L's own matrices, Jerasure's matrix encoder,
  * and the original data for every decode. Output buffers are poisoned before every call.
  */
