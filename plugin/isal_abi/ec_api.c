@@ -133,8 +133,8 @@ static void gfni_run(const struct isal_plan *m, int len, int vec_i, unsigned cha
 }
 
 /*
- * Through gfec's AVX2 kernel, as gfni_run does through the GFNI ones (the tables are ISA-L's), but
- * by ordinary stores: avx2.c says why.
+ * Through gfec's AVX2 kernel, as gfni_run does through the GFNI ones (tables in ISA-L's layout,
+ * made by gfec_cpu_avx2_tables), but by ordinary stores: avx2.c says why.
  */
 static void avx2_run(const struct isal_plan *m, int len, int vec_i, unsigned char **data,
 		     unsigned char **coding)
