@@ -659,11 +659,13 @@ struct gfec_nc_decoder {
 };
 
 /*
- * Widest panel of an eager decoder: measured at n = 128, B = 4 KiB, one thread (nc_panel.txt in
- * perf/results/dev-epyc-zen4-2core/): wider panels make each product more efficient but cost
- * more coefficient work per block.
+ * Widest panel of an eager decoder, measured on one thread (nc_panel.txt in
+ * perf/results/dev-epyc-zen4-2core/): a block's panel work on the coefficients (its T and the
+ * panel's rows, scalar) grows with the width, the products' efficiency hardly past 4. Width 4
+ * tied 16 at n = 128, B = 4 KiB and beat it at n = 255 (5-10%), n = 512 B = 1 KiB (1.2-1.3x) and
+ * n = 1024 B = 128 (1.2-1.5x, where 16 was slower than one block at a time), both paths.
  */
-#define PANEL_MAX 16u
+#define PANEL_MAX 4u
 
 /*
  * The panel that starts at slot @p base: the decoder's width, but at most half the slots left

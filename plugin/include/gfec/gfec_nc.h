@@ -120,7 +120,7 @@ GFEC_API int gfec_nc_block_unpack(const uint8_t *buf, size_t len, struct gfec_nc
 enum gfec_nc_decode_mode {
 	/** GFEC_NC_EAGER or GFEC_NC_DEFERRED, whichever this build measured faster for (n, B). */
 	GFEC_NC_AUTO = 0,
-	/** Gauss-Jordan as blocks arrive: coefficients at once, payloads in panels of up to 16
+	/** Gauss-Jordan as blocks arrive: coefficients at once, payloads in panels of up to 4
 	 *  blocks (one product over many rows each); the segment is readable the moment the n-th
 	 *  independent block is added, whose add finishes about one block's worth of work. */
 	GFEC_NC_EAGER = 1,
@@ -286,7 +286,7 @@ struct gfec_nc_decoder_stats {
 
 /**
  * A progressive decoder for segment @p segment of @p nc's shape; it holds up to n blocks
- * (n * (n + B) bytes, plus up to 16 blocks' room and 4 x 16 x n bytes for its panel in eager
+ * (n * (n + B) bytes, plus up to 4 blocks' room and 4 x 4 x n bytes for its panel in eager
  * mode, twice the coefficients in deferred mode) and is also a relay's store
  * (gfec_nc_recode). @returns 0 and *out, GFEC_E_INVAL or GFEC_E_NOMEM.
  */
