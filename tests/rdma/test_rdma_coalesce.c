@@ -66,6 +66,13 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
+/* Waits until the server counts @p n stripes: one is counted once its reply is sent, and its
+ * client can read the reply first (a snapshot at once counted 511 of 512 under ASan+UBSan). */
+static int all_counted(struct test_server *ts, uint64_t n)
+{
+	return TEST_WAIT_STATS(ts, st.stripes == n);
+}
+
 /* @p nclients clients of @p per checked stripes each against a fresh server; its counters. */
 static void run(int nclients, int per, int batch, const struct fake_gpu_switches *sw,
 		struct gfec_rdma_stats *st, struct fake_gpu_counts *n)
@@ -97,6 +104,7 @@ static void run(int nclients, int per, int batch, const struct fake_gpu_switches
 		if (cl[i].bad)
 			fail_msg("client %d of %d: a parity was wrong or missing", i, nclients);
 	}
+	assert_true(all_counted(&ts, (uint64_t)nclients * (uint64_t)per));
 	*st = test_stats(&ts);
 	fake_gpu_counts(fake_ctx, n);
 	test_server_stop(&ts);
