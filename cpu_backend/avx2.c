@@ -5,8 +5,8 @@
  * nor AVX-512, where gfec otherwise runs the distribution's ISA-L. Debian 12's ISA-L 2.30 builds
  * each 32-byte table register with a load and two VPERM2I128s, which compete with the VPSHUFBs
  * for the shuffle units; upstream 2.32.1 broadcasts the table from memory instead, and on the
- * development machine (AMD EPYC Zen 4, AVX2 without GFNI) its ec_encode_data_avx2 ran 1.1-1.5x
- * Debian's (perf/results/dev-epyc-zen4-2core/cpu_vs_upstream_2.32.1.txt). This kernel broadcasts
+ * development machine (AMD EPYC Zen 3, AVX2 without GFNI) its ec_encode_data_avx2 ran 1.1-1.5x
+ * Debian's (perf/results/dev-epyc-zen3-2core/cpu_vs_upstream_2.32.1.txt). This kernel broadcasts
  * too, and applies each table pair to two vectors of data, so it loads half as many tables per
  * byte as either; it needs nothing from the ISA-L that the distribution ships.
  *

@@ -190,7 +190,7 @@ static int product_run_all(const gfec_nc *nc, const struct product *p,
  * next tile's tables then reuse the same heap memory, still in cache. Plans for all the tiles at
  * once (4 MiB of tables for 1024 x 128) came from freshly grown heap on every call: about 1000
  * page faults per call, 13% of a one-thread encode of n = 128, B = 4 KiB
- * (perf/results/dev-epyc-zen4-2core/nc_encode_cause.txt).
+ * (perf/results/dev-epyc-zen3-2core/nc_encode_cause.txt).
  */
 struct batch_job {
 	const gfec_nc *nc;
@@ -291,7 +291,7 @@ static int batch_product(const gfec_nc *nc, const uint8_t *a, int rows, int cols
 /*
  * GFEC_NC_AUTO's choice between eager (blocked) and deferred decoding, from gfec-nc-bench's
  * decode rows (one thread's CPU time from the first add to a read segment; the measurements and
- * the machine are in perf/results/dev-epyc-zen4-2core/nc_panel.txt): deferred won for small
+ * the machine are in perf/results/dev-epyc-zen3-2core/nc_panel.txt): deferred won for small
  * segments (n = 16: 1.4-1.6x at B = 4 KiB, 2.3-2.7x at 64 KiB), where eager's few small panels
  * cost more than one n x n product; n = 32 and 64 were ties (n = 32 within 1.2x either way); eager
  * won at n = 128 and 255 (1.2-1.5x at 255) and tied at n = 128, B = 64 KiB. Eager also makes the
@@ -660,7 +660,7 @@ struct gfec_nc_decoder {
 
 /*
  * Widest panel of an eager decoder, measured on one thread (nc_panel.txt in
- * perf/results/dev-epyc-zen4-2core/): a block's panel work on the coefficients (its T and the
+ * perf/results/dev-epyc-zen3-2core/): a block's panel work on the coefficients (its T and the
  * panel's rows, scalar) grows with the width, the products' efficiency hardly past 4. Width 4
  * tied 16 at n = 128, B = 4 KiB and beat it at n = 255 (5-10%), n = 512 B = 1 KiB (1.2-1.3x) and
  * n = 1024 B = 128 (1.2-1.5x, where 16 was slower than one block at a time), both paths.

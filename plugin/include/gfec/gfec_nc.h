@@ -197,7 +197,7 @@ typedef struct gfec_nc_decoder gfec_nc_decoder;
  * The default c = 0.03, delta = 0.05 give a mean degree of 12.5 at n = 1024 and 16.6 at
  * n = 10240, and a mean reception overhead (extra blocks over n, consecutive seeds) of 2.65% at
  * n = 128, 0.37% at n = 1024, 0.05% at n = 10240 (gfec-lt-bench, 1000 segments, 100 at 10240;
- * perf/results/dev-epyc-zen4-2core/lt_bench.txt). The decoder is exact: peeling, and where it
+ * perf/results/dev-epyc-zen3-2core/lt_bench.txt). The decoder is exact: peeling, and where it
  * stalls, inactivation and Gaussian elimination over GF(2); it completes as soon as the blocks it
  * holds span the n sources. An LT code has no recoding and no coefficient-carrying blocks:
  * gfec_nc_recode returns GFEC_E_NOTSUP, and so does an LT decoder given a coefficient-carrying
