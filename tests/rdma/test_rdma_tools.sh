@@ -25,12 +25,15 @@ fail() {
 	exit 1
 }
 
-# start_server NAME ARGS...: a server on a free port; sets PORT and SPID.
+# start_server NAME ARGS...: a server on a free port; sets PORT and SPID. A server that outlives
+# its 100 s, or a SIGTERM by 10 s, is killed (exit 137), and every bench has a timeout (exit 124):
+# a hang fails the step it is in, with the outputs, instead of running into ctest's timeout with
+# nothing to show (as rdma_tools did once under ASan+UBSan, in the corrupted-parity step).
 start_server() {
 	local name=$1
 	shift
 	rm -f "$DIR/$name.port"
-	timeout 100 "$SERVER" -b 127.0.0.1:0 --port-file "$DIR/$name.port" -q "$@" \
+	timeout -k 10 100 "$SERVER" -b 127.0.0.1:0 --port-file "$DIR/$name.port" -q "$@" \
 		>"$DIR/$name.out" 2>&1 &
 	SPID=$!
 	pids+=("$SPID")
@@ -70,7 +73,7 @@ grep -Eq "not in this build|RDMA" "$DIR/verbs.out" || fail "-t verbs: no reason 
 echo "== 100k stripes, 16 clients, k=4 m=2, 1 KiB chunks, every parity checked"
 start_server main --batch 32 --deadline-us 200 -B cpu --io-threads 3
 start=$SECONDS
-"$BENCH" -a "127.0.0.1:$PORT" -c 16 -k 4 -m 2 -s 1K -N 100000 >"$DIR/bench.out" 2>&1 ||
+timeout 120 "$BENCH" -a "127.0.0.1:$PORT" -c 16 -k 4 -m 2 -s 1K -N 100000 >"$DIR/bench.out" 2>&1 ||
 	fail "bench failed"
 grep -q "checked 100000 stripes against the CPU encode: 0 mismatches" "$DIR/bench.out" ||
 	fail "bench did not check 100000 stripes"
@@ -109,7 +112,7 @@ sleep 0.3
 for p in "${kp[@]}"; do kill -9 "$p"; done
 for p in "${kp[@]}"; do wait "$p" 2>/dev/null || true; done
 kill -0 "$SPID" || fail "server died with its clients"
-"$BENCH" -a "127.0.0.1:$PORT" -c 4 -k 10 -m 4 -s 16K -N 2000 >"$DIR/after.out" 2>&1 ||
+timeout 120 "$BENCH" -a "127.0.0.1:$PORT" -c 4 -k 10 -m 4 -s 16K -N 2000 >"$DIR/after.out" 2>&1 ||
 	fail "bench after the kills failed"
 grep -q "0 mismatches" "$DIR/after.out" || fail "bench after the kills: mismatches"
 stop_server
@@ -126,8 +129,8 @@ if [[ -n ${GFEC_SANITIZED:-} ]]; then
 else
 	echo "== out of file descriptors: the server pauses accepting instead of spinning"
 	rm -f "$DIR/fds.port"
-	(ulimit -n 10 && exec timeout 100 "$SERVER" -b 127.0.0.1:0 --port-file "$DIR/fds.port" -B cpu \
-		-p threads=1) >"$DIR/fds.out" 2>&1 &
+	(ulimit -n 10 && exec timeout -k 10 100 "$SERVER" -b 127.0.0.1:0 --port-file "$DIR/fds.port" \
+		-B cpu -p threads=1) >"$DIR/fds.out" 2>&1 &
 	SPID=$!
 	pids+=("$SPID")
 	for _ in $(seq 100); do [[ -s $DIR/fds.port ]] && break; sleep 0.05; done
@@ -144,7 +147,8 @@ fi
 echo "== a corrupted parity is caught"
 GFEC_RDMA_FAULT_CORRUPT=997 start_server corrupt -B cpu
 set +e
-"$BENCH" -a "127.0.0.1:$PORT" -c 2 -k 4 -m 2 -s 1K -N 5000 >"$DIR/corrupt-bench.out" 2>&1
+timeout 120 "$BENCH" -a "127.0.0.1:$PORT" -c 2 -k 4 -m 2 -s 1K -N 5000 \
+	>"$DIR/corrupt-bench.out" 2>&1
 rc=$?
 set -e
 [[ $rc == 1 ]] || fail "bench exit $rc with corrupted parity (want 1)"
