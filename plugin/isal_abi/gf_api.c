@@ -68,10 +68,7 @@ ISAL_API int gf_invert_matrix(unsigned char *in, unsigned char *out, const int n
 /* ISA-L's 32-byte table for constant c: c * {0..15}, then c * {0x00, 0x10, .., 0xf0}. */
 ISAL_API void gf_vect_mul_init(unsigned char c, unsigned char *tbl)
 {
-	for (int i = 0; i < 16; i++) {
-		tbl[i] = gfec_gf8_mul(c, (uint8_t)i);
-		tbl[16 + i] = gfec_gf8_mul(c, (uint8_t)(i << 4));
-	}
+	gfec_cpu_avx2_tables(&c, 1, tbl);
 }
 
 /*
