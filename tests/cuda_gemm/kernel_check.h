@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file kernel_check.h
- * What the CPU emulations of the GPU kernels' index math (lt_emulate.cpp, nc_emulate.cpp) share:
- * CHECK, which reports a failed condition with its place and counts it in failures (the run
- * stops after 20), and Marsaglia's xorshift32 from a seed each test fixes.
+ * What the CPU emulations of the GPU kernels' index math (lt_emulate.cpp, nc_emulate.cpp) and the
+ * GPU tests beside them (test_lt_gpu.cpp, test_nc_gpu.cpp) share: CHECK, which reports a failed
+ * condition with its place and counts it in failures (the run stops after 20), and Marsaglia's
+ * xorshift32 from a seed each emulation fixes.
  */
 #ifndef GFEC_TESTS_KERNEL_CHECK_H
 #define GFEC_TESTS_KERNEL_CHECK_H

@@ -34,18 +34,7 @@ extern "C" {
 #include "nc_prng.h"
 }
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			if (++failures > 20)                                                       \
-				exit(1);                                                           \
-		}                                                                                  \
-	} while (0)
+#include "kernel_check.h"
 
 #define CUDA(call)                                                                                 \
 	do {                                                                                       \
