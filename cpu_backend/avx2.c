@@ -150,3 +150,17 @@ __attribute__((target("avx2"))) void gfec_cpu_gemm_avx2(size_t len, int cols, in
 		}
 	}
 }
+
+void gfec_cpu_avx2_apply(size_t len, int cols, int rows, const uint8_t *tbls, int col,
+			 const uint8_t *const *src, uint8_t *const *dst)
+{
+	uint8_t column[GFEC_MAX_CHUNKS * 32];
+
+	if (col < 0) {
+		gfec_cpu_gemm_avx2(len, cols, rows, tbls, src, dst, 0);
+		return;
+	}
+	for (int i = 0; i < rows; i++)
+		memcpy(column + (size_t)i * 32, tbls + ((size_t)i * cols + col) * 32, 32);
+	gfec_cpu_gemm_avx2(len, 1, rows, column, src, dst, 1);
+}

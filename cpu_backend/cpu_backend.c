@@ -96,21 +96,6 @@ static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, int mode,
 		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, mode);
 }
 
-/* The AVX2 kernel's slice, as gfni_slice: an update gathers its column's tables. */
-static void avx2_slice(size_t n, int col, const struct cpu_plan *p, const uint8_t *const *src,
-		       uint8_t *const *dst)
-{
-	uint8_t column[GFEC_MAX_CHUNKS * 32];
-
-	if (col < 0) {
-		gfec_cpu_gemm_avx2(n, p->cols, p->rows, p->tbls, src, dst, 0);
-		return;
-	}
-	for (int i = 0; i < p->rows; i++)
-		memcpy(column + (size_t)i * 32, p->tbls + ((size_t)i * p->cols + col) * 32, 32);
-	gfec_cpu_gemm_avx2(n, 1, p->rows, column, src, dst, 1);
-}
-
 /*
  * Cauchy forms are held as logarithms (r, c nonzero): A(i,j) = exp(lr_i + lc_j - log(x_i ^ y_j)),
  * two lookups per element. The exponent is reduced into [0, 65535) so that adding a symbol's
@@ -319,7 +304,8 @@ static void run_slice(void *arg, size_t index)
 
 		gfni_slice(j->ctx->path, n, j->col, mode, p, (const uint8_t *const *)src, dst);
 	} else if (j->ctx->path == GFEC_CPU_AVX2) {
-		avx2_slice(n, j->col, p, (const uint8_t *const *)src, dst);
+		gfec_cpu_avx2_apply(n, p->cols, p->rows, p->tbls, j->col,
+				    (const uint8_t *const *)src, dst);
 	} else if (j->ctx->path == GFEC_CPU_BASE) {
 		if (j->col < 0)
 			gfec_cpu_gemm_base(n, p->cols, p->rows, p->a, (const uint8_t *const *)src,

@@ -167,6 +167,14 @@ void gfec_cpu_avx2_tables(const uint8_t *a, size_t n, uint8_t *tbls);
 void gfec_cpu_gemm_avx2(size_t len, int cols, int rows, const uint8_t *tbls,
 			const uint8_t *const *src, uint8_t *const *dst, int update);
 
+/**
+ * What the AVX2 path runs for a call or an update (the codec's slices, the ISA-L drop-in):
+ * @p col < 0, dst = A src through gfec_cpu_gemm_avx2(); else dst[i] ^= a[i*cols+col] * src[0],
+ * column @p col's tables gathered first (rows <= GFEC_MAX_CHUNKS).
+ */
+void gfec_cpu_avx2_apply(size_t len, int cols, int rows, const uint8_t *tbls, int col,
+			 const uint8_t *const *src, uint8_t *const *dst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -133,25 +133,6 @@ static void gfni_run(const struct isal_plan *m, int len, int vec_i, unsigned cha
 }
 
 /*
- * Through gfec's AVX2 kernel, as gfni_run does through the GFNI ones (tables in ISA-L's layout,
- * made by gfec_cpu_avx2_tables), but by ordinary stores: avx2.c says why.
- */
-static void avx2_run(const struct isal_plan *m, int len, int vec_i, unsigned char **data,
-		     unsigned char **coding)
-{
-	uint8_t column[GFEC_MAX_CHUNKS * 32];
-
-	if (vec_i < 0) {
-		gfec_cpu_gemm_avx2((size_t)len, m->k, m->rows, m->tbls, (const uint8_t *const *)data,
-				   coding, 0);
-		return;
-	}
-	for (int l = 0; l < m->rows; l++)
-		memcpy(column + (size_t)l * 32, m->tbls + ((size_t)l * m->k + vec_i) * 32, 32);
-	gfec_cpu_gemm_avx2((size_t)len, 1, m->rows, column, (const uint8_t *const *)data, coding, 1);
-}
-
-/*
  * k <= 0: parity is the empty sum, zero. ISA-L's _base writes zeros at every len, and so does its
  * dispatched ec_encode_data (measured on libisal2 2.30: its short-len _base route and its SIMD
  * route alike, though the SIMD one reads src[0]); here nothing is read.
@@ -187,7 +168,8 @@ void isal_cpu_run(const struct isal_plan *m, int len, int vec_i, unsigned char *
 	if (m->mats)
 		gfni_run(m, len, vec_i, data, coding);
 	else if (m->avx2)
-		avx2_run(m, len, vec_i, data, coding);
+		gfec_cpu_avx2_apply((size_t)len, m->k, m->rows, m->tbls, vec_i,
+				    (const uint8_t *const *)data, coding);
 	else if (m->tbls && vec_i < 0)
 		real->ec_encode_data(len, m->k, m->rows, m->tbls, data, coding);
 	else if (m->tbls)
