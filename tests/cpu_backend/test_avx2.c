@@ -19,8 +19,7 @@
 #include "gfec/gfec_errors.h"
 #include "test_util.h"
 #include "backend_path_check.h"
-
-#define GUARD 64
+#include "kernel_shape_check.h"
 
 static void need_avx2(void)
 {
@@ -74,141 +73,27 @@ static void test_products(void **state)
 	}
 }
 
-/* A buffer of len bytes at a random offset from 64-byte alignment, GUARD poisoned bytes around. */
-struct gbuf {
-	struct test_buf b;
-	uint8_t *p;
-};
-
-static uint8_t *gbuf_alloc_at(struct gbuf *g, size_t len, unsigned misalign)
+static void avx2_coefs(const uint8_t *a, size_t n, void *tbls)
 {
-	g->p = tbuf_alloc(&g->b, len + 2 * GUARD, misalign) + GUARD;
-	memset(g->p - GUARD, TEST_POISON, len + 2 * GUARD);
-	return g->p;
+	gfec_cpu_avx2_tables(a, n, tbls);
 }
 
-static uint8_t *gbuf_alloc(struct gbuf *g, size_t len)
+static void avx2_run(size_t len, int cols, int rows, const void *tbls, const uint8_t *const *src,
+		     uint8_t *const *dst, int update)
 {
-	return gbuf_alloc_at(g, len, (unsigned)test_range(0, 63));
+	gfec_cpu_gemm_avx2(len, cols, rows, tbls, src, dst, update);
 }
 
-static void guards_intact(const struct gbuf *g, size_t len)
-{
-	for (int i = 0; i < GUARD; i++)
-		if (g->p[-1 - i] != TEST_POISON || g->p[len + (size_t)i] != TEST_POISON)
-			fail_msg("avx2: a write outside the %zu-byte buffer", len);
-}
-
-/*
- * One shape: parity from the kernel against ISA-L (and the plain-C encoder when that is quick),
- * then an update of one source: parity ^= A[:,c] * (old ^ new) must equal a re-encode.
- */
-static void check_shape(int k, int m, size_t len)
-{
-	uint8_t *a = malloc((size_t)k * m), *tbls = malloc((size_t)32 * k * m), col[32 * 256];
-	struct gbuf *sb = calloc((size_t)k + 1, sizeof(*sb)), *pb = calloc((size_t)m, sizeof(*pb));
-	struct test_buf *rb = calloc((size_t)m, sizeof(*rb));
-	uint8_t **src = calloc((size_t)k + 1, sizeof(*src)), **par = calloc((size_t)m, sizeof(*par));
-	uint8_t **ref = calloc((size_t)m, sizeof(*ref));
-	const int c = test_range(0, k - 1);
-	uint8_t *delta;
-
-	assert_non_null(a);
-	assert_non_null(tbls);
-	test_fill(a, (size_t)k * m);
-	for (int i = 0; i < k * m && i < 3; i++)
-		a[test_range(0, k * m - 1)] = (uint8_t)(i == 0 ? 0 : i == 1 ? 1 : 0xff);
-	gfec_cpu_avx2_tables(a, (size_t)k * m, tbls);
-	for (int j = 0; j <= k; j++)
-		test_fill(gbuf_alloc(&sb[j], len), len);
-	for (int j = 0; j < k; j++)
-		src[j] = sb[j].p;
-	for (int i = 0; i < m; i++) {
-		par[i] = gbuf_alloc(&pb[i], len);
-		ref[i] = tbuf_alloc(&rb[i], len, 0);
-	}
-
-	gfec_cpu_gemm_avx2(len, k, m, tbls, (const uint8_t *const *)src, par, 0);
-	if (len)
-		ec_encode_data((int)len, k, m, tbls, src, ref);
-	for (int i = 0; i < m; i++) {
-		if (memcmp(par[i], ref[i], len))
-			fail_msg("avx2: RS(%d,%d) len %zu: parity %d differs from ISA-L", k, m, len,
-				 i);
-		guards_intact(&pb[i], len);
-	}
-	if (len * (size_t)k * (size_t)m <= (4u << 20)) {
-		gfec_cpu_gemm_base(len, k, m, a, (const uint8_t *const *)src, ref);
-		for (int i = 0; i < m; i++)
-			if (memcmp(par[i], ref[i], len))
-				fail_msg("avx2: RS(%d,%d) len %zu: parity %d differs from _base", k, m,
-					 len, i);
-	}
-
-	/* Source c becomes sb[k]: the update takes old ^ new, which sb[k] now holds. */
-	delta = sb[k].p;
-	src[c] = malloc(len + 1);
-	assert_non_null(src[c]);
-	for (size_t b = 0; b < len; b++)
-		src[c][b] = sb[c].p[b] ^ delta[b];
-	for (int i = 0; i < m; i++)
-		memcpy(col + 32 * i, tbls + 32 * ((size_t)i * k + c), 32);
-	gfec_cpu_gemm_avx2(len, 1, m, col, (const uint8_t *const *)&delta, par, 1);
-	if (len)
-		ec_encode_data((int)len, k, m, tbls, src, ref);
-	for (int i = 0; i < m; i++) {
-		if (memcmp(par[i], ref[i], len))
-			fail_msg("avx2: RS(%d,%d) len %zu: update of source %d, parity %d differs", k,
-				 m, len, c, i);
-		guards_intact(&pb[i], len);
-	}
-
-	free(src[c]);
-	for (int j = 0; j <= k; j++)
-		tbuf_free(&sb[j].b);
-	for (int i = 0; i < m; i++) {
-		tbuf_free(&pb[i].b);
-		tbuf_free(&rb[i]);
-	}
-	free(sb);
-	free(pb);
-	free(rb);
-	free(src);
-	free(par);
-	free(ref);
-	free(a);
-	free(tbls);
-}
-
+/* kernel_shape_check.h's random shapes; no non-temporal stores (avx2.c says why). */
 static void test_shapes(void **state)
 {
-	static const int big[][2] = { { 10, 4 }, { 4, 2 }, { 8, 3 }, { 1, 7 } };
+	static const struct kernel_check kc = { .name = "avx2", .coef_bytes = 32,
+						.coefs = avx2_coefs, .run = avx2_run,
+						.set = 0, .update = 1, .stream = -1 };
 
 	(void)state;
 	need_avx2();
-	for (int t = 0; t < 400; t++) {
-		int k, m;
-		size_t len;
-
-		if (t % 2) { /* small and odd lengths, every group size and tail */
-			k = test_range(1, 20);
-			m = test_range(1, 20);
-			len = (size_t)test_range(0, 700);
-		} else if (t % 10) { /* medium, any shape the field allows */
-			k = test_range(1, 255);
-			m = test_range(1, 256 - k);
-			len = (size_t)test_rand() % (200000 / (size_t)(k * m) + 2);
-		} else {
-			k = test_range(1, 40);
-			m = test_range(1, 16);
-			len = (size_t)test_range(1, 70000);
-		}
-		check_shape(k, m, len);
-	}
-	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
-		check_shape(big[i][0], big[i][1], (8u << 20) - (i % 2) * (size_t)test_range(1, 127));
-	check_shape(128, 128, 4096);
-	check_shape(223, 32, 4096 + 3);
+	check_kernel_shapes(&kc);
 }
 
 /*
