@@ -8,12 +8,12 @@
  * the batch decode's GEMM (nc_gemm_ra_launch, nc.h).
  *
  * The shape: the first of kShapes that fits n. Up to n = 128 the fragments stay in registers
- * (nc_gemm_ra, one block of 8 warps per SM at 180 registers; nc_gemm_rk, 16 warps at 114); past
- * that nc_encode_bmma with R = the most rows whose fragments fit in shared memory beside two stage
- * buffers, at most kMaxTileRows. Measured on the H200 (perf/results/nvidia-h200/
- * rlcgpu-2026-11-24h/, n = 128, B = 4 KiB, 1024 blocks per segment, in one run): 16 segments per
- * call ra_p256 260.0 GB/s, ra_p128 248.8, w8_n4_p2 (the kernel before) 229.6; 64 segments 284.9,
- * 272.0, 250.5.
+ * (nc_gemm_ra, one block of 8 warps per SM: ra_p512x2, two accumulator sets at 244 registers,
+ * where two 64 KiB stages fit; else ra_p256 at 180); past that nc_encode_bmma with R = the most
+ * rows whose fragments fit in shared memory beside two stage buffers, at most kMaxTileRows.
+ * Measured on the H200 (perf/results/nvidia-h200/rlcpipe-2026-11-24/, n = 128, B = 4 KiB, 1024
+ * blocks per segment, in one run): 32 segments per call ra_p512x2 283.3 GB/s, ra_p512 (one
+ * accumulator set) 276.1, ra_p256 274.9, w8_n4_p2 231.4; 64 segments 305.0, 294.3, 288.9, 250.7.
  */
 #include <cuda_runtime.h>
 
@@ -90,15 +90,15 @@ struct EncShape {
 	const void *fn[4];
 };
 
-#define GFEC_NC_RA(P)                                                                              \
-	{ (const void *)nc_gemm_ra<1, P>, (const void *)nc_gemm_ra<2, P>,                          \
-	  (const void *)nc_gemm_ra<3, P>, (const void *)nc_gemm_ra<4, P> }
+#define GFEC_NC_RA(P, PIPE)                                                                        \
+	{ (const void *)nc_gemm_ra<1, P, PIPE>, (const void *)nc_gemm_ra<2, P, PIPE>,              \
+	  (const void *)nc_gemm_ra<3, P, PIPE>, (const void *)nc_gemm_ra<4, P, PIPE> }
 
 // Preferred first (ra_p256: where 130 KiB of stages do not fit); the last, with the smallest
 // stage buffers, for the widest n.
 const EncShape kShapes[] = {
-	{ "ra_p512", 512, 256, true, GFEC_NC_RA(512) },
-	{ "ra_p256", 256, 256, true, GFEC_NC_RA(256) },
+	{ "ra_p512x2", 512, 256, true, GFEC_NC_RA(512, true) },
+	{ "ra_p256", 256, 256, true, GFEC_NC_RA(256, false) },
 	{ "w8_n4_p2", 64, 256, false, { (const void *)nc_encode_bmma<8, 4, 2> } },
 	{ "w4_n4_p1", 32, 128, false, { (const void *)nc_encode_bmma<4, 4, 1> } },
 };

@@ -175,6 +175,38 @@ inline size_t nc_gemm_ra_smem(int n, int P)
 }
 
 /**
+ * One position subtile of nc_gemm_ra: the KS k-steps' MMAs into @p acc from the raw B words @p w
+ * (loaded a k-step ahead; past the last k-step the next subtile's first words, from @p bl_next),
+ * then the pack and store of @p prev (the subtile before, when @p has_prev), placed after this
+ * subtile's first k-step so that its ALU work runs while those MMAs are in flight.
+ */
+template <int KS, int P, int NN>
+__device__ __forceinline__ void nc_ra_subtile(const GemmArgs &args, const uint4 (*af)[4],
+					      uint32_t (*w)[4][NN / 4], const uint8_t *bl,
+					      const uint8_t *bl_next, int32_t (*acc)[NN][4],
+					      const int32_t (*prev)[NN][4], bool has_prev,
+					      uint8_t *drow, size_t prev_pos)
+{
+#pragma unroll
+	for (int ks = 0; ks < KS; ks++) {
+		uint32_t b[2][NN];
+
+		bmma_b_regs<NN>(w[0], b[0]);
+		bmma_b_regs<NN>(w[1], b[1]);
+		if (ks + 1 < KS)
+			bmma_load_b<NN, P>(w, bl, ks + 1);
+		else
+			bmma_load_b<NN, P>(w, bl_next, 0);
+		if (ks == 0)
+			bmma_mmas<NN, true>(acc, af[ks], b);
+		else
+			bmma_mmas<NN, false>(acc, af[ks], b);
+		if (ks == 0 && has_prev)
+			bmma_finish<NN>(args, prev, drow, prev_pos);
+	}
+}
+
+/**
  * The network-coding GEMM with the A fragments in registers, for n <= 32 * KS (KS = bmma_nks(n)
  * k-steps, at most 4: n <= 128). Eight warps, one per row subset of a tile of kNcTileRows rows:
  * warp w holds the fragments of rows 8w .. 8w + 7 for every k-step (16 * KS registers), loaded
@@ -187,8 +219,10 @@ inline size_t nc_gemm_ra_smem(int n, int P)
  * so each staged byte serves 64 rows from shared memory, and no A fragment is read from shared
  * memory at all (gf_gemm_bmma and nc_encode_bmma read 4 LDS.128 per 16 MMAs: 2/3 of their
  * shared-memory traffic). One barrier per unit. Each block takes one contiguous range of units.
+ * PIPE: two sets of accumulators, a subtile's pack and store after the next subtile's first
+ * k-step (nc_ra_subtile) instead of between the two subtiles' MMAs.
  */
-template <int KS, int P>
+template <int KS, int P, bool PIPE>
 __global__ void __launch_bounds__(256, 1) nc_gemm_ra(NcGemmArgs a)
 {
 	static_assert(KS >= 1 && KS <= 4 && P % 32 == 0, "KS: 1..4 k-steps; P: subtiles of 32");
@@ -254,33 +288,44 @@ __global__ void __launch_bounds__(256, 1) nc_gemm_ra(NcGemmArgs a)
 			const size_t left = args.len - pb * P;
 			const int npt = left >= (size_t)P ? PT
 							  : (int)((left + 8 * NN - 1) / (8 * NN));
+			const size_t pos0 = pb * P + bmma_out_pos(0, t, NN);
 			uint32_t w[2][4][NN / 4];
 
 			bmma_load_b<NN, P>(w, bl, 0);
+			if constexpr (PIPE) {
+				int32_t acc0[4][NN][4], acc1[4][NN][4];
+				int pt = 0;
+
+				// Pairs of subtiles, so that both accumulator sets stay in registers;
+				// the next one's first words (past the last subtile: this one's again,
+				// unused).
 #pragma unroll 1
-			for (int pt = 0; pt < npt; pt++, bl += 8 * NN) {
-				int32_t acc[4][NN][4];
-
-#pragma unroll
-				for (int ks = 0; ks < KS; ks++) {
-					uint32_t b[2][NN];
-
-					bmma_b_regs<NN>(w[0], b[0]);
-					bmma_b_regs<NN>(w[1], b[1]);
-					// The next k-step's words, or the next subtile's first
-					// (past the last subtile: this one's again, unused).
-					if (ks + 1 < KS)
-						bmma_load_b<NN, P>(w, bl, ks + 1);
-					else
-						bmma_load_b<NN, P>(w, bl + (pt + 1 < npt) * 8 * NN,
-								   0);
-					if (ks == 0)
-						bmma_mmas<NN, true>(acc, af[ks], b);
-					else
-						bmma_mmas<NN, false>(acc, af[ks], b);
+				for (; pt + 1 < npt; pt += 2, bl += 16 * NN) {
+					nc_ra_subtile<KS, P, NN>(args, af, w, bl, bl + 8 * NN, acc0,
+								 acc1, pt > 0, drow,
+								 pos0 + (pt - 1) * 8 * NN);
+					nc_ra_subtile<KS, P, NN>(args, af, w, bl + 8 * NN,
+								 bl + (pt + 2 < npt) * 16 * NN, acc1,
+								 acc0, true, drow, pos0 + pt * 8 * NN);
 				}
-				bmma_finish<NN>(args, acc, drow,
-						pb * P + bmma_out_pos(pt, t, NN));
+				if (pt < npt) { // an odd last subtile
+					nc_ra_subtile<KS, P, NN>(args, af, w, bl, bl, acc0, acc1,
+								 pt > 0, drow,
+								 pos0 + (pt - 1) * 8 * NN);
+					bmma_finish<NN>(args, acc0, drow, pos0 + pt * 8 * NN);
+				} else {
+					bmma_finish<NN>(args, acc1, drow, pos0 + (pt - 1) * 8 * NN);
+				}
+			} else {
+#pragma unroll 1
+				for (int pt = 0; pt < npt; pt++, bl += 8 * NN) {
+					int32_t acc[4][NN][4];
+
+					nc_ra_subtile<KS, P, NN>(args, af, w, bl,
+								 bl + (pt + 1 < npt) * 8 * NN, acc,
+								 acc, false, drow, 0);
+					bmma_finish<NN>(args, acc, drow, pos0 + pt * 8 * NN);
+				}
 			}
 		}
 		__syncthreads(); // every warp is done with buf before it is refilled
