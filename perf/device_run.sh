@@ -9,14 +9,14 @@
 # first one's build (the machine stays warm only briefly between calls).
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
-# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16
+# ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
-	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16}
+	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -219,6 +219,14 @@ small() { # small calls (issue 17): the small-call kernel, the batch call agains
 ncsizes() { # RLC encode (issue 12) by segments per call, n = 128, B = 4 KiB, and batch decode's stages
 	./$b/perf/gfec-nc-gpu-bench --sizes --json "$log/nc_gpu_sizes.json"
 }
+nccpu() { # RLC on the CPU (issue 12), n = 128, B = 4 KiB: progressive decode on one thread against
+	# one raw ISA-L 128 x 128 product of the segment, encode on every thread against raw ISA-L; twice
+	local i
+	for i in 1 2; do
+		./$b/perf/gfec-nc-bench --reps 15 --threads 1 --segments 100 &&
+			./$b/perf/gfec-nc-bench --reps 15 --threads "$jobs" --segments 10
+	done
+}
 ltdec() { # LT decode (issue 14), n = 10240, B = 1 KiB, one thread: three runs of ten
 	local i
 	for i in 1 2 3; do ./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1 -r 10; done
@@ -279,6 +287,7 @@ step multi multi
 step small small
 step ncsizes ncsizes
 step ltdec ltdec
+step nccpu nccpu
 step fft fft
 step gate gate
 step ncctx ncctx
