@@ -99,6 +99,32 @@ static int run_ops(const struct gfec_fft16_ops *ops, int kind, size_t n, size_t 
 	return 0;
 }
 
+/* Work regions: the ops' memory where they bring their own, else the heap's. */
+static uint8_t *work_alloc(const struct gfec_fft16_ops *ops, size_t bytes)
+{
+	if (ops && ops->alloc)
+		return ops->alloc(ops->ctx, bytes ? bytes : 1);
+	return malloc(bytes ? bytes : 1);
+}
+
+static void work_free(const struct gfec_fft16_ops *ops, void *p)
+{
+	if (!p)
+		return;
+	if (ops && ops->alloc)
+		ops->free(ops->ctx, p);
+	else
+		free(p);
+}
+
+/* The end of a call: its ops waited for (asynchronous ops), the first error kept. */
+static int finish(const struct gfec_fft16_ops *ops, int ret)
+{
+	const int s = ops && ops->sync ? ops->sync(ops->ctx) : 0;
+
+	return ret ? ret : s;
+}
+
 /* Scratch for one call's op lists: cap ops. */
 struct lists {
 	uint8_t **x, **y;
@@ -250,6 +276,7 @@ static int transform_call(const struct gfec_fft16_ops *ops, int inverse, uint8_t
 	ret = lists_init(&l, 1u << logn);
 	if (!ret)
 		ret = transform(ops, &l, inverse, d, logn, beta, len, NULL);
+	ret = finish(ops, ret);
 	lists_fini(&l);
 	return ret;
 }
@@ -417,13 +444,24 @@ void gfec_fft16_code_set_work(struct gfec_fft16_code *code, size_t bytes)
 	code->work = bytes ? bytes : WORK_BYTES;
 }
 
-size_t gfec_fft16_slice(const struct gfec_fft16_code *code, size_t nreg, size_t len)
+static size_t slice_of(size_t work, size_t nreg, size_t len)
 {
-	size_t s = code->work / nreg / 64 * 64;
+	size_t s = work / nreg / 64 * 64;
 
 	if (s < SLICE_MIN)
 		s = SLICE_MIN;
 	return s < len ? s : len;
+}
+
+size_t gfec_fft16_slice(const struct gfec_fft16_code *code, size_t nreg, size_t len)
+{
+	return slice_of(code->work, nreg, len);
+}
+
+size_t gfec_fft16_slice_ops(const struct gfec_fft16_code *code, const struct gfec_fft16_ops *ops,
+			    size_t nreg, size_t len)
+{
+	return slice_of(ops && ops->work ? ops->work : code->work, nreg, len);
 }
 
 /* The coset layout's encode (Leopard's schedule). */
@@ -433,8 +471,8 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 	const unsigned M = 1u << c->logm;
 	const unsigned groups = ((unsigned)c->k + M - 1) / M;
 	const size_t nreg = groups > 1 ? 2 * (size_t)M : M;
-	const size_t s = gfec_fft16_slice(c, nreg, len);
-	uint8_t *buf = malloc(nreg * s), **w = malloc(sizeof(*w) * nreg);
+	const size_t s = gfec_fft16_slice_ops(c, ops, nreg, len);
+	uint8_t *buf = work_alloc(ops, nreg * s), **w = malloc(sizeof(*w) * nreg);
 	uint8_t *zero = malloc(M), *need = malloc(M);
 	const struct skip zs = { .zero = zero }, ns = { .need = need };
 	struct lists l;
@@ -496,11 +534,12 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 			ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, (size_t)c->m, n, l.x,
 				      l.y, l.c);
 	}
+	ret = finish(ops, ret);
 	lists_fini(&l);
 	free(need);
 	free(zero);
 	free(w);
-	free(buf);
+	work_free(ops, buf);
 	return ret;
 }
 
@@ -516,10 +555,10 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			 uint8_t *const *dst)
 {
 	const unsigned logn = c->logn, n = 1u << logn;
-	const size_t s = gfec_fft16_slice(c, n, len);
+	const size_t s = gfec_fft16_slice_ops(c, ops, n, len);
 	uint32_t *a = malloc(sizeof(uint32_t) * n);
 	uint16_t *loc = malloc(sizeof(uint16_t) * n);
-	uint8_t *buf = malloc((size_t)n * s), **w = malloc(sizeof(*w) * n);
+	uint8_t *buf = work_alloc(ops, (size_t)n * s), **w = malloc(sizeof(*w) * n);
 	uint8_t *zero = malloc(n), *need = malloc(n);
 	const struct skip zs = { .zero = zero }, ns = { .need = need };
 	size_t nderiv = (size_t)n / 2 * logn, nops;
@@ -585,11 +624,12 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 		ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, nops, bytes, l.x, l.y, l.c);
 	}
 out:
+	ret = finish(ops, ret);
 	lists_fini(&l);
 	free(need);
 	free(zero);
 	free(w);
-	free(buf);
+	work_free(ops, buf);
 	free(loc);
 	free(a);
 	return ret;

@@ -40,7 +40,9 @@
  * every symbol position is an independent code word. All work runs through one op, a list of
  * butterflies (gfec_backend_ops.butterfly16's contract), applied by @p ops; NULL: the CPU
  * backend's plain-C reference. Calls allocate scratch (work regions of gfec_fft16_slice() bytes:
- * 64 MiB, up to 256 MiB at N = 65536) and return GFEC_E_NOMEM when it is not there.
+ * 64 MiB, up to 256 MiB at N = 65536; through ops->alloc where set) and return GFEC_E_NOMEM when
+ * it is not there. The regions passed in (data, parity, chunks, out, d) are only ever touched
+ * through the ops, so they may be device memory when the ops are a GPU's.
  * Thread-safe.
  */
 #ifndef GFEC_GFMATRIX_FFT16_H
@@ -53,11 +55,29 @@
 extern "C" {
 #endif
 
-/** Who runs the butterflies: a backend's butterfly16 op and its context. */
+/**
+ * Who runs the butterflies: a backend's butterfly16 op and its context, and optionally where the
+ * work regions live and when the ops are done (gfec_backend_ops' bfly16_* entries):
+ *  - alloc / free (both or neither; NULL: malloc / free): the work regions of a call, which
+ *    only the ops touch (e.g. device memory: cudaMallocAsync / cudaFreeAsync on the op's
+ *    stream). alloc returns NULL when the memory is not there (the call: GFEC_E_NOMEM).
+ *  - work (0: the code's, gfec_fft16_code_set_work()): the bytes of work regions a call may
+ *    take; the slices grow to whole chunks where it allows (a GPU wants few, long passes).
+ *  - sync (NULL: none): waits until every op of the call has run; 0 or a negative GFEC_E_*.
+ *    Called once by each call below that gets past its argument checks (also after a failed
+ *    op), before it frees its work regions and returns. With a sync, bfly may be asynchronous (stream-ordered): it
+ *    must take the op lists x, y, c at call time (the caller reuses them as soon as it
+ *    returns), and the regions' contents are final only after sync. The caller never reads or
+ *    writes a region itself between ops.
+ */
 struct gfec_fft16_ops {
 	int (*bfly)(void *ctx, int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
 		    const uint16_t *c);
 	void *ctx;
+	void *(*alloc)(void *ctx, size_t bytes);
+	void (*free)(void *ctx, void *p);
+	size_t work;
+	int (*sync)(void *ctx);
 };
 
 /** Builds the basis and skew tables (also done at load time). Thread-safe, idempotent. */
@@ -102,9 +122,12 @@ void gfec_fft16_code_free(struct gfec_fft16_code *code);
 /**
  * Bytes per slice a schedule of @p code with @p nreg work regions processes chunks of @p len
  * bytes in (whole 64-byte groups, at least 4 KiB where len is, at most len): its work memory is
- * nreg times that.
+ * nreg times that. The calls take the work of their ops (gfec_fft16_ops.work) where it is set:
+ * gfec_fft16_slice_ops() is their slice.
  */
 size_t gfec_fft16_slice(const struct gfec_fft16_code *code, size_t nreg, size_t len);
+size_t gfec_fft16_slice_ops(const struct gfec_fft16_code *code, const struct gfec_fft16_ops *ops,
+			    size_t nreg, size_t len);
 
 /** The work memory @p code's calls aim at (0: the default, 64 MiB); the tests shrink it. */
 void gfec_fft16_code_set_work(struct gfec_fft16_code *code, size_t bytes);

@@ -13,8 +13,9 @@
  * (sources, wanted) pattern, so its plan is cached per pattern.
  *
  * technique=fft (w = 16) has no G: its parity is an additive-FFT Reed-Solomon code's
- * (gfmatrix/fft16.h), encoded and decoded by its transforms through the CPU backend's
- * butterfly16 op; update re-encodes the delta (parity is linear in the data).
+ * (gfmatrix/fft16.h), encoded and decoded by its transforms through a backend's butterfly16 op:
+ * the GPU's for buffers in device memory (backend=gpu or auto, when a GPU is up), the CPU's for
+ * host buffers; update re-encodes the delta (parity is linear in the data).
  *
  * Dispatch (engine.c): backend=gpu runs everything on the GPU, backend=auto runs a call there when
  * it carries at least gpu_min_bytes of data, backend=hybrid splits host calls of at least
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "coalesce.h"
+#include "counters.h"
 #include "cpu_backend.h"
 #include "engine.h"
 #include "fft16.h"
@@ -62,7 +64,7 @@ struct gfec_codec {
 	struct gfec_plan_cache dcache;	/* decode plans by erasure pattern */
 	char backend_name[64];
 
-	uint64_t encodes, decodes, verifies, updates, bytes;
+	struct gfec_counters calls; /* enum call_counter, added to without a locked instruction */
 
 	struct gfec_async *async; /* its workers start with the first gfec_submit() */
 };
@@ -84,7 +86,9 @@ static size_t len_unit(const gfec_codec *c)
 /* 1 when @p len is whole symbols (packets); else logs why and returns 0. */
 static int len_ok(const gfec_codec *c, size_t len)
 {
-	if (len % len_unit(c) == 0)
+	const size_t unit = len_unit(c);
+
+	if (unit == 1 || len % unit == 0) /* no division on the w = 8 path: it is per call */
 		return 1;
 	gfec_log(GFEC_LOG_WARN, "len=%zu: chunks of this codec (w=%u%s) hold whole %zu-byte %s", len,
 		 c->w, packetsize(c) ? ", cauchy_good" : "", len_unit(c),
@@ -100,6 +104,17 @@ static size_t elem_size(const gfec_codec *c)
 static void count(uint64_t *c, uint64_t n)
 {
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+enum call_counter { N_ENCODES, N_DECODES, N_VERIFIES, N_UPDATES, N_BYTES, N_CALL_COUNTERS };
+
+/* A successful call: @p n more of @p what, @p bytes more data bytes (counters.h says why). */
+static void count_call(gfec_codec *c, enum call_counter what, uint64_t n, uint64_t bytes)
+{
+	uint64_t *line = gfec_counters_line(&c->calls);
+
+	gfec_counters_add(&c->calls, line, what, n);
+	gfec_counters_add(&c->calls, line, N_BYTES, bytes);
 }
 
 /*
@@ -339,8 +354,42 @@ static int hybrid_engine(gfec_codec *c, char *err, size_t errlen)
 }
 
 /*
- * technique=fft: the code, the CPU backend (whose butterfly16 op runs it) and the async queue;
- * no generator, no plans, no GPU.
+ * technique=fft's GPU (backend=gpu or auto): its butterfly16 op runs the calls on device
+ * buffers. Only backend=gpu makes its absence an error; auto then runs everything on the CPU.
+ */
+static int fft_gpu(gfec_codec *c, char *err, size_t errlen)
+{
+	const int required = c->prof.backend == GFEC_BACKEND_GPU;
+	const struct gfec_backend_ops *ops = gfec_backend_gpu();
+	struct gfec_backend_conf conf = { .device = c->prof.gpu_device,
+					  .fault = c->prof.gpu_fault == 1 || c->prof.gpu_fault == 2 };
+	int ret;
+
+	if (!ops || !ops->butterfly16) {
+		if (!required)
+			return 0;
+		snprintf(err, errlen, "backend=gpu: this build of gfec has no GPU backend; use "
+				      "backend=cpu or backend=auto");
+		return GFEC_E_NOBACKEND;
+	}
+	ret = ops->init(&conf, &c->eng.gpu_ctx);
+	if (ret == 0) {
+		c->eng.gpu_ops = ops;
+		return 0;
+	}
+	c->eng.gpu_ctx = NULL;
+	if (!required) {
+		gfec_log(GFEC_LOG_INFO, "technique=fft backend=auto: GPU not used (%s); CPU only",
+			 gfec_strerror(ret));
+		return 0;
+	}
+	snprintf(err, errlen, "backend=gpu: no usable CUDA device (%s)", gfec_strerror(ret));
+	return ret;
+}
+
+/*
+ * technique=fft: the code, the CPU backend (whose butterfly16 op runs host buffers), the GPU
+ * where asked for (device buffers) and the async queue; no generator, no plans.
  */
 static int fft_create(gfec_codec *c, struct gfec_backend_conf *conf, char *err, size_t errlen)
 {
@@ -362,18 +411,47 @@ static int fft_create(gfec_codec *c, struct gfec_backend_conf *conf, char *err, 
 			 c->prof.cpu_path[0] ? c->prof.cpu_path : "auto", gfec_strerror(ret));
 		return ret;
 	}
-	if (c->prof.backend == GFEC_BACKEND_AUTO)
-		gfec_log(GFEC_LOG_INFO, "technique=fft: backend=auto runs on the CPU (the "
-					"butterflies have no GPU path yet)");
-	snprintf(c->backend_name, sizeof(c->backend_name), "cpu/%s",
-		 c->eng.cpu_ops->path_name(c->eng.cpu_ctx));
+	if (c->prof.backend != GFEC_BACKEND_CPU) {
+		ret = fft_gpu(c, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (c->eng.gpu_ops)
+		snprintf(c->backend_name, sizeof(c->backend_name), "gpu/butterflies+cpu/%s",
+			 c->eng.cpu_ops->path_name(c->eng.cpu_ctx));
+	else
+		snprintf(c->backend_name, sizeof(c->backend_name), "cpu/%s",
+			 c->eng.cpu_ops->path_name(c->eng.cpu_ctx));
 	return 0;
 }
 
-static struct gfec_fft16_ops fft_ops(const gfec_codec *c)
+/* 1 when a technique=fft call on these buffers runs on the GPU (they are in device memory). */
+static int fft_on_gpu(const gfec_codec *c, const void *a, const void *b)
 {
-	return (struct gfec_fft16_ops){ .bfly = c->eng.cpu_ops->butterfly16,
-					.ctx = c->eng.cpu_ctx };
+	return c->eng.gpu_ops && ((a && gfec_engine_is_device(&c->eng, a)) ||
+				  (b && gfec_engine_is_device(&c->eng, b)));
+}
+
+/* The ops of a technique=fft call: the GPU's (device buffers, @p gpu) or the CPU's. */
+static struct gfec_fft16_ops fft_ops(const gfec_codec *c, int gpu)
+{
+	const struct gfec_backend_ops *b = c->eng.gpu_ops;
+
+	if (!gpu)
+		return (struct gfec_fft16_ops){ .bfly = c->eng.cpu_ops->butterfly16,
+						.ctx = c->eng.cpu_ctx };
+	return (struct gfec_fft16_ops){ .bfly = b->butterfly16, .ctx = c->eng.gpu_ctx,
+					.alloc = b->bfly16_alloc, .free = b->bfly16_free,
+					.work = b->bfly16_work ? b->bfly16_work(c->eng.gpu_ctx) : 0,
+					.sync = b->bfly16_sync };
+}
+
+/* A GPU call of technique=fft done: counted (a failed one is returned, never redone). */
+static int fft_done(gfec_codec *c, int gpu, int ret)
+{
+	if (gpu && ret == 0)
+		count(&c->eng.gpu_calls, 1);
+	return ret;
 }
 
 int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t errlen)
@@ -399,6 +477,10 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return GFEC_E_NOMEM;
+	if (gfec_counters_init(&c->calls, N_CALL_COUNTERS)) {
+		free(c);
+		return GFEC_E_NOMEM;
+	}
 
 	ret = gfec_settings_resolve(profile, &c->prof, err, errlen);
 	if (ret)
@@ -494,6 +576,7 @@ void gfec_codec_free(gfec_codec *c)
 	gfec_engine_plan_free(&c->eng, &c->enc);
 	gfec_engine_fini(&c->eng);
 	free(c->g);
+	gfec_counters_fini(&c->calls);
 	free(c);
 }
 
@@ -622,11 +705,11 @@ void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 {
 	if (!c || !s)
 		return;
-	s->encodes = __atomic_load_n(&c->encodes, __ATOMIC_RELAXED);
-	s->decodes = __atomic_load_n(&c->decodes, __ATOMIC_RELAXED);
-	s->verifies = __atomic_load_n(&c->verifies, __ATOMIC_RELAXED);
-	s->updates = __atomic_load_n(&c->updates, __ATOMIC_RELAXED);
-	s->bytes = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+	s->encodes = gfec_counters_get(&c->calls, N_ENCODES);
+	s->decodes = gfec_counters_get(&c->calls, N_DECODES);
+	s->verifies = gfec_counters_get(&c->calls, N_VERIFIES);
+	s->updates = gfec_counters_get(&c->calls, N_UPDATES);
+	s->bytes = gfec_counters_get(&c->calls, N_BYTES);
 	s->decode_cache_hits = __atomic_load_n(&c->dcache.hits, __ATOMIC_RELAXED);
 	s->decode_cache_misses = __atomic_load_n(&c->dcache.misses, __ATOMIC_RELAXED);
 	s->fallbacks = __atomic_load_n(&c->eng.fallbacks, __ATOMIC_RELAXED);
@@ -658,35 +741,43 @@ static int ptrs_ok(const void *const *p, int n)
 static int encode_stripes(gfec_codec *c, int nstripes, size_t len, const uint8_t *const *data,
 			  uint8_t *const *parity)
 {
-	const struct gfec_fft16_ops ops = fft_ops(c);
 	int ret = 0;
 
 	if (!c->fft)
 		return gfec_engine_gemm(&c->eng, &c->enc, c->k, nstripes, len, data, parity);
-	for (int s = 0; s < nstripes && !ret; s++)
-		ret = gfec_fft16_encode(c->fft, &ops, len, data + (size_t)s * c->k,
-					parity + (size_t)s * c->m);
+	for (int s = 0; s < nstripes && !ret; s++) {
+		const uint8_t *const *d = data + (size_t)s * c->k;
+		uint8_t *const *p = parity + (size_t)s * c->m;
+		const int gpu = fft_on_gpu(c, d[0], p[0]);
+		const struct gfec_fft16_ops ops = fft_ops(c, gpu);
+
+		ret = fft_done(c, gpu, gfec_fft16_encode(c->fft, &ops, len, d, p));
+	}
 	return ret;
 }
 
 /*
  * technique=fft's update: the parity of the delta alone in chunk vec_i (the other data chunks
- * NULL: zeros, skipped by the encoder), XORed into the parity; in pieces that keep the scratch
- * near 64 MiB.
+ * NULL: zeros, skipped by the encoder), XORed into the parity by the ops (y ^= x: forward
+ * butterflies with c = 0); in pieces that keep the scratch near 64 MiB (or the ops' work).
  */
 static int fft_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *parity,
 		      size_t len)
 {
-	const struct gfec_fft16_ops ops = fft_ops(c);
-	size_t piece = (64u << 20) / (size_t)c->m / 64 * 64;
+	const int gpu = fft_on_gpu(c, delta, parity[0]);
+	const struct gfec_fft16_ops ops = fft_ops(c, gpu);
+	size_t piece = (ops.work ? ops.work : 64u << 20) / (size_t)c->m / 64 * 64;
 	const uint8_t **dp = calloc((size_t)c->k, sizeof(*dp));
 	uint8_t **pp = malloc(sizeof(*pp) * (size_t)c->m), *buf;
+	uint8_t **po = malloc(sizeof(*po) * (size_t)c->m);
+	uint16_t *zc = calloc((size_t)c->m, sizeof(*zc));
 	int ret = 0;
 
 	piece = piece < 64 ? 64 : piece;
 	piece = len < piece ? len : piece;
-	buf = gfec_alloc(piece * (size_t)c->m);
-	if (!dp || !pp || !buf) {
+	buf = ops.alloc ? ops.alloc(ops.ctx, piece * (size_t)c->m)
+			: gfec_alloc(piece * (size_t)c->m);
+	if (!dp || !pp || !po || !zc || !buf) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
@@ -697,15 +788,27 @@ static int fft_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *c
 
 		dp[vec_i] = delta + off;
 		ret = gfec_fft16_encode(c->fft, &ops, n, dp, pp);
-		for (int i = 0; i < c->m && !ret; i++)
-			for (size_t b = 0; b < n; b++)
-				parity[i][off + b] ^= pp[i][b];
+		for (int i = 0; i < c->m; i++)
+			po[i] = parity[i] + off;
+		if (!ret)
+			ret = ops.bfly(ops.ctx, GFEC_BFLY_FWD | GFEC_BFLY_DISJOINT, c->m, n, pp, po,
+				       zc);
+	}
+	if (ops.sync) {
+		const int s = ops.sync(ops.ctx);
+
+		ret = ret ? ret : s;
 	}
 out:
-	gfec_free(buf);
+	if (buf && ops.alloc)
+		ops.free(ops.ctx, buf);
+	else
+		gfec_free(buf);
+	free(zc);
+	free(po);
 	free(pp);
 	free(dp);
-	return ret;
+	return fft_done(c, gpu, ret);
 }
 
 int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parity, size_t len)
@@ -718,8 +821,7 @@ int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parit
 	ret = encode_stripes(c, 1, len, data, parity);
 	if (ret)
 		return ret;
-	count(&c->encodes, 1);
-	count(&c->bytes, (uint64_t)len * (uint64_t)c->k);
+	count_call(c, N_ENCODES, 1, (uint64_t)len * (uint64_t)c->k);
 	return 0;
 }
 
@@ -736,8 +838,8 @@ int gfec_encode_batch(gfec_codec *c, int nstripes, const uint8_t *const *data,
 	ret = encode_stripes(c, nstripes, len, data, parity);
 	if (ret)
 		return ret;
-	count(&c->encodes, (uint64_t)nstripes);
-	count(&c->bytes, (uint64_t)len * (uint64_t)c->k * (uint64_t)nstripes);
+	count_call(c, N_ENCODES, (uint64_t)nstripes,
+		   (uint64_t)len * (uint64_t)c->k * (uint64_t)nstripes);
 	return 0;
 }
 
@@ -753,8 +855,7 @@ int gfec_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *
 		     : gfec_engine_update(&c->eng, &c->enc, c->m, vec_i, len, delta, parity);
 	if (ret)
 		return ret;
-	count(&c->updates, 1);
-	count(&c->bytes, (uint64_t)len);
+	count_call(c, N_UPDATES, 1, (uint64_t)len);
 	return 0;
 }
 
@@ -906,18 +1007,19 @@ static int cmp_key(const void *a, const void *b)
 static int fft_decode(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 		      uint8_t *const *out, size_t len)
 {
-	const struct gfec_fft16_ops ops = fft_ops(c);
 	const int n = c->k + c->m;
 	uint8_t **want = malloc(sizeof(*want) * (size_t)n);
 	int ret = want ? 0 : GFEC_E_NOMEM;
 
 	for (int s = 0; s < nstripes && !ret; s++) {
 		const uint8_t *const *ch = chunks + (size_t)s * n;
+		const uint8_t *first = NULL;
 		int have = 0;
 
 		for (int i = 0; i < n; i++) {
 			have += ch[i] != NULL;
 			want[i] = ch[i] ? NULL : out[(size_t)s * n + i];
+			first = first ? first : ch[i] ? ch[i] : want[i];
 		}
 		if (have < c->k) {
 			gfec_log(GFEC_LOG_WARN, "decode: %d of %d chunks present, need k=%d", have,
@@ -925,13 +1027,16 @@ static int fft_decode(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 			ret = GFEC_E_TOOFEW;
 			break;
 		}
-		ret = gfec_fft16_decode(c->fft, &ops, len, ch, want);
+		const int gpu = fft_on_gpu(c, first, NULL);
+		const struct gfec_fft16_ops ops = fft_ops(c, gpu);
+
+		ret = fft_done(c, gpu, gfec_fft16_decode(c->fft, &ops, len, ch, want));
 	}
 	free(want);
 	if (ret)
 		return ret;
-	count(&c->decodes, (uint64_t)nstripes);
-	count(&c->bytes, (uint64_t)len * (uint64_t)c->k * (uint64_t)nstripes);
+	count_call(c, N_DECODES, (uint64_t)nstripes,
+		   (uint64_t)len * (uint64_t)c->k * (uint64_t)nstripes);
 	return 0;
 }
 
@@ -1012,8 +1117,7 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 			goto out;
 		done += (uint64_t)(g1 - g0);
 	}
-	count(&c->decodes, done);
-	count(&c->bytes, (uint64_t)len * (uint64_t)c->k * done);
+	count_call(c, N_DECODES, done, (uint64_t)len * (uint64_t)c->k * done);
 out:
 	free(keys);
 	free(order);
@@ -1105,7 +1209,7 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 		if (parity_ok)
 			parity_ok[i] = ok[i];
 	}
-	count(&c->verifies, 1);
+	count_call(c, N_VERIFIES, 1, 0);
 	ret = all ? 0 : GFEC_E_MISMATCH;
 out:
 	gfec_free(buf);
@@ -1198,8 +1302,8 @@ static void coalesced_done(void *ctx, void *arg, int status)
 	struct gfec_request *r = arg;
 
 	if (status == 0) {
-		count(&c->encodes, (uint64_t)r->nstripes);
-		count(&c->bytes, (uint64_t)r->len * (uint64_t)c->k * (uint64_t)r->nstripes);
+		count_call(c, N_ENCODES, (uint64_t)r->nstripes,
+			   (uint64_t)r->len * (uint64_t)c->k * (uint64_t)r->nstripes);
 	}
 	gfec_async_complete(c->async, r, status);
 }
@@ -1229,7 +1333,7 @@ int gfec_submit_coalesced(gfec_codec *c, struct gfec_request *req, unsigned us, 
 	    !ptrs_ok((const void *const *)req->in, c->k * req->nstripes) ||
 	    !ptrs_ok((const void *const *)req->out, c->m * req->nstripes) || !len_ok(c, req->len))
 		return GFEC_E_INVAL;
-	if (c->fft) /* no GPU, nothing to gather: the queue runs it as gfec_submit() does */
+	if (c->fft) /* no GEMM to gather: the queue runs it as gfec_submit() does */
 		return gfec_submit(c, req);
 	gfec_async_begin(c->async, req);
 	ret = gfec_coalesce_submit(c->eng.coal, &c->eng, &c->enc, c->k, req->nstripes, req->len,

@@ -194,11 +194,11 @@ int gfec_profile_parse(const char *text, const struct gfec_settings *base, struc
 				    "technique=%s: not available with w=16 (cauchy, "
 				    "jerasure_reed_sol_van, fft)",
 				    gfec_technique_name(p->technique));
-		if (p->technique == GFEC_TECH_FFT && p->backend != GFEC_BACKEND_CPU &&
-		    p->backend != GFEC_BACKEND_AUTO)
+		/* its butterflies run on the CPU (host buffers) or the GPU (device buffers) */
+		if (p->technique == GFEC_TECH_FFT && p->backend == GFEC_BACKEND_HYBRID)
 			return fail(err, errlen,
-				    "technique=fft: runs on the CPU backend only (backend=cpu or "
-				    "auto, not %s)",
+				    "technique=fft: backend=cpu, gpu or auto (a call runs on one "
+				    "of them, not %s)",
 				    gfec_backend_choice_name(p->backend));
 		return 0;
 	}

@@ -45,6 +45,7 @@
 #include <string.h>
 #include <vector>
 
+#include "bfly16.h"
 #include "gemm16.h"
 #include "gfec_gpu.h"
 #include "kernels.h"
@@ -111,6 +112,7 @@ struct Ctx {
 	uint64_t calls = 0, bytes_in = 0, failures = 0; // atomic
 
 	struct gfec_cpu_pool *pool = nullptr; // staging copies of pageable buffers, in parallel
+	Bfly16 bfly; // technique=fft's butterflies on device buffers (bfly16.h)
 };
 
 // One staging memcpy. Pageable buffers reach pinned memory only through the CPU, and one core's
@@ -209,6 +211,7 @@ void dev_stream_free(DevStream *d)
 void ctx_free(Ctx *c)
 {
 	cudaSetDevice(c->dev);
+	bfly16_release(&c->bfly);
 	for (int i = 0; i < c->nslots; i++)
 		slot_free(c->slots[i]);
 	for (DevStream *d : c->dall)
@@ -255,6 +258,8 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		return GFEC_E_NOMEM;
 	c->dev = conf ? conf->device : 0;
 	c->fault = conf && conf->fault;
+	c->bfly.dev = c->dev;
+	c->bfly.fault = c->fault != 0;
 	if (conf && conf->streams > 0)
 		c->nslots = conf->streams < 8 ? conf->streams : 8;
 	if (conf && conf->segment)
@@ -921,11 +926,38 @@ const char *gpu_path_name(void *ctx)
 	return c->forced ? c->forced->name : "auto";
 }
 
+// technique=fft's ops on device regions (bfly16.h): stream-ordered, so with alloc/free/sync.
+int gpu_butterfly16(void *ctx, int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
+		    const uint16_t *c)
+{
+	return bfly16_run(&static_cast<Ctx *>(ctx)->bfly, kind, n, len, x, y, c);
+}
+
+void *gpu_bfly16_alloc(void *ctx, size_t bytes)
+{
+	return bfly16_alloc(&static_cast<Ctx *>(ctx)->bfly, bytes);
+}
+
+void gpu_bfly16_free(void *ctx, void *p)
+{
+	bfly16_free(&static_cast<Ctx *>(ctx)->bfly, p);
+}
+
+int gpu_bfly16_sync(void *ctx)
+{
+	return bfly16_sync(&static_cast<Ctx *>(ctx)->bfly);
+}
+
+size_t gpu_bfly16_work(void *ctx)
+{
+	return bfly16_work(&static_cast<Ctx *>(ctx)->bfly);
+}
+
 const struct gfec_backend_ops gpu_ops = {
 	"gpu",	       gpu_init,   gpu_fini,  gpu_can_implement, gpu_plan_create, gpu_plan_free,
 	gpu_gemm,      gpu_update, gpu_is_device_ptr, gpu_stats,	 gpu_path_name,
 	nullptr, // devices: one device (the multi-device table lists its contexts)
-	nullptr, // butterfly16: the CPU backend's alone
+	gpu_butterfly16,  gpu_bfly16_alloc, gpu_bfly16_free, gpu_bfly16_sync, gpu_bfly16_work,
 };
 
 } // namespace

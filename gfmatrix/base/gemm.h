@@ -189,6 +189,20 @@ struct gfec_backend_ops {
 	 */
 	int (*butterfly16)(void *ctx, int kind, int n, size_t len, uint8_t *const *x,
 			   uint8_t *const *y, const uint16_t *c);
+
+	/**
+	 * Optional companions of butterfly16 (gfmatrix/fft16.h's struct gfec_fft16_ops says how
+	 * a caller uses them). NULL bfly16_sync: butterfly16 returns with its ops done. Else
+	 * butterfly16 may be asynchronous: it takes its lists at call time and queues the ops (in
+	 * order) on the context; bfly16_sync waits for all of them (0 or a negative GFEC_E_*).
+	 * bfly16_alloc / bfly16_free (both or neither): memory for work regions that only the ops
+	 * touch (NULL when there is none), freed in the ops' order. bfly16_work: the bytes of work
+	 * regions a call should aim at (0: the caller's default).
+	 */
+	void *(*bfly16_alloc)(void *ctx, size_t bytes);
+	void (*bfly16_free)(void *ctx, void *p);
+	int (*bfly16_sync)(void *ctx);
+	size_t (*bfly16_work)(void *ctx);
 };
 
 #ifdef __cplusplus

@@ -30,8 +30,9 @@
  * reed_sol_vandermonde_coding_matrix(k, m, 16): its parity is byte-identical to
  * jerasure_matrix_encode(w = 16)) and fft (an O(n log n) Reed-Solomon code by the additive FFT
  * of Lin, Chung and Han, Leopard-RS's method over gfec's field and points: MDS, systematic, its
- * own parity (neither cauchy's nor Vandermonde's); CPU backend only, backend=gpu/hybrid are
- * GFEC_E_PROFILE; an update re-encodes the delta); others are GFEC_E_PROFILE.
+ * own parity (neither cauchy's nor Vandermonde's); host buffers run on the CPU backend, buffers
+ * in device memory on the GPU's with backend=gpu or auto; backend=hybrid is GFEC_E_PROFILE; an
+ * update re-encodes the delta); others are GFEC_E_PROFILE.
  * G is held dense up to 2 k m = 64 MiB (about k = m = 4096); a cauchy code beyond that (up to 32768
  * + 32768) holds G and its decode matrices in Cauchy form and generates their rows on the CPU for
  * every call (slow: each call touches all k m coefficients; backend=gpu is then GFEC_E_NOTSUP, auto

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file bfly16_emulate.cpp
+ * CPU emulation of the GPU's GF(2^16) butterflies (cuda_gemm/kernel/bfly16.cuh, driven by
+ * cuda_gemm/device/bfly16.cu): it proves the arithmetic, the kernel choice and the index math
+ * without a GPU, so it runs in CI.
+ *
+ * The kernels' own code here: the nibble tables (b16_table_entry), the product (b16_mul,
+ * b16_mul2), the ops on words (b16_op), the loads and stores (vector or byte by byte, the end of a
+ * region), a thread's work in a grouped kernel (b16_group_unit, G = 1 and 4) and in the ordered
+ * one (b16_ordered_unit), and the host's choices (b16_groups_ok, b16_addr_bits, b16_grid).
+ * Re-implemented: the launches' control flow (bfly16.cu's split into kB16MaxOps-op launches and
+ * its kernel choice; each kernel's blocks, pieces, threads and staged rounds as the __global__
+ * functions walk them), with shared-memory tables that start as garbage and are left so when
+ * the kernel does not build them.
+ *
+ * Checked: every product c * s for 70 constants (0, 1 and 0xffff among them) against
+ * gfec_gf16_mul; then random op lists, byte for byte against the CPU backend's plain-C reference
+ * gfec_cpu_bfly16_base: disjoint lists (MUL in place and sources shared), groups of four in both
+ * orders of fft16.c's radix-4 passes, groups of another shape (which must run in order), ordered
+ * lists chained through a few regions, lists longer than one launch; lengths that are not whole
+ * 16- or 4-byte units, aligned and misaligned (odd) regions, grids for 1 to 132 SMs.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "bfly16.cuh"
+#include "cpu_backend.h"
+#include "gemm.h"
+#include "gf16.h"
+
+using namespace gfec;
+
+static int failures;
+
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd()
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+static int range(int lo, int hi)
+{
+	return lo + (int)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+static void garbage(uint32_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		w[i] = (uint32_t)rnd();
+}
+
+template <int G, int K>
+static void grouped(const B16List &l, int n, size_t len, uintptr_t bits, int sms)
+{
+	const size_t groups = (size_t)n / G;
+	unsigned pieces;
+	size_t span;
+	std::vector<uint32_t> tb(G * kB16TableWords);
+
+	b16_grid(groups, len, sms, &pieces, &span);
+	CHECK(span % 16 == 0 && pieces >= 1 && pieces <= 65535);
+	CHECK((size_t)pieces * span >= len && (size_t)(pieces - 1) * span < len);
+	for (size_t g = 0; g < groups; g++)
+		for (unsigned y = 0; y < pieces; y++) {
+			garbage(tb.data(), tb.size());
+			for (int t = 0; t < G * kB16TableWords; t++) // the block's threads t < 64 G
+				tb[t] = b16_table_entry(l.c[g * G + t / kB16TableWords],
+							t % kB16TableWords);
+			const size_t b0 = (size_t)y * span, b1 = b0 + span < len ? b0 + span : len;
+
+			for (int t = 0; t < kB16Threads; t++)
+				for (size_t off = b0 + (size_t)t * 16; off < b1;
+				     off += (size_t)kB16Threads * 16)
+					b16_group_unit<G, K>(l, g, tb.data(), off, len, bits % 16 == 0);
+		}
+}
+
+template <int K>
+static void ordered(const B16List &l, int n, size_t len, uintptr_t bits, int tables)
+{
+	const size_t blocks = ((len + 3) / 4 + kB16Threads - 1) / kB16Threads;
+	std::vector<uint32_t> tb(kB16Chunk * kB16TableWords);
+	uint8_t *xs[kB16Chunk], *ys[kB16Chunk];
+	uint16_t cs[kB16Chunk];
+
+	for (size_t b = 0; b < blocks; b++) {
+		garbage(tb.data(), tb.size());
+		for (int p0 = 0; p0 < n; p0 += kB16Chunk) {
+			const int cnt = n - p0 < kB16Chunk ? n - p0 : kB16Chunk;
+
+			for (int t = 0; t < cnt; t++) {
+				xs[t] = l.x[p0 + t];
+				ys[t] = l.y[p0 + t];
+				cs[t] = l.c[p0 + t];
+			}
+			if (tables)
+				for (int e = 0; e < cnt * kB16TableWords; e++)
+					tb[e] = b16_table_entry(l.c[p0 + e / kB16TableWords],
+								e % kB16TableWords);
+			for (int t = 0; t < kB16Threads; t++) {
+				const size_t off = (b * kB16Threads + (size_t)t) * 4;
+
+				if (off < len)
+					b16_ordered_unit<K>(xs, ys, cs, tb.data(), cnt, off, len,
+							    bits % 4 == 0);
+			}
+		}
+	}
+}
+
+template <int K>
+static void launch_kind(const B16List &l, int unit, int n, size_t len, uintptr_t bits, int tables,
+			int sms)
+{
+	if (unit == 0)
+		ordered<K>(l, n, len, bits, tables);
+	else if (unit == 4)
+		grouped<4, K>(l, n, len, bits, sms);
+	else
+		grouped<1, K>(l, n, len, bits, sms);
+}
+
+/* bfly16_run's dispatch, every launch emulated; returns the kernel it took (0, 1 or 4). */
+static int emulate(int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
+		   const uint16_t *c, int sms)
+{
+	const int k = kind & ~GFEC_BFLY_FLAGS;
+	int unit = kind & GFEC_BFLY_GROUP4 ? 4 : kind & GFEC_BFLY_DISJOINT ? 1 : 0;
+
+	len &= ~(size_t)1;
+	if (unit == 4 && !b16_groups_ok(x, y, (size_t)n))
+		unit = 0;
+	for (int p0 = 0; p0 < n; p0 += kB16MaxOps) {
+		const int cnt = n - p0 < kB16MaxOps ? n - p0 : kB16MaxOps;
+		const B16List l = { x + p0, y + p0, c + p0 };
+		const uintptr_t bits = b16_addr_bits(x + p0, y + p0, (size_t)cnt);
+		int tables = 0;
+
+		for (int p = 0; p < cnt; p++)
+			tables |= c[p0 + p] != 0;
+		if (k == kB16Fwd)
+			launch_kind<kB16Fwd>(l, unit, cnt, len, bits, tables, sms);
+		else if (k == kB16Inv)
+			launch_kind<kB16Inv>(l, unit, cnt, len, bits, tables, sms);
+		else
+			launch_kind<kB16Mul>(l, unit, cnt, len, bits, tables, sms);
+	}
+	return unit;
+}
+
+static void test_products()
+{
+	uint32_t tb[kB16TableWords];
+
+	gfec_gf16_init();
+	for (int i = 0; i < 70; i++) {
+		const uint32_t c = i == 0 ? 0 : i == 1 ? 1 : i == 2 ? 0xffff : i == 3 ? 0x8000
+										 : rnd() & 0xffff;
+		int bad = 0;
+
+		for (int e = 0; e < kB16TableWords; e++)
+			tb[e] = b16_table_entry(c, e);
+		for (uint32_t s = 0; s < 65536; s++)
+			bad += b16_mul(tb, s) != gfec_gf16_mul((uint16_t)c, (uint16_t)s);
+		for (int r = 0; r < 1000; r++) {
+			const uint32_t w = (uint32_t)rnd();
+
+			bad += b16_mul2(tb, w) != ((uint32_t)gfec_gf16_mul((uint16_t)c, w & 0xffff) |
+						   (uint32_t)gfec_gf16_mul((uint16_t)c, w >> 16) << 16);
+		}
+		CHECK(bad == 0);
+	}
+}
+
+/* Regions of the list: nreg of len bytes, each at its own offset (aligned or not) in one pool. */
+struct Regions {
+	std::vector<uint8_t> pool;
+	std::vector<uint8_t *> r;
+
+	Regions(int nreg, size_t len, bool aligned)
+	{
+		std::vector<size_t> at(nreg);
+		size_t total = 64;
+
+		for (int i = 0; i < nreg; i++) {
+			total = (total + 15) / 16 * 16 + (aligned ? 0 : (size_t)range(1, 15));
+			at[i] = total;
+			total += len + (size_t)range(0, 40);
+		}
+		pool.resize(total + 64);
+		for (size_t i = 0; i < pool.size(); i++)
+			pool[i] = (uint8_t)rnd();
+		// the pool's base is malloc'd (16-byte aligned): offsets keep the alignment asked for
+		for (int i = 0; i < nreg; i++)
+			r.push_back(pool.data() + at[i]);
+	}
+};
+
+enum Shape { kDisjoint, kGroupFwd, kGroupInv, kGroupOther, kOrdered };
+
+/* One random list of @p shape over fresh regions, emulated against the reference. */
+static void one_list(Shape shape, int kind, int nops, size_t len, bool aligned, int sms)
+{
+	const int nreg = shape == kDisjoint ? 2 * nops : shape == kOrdered ? range(2, 9) : nops;
+	Regions a(nreg, len, aligned);
+	std::vector<uint8_t *> x(nops), y(nops);
+	std::vector<uint16_t> c(nops);
+	int flags = 0, want_unit = 0;
+
+	for (int p = 0; p < nops; p++)
+		c[p] = range(0, 4) == 0 ? 0 : range(0, 4) == 0 ? 1 : (uint16_t)rnd();
+	if (shape == kDisjoint) {
+		flags = GFEC_BFLY_DISJOINT;
+		want_unit = 1;
+		for (int p = 0; p < nops; p++) {
+			x[p] = a.r[2 * p];
+			y[p] = a.r[2 * p + 1];
+			if (kind == GFEC_BFLY_MUL && range(0, 3) == 0)
+				y[p] = x[p]; // in place
+			else if (kind == GFEC_BFLY_MUL && p && range(0, 3) == 0)
+				y[p] = y[p - 1]; // one source read by two ops
+		}
+	} else if (shape == kOrdered) {
+		for (int p = 0; p < nops; p++) {
+			const int i = range(0, nreg - 1), j = (i + range(1, nreg - 1)) % nreg;
+
+			x[p] = a.r[i];
+			y[p] = kind == GFEC_BFLY_MUL && range(0, 4) == 0 ? a.r[i] : a.r[j];
+		}
+	} else {
+		flags = GFEC_BFLY_GROUP4;
+		want_unit = shape == kGroupOther ? 0 : 4;
+		for (int g = 0; g < nops / 4; g++) {
+			uint8_t *A = a.r[4 * g], *B = a.r[4 * g + 1], *C = a.r[4 * g + 2],
+				*D = a.r[4 * g + 3];
+			uint8_t *gx[4], *gy[4];
+
+			if (shape == kGroupFwd) { // fft16.c's forward: (A,C) (B,D) then (A,B) (C,D)
+				uint8_t *fx[4] = { A, B, A, C }, *fy[4] = { C, D, B, D };
+
+				memcpy(gx, fx, sizeof(gx));
+				memcpy(gy, fy, sizeof(gy));
+			} else if (shape == kGroupInv) { // inverse: (A,B) (C,D) then (A,C) (B,D)
+				uint8_t *fx[4] = { A, C, A, B }, *fy[4] = { B, D, C, D };
+
+				memcpy(gx, fx, sizeof(gx));
+				memcpy(gy, fy, sizeof(gy));
+			} else { // a chain (A,B) (B,C) (C,D) (D,A): ordered, not the radix-4 shape
+				uint8_t *fx[4] = { A, B, C, D }, *fy[4] = { B, C, D, A };
+
+				memcpy(gx, fx, sizeof(gx));
+				memcpy(gy, fy, sizeof(gy));
+			}
+			for (int i = 0; i < 4; i++) {
+				x[4 * g + i] = gx[i];
+				y[4 * g + i] = gy[i];
+			}
+		}
+		if (shape == kGroupOther && nops > 4) { // the other groups keep the right shape
+			for (int g = 1; g < nops / 4; g++) {
+				uint8_t *A = a.r[4 * g], *B = a.r[4 * g + 1], *C = a.r[4 * g + 2],
+					*D = a.r[4 * g + 3];
+				uint8_t *fx[4] = { A, B, A, C }, *fy[4] = { C, D, B, D };
+
+				for (int i = 0; i < 4; i++) {
+					x[4 * g + i] = fx[i];
+					y[4 * g + i] = fy[i];
+				}
+			}
+		}
+	}
+	// the reference on a copy of the pool, the emulation on the pool itself
+	std::vector<uint8_t> ref(a.pool);
+	std::vector<uint8_t *> rx(nops), ry(nops);
+
+	for (int p = 0; p < nops; p++) {
+		rx[p] = ref.data() + (x[p] - a.pool.data());
+		ry[p] = ref.data() + (y[p] - a.pool.data());
+	}
+	gfec_cpu_bfly16_base(kind, nops, len, rx.data(), ry.data(), c.data());
+	const int unit = emulate(kind | flags, nops, len, x.data(), y.data(), c.data(), sms);
+
+	CHECK(unit == want_unit);
+	if (memcmp(ref.data(), a.pool.data(), ref.size())) {
+		fprintf(stderr, "shape %d kind %d ops %d len %zu aligned %d sms %d: differs\n",
+			(int)shape, kind, nops, len, (int)aligned, sms);
+		failures++;
+	}
+}
+
+static void test_lists()
+{
+	static const int sms[] = { 1, 4, 132 };
+
+	for (int iter = 0; iter < 300; iter++) {
+		const Shape shape = (Shape)(iter % 5);
+		const int kind = shape == kGroupFwd ? GFEC_BFLY_FWD
+				 : shape == kGroupInv ? GFEC_BFLY_INV
+						      : range(0, 2);
+		const int nops = shape == kDisjoint || shape == kOrdered ? range(1, 40)
+									  : 4 * range(1, 10);
+		const size_t len = 2 * (size_t)(iter % 7 ? range(1, 300) : range(1000, 12000));
+
+		one_list(shape, kind, nops, len, iter % 3 != 0, sms[iter % 3]);
+	}
+	// more ops than one launch takes: ordered (a chain) and grouped, short regions
+	one_list(kOrdered, GFEC_BFLY_FWD, kB16MaxOps + 37, 6, true, 132);
+	one_list(kGroupFwd, GFEC_BFLY_FWD, kB16MaxOps + 8, 34, false, 132);
+	one_list(kDisjoint, GFEC_BFLY_MUL, kB16MaxOps + 3, 18, true, 8);
+}
+
+static void test_grid()
+{
+	for (int i = 0; i < 100000; i++) {
+		const size_t groups = (size_t)range(1, 20000), len = 2 * (size_t)range(1, 1 << 24);
+		const int sms = range(1, 200);
+		unsigned pieces;
+		size_t span;
+
+		b16_grid(groups, len, sms, &pieces, &span);
+		CHECK(span % 16 == 0 && pieces >= 1 && pieces <= 65535);
+		CHECK((size_t)pieces * span >= len && (size_t)(pieces - 1) * span < len);
+		// pieces of at least half of kB16PieceMin where there are several
+		CHECK(pieces == 1 || span >= kB16PieceMin / 2);
+	}
+}
+
+int main()
+{
+	test_products();
+	test_grid();
+	test_lists();
+	if (failures) {
+		fprintf(stderr, "bfly16_emulate: %d failures\n", failures);
+		return 1;
+	}
+	printf("bfly16_emulate: products, grids and op lists match the reference\n");
+	return 0;
+}
