@@ -543,6 +543,53 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 	return ret;
 }
 
+/*
+ * The formal derivative of the n = 2^logn coefficients in w[0..n-1]: coefficient i + 2^b adds
+ * into i, for every clear bit b of i (Leopard's loop over i ascending, whose every read of a
+ * region comes before the writes to it, so each sum is of the coefficients as they were). In
+ * place as one ordered list; or (dd) into w[n..2n-1] as a copy and logn DISJOINT lists, one per
+ * bit, reading the untouched w: the same bytes, for ops that run unflagged lists slowly.
+ */
+static int derivative(const struct gfec_fft16_ops *ops, struct lists *l, uint8_t *const *w,
+		      unsigned logn, int dd, size_t len)
+{
+	const unsigned n = 1u << logn;
+	uint8_t *const *o = w + n;
+	size_t nops = 0;
+	int ret;
+
+	if (!dd) {
+		for (unsigned i = 1; i < n; i++) {
+			const unsigned wd = i & (0u - i);
+
+			for (unsigned r = 0; r < wd; r++, nops++) {
+				l->x[nops] = w[i + r];
+				l->y[nops] = w[i - wd + r];
+				l->c[nops] = 0;
+			}
+		}
+		return run_ops(ops, GFEC_BFLY_FWD, nops, len, l->x, l->y, l->c);
+	}
+	for (unsigned j = 0; j < n; j++) { /* o = w */
+		l->x[j] = o[j];
+		l->y[j] = w[j];
+		l->c[j] = 1;
+	}
+	ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, n, len, l->x, l->y, l->c);
+	for (unsigned b = 0; b < logn && !ret; b++) { /* o[j] ^= w[j + 2^b], bit b of j clear */
+		nops = 0;
+		for (unsigned j = 0; j < n; j++) {
+			if (j >> b & 1)
+				continue;
+			l->x[nops] = w[j | 1u << b];
+			l->y[nops] = o[j];
+			l->c[nops++] = 0;
+		}
+		ret = run_ops(ops, GFEC_BFLY_FWD | GFEC_BFLY_DISJOINT, nops, len, l->x, l->y, l->c);
+	}
+	return ret;
+}
+
 /* Point states for the decoder. */
 enum { PT_HAVE, PT_ZERO, PT_LOST };
 
@@ -555,10 +602,12 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			 uint8_t *const *dst)
 {
 	const unsigned logn = c->logn, n = 1u << logn;
-	const size_t s = gfec_fft16_slice_ops(c, ops, n, len);
+	const int dd = ops && ops->disjoint_only; /* the derivative into n more regions */
+	const size_t nreg = dd ? 2 * (size_t)n : n;
+	const size_t s = gfec_fft16_slice_ops(c, ops, nreg, len);
 	uint32_t *a = malloc(sizeof(uint32_t) * n);
 	uint16_t *loc = malloc(sizeof(uint16_t) * n);
-	uint8_t *buf = work_alloc(ops, (size_t)n * s), **w = malloc(sizeof(*w) * n);
+	uint8_t *buf = work_alloc(ops, nreg * s), **w = malloc(sizeof(*w) * nreg);
 	uint8_t *zero = malloc(n), *need = malloc(n);
 	const struct skip zs = { .zero = zero }, ns = { .need = need };
 	size_t nderiv = (size_t)n / 2 * logn, nops;
@@ -578,10 +627,10 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 	fwht(a, n);
 	for (unsigned x = 0; x < n; x++) /* / N: 2^16 = 1 mod 65535 */
 		loc[x] = (uint16_t)((uint64_t)a[x] * (1u << (16 - logn)) % MODULUS);
-	for (unsigned x = 0; x < n; x++) {
-		w[x] = buf + (size_t)x * s;
+	for (size_t x = 0; x < nreg; x++)
+		w[x] = buf + x * s;
+	for (unsigned x = 0; x < n; x++)
 		need[x] = state[x] == PT_LOST && dst[x];
-	}
 
 	for (size_t off = 0; !ret && off < len; off += s) {
 		const size_t bytes = len - off < s ? len - off : s;
@@ -597,20 +646,11 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			ret = transform(ops, &l, 1, w, logn, 0, bytes, &zs);
 		if (ret)
 			break;
-		/* formal derivative: coefficient i + 2^b adds into i, for every clear bit b of i */
-		nops = 0;
-		for (unsigned i = 1; i < n; i++) {
-			const unsigned wd = i & (0u - i);
+		ret = derivative(ops, &l, w, logn, dd, bytes);
+		uint8_t **v = dd ? w + n : w; /* where the derivative is */
 
-			for (unsigned r = 0; r < wd; r++, nops++) {
-				l.x[nops] = w[i + r];
-				l.y[nops] = w[i - wd + r];
-				l.c[nops] = 0;
-			}
-		}
-		ret = run_ops(ops, GFEC_BFLY_FWD, nops, bytes, l.x, l.y, l.c);
 		if (!ret)
-			ret = transform(ops, &l, 0, w, logn, 0, bytes, &ns);
+			ret = transform(ops, &l, 0, v, logn, 0, bytes, &ns);
 		if (ret)
 			break;
 		nops = 0;
@@ -618,7 +658,7 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			if (state[x] != PT_LOST || !dst[x])
 				continue;
 			l.x[nops] = dst[x] + off;
-			l.y[nops] = w[x];
+			l.y[nops] = v[x];
 			l.c[nops++] = gfec_gf16_tab.exp[(MODULUS - loc[x]) % MODULUS];
 		}
 		ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, nops, bytes, l.x, l.y, l.c);

@@ -69,6 +69,10 @@ extern "C" {
  *    must take the op lists x, y, c at call time (the caller reuses them as soon as it
  *    returns), and the regions' contents are final only after sync. The caller never reads or
  *    writes a region itself between ops.
+ *  - disjoint_only (0: no): the op runs lists without flags slowly (a GPU walks them one
+ *    thread per position, a memory latency per op): the decoder's formal derivative, its one such
+ *    list, then goes as log2 N GFEC_BFLY_DISJOINT lists into a second set of N work regions
+ *    (twice the work memory; the same bytes).
  */
 struct gfec_fft16_ops {
 	int (*bfly)(void *ctx, int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
@@ -78,6 +82,7 @@ struct gfec_fft16_ops {
 	void (*free)(void *ctx, void *p);
 	size_t work;
 	int (*sync)(void *ctx);
+	int disjoint_only;
 };
 
 /** Builds the basis and skew tables (also done at load time). Thread-safe, idempotent. */

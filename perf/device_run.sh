@@ -10,13 +10,14 @@
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
 # ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu
+# fftgpu
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
-	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu}
+	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -237,6 +238,12 @@ fft() { # technique=fft at w = 16 (issue 13): its tests, then (32768,32768) and 
 	./$b/perf/gfec-fft16-bench -k 1000 -m 200 -l 65536 -T "$jobs" -n 5
 	./$b/perf/gfec-fft16-bench -k 1000 -m 200 -l 65536 -T 1 -n 3
 }
+fftgpu() { # technique=fft on GPU memory (issue 13): its GPU test and the kernels' emulation, then
+	# (1000,200) and (32768,32768) at 64 KiB against the device copy of the bytes its passes move
+	ctest --test-dir $b -R '^(fft16_gpu|fft16_async|bfly16_emulate|codec_fft)$' --output-on-failure \
+		--timeout 600
+	./$b/perf/gfec-fft16-gpu-bench -n 5 -l 65536
+}
 gate() { # the FIFO gate before host-buffer GPU calls (issue 17): windows off, 16 and 64 callers
 	ctest --test-dir $b -R '^(coalesce.*|rdma_coalesce|rdma_server|rdma_tools)$' --output-on-failure \
 		--timeout 600
@@ -289,6 +296,7 @@ step ncsizes ncsizes
 step ltdec ltdec
 step nccpu nccpu
 step fft fft
+step fftgpu fftgpu
 step gate gate
 step ncctx ncctx
 step w16q w16q

@@ -440,10 +440,11 @@ static struct gfec_fft16_ops fft_ops(const gfec_codec *c, int gpu)
 	if (!gpu)
 		return (struct gfec_fft16_ops){ .bfly = c->eng.cpu_ops->butterfly16,
 						.ctx = c->eng.cpu_ctx };
+	/* the GPU walks unflagged lists one thread per position: the derivative goes disjoint */
 	return (struct gfec_fft16_ops){ .bfly = b->butterfly16, .ctx = c->eng.gpu_ctx,
 					.alloc = b->bfly16_alloc, .free = b->bfly16_free,
 					.work = b->bfly16_work ? b->bfly16_work(c->eng.gpu_ctx) : 0,
-					.sync = b->bfly16_sync };
+					.sync = b->bfly16_sync, .disjoint_only = 1 };
 }
 
 /* A GPU call of technique=fft done: counted (a failed one is returned, never redone). */

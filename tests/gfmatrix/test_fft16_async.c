@@ -12,8 +12,8 @@
  * an asynchronous op: fft16.c refills its arrays for the next call at once.
  *
  * Checked against the plain ops: encode (both layouts, NULL data chunks) against
- * gfec_fft16_encode_base, decode of random loss patterns, fft then ifft back, with work hints
- * from one 4 KiB slice to whole chunks; an op that fails midway (GFEC_E_DEVICE returned, sync
+ * gfec_fft16_encode_base, decode of random loss patterns (with disjoint_only, the GPU's choice,
+ * and without), fft then ifft back, with work hints from one 4 KiB slice to whole chunks; an op that fails midway (GFEC_E_DEVICE returned, sync
  * still once, every allocation freed after it); an alloc that fails (GFEC_E_NOMEM).
  */
 #include <setjmp.h>
@@ -49,6 +49,8 @@ struct fake {
 	int fail_call;	  /* bfly call number (1-based) that fails; 0: none */
 	int fail_alloc;	  /* 1: alloc returns NULL */
 	size_t work;
+	int disjoint_only; /* the ops' flag: the decoder's derivative as DISJOINT lists */
+	int unflagged;	  /* lists queued without a flag (none with disjoint_only) */
 };
 
 static int fake_bfly(void *ctx, int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
@@ -59,6 +61,7 @@ static int fake_bfly(void *ctx, int kind, int n, size_t len, uint8_t *const *x, 
 
 	if (++f->calls == f->fail_call)
 		return GFEC_E_DEVICE;
+	f->unflagged += !(kind & GFEC_BFLY_FLAGS);
 	if (f->nq == f->cap) {
 		f->cap = f->cap ? 2 * f->cap : 64;
 		f->q = realloc(f->q, sizeof(*f->q) * f->cap);
@@ -131,7 +134,8 @@ static void fake_free(void *ctx, void *p)
 static struct gfec_fft16_ops fake_ops(struct fake *f)
 {
 	return (struct gfec_fft16_ops){ .bfly = fake_bfly, .ctx = f, .alloc = fake_alloc,
-					.free = fake_free, .work = f->work, .sync = fake_sync };
+					.free = fake_free, .work = f->work, .sync = fake_sync,
+					.disjoint_only = f->disjoint_only };
 }
 
 /* After each call: one sync, nothing queued, every allocation given back, none early. */
@@ -178,7 +182,7 @@ static void test_encode_decode(void **state)
 		const int k = test_range(1, iter % 6 ? 60 : 400), m = test_range(1, iter % 5 ? 30 : 120);
 		const size_t len = 2 * (size_t)test_range(1, iter % 4 ? 200 : 9000);
 		const enum gfec_fft16_layout lay = iter % 2 ? GFEC_FFT16_GENERAL : GFEC_FFT16_AUTO;
-		struct fake f = { .work = pick_work(iter, 65536) };
+		struct fake f = { .work = pick_work(iter, 65536), .disjoint_only = iter % 4 < 2 };
 		const struct gfec_fft16_ops ops = fake_ops(&f);
 		struct gfec_fft16_code *code;
 		uint8_t *dblk, *pblk, *rblk, *oblk;
@@ -223,6 +227,8 @@ static void test_encode_decode(void **state)
 		}
 		assert_int_equal(gfec_fft16_decode(code, &ops, len, chunks, out), 0);
 		check_call(&f);
+		/* the decoder's one unflagged list is its derivative (none at N = 1) */
+		assert_true(f.disjoint_only ? f.unflagged == 0 : f.unflagged >= 1);
 		for (int i = 0; i < k + m; i++)
 			if (out[i])
 				assert_memory_equal(out[i], i < k ? data[i] : par[i - k], len);
