@@ -552,7 +552,12 @@ int gfec_lt_decoder_add(struct gfec_lt_decoder *dec, uint32_t seed, const uint8_
 	for (size_t at = 0, w; at < dec->B; at += w) {
 		uint8_t *dst = dec->pay + at * dec->cap + (size_t)dec->m * (w = stripe_width(dec->B, at));
 
-		if (payload)
+		/* a full stripe by a copy of constant size, which the compiler inlines: through
+		 * memcpy() the 8 calls a 1 KiB block took 2.3-2.5 ms of the 10244 adds at n = 10240,
+		 * inlined 1.6-1.7 (thread CPU time, alternated, shared 2-core VM at load 11) */
+		if (payload && w == LT_STRIPE)
+			memcpy(dst, payload + at, LT_STRIPE);
+		else if (payload)
 			memcpy(dst, payload + at, w);
 		else
 			memset(dst, 0, w);
