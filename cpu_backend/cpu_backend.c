@@ -46,7 +46,6 @@ struct cpu_ctx {
 	size_t slice;
 	size_t stream_min; /* GFNI gemm calls with len >= this store by non-temporal stores; 0: never */
 	struct gfec_cpu_pool *pool; /* NULL when running on one thread */
-	uint64_t calls, bytes_in;
 };
 
 struct cpu_plan {
@@ -363,9 +362,6 @@ static int gf16_run(struct cpu_ctx *c, struct slice_job *j, int nstripes)
 	const int threads = c->pool ? gfec_cpu_pool_threads(c->pool) : 1;
 	size_t ntasks;
 
-	__atomic_fetch_add(&c->calls, (uint64_t)nstripes, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&c->bytes_in, (uint64_t)j->len * (uint64_t)j->plan->cols * nstripes,
-			   __ATOMIC_RELAXED);
 	if (j->len == 0 || nstripes < 1)
 		return 0;
 	j->slice = gf16_task_bytes(c, j->plan, j->len, nstripes, threads);
@@ -385,10 +381,6 @@ static int run_sliced(struct cpu_ctx *c, struct slice_job *j)
 {
 	size_t ntasks;
 
-	__atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&c->bytes_in,
-			   (uint64_t)j->len * (uint64_t)(j->col < 0 ? j->plan->cols : 1),
-			   __ATOMIC_RELAXED);
 	if (j->len == 0)
 		return 0;
 	/* CRS slices hold whole blocks of 8 packets; w = 16 slices whole symbols. */
@@ -399,6 +391,11 @@ static int run_sliced(struct cpu_ctx *c, struct slice_job *j)
 		ntasks = (j->len + j->slice - 1) / j->slice;
 		gfec_cpu_pool_run(c->pool, ntasks, run_slice, j);
 		return __atomic_load_n(&j->err, __ATOMIC_RELAXED);
+	}
+	if (j->len <= SERIAL_SLICE) { /* whole symbols or blocks already (the ops check) */
+		j->slice = j->len;
+		run_slice(j, 0);
+		return j->err;
 	}
 	j->slice = SERIAL_SLICE / unit * unit;
 	ntasks = (j->len + j->slice - 1) / j->slice;
@@ -599,7 +596,7 @@ static int cpu_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 {
 	const struct cpu_plan *p = plan;
 
-	if ((p->packetsize && len % (8 * p->packetsize)) || len % (p->w / 8))
+	if ((p->packetsize && len % (8 * p->packetsize)) || (p->w == 16 && len % 2))
 		return GFEC_E_INVAL;
 	if (p->w == 16) {
 		struct slice_job j = { .ctx = ctx, .plan = plan, .len = len, .col = -1,
@@ -638,15 +635,6 @@ static int cpu_update(void *ctx, const void *plan, int col, size_t len, const ui
 	return 0;
 }
 
-static void cpu_stats(void *ctx, struct gfec_backend_stats *out)
-{
-	struct cpu_ctx *c = ctx;
-
-	out->calls = __atomic_load_n(&c->calls, __ATOMIC_RELAXED);
-	out->bytes_in = __atomic_load_n(&c->bytes_in, __ATOMIC_RELAXED);
-	out->fallbacks = 0;
-}
-
 static const char *cpu_path_name(void *ctx)
 {
 	return gfec_cpu_path_name(((struct cpu_ctx *)ctx)->path);
@@ -669,7 +657,6 @@ static const struct gfec_backend_ops cpu_ops = {
 	.plan_free = cpu_plan_free,
 	.gemm = cpu_gemm,
 	.update = cpu_update,
-	.stats = cpu_stats,
 	.path_name = cpu_path_name,
 	.butterfly16 = cpu_butterfly16,
 };
