@@ -117,6 +117,15 @@ static void work_free(const struct gfec_fft16_ops *ops, void *p)
 		free(p);
 }
 
+/*
+ * Bytes between work regions of slices of s bytes: whole 64-byte lines, so that every region
+ * starts aligned however odd the chunks' length (a GPU's loads are then whole vectors).
+ */
+static size_t work_pitch(size_t s)
+{
+	return (s + 63) / 64 * 64;
+}
+
 /* The end of a call: its ops waited for (asynchronous ops), the first error kept. */
 static int finish(const struct gfec_fft16_ops *ops, int ret)
 {
@@ -471,8 +480,8 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 	const unsigned M = 1u << c->logm;
 	const unsigned groups = ((unsigned)c->k + M - 1) / M;
 	const size_t nreg = groups > 1 ? 2 * (size_t)M : M;
-	const size_t s = gfec_fft16_slice_ops(c, ops, nreg, len);
-	uint8_t *buf = work_alloc(ops, nreg * s), **w = malloc(sizeof(*w) * nreg);
+	const size_t s = gfec_fft16_slice_ops(c, ops, nreg, len), pitch = work_pitch(s);
+	uint8_t *buf = work_alloc(ops, nreg * pitch), **w = malloc(sizeof(*w) * nreg);
 	uint8_t *zero = malloc(M), *need = malloc(M);
 	const struct skip zs = { .zero = zero }, ns = { .need = need };
 	struct lists l;
@@ -483,7 +492,7 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 	for (unsigned i = 0; !ret && i < M; i++)
 		need[i] = i < (unsigned)c->m;
 	for (size_t i = 0; !ret && i < nreg; i++)
-		w[i] = buf + i * s;
+		w[i] = buf + i * pitch;
 	for (size_t off = 0; !ret && off < len; off += s) {
 		const size_t n = len - off < s ? len - off : s;
 		int have = 0; /* w holds the sum of a group's IFFT */
@@ -604,10 +613,10 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 	const unsigned logn = c->logn, n = 1u << logn;
 	const int dd = ops && ops->disjoint_only; /* the derivative into n more regions */
 	const size_t nreg = dd ? 2 * (size_t)n : n;
-	const size_t s = gfec_fft16_slice_ops(c, ops, nreg, len);
+	const size_t s = gfec_fft16_slice_ops(c, ops, nreg, len), pitch = work_pitch(s);
 	uint32_t *a = malloc(sizeof(uint32_t) * n);
 	uint16_t *loc = malloc(sizeof(uint16_t) * n);
-	uint8_t *buf = work_alloc(ops, nreg * s), **w = malloc(sizeof(*w) * nreg);
+	uint8_t *buf = work_alloc(ops, nreg * pitch), **w = malloc(sizeof(*w) * nreg);
 	uint8_t *zero = malloc(n), *need = malloc(n);
 	const struct skip zs = { .zero = zero }, ns = { .need = need };
 	size_t nderiv = (size_t)n / 2 * logn, nops;
@@ -628,7 +637,7 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 	for (unsigned x = 0; x < n; x++) /* / N: 2^16 = 1 mod 65535 */
 		loc[x] = (uint16_t)((uint64_t)a[x] * (1u << (16 - logn)) % MODULUS);
 	for (size_t x = 0; x < nreg; x++)
-		w[x] = buf + x * s;
+		w[x] = buf + x * pitch;
 	for (unsigned x = 0; x < n; x++)
 		need[x] = state[x] == PT_LOST && dst[x];
 

@@ -25,16 +25,14 @@ namespace
 
 constexpr size_t kSlotBytes = (size_t)kB16MaxOps * (2 * sizeof(void *) + sizeof(uint16_t));
 
-// The stream, the pool and the staging slots, once (b->lock held).
-cudaError_t make_ready(Bfly16 *b)
+// The stream, the pool and the staging slots (b->lock held).
+cudaError_t make_objects(Bfly16 *b)
 {
 	cudaDeviceProp prop;
 	cudaMemPoolProps pp = {};
 	uint64_t keep = UINT64_MAX;
 	cudaError_t e;
 
-	if (b->ready)
-		return cudaSuccess;
 	if ((e = cudaGetDeviceProperties(&prop, b->dev)) != cudaSuccess)
 		return e;
 	b->sms = prop.multiProcessorCount;
@@ -55,8 +53,44 @@ cudaError_t make_ready(Bfly16 *b)
 		    (e = cudaMalloc(&s.d, kSlotBytes)) != cudaSuccess ||
 		    (e = cudaEventCreateWithFlags(&s.ev, cudaEventDisableTiming)) != cudaSuccess)
 			return e;
-	b->ready = true;
 	return cudaSuccess;
+}
+
+// Frees what make_objects made (after the stream drains).
+void release_objects(Bfly16 *b)
+{
+	if (b->st)
+		cudaStreamSynchronize(b->st);
+	for (Bfly16::Slot &s : b->slots) {
+		if (s.ev)
+			cudaEventDestroy(s.ev);
+		cudaFreeHost(s.h);
+		cudaFree(s.d);
+		s = Bfly16::Slot();
+	}
+	if (b->pool)
+		cudaMemPoolDestroy(b->pool);
+	if (b->st)
+		cudaStreamDestroy(b->st);
+	b->pool = nullptr;
+	b->st = nullptr;
+	b->next = 0;
+	b->ready = false;
+	cudaGetLastError();
+}
+
+// The objects, once (b->lock held); nothing left over on failure.
+cudaError_t make_ready(Bfly16 *b)
+{
+	if (b->ready)
+		return cudaSuccess;
+	const cudaError_t e = make_objects(b);
+
+	if (e == cudaSuccess)
+		b->ready = true;
+	else
+		release_objects(b);
+	return e;
 }
 
 template <int KIND>
@@ -216,23 +250,9 @@ size_t bfly16_work(Bfly16 *b)
 
 void bfly16_release(Bfly16 *b)
 {
-	if (b->st)
-		cudaStreamSynchronize(b->st);
-	for (Bfly16::Slot &s : b->slots) {
-		if (s.ev)
-			cudaEventDestroy(s.ev);
-		cudaFreeHost(s.h);
-		cudaFree(s.d);
-		s = Bfly16::Slot();
-	}
-	if (b->pool)
-		cudaMemPoolDestroy(b->pool);
-	if (b->st)
-		cudaStreamDestroy(b->st);
-	b->pool = nullptr;
-	b->st = nullptr;
-	b->ready = false;
-	cudaGetLastError();
+	std::lock_guard<std::mutex> g(b->lock);
+
+	release_objects(b);
 }
 
 } // namespace gfec

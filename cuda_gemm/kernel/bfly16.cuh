@@ -180,11 +180,12 @@ GFEC_B16_HD void b16_group_unit(const B16List &l, size_t g, const uint32_t *tb, 
 	if (G == 1) {
 		uint8_t *const x = l.x[g], *const y = l.y[g];
 		const bool nz = l.c[g] != 0;
-		uint32_t xv[W] = { 0, 0, 0, 0 }, yv[W];
+		uint32_t xv[W] = { 0, 0, 0, 0 }, yv[W] = { 0, 0, 0, 0 };
 
 		if (KIND != kB16Mul)
 			b16_load<W>(x, off, len, vec, xv);
-		b16_load<W>(y, off, len, vec, yv);
+		if (KIND != kB16Mul || nz) // x = 0 * y reads nothing (the decoder's zero points)
+			b16_load<W>(y, off, len, vec, yv);
 		for (int w = 0; w < W; w++)
 			b16_op<KIND>(tb, nz, xv[w], yv[w]);
 		b16_store<W>(x, off, len, vec, xv);

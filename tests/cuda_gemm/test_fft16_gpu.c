@@ -123,7 +123,10 @@ static void encode_both(gfec_codec *cpu, gfec_codec *gpu, struct dstripe *s)
 	free(hp);
 }
 
-/* Loses lost[0..nl-1] on the device, decodes into poisoned device outputs, checks each. */
+/*
+ * Loses lost[0..nl-1] on the device, decodes into poisoned device outputs (dout: room for nl of
+ * len + 2 bytes), checks each.
+ */
 static void lose_and_check(gfec_codec *gpu, const struct dstripe *s, const int *lost, int nl,
 			   uint8_t *dout)
 {
@@ -134,10 +137,10 @@ static void lose_and_check(gfec_codec *gpu, const struct dstripe *s, const int *
 	assert_true(ch && out);
 	for (int i = 0; i < n; i++)
 		ch[i] = s->dchunk[i];
-	poison(dout, (size_t)nl * s->len + 1);
+	poison(dout, (size_t)nl * (s->len + 2));
 	for (int e = 0; e < nl; e++) {
 		ch[lost[e]] = NULL;
-		out[lost[e]] = dout + (size_t)e * s->len + (e % 2); /* odd addresses too */
+		out[lost[e]] = dout + (size_t)e * (s->len + 2) + (e % 2); /* odd addresses too */
 	}
 	assert_int_equal(gfec_decode(gpu, ch, out, s->len), 0);
 	for (int e = 0; e < nl; e++)
@@ -172,7 +175,7 @@ static void one_shape(int k, int m, size_t len, int aligned, int ndecodes)
 
 	assert_non_null(lost);
 	ds_init(&s, k, m, len, aligned);
-	assert_int_equal(cudaMalloc((void **)&dout, (size_t)m * len + 2), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&dout, (size_t)m * (len + 2)), cudaSuccess);
 	encode_both(cpu, gpu, &s);
 	for (int d = 0; d < ndecodes; d++) {
 		const int nl = d == 0 ? m : pick_losses(k + m, m, lost);
@@ -216,7 +219,7 @@ static void test_every_pattern(void **state)
 		struct dstripe s;
 
 		ds_init(&s, k, m, len, 0);
-		assert_int_equal(cudaMalloc((void **)&dout, (size_t)m * len + 2), cudaSuccess);
+		assert_int_equal(cudaMalloc((void **)&dout, (size_t)m * (len + 2)), cudaSuccess);
 		encode_both(cpu, gpu, &s);
 		for (unsigned mask = 1; mask < 1u << n; mask++) {
 			int nl = 0;
