@@ -188,7 +188,8 @@ GFEC_B16_HD void b16_group_unit(const B16List &l, size_t g, const uint32_t *tb, 
 			b16_load<W>(y, off, len, vec, yv);
 		for (int w = 0; w < W; w++)
 			b16_op<KIND>(tb, nz, xv[w], yv[w]);
-		b16_store<W>(x, off, len, vec, xv);
+		if (KIND == kB16Mul || nz) // FWD / INV with c = 0 leave x as it was (y ^= x alone)
+			b16_store<W>(x, off, len, vec, xv);
 		if (KIND != kB16Mul)
 			b16_store<W>(y, off, len, vec, yv);
 	} else {
@@ -223,7 +224,8 @@ GFEC_B16_HD void b16_ordered_unit(uint8_t *const *xs, uint8_t *const *ys, const 
 			b16_load<1>(xs[q], off, len, vec, &x);
 		b16_load<1>(ys[q], off, len, vec, &y);
 		b16_op<KIND>(tb + 64 * q, cs[q] != 0, x, y);
-		b16_store<1>(xs[q], off, len, vec, &x);
+		if (KIND == kB16Mul || cs[q])
+			b16_store<1>(xs[q], off, len, vec, &x);
 		if (KIND != kB16Mul)
 			b16_store<1>(ys[q], off, len, vec, &y);
 	}
