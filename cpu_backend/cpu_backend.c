@@ -74,27 +74,6 @@ struct slice_job {
 	int err;	/* a slice's GFEC_E_NOMEM (w = 16 gemm: big shapes, Cauchy forms) */
 };
 
-static void gfni_slice(enum gfec_cpu_path path, size_t n, int col, int mode,
-		       const struct cpu_plan *p, const uint8_t *const *src, uint8_t *const *dst)
-{
-	uint64_t column[GFEC_MAX_CHUNKS];
-	const uint64_t *mat = p->mats;
-	int cols = p->cols;
-
-	/* An update applies one column: its matrices, gathered, as a rows x 1 product into dst. */
-	if (col >= 0) {
-		for (int i = 0; i < p->rows; i++)
-			column[i] = p->mats[(size_t)i * p->cols + col];
-		mat = column;
-		cols = 1;
-		mode = GFEC_GFNI_UPDATE;
-	}
-	if (path == GFEC_CPU_GFNI512)
-		gfec_cpu_gemm_gfni512(n, cols, p->rows, mat, src, dst, mode);
-	else
-		gfec_cpu_gemm_gfni256(n, cols, p->rows, mat, src, dst, mode);
-}
-
 /*
  * Cauchy forms are held as logarithms (r, c nonzero): A(i,j) = exp(lr_i + lc_j - log(x_i ^ y_j)),
  * two lookups per element. The exponent is reduced into [0, 65535) so that adding a symbol's
@@ -301,7 +280,8 @@ static void run_slice(void *arg, size_t index)
 		/* a slice at a 64-byte multiple keeps the outputs' alignment */
 		const int mode = j->stream && off % 64 == 0 ? GFEC_GFNI_STREAM : GFEC_GFNI_SET;
 
-		gfni_slice(j->ctx->path, n, j->col, mode, p, (const uint8_t *const *)src, dst);
+		gfec_cpu_gfni_apply(j->ctx->path, n, p->cols, p->rows, p->mats, j->col, mode,
+				    (const uint8_t *const *)src, dst);
 	} else if (j->ctx->path == GFEC_CPU_AVX2) {
 		gfec_cpu_avx2_apply(n, p->cols, p->rows, p->tbls, j->col,
 				    (const uint8_t *const *)src, dst);

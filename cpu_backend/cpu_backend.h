@@ -153,6 +153,16 @@ void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows, const uint64_t *mat,
 			   const uint8_t *const *src, uint8_t *const *dst, int mode);
 
 /**
+ * What a GFNI path (@p path GFEC_CPU_GFNI512, else the 256-bit kernel) runs for a call or an
+ * update (the codec's slices, the ISA-L drop-in): @p col < 0, dst = A src written as @p mode
+ * (GFEC_GFNI_SET or GFEC_GFNI_STREAM); else dst[i] ^= a[i*cols+col] * src[0], column @p col's
+ * matrices gathered first (rows <= GFEC_MAX_CHUNKS) and @p mode not used.
+ */
+void gfec_cpu_gfni_apply(enum gfec_cpu_path path, size_t len, int cols, int rows,
+			 const uint64_t *mat, int col, int mode, const uint8_t *const *src,
+			 uint8_t *const *dst);
+
+/**
  * The AVX2 kernel's tables of the n coefficients a[] (32 bytes each into tbls): the bytes ISA-L's
  * ec_init_tables() writes, made without ISA-L (avx2.c).
  */

@@ -272,3 +272,23 @@ __attribute__((target(T256))) void gfec_cpu_gemm_gfni256(size_t len, int cols, i
 		}
 	}
 }
+
+void gfec_cpu_gfni_apply(enum gfec_cpu_path path, size_t len, int cols, int rows,
+			 const uint64_t *mat, int col, int mode, const uint8_t *const *src,
+			 uint8_t *const *dst)
+{
+	uint64_t column[GFEC_MAX_CHUNKS];
+
+	/* An update applies one column: its matrices, gathered, as a rows x 1 product into dst. */
+	if (col >= 0) {
+		for (int i = 0; i < rows; i++)
+			column[i] = mat[(size_t)i * cols + col];
+		mat = column;
+		cols = 1;
+		mode = GFEC_GFNI_UPDATE;
+	}
+	if (path == GFEC_CPU_GFNI512)
+		gfec_cpu_gemm_gfni512(len, cols, rows, mat, src, dst, mode);
+	else
+		gfec_cpu_gemm_gfni256(len, cols, rows, mat, src, dst, mode);
+}

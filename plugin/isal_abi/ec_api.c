@@ -94,7 +94,12 @@ static void update_base(int len, int k, int rows, int vec_i, const unsigned char
 	}
 }
 
-/* 1 when an encode of @p len bytes into @p coding should store by non-temporal stores. */
+/*
+ * 1 when an encode of @p len bytes into @p coding through gfec's GFNI kernels should store by
+ * non-temporal stores: long encodes into aligned outputs, as the codec's (cpu_stream_min), since
+ * ec_encode_data's callers (HDFS, liberasurecode) send parity on to the network or a disk and do
+ * not read it back first.
+ */
 static int gfni_stream(int rows, int len, unsigned char **coding)
 {
 	const size_t min = isal_stream_min();
@@ -105,31 +110,6 @@ static int gfni_stream(int rows, int len, unsigned char **coding)
 		if ((uintptr_t)coding[l] % 64)
 			return 0;
 	return 1;
-}
-
-/*
- * Through gfec's GFNI kernels: parity = A * data, or (vec_i >= 0) parity ^= A[:,vec_i] * data[0].
- * Long encodes into aligned outputs write by non-temporal stores, as the codec's do
- * (cpu_stream_min): ec_encode_data's callers (HDFS, liberasurecode) send parity on to the network
- * or a disk and do not read it back first.
- */
-static void gfni_run(const struct isal_plan *m, int len, int vec_i, unsigned char **data,
-		     unsigned char **coding)
-{
-	void (*kernel)(size_t, int, int, const uint64_t *, const uint8_t *const *, uint8_t *const *,
-		       int) = isal_cpu_path() == GFEC_CPU_GFNI512 ? gfec_cpu_gemm_gfni512
-							  : gfec_cpu_gemm_gfni256;
-	uint64_t column[GFEC_MAX_CHUNKS];
-
-	if (vec_i < 0) {
-		kernel((size_t)len, m->k, m->rows, m->mats, (const uint8_t *const *)data, coding,
-		       gfni_stream(m->rows, len, coding) ? GFEC_GFNI_STREAM : GFEC_GFNI_SET);
-		return;
-	}
-	for (int l = 0; l < m->rows; l++)
-		column[l] = m->mats[(size_t)l * m->k + vec_i];
-	kernel((size_t)len, 1, m->rows, column, (const uint8_t *const *)data, coding,
-	       GFEC_GFNI_UPDATE);
 }
 
 /*
@@ -164,9 +144,12 @@ void isal_cpu_run(const struct isal_plan *m, int len, int vec_i, unsigned char *
 		  unsigned char **coding)
 {
 	const struct isal_real *real = isal_real();
+	const int stream = m->mats && vec_i < 0 && gfni_stream(m->rows, len, coding);
 
 	if (m->mats)
-		gfni_run(m, len, vec_i, data, coding);
+		gfec_cpu_gfni_apply(isal_cpu_path(), (size_t)len, m->k, m->rows, m->mats, vec_i,
+				    stream ? GFEC_GFNI_STREAM : GFEC_GFNI_SET,
+				    (const uint8_t *const *)data, coding);
 	else if (m->avx2)
 		gfec_cpu_avx2_apply((size_t)len, m->k, m->rows, m->tbls, vec_i,
 				    (const uint8_t *const *)data, coding);
