@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue 16's last one-thread row on the GPU host's Xeon, A/B in alternating processes: gfec-perf
+# isal RS(4,2) (and RS(10,4)) at 4 KiB from DRAM against upstream ISA-L 2.32.1, for this tree
+# ("after": the codec's call counters on per-thread lines, f1ed853) and for a copy of it with
+# locked_counters.patch ("before": every count a locked add after the kernel, as until f1ed853).
+# Each gfec-perf run's ratio is taken within its own process; the alternation spreads drift.
+# Then the all-core row once. From the repository root, CPU only (no CUDA build):
+#   source .device/env.sh && bash perf/results/dev-epyc-zen3-2core/rs42_4k_dram/xeon_ab.sh "$OUT"
+# (On the shared dev VM: AB_LOCK=/tmp/gfec-bench.lock runs each timed command under the bench lock.)
+set -uo pipefail
+out=${1:?usage: xeon_ab.sh OUTDIR}
+here=perf/results/dev-epyc-zen3-2core/rs42_4k_dram
+jobs=$(nproc)
+up=/tmp/isa-l-2.32.1
+ab=/tmp/c16-ab # the "before" copy of the tree and both builds
+mkdir -p "$out"
+exec > >(tee "$out/xeon_ab.log") 2>&1
+lscpu | grep -E 'Model name|^CPU\(s\)|L3'
+if [[ ! -e $up/bin/libisal.so.2 ]]; then # as perf/device_run.sh's upstream_isal
+	tar -xzf .device/isa-l-2.32.1.tar.gz -C /tmp &&
+		PATH=$PWD/.device/root/usr/bin:$PATH make -C $up -f Makefile.unx -j"$jobs" slib \
+			>/dev/null || exit 1
+fi
+rm -rf "$ab" && mkdir -p "$ab/src" &&
+	tar --exclude='./build*' --exclude='./.device' --exclude='./.snap*' -cf - . |
+	tar -xf - -C "$ab/src" && patch -p1 -d "$ab/src" <"$here/locked_counters.patch" || exit 1
+for t in after before; do
+	src=$PWD
+	[[ $t == before ]] && src=$ab/src
+	cmake -S "$src" -B "$ab/$t" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+		-DGFEC_WITH_CUDA=OFF >/dev/null &&
+		cmake --build "$ab/$t" --target gfec_perf -j"$jobs" >/dev/null || exit 1
+done
+for i in 1 2 3; do
+	for t in before after; do
+		echo "## round $i: $t ($(date -u +%T), $(uptime | sed 's/.*load/load/'))"
+		${AB_LOCK:+flock "$AB_LOCK"} "$ab/$t/perf/gfec-perf" isal -k '4,2 10,4' -b 4K -e 4K -T 1 -r 15 \
+			--isal-lib $up/bin/libisal.so.2 | grep -v '^# [gmr]'
+	done
+done
+echo "## all cores, after ($(date -u +%T), $(uptime | sed 's/.*load/load/'))"
+${AB_LOCK:+flock "$AB_LOCK"} "$ab/after/perf/gfec-perf" -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
