@@ -644,6 +644,8 @@ struct panel {
 	uint8_t **spare;  /* width payload rows a flush writes the panel's payloads into */
 	uint32_t *fc;	  /* the columns without an old pivot, ascending */
 	uint32_t nfc;
+	uint8_t *a;	  /* 2 x width x n: reduce_old's 1 x (base + 1) row, a flush's T and G */
+	uint8_t **rows;	  /* n: reduce_old's sources, a flush's old rows */
 };
 
 struct gfec_nc_decoder {
@@ -668,15 +670,15 @@ struct gfec_nc_decoder {
 #define PANEL_MAX 4u
 
 /*
- * The panel that starts at slot @p base: the decoder's width, but at most half the slots left
+ * The panel that starts at slot @p base of @p n: @p width, but at most half the slots left
  * (at least 1), so that the last panels are small and the last block's flush is about an
  * (n x 1) update.
  */
-static uint32_t panel_width(const gfec_nc_decoder *d, uint32_t base)
+static uint32_t panel_width(uint32_t n, uint32_t width, uint32_t base)
 {
-	const uint32_t half = (d->e.n - base) / 2;
+	const uint32_t half = (n - base) / 2;
 
-	return half < 1 ? 1 : half < d->pn.width ? half : d->pn.width;
+	return half < 1 ? 1 : half < width ? half : width;
 }
 
 int gfec_nc_set_panel(gfec_nc *nc, uint32_t width)
@@ -702,6 +704,8 @@ void gfec_nc_decoder_free(gfec_nc_decoder *d)
 	free(d->pn.t2);
 	free(d->pn.spare);
 	free(d->pn.fc);
+	free(d->pn.a);
+	free(d->pn.rows);
 	free(d);
 }
 
@@ -739,9 +743,7 @@ int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out)
 	}
 	pn = &d->pn;
 	if (!nc->deferred) {
-		pn->width = nc->panel ? nc->panel : PANEL_MAX;
-		d->e.n = n; /* panel_width's n, before elim_init */
-		pn->width = panel_width(d, 0);
+		pn->width = panel_width(n, nc->panel ? nc->panel : PANEL_MAX, 0);
 		rows += pn->width;
 		pn->p = malloc((size_t)pn->width * n);
 		pn->t = malloc((size_t)pn->width * n);
@@ -749,12 +751,15 @@ int gfec_nc_decoder_create(gfec_nc *nc, uint64_t segment, gfec_nc_decoder **out)
 		pn->t2 = malloc((size_t)pn->width * n);
 		pn->spare = malloc(sizeof(*pn->spare) * pn->width);
 		pn->fc = malloc(sizeof(*pn->fc) * n);
+		pn->a = malloc((size_t)2 * pn->width * n);
+		pn->rows = malloc(sizeof(*pn->rows) * n);
 	}
 	d->y = rows <= SIZE_MAX / nc->bsize ? malloc(rows * nc->bsize) : NULL;
 	d->yrow = malloc(sizeof(*d->yrow) * n);
 	d->c = nc->deferred ? malloc((size_t)n * n) : NULL;
 	if (elim_init(&d->e, n, nc->deferred) || !d->y || !d->yrow || (nc->deferred && !d->c) ||
-	    (!nc->deferred && (!pn->p || !pn->t || !pn->p2 || !pn->t2 || !pn->spare || !pn->fc))) {
+	    (!nc->deferred && (!pn->p || !pn->t || !pn->p2 || !pn->t2 || !pn->spare || !pn->fc ||
+			       !pn->a || !pn->rows))) {
 		gfec_nc_decoder_free(d);
 		return GFEC_E_NOMEM;
 	}
@@ -817,37 +822,37 @@ static void axpy_cols(uint8_t *dst, const uint8_t *src, uint8_t c, const uint32_
  * e->row += sum_s e->row[pivot[s]] * R_s over the old rows s < @p base, as one 1 x (base + 1)
  * product over n bytes through the backend (a plain loop over the columns without an old pivot
  * cost about 1.3 ns a byte, base x (n - base) of them per block: 17% of a decode at n = 128, and
- * n^3 / 6 in all); leaves the factors in e->f. On error the row is as it was.
+ * n^3 / 6 in all); leaves the factors in e->f. The product's row and sources are the panel's
+ * a and rows (base + 1 <= n). On error the row is as it was.
  */
-static int reduce_old(const gfec_nc *nc, struct elim *e, uint32_t base)
+static int reduce_old(gfec_nc_decoder *d, uint32_t base)
 {
+	const gfec_nc *nc = d->nc;
+	struct elim *e = &d->e;
 	const uint32_t n = e->n;
-	const uint8_t **src = malloc(sizeof(*src) * (base + 1));
-	uint8_t *a = malloc(base + 1);
+	uint8_t *a = d->pn.a, **src = d->pn.rows;
 	uint8_t *const dst[1] = { e->mrow };
 	struct product p = { 0 };
 	uint32_t nz = 0;
-	int ret = src && a ? 0 : GFEC_E_NOMEM;
+	int ret = 0;
 
-	for (uint32_t s = 0; s < base && !ret; s++) {
+	for (uint32_t s = 0; s < base; s++) {
 		e->f[s] = e->row[e->pivot[s]];
 		if (e->f[s]) {
 			a[nz] = e->f[s];
 			src[nz++] = e->r + (size_t)s * n;
 		}
 	}
-	if (!ret && nz) {
+	if (nz) {
 		a[nz] = 1;
 		src[nz++] = e->row;
 		ret = product_create(nc, a, 1, (int)nz, &p);
 		if (!ret)
-			ret = product_run_all(nc, &p, src, dst, n);
+			ret = product_run_all(nc, &p, (const uint8_t *const *)src, dst, n);
 		if (!ret)
 			memcpy(e->row, e->mrow, n);
 	}
 	product_free(nc, &p);
-	free(src);
-	free(a);
 	return ret;
 }
 
@@ -856,7 +861,8 @@ static int reduce_old(const gfec_nc *nc, struct elim *e, uint32_t base)
  * one is the block being added, slot rank, pivot e->pivot[rank]): its payloads T x [Y_old; x]
  * into spare rows, which then take the panel's slots; the panel's pivot columns cleared from
  * the old rows (payloads and coefficients) by G; the panel's rows become old rows P. Everything
- * that can fail comes first: on error the decoder is as it was.
+ * that can fail comes first: on error the decoder is as it was. T and G are built in the panel's
+ * a (m x k + base x m <= 2 x width x n bytes), the old rows listed in its rows.
  */
 static int panel_flush(gfec_nc_decoder *d, const uint8_t *P, const uint8_t *T, uint32_t m)
 {
@@ -865,15 +871,13 @@ static int panel_flush(gfec_nc_decoder *d, const uint8_t *P, const uint8_t *T, u
 	struct panel *pn = &d->pn;
 	const uint32_t n = e->n, base = pn->base, k = base + m;
 	const size_t B = nc->bsize;
-	uint8_t *a = malloc((size_t)m * k + (size_t)base * m);
-	uint8_t **rrow = malloc(sizeof(*rrow) * (base + 1));
+	uint8_t *a = pn->a, **rrow = pn->rows;
 	struct product fw = { 0 }, bk = { 0 };
-	int ret = a && rrow ? 0 : GFEC_E_NOMEM;
+	int ret;
 
-	for (uint32_t u = 0; u < m && !ret; u++)
+	for (uint32_t u = 0; u < m; u++)
 		memcpy(a + (size_t)u * k, T + (size_t)u * n, k);
-	if (!ret)
-		ret = product_create(nc, a, (int)m, (int)k, &fw);
+	ret = product_create(nc, a, (int)m, (int)k, &fw);
 	if (!ret && base) {
 		uint8_t *g = a + (size_t)m * k;
 
@@ -910,8 +914,6 @@ static int panel_flush(gfec_nc_decoder *d, const uint8_t *P, const uint8_t *T, u
 out:
 	product_free(nc, &fw);
 	product_free(nc, &bk);
-	free(a);
-	free(rrow);
 	return ret;
 }
 
@@ -926,7 +928,7 @@ static int eager_add(gfec_nc_decoder *d, const struct gfec_nc_block *b)
 	struct elim *e = &d->e;
 	struct panel *pn = &d->pn;
 	const uint32_t n = e->n, k = e->rank, base = pn->base, np = k - base;
-	const int flush = k + 1 == n || np + 1 == panel_width(d, base);
+	const int flush = k + 1 == n || np + 1 == panel_width(n, pn->width, base);
 	uint8_t *row = e->row, *P = pn->p, *T = pn->t, *pnew, *tnew;
 	const uint8_t *inv_t;
 	int q = -1, ret;
@@ -934,7 +936,7 @@ static int eager_add(gfec_nc_decoder *d, const struct gfec_nc_block *b)
 	/* the block's row as received: the panel's slot k (recode reads it) */
 	memcpy(e->r + (size_t)k * n, row, n);
 	/* against the old rows: row[pivot[s]] is untouched by every other old row */
-	ret = reduce_old(d->nc, e, base);
+	ret = reduce_old(d, base);
 	if (ret)
 		return ret;
 	/* against the panel's reduced rows, each 0 at the other pivots */
