@@ -553,21 +553,21 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
 }
 
 /*
- * The formal derivative of the n = 2^logn coefficients in w[0..n-1]: coefficient i + 2^b adds
- * into i, for every clear bit b of i (Leopard's loop over i ascending, whose every read of a
- * region comes before the writes to it, so each sum is of the coefficients as they were). In
- * place as one ordered list; or (dd) into w[n..2n-1] as a copy and logn DISJOINT lists, one per
- * bit, reading the untouched w: the same bytes, for ops that run unflagged lists slowly.
+ * The formal derivative of the n = 2^logn coefficients in w[0..n-1], in place: coefficient i +
+ * 2^b adds into i, for every clear bit b of i, the sums being of the coefficients as they were.
+ * As one ordered list, Leopard's loop over i ascending (every read of a region comes before the
+ * writes to it); or (sums, for ops that run unflagged lists slowly) as logn GFEC_BFLY_SUMS
+ * lists, one per popcount p of i ascending: w[i] ^= the w[i | 2^b] of its logn - p clear bits,
+ * all of popcount p + 1 and so not yet written (the same sums; one pass per region written).
  */
 static int derivative(const struct gfec_fft16_ops *ops, struct lists *l, uint8_t *const *w,
-		      unsigned logn, int dd, size_t len)
+		      unsigned logn, int sums, size_t len)
 {
 	const unsigned n = 1u << logn;
-	uint8_t *const *o = w + n;
 	size_t nops = 0;
-	int ret;
+	int ret = 0;
 
-	if (!dd) {
+	if (!sums) {
 		for (unsigned i = 1; i < n; i++) {
 			const unsigned wd = i & (0u - i);
 
@@ -579,22 +579,20 @@ static int derivative(const struct gfec_fft16_ops *ops, struct lists *l, uint8_t
 		}
 		return run_ops(ops, GFEC_BFLY_FWD, nops, len, l->x, l->y, l->c);
 	}
-	for (unsigned j = 0; j < n; j++) { /* o = w */
-		l->x[j] = o[j];
-		l->y[j] = w[j];
-		l->c[j] = 1;
-	}
-	ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, n, len, l->x, l->y, l->c);
-	for (unsigned b = 0; b < logn && !ret; b++) { /* o[j] ^= w[j + 2^b], bit b of j clear */
+	for (unsigned p = 0; p < logn && !ret; p++) {
 		nops = 0;
-		for (unsigned j = 0; j < n; j++) {
-			if (j >> b & 1)
+		for (unsigned i = 0; i < n; i++) {
+			if ((unsigned)__builtin_popcount(i) != p)
 				continue;
-			l->x[nops] = w[j | 1u << b];
-			l->y[nops] = o[j];
-			l->c[nops++] = 0;
+			for (unsigned b = 0; b < logn; b++) {
+				if (i >> b & 1)
+					continue;
+				l->x[nops] = w[i | 1u << b];
+				l->y[nops] = w[i];
+				l->c[nops++] = 0;
+			}
 		}
-		ret = run_ops(ops, GFEC_BFLY_FWD | GFEC_BFLY_DISJOINT, nops, len, l->x, l->y, l->c);
+		ret = run_ops(ops, GFEC_BFLY_FWD | GFEC_BFLY_SUMS, nops, len, l->x, l->y, l->c);
 	}
 	return ret;
 }
@@ -611,12 +609,11 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			 uint8_t *const *dst)
 {
 	const unsigned logn = c->logn, n = 1u << logn;
-	const int dd = ops && ops->disjoint_only; /* the derivative into n more regions */
-	const size_t nreg = dd ? 2 * (size_t)n : n;
-	const size_t s = gfec_fft16_slice_ops(c, ops, nreg, len), pitch = work_pitch(s);
+	const int sums = ops && ops->disjoint_only; /* the derivative as GFEC_BFLY_SUMS lists */
+	const size_t s = gfec_fft16_slice_ops(c, ops, n, len), pitch = work_pitch(s);
 	uint32_t *a = malloc(sizeof(uint32_t) * n);
 	uint16_t *loc = malloc(sizeof(uint16_t) * n);
-	uint8_t *buf = work_alloc(ops, nreg * pitch), **w = malloc(sizeof(*w) * nreg);
+	uint8_t *buf = work_alloc(ops, (size_t)n * pitch), **w = malloc(sizeof(*w) * n);
 	uint8_t *zero = malloc(n), *need = malloc(n);
 	const struct skip zs = { .zero = zero }, ns = { .need = need };
 	size_t nderiv = (size_t)n / 2 * logn, nops;
@@ -636,7 +633,7 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 	fwht(a, n);
 	for (unsigned x = 0; x < n; x++) /* / N: 2^16 = 1 mod 65535 */
 		loc[x] = (uint16_t)((uint64_t)a[x] * (1u << (16 - logn)) % MODULUS);
-	for (size_t x = 0; x < nreg; x++)
+	for (size_t x = 0; x < n; x++)
 		w[x] = buf + x * pitch;
 	for (unsigned x = 0; x < n; x++)
 		need[x] = state[x] == PT_LOST && dst[x];
@@ -655,11 +652,9 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			ret = transform(ops, &l, 1, w, logn, 0, bytes, &zs);
 		if (ret)
 			break;
-		ret = derivative(ops, &l, w, logn, dd, bytes);
-		uint8_t **v = dd ? w + n : w; /* where the derivative is */
-
+		ret = derivative(ops, &l, w, logn, sums, bytes);
 		if (!ret)
-			ret = transform(ops, &l, 0, v, logn, 0, bytes, &ns);
+			ret = transform(ops, &l, 0, w, logn, 0, bytes, &ns);
 		if (ret)
 			break;
 		nops = 0;
@@ -667,7 +662,7 @@ static int decode_points(const struct gfec_fft16_code *c, const struct gfec_fft1
 			if (state[x] != PT_LOST || !dst[x])
 				continue;
 			l.x[nops] = dst[x] + off;
-			l.y[nops] = v[x];
+			l.y[nops] = w[x];
 			l.c[nops++] = gfec_gf16_tab.exp[(MODULUS - loc[x]) % MODULUS];
 		}
 		ret = run_ops(ops, GFEC_BFLY_MUL | GFEC_BFLY_DISJOINT, nops, bytes, l.x, l.y, l.c);

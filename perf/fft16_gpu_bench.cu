@@ -10,7 +10,8 @@
  *     through gfmatrix/fft16.h with the GPU backend's ops wrapped: per byte of an op FWD/INV 4
  *     region-bytes (x and y read and written; 3 at c = 0, x unchanged), MUL 2 (0 * y reads
  *     nothing but is counted so), a group of four ops 8 (its four regions read and written
- *     once); as gfec-fft16-bench counts the CPU's);
+ *     once), a GFEC_BFLY_SUMS run of r ops r + 2 (its y read and written once); as
+ *     gfec-fft16-bench counts the CPU's);
  *   - the time a device-to-device cudaMemcpy takes to move as many bytes (read + written: a
  *     copy of half of them, in pieces of at most 1 GiB, median of 3): the time the passes would
  *     take if they ran at copy speed with free products and no launches. bound GB/s = data bytes /
@@ -91,6 +92,9 @@ static int counting_bfly(void *arg, int kind, int n, size_t len, uint8_t *const 
 
 	if (kind & GFEC_BFLY_GROUP4)
 		k->bytes += (double)len * 8 * (n / 4);
+	else if (kind & GFEC_BFLY_SUMS) // a run: its y read and written once, each x read
+		for (int p = 0; p < n; p++)
+			k->bytes += (double)len * (p == 0 || y[p] != y[p - 1] ? 3 : 1);
 	else
 		for (int p = 0; p < n; p++)
 			k->bytes += (double)len * ((kind & ~GFEC_BFLY_FLAGS) == GFEC_BFLY_MUL ? 2

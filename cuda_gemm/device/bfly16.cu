@@ -7,8 +7,8 @@
  *   host:   [copy list 0 to slot 0][copy list 1 to slot 1] ...  (waits only for slot reuse)
  *   stream: [H2D 0][kernel 0][event 0][H2D 1][kernel 1][event 1] ...   [sync: the caller's end]
  *
- * Lists longer than kB16MaxOps ops (the decoder's formal derivative: N/2 log2 N ops) go as
- * several launches in list order, whole groups of four each.
+ * Lists longer than kB16MaxOps ops go as several launches in list order, whole groups of four
+ * (or runs of a GFEC_BFLY_SUMS list) each.
  */
 #include "bfly16.h"
 
@@ -117,9 +117,18 @@ cudaError_t launch_kind(const B16List &l, int unit, int n, size_t len, uintptr_t
 	return cudaGetLastError();
 }
 
-cudaError_t launch(int kind, const B16List &l, int unit, int n, size_t len, uintptr_t bits,
-		   int tables, int sms, cudaStream_t st)
+cudaError_t launch(int kind, const B16List &l, int unit, int run, int n, size_t len,
+		   uintptr_t bits, int tables, int sms, cudaStream_t st)
 {
+	if (run) { // a GFEC_BFLY_SUMS list of runs of run ops (FWD, c = 0)
+		unsigned pieces;
+		size_t span;
+
+		b16_grid((size_t)n / run, len, sms, &pieces, &span);
+		b16_sums_t256<<<dim3((unsigned)(n / run), pieces), kB16Threads, 0, st>>>(
+			l, run, len, span, bits % 16 == 0);
+		return cudaGetLastError();
+	}
 	switch (kind) {
 	case kB16Fwd:
 		return launch_kind<kB16Fwd>(l, unit, n, len, bits, tables, sms, st);
@@ -131,7 +140,7 @@ cudaError_t launch(int kind, const B16List &l, int unit, int n, size_t len, uint
 }
 
 // One launch's worth of the list (ops [p0, p0 + cnt)) through the next slot.
-cudaError_t queue(Bfly16 *b, int kind, int unit, size_t len, uint8_t *const *x,
+cudaError_t queue(Bfly16 *b, int kind, int unit, int run, size_t len, uint8_t *const *x,
 		  uint8_t *const *y, const uint16_t *c, int cnt)
 {
 	Bfly16::Slot &s = b->slots[b->next];
@@ -153,8 +162,8 @@ cudaError_t queue(Bfly16 *b, int kind, int unit, size_t len, uint8_t *const *x,
 
 	if ((e = cudaMemcpyAsync(s.d, s.h, 2 * pb + (size_t)cnt * sizeof(uint16_t),
 				 cudaMemcpyHostToDevice, b->st)) != cudaSuccess ||
-	    (e = launch(kind, l, unit, cnt, len, b16_addr_bits(x, y, (size_t)cnt), tables, b->sms,
-			b->st)) != cudaSuccess ||
+	    (e = launch(kind, l, unit, run, cnt, len, b16_addr_bits(x, y, (size_t)cnt), tables,
+			b->sms, b->st)) != cudaSuccess ||
 	    (e = cudaEventRecord(s.ev, b->st)) != cudaSuccess)
 		return e;
 	s.used = true;
@@ -180,14 +189,19 @@ int bfly16_run(Bfly16 *b, int kind, int n, size_t len, uint8_t *const *x, uint8_
 		return GFEC_E_DEVICE;
 	if (unit == 4 && !b16_groups_ok(x, y, (size_t)n))
 		unit = 0; // a group of another shape: the list in order, which any list allows
+	// sums: runs of one length, else in order; a launch takes whole runs
+	const int run = kind & GFEC_BFLY_SUMS && k == GFEC_BFLY_FWD && unit == 0
+				? b16_sums_run(y, c, (size_t)n)
+				: 0;
+	const int most = run ? kB16MaxOps / run * run : kB16MaxOps;
 	std::lock_guard<std::mutex> g(b->lock);
 
 	if ((e = cudaSetDevice(b->dev)) == cudaSuccess)
 		e = make_ready(b);
-	for (int p0 = 0; p0 < n && e == cudaSuccess; p0 += kB16MaxOps) {
-		const int cnt = n - p0 < kB16MaxOps ? n - p0 : kB16MaxOps;
+	for (int p0 = 0; p0 < n && e == cudaSuccess; p0 += most) {
+		const int cnt = n - p0 < most ? n - p0 : most;
 
-		e = queue(b, k, unit, len, x + p0, y + p0, c + p0, cnt);
+		e = queue(b, k, unit, run, len, x + p0, y + p0, c + p0, cnt);
 	}
 	if (e == cudaSuccess)
 		return 0;

@@ -15,7 +15,7 @@
  * table sit in 16 different banks, so a warp's lookups into one table never conflict (lanes that
  * want the same entry share its word).
  *
- * Three kernels, picked per list by its flags:
+ * Four kernels, picked per list by its flags:
  *  - grouped, G = 1 (GFEC_BFLY_DISJOINT): block (g, piece) runs op g over one byte range of its
  *    regions, 16 bytes (8 symbols) per thread per step;
  *  - grouped, G = 4 (GFEC_BFLY_GROUP4, two fused FFT layers): block (g, piece) loads the four
@@ -24,11 +24,15 @@
  *    have one shape: with r0 = x[4g], r1 = y[4g], r2 = x[4g+1], r3 = y[4g+1], the ops are
  *    (r0, r1), (r2, r3), (r0, r2), (r1, r3), four distinct regions; a list with a group of any
  *    other shape runs as an ordered one;
+ *  - sums (GFEC_BFLY_SUMS, every run of R <= kB16SumsMax ops, all c = 0): block (g, piece) runs
+ *    run g, y ^= its R xs, over one byte range: y loaded and stored once, each x loaded once, 16
+ *    bytes per thread per step (the decoder's formal derivative in one pass per region written);
+ *    a list with runs of unequal length runs as an ordered one;
  *  - ordered (no flag): each thread owns 4 bytes (2 symbols) of every region and runs the whole
  *    list on them in order, kB16Chunk ops at a time (their pointers and tables staged in shared
  *    memory), so an op sees what earlier ops wrote at its positions.
  *
- *     grouped:  blockIdx.x = op or group g   blockIdx.y = piece of span bytes
+ *     grouped, sums:  blockIdx.x = op, group or run g   blockIdx.y = piece of span bytes
  *               thread t: bytes [piece*span + 16t + 4096 i, +16) for i = 0, 1, ...
  *     ordered:  block b, thread t: bytes [4 (256 b + t), +4) of every region, every op
  *
@@ -57,6 +61,7 @@ constexpr int kB16TableWords = 64;	 // one constant: 4 tables of 16 entries
 constexpr int kB16MaxOps = 65536;	 // ops per launch (longer lists: several, in order)
 constexpr int kB16BlocksPerSm = 8;	 // grouped kernels: blocks per SM a launch aims at
 constexpr size_t kB16PieceMin = 4096;	 // grouped kernels: least bytes per piece (one step)
+constexpr int kB16SumsMax = 16;		 // sums kernel: the longest run (log2 of 65536 points)
 
 enum B16Kind { kB16Fwd = 0, kB16Inv = 1, kB16Mul = 2 }; // enum gfec_bfly_kind's values
 
@@ -212,6 +217,22 @@ GFEC_B16_HD void b16_group_unit(const B16List &l, size_t g, const uint32_t *tb, 
 	}
 }
 
+// A sums kernel's thread at one 16-byte unit (off) of a run: y ^= xs[0] ^ ... ^ xs[run - 1].
+GFEC_B16_HD void b16_sums_unit(uint8_t *const *xs, uint8_t *y, int run, size_t off, size_t len,
+			       bool vec)
+{
+	constexpr int W = 4;
+	uint32_t a[W], v[W];
+
+	b16_load<W>(y, off, len, vec, a);
+	for (int i = 0; i < run; i++) {
+		b16_load<W>(xs[i], off, len, vec, v);
+		for (int w = 0; w < W; w++)
+			a[w] ^= v[w];
+	}
+	b16_store<W>(y, off, len, vec, a);
+}
+
 // An ordered kernel's thread at its 4-byte unit (off): ops 0..n-1 of a staged round, in order.
 template <int KIND>
 GFEC_B16_HD void b16_ordered_unit(uint8_t *const *xs, uint8_t *const *ys, const uint16_t *cs,
@@ -244,6 +265,25 @@ inline int b16_groups_ok(uint8_t *const *x, uint8_t *const *y, size_t n)
 			return 0;
 	}
 	return 1;
+}
+
+/*
+ * The run length R of a GFEC_BFLY_SUMS list (n ops) the sums kernel takes: every c is 0, and the
+ * list is runs of R <= kB16SumsMax consecutive ops with one y, each run's y other than the one
+ * before; else 0 (the list runs in order). That no run's y is an x is the caller's promise.
+ */
+inline int b16_sums_run(uint8_t *const *y, const uint16_t *c, size_t n)
+{
+	size_t r = 1;
+
+	while (r < n && y[r] == y[0])
+		r++;
+	if (n == 0 || r > (size_t)kB16SumsMax || n % r)
+		return 0;
+	for (size_t p = 0; p < n; p++)
+		if (c[p] || y[p] != y[p - p % r] || (p % r == 0 && p && y[p] == y[p - 1]))
+			return 0;
+	return (int)r;
 }
 
 // The OR of n pointers' addresses of x and y (alignment of them all: % 16, % 4).
@@ -289,6 +329,23 @@ __global__ void __launch_bounds__(kB16Threads)
 
 	for (size_t off = b0 + (size_t)t * 16; off < b1; off += (size_t)kB16Threads * 16)
 		b16_group_unit<G, KIND>(l, g, tb, off, len, vec != 0);
+}
+
+static __global__ void __launch_bounds__(kB16Threads)
+	b16_sums_t256(B16List l, int run, size_t len, size_t span, int vec)
+{
+	__shared__ uint8_t *xs[kB16SumsMax];
+	const size_t g = blockIdx.x;
+	const int t = threadIdx.x;
+
+	if (t < run)
+		xs[t] = l.x[g * run + t];
+	__syncthreads();
+	uint8_t *const y = l.y[g * run];
+	const size_t b0 = (size_t)blockIdx.y * span, b1 = b0 + span < len ? b0 + span : len;
+
+	for (size_t off = b0 + (size_t)t * 16; off < b1; off += (size_t)kB16Threads * 16)
+		b16_sums_unit(xs, y, run, off, len, vec != 0);
 }
 
 template <int KIND>

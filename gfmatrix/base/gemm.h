@@ -130,10 +130,15 @@ enum gfec_bfly_kind {
 	 * group in order, no region of one group touched by another: a backend may split the list
 	 * between groups (a radix-4 pass: a group's four ops over a slice while it is in cache). */
 	GFEC_BFLY_GROUP4 = 32,
+	/** A flag OR'ed into GFEC_BFLY_FWD with every c = 0 (y ^= x): the ops come in runs of
+	 * consecutive ops with the same y, two runs never share their y, and no op's y is an x of
+	 * the call: a backend may run each run as y ^= the sum of its xs in one pass over y, and
+	 * split the list between runs (the decoder's formal derivative, fft16.c). */
+	GFEC_BFLY_SUMS = 64,
 };
 
-/** Both flags. */
-#define GFEC_BFLY_FLAGS (GFEC_BFLY_DISJOINT | GFEC_BFLY_GROUP4)
+/** Every flag. */
+#define GFEC_BFLY_FLAGS (GFEC_BFLY_DISJOINT | GFEC_BFLY_GROUP4 | GFEC_BFLY_SUMS)
 
 struct gfec_backend_ops {
 	const char *name;

@@ -7,8 +7,9 @@
  *
  * The kernels' own code here: the nibble tables (b16_table_entry), the product (b16_mul,
  * b16_mul2), the ops on words (b16_op), the loads and stores (vector or byte by byte, the end of a
- * region), a thread's work in a grouped kernel (b16_group_unit, G = 1 and 4) and in the ordered
- * one (b16_ordered_unit), and the host's choices (b16_groups_ok, b16_addr_bits, b16_grid).
+ * region), a thread's work in a grouped kernel (b16_group_unit, G = 1 and 4), the sums kernel
+ * (b16_sums_unit) and the ordered one (b16_ordered_unit), and the host's choices (b16_groups_ok,
+ * b16_sums_run, b16_addr_bits, b16_grid).
  * Re-implemented: the launches' control flow (bfly16.cu's split into kB16MaxOps-op launches and
  * its kernel choice; each kernel's blocks, pieces, threads and staged rounds as the __global__
  * functions walk them), with shared-memory tables that start as garbage and are left so when
@@ -18,8 +19,11 @@
  * gfec_gf16_mul; then random op lists, byte for byte against the CPU backend's plain-C reference
  * gfec_cpu_bfly16_base: disjoint lists (MUL in place and sources shared), groups of four in both
  * orders of fft16.c's radix-4 passes, groups of another shape (which must run in order), ordered
- * lists chained through a few regions, lists longer than one launch; lengths that are not whole
- * 16- or 4-byte units, aligned and misaligned (odd) regions, grids for 1 to 132 SMs.
+ * lists chained through a few regions, GFEC_BFLY_SUMS lists of runs of one length (sources
+ * shared between runs) and of runs that are not (which must run in order), lists longer than one
+ * launch; lengths that are not whole 16- or 4-byte units, aligned and misaligned (odd) regions,
+ * grids for 1 to 132 SMs. Then fft16.c's decoder with these ops (disjoint_only, the codec's GPU
+ * setting: the derivative as GFEC_BFLY_SUMS lists) against its CPU reference.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +34,7 @@
 
 #include "bfly16.cuh"
 #include "cpu_backend.h"
+#include "fft16.h"
 #include "gemm.h"
 #include "gf16.h"
 
@@ -91,6 +96,29 @@ static void grouped(const B16List &l, int n, size_t len, uintptr_t bits, int sms
 		}
 }
 
+static void sums(const B16List &l, int run, int n, size_t len, uintptr_t bits, int sms)
+{
+	const size_t runs = (size_t)n / run;
+	unsigned pieces;
+	size_t span;
+
+	b16_grid(runs, len, sms, &pieces, &span);
+	for (size_t g = 0; g < runs; g++)
+		for (unsigned y = 0; y < pieces; y++) {
+			uint8_t *xs[kB16SumsMax];
+
+			for (int t = 0; t < run; t++) // the block's threads t < run
+				xs[t] = l.x[g * run + t];
+			const size_t b0 = (size_t)y * span, b1 = b0 + span < len ? b0 + span : len;
+
+			for (int t = 0; t < kB16Threads; t++)
+				for (size_t off = b0 + (size_t)t * 16; off < b1;
+				     off += (size_t)kB16Threads * 16)
+					b16_sums_unit(xs, l.y[g * run], run, off, len,
+						      bits % 16 == 0);
+		}
+}
+
 template <int K>
 static void ordered(const B16List &l, int n, size_t len, uintptr_t bits, int tables)
 {
@@ -136,7 +164,12 @@ static void launch_kind(const B16List &l, int unit, int n, size_t len, uintptr_t
 		grouped<1, K>(l, n, len, bits, sms);
 }
 
-/* bfly16_run's dispatch, every launch emulated; returns the kernel it took (0, 1 or 4). */
+enum { kSumsKernel = 100 }; // emulate()'s answer for the sums kernel
+
+/*
+ * bfly16_run's dispatch, every launch emulated; returns the kernel it took (0, 1, 4 or
+ * kSumsKernel).
+ */
 static int emulate(int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
 		   const uint16_t *c, int sms)
 {
@@ -146,22 +179,29 @@ static int emulate(int kind, int n, size_t len, uint8_t *const *x, uint8_t *cons
 	len &= ~(size_t)1;
 	if (unit == 4 && !b16_groups_ok(x, y, (size_t)n))
 		unit = 0;
-	for (int p0 = 0; p0 < n; p0 += kB16MaxOps) {
-		const int cnt = n - p0 < kB16MaxOps ? n - p0 : kB16MaxOps;
+	const int run = kind & GFEC_BFLY_SUMS && k == GFEC_BFLY_FWD && unit == 0
+				? b16_sums_run(y, c, (size_t)n)
+				: 0;
+	const int most = run ? kB16MaxOps / run * run : kB16MaxOps;
+
+	for (int p0 = 0; p0 < n; p0 += most) {
+		const int cnt = n - p0 < most ? n - p0 : most;
 		const B16List l = { x + p0, y + p0, c + p0 };
 		const uintptr_t bits = b16_addr_bits(x + p0, y + p0, (size_t)cnt);
 		int tables = 0;
 
 		for (int p = 0; p < cnt; p++)
 			tables |= c[p0 + p] != 0;
-		if (k == kB16Fwd)
+		if (run)
+			sums(l, run, cnt, len, bits, sms);
+		else if (k == kB16Fwd)
 			launch_kind<kB16Fwd>(l, unit, cnt, len, bits, tables, sms);
 		else if (k == kB16Inv)
 			launch_kind<kB16Inv>(l, unit, cnt, len, bits, tables, sms);
 		else
 			launch_kind<kB16Mul>(l, unit, cnt, len, bits, tables, sms);
 	}
-	return unit;
+	return run ? kSumsKernel : unit;
 }
 
 static void test_products()
@@ -212,12 +252,45 @@ struct Regions {
 	}
 };
 
-enum Shape { kDisjoint, kGroupFwd, kGroupInv, kGroupOther, kOrdered };
+enum Shape { kDisjoint, kGroupFwd, kGroupInv, kGroupOther, kOrdered, kSums, kSumsUneven };
 
-/* One random list of @p shape over fresh regions, emulated against the reference. */
-static void one_list(Shape shape, int kind, int nops, size_t len, bool aligned, int sms)
+/*
+ * A GFEC_BFLY_SUMS list of nops ops over a's regions (at least 2 nops): runs of @p run ops (the
+ * last one shorter where run does not divide nops: the list then runs in order), or (uneven) of
+ * random lengths, each into a region of its own among the first half, summing sources from the
+ * second half (some read by several runs, or twice by one).
+ */
+static bool sums_list(const Regions &a, int nops, int run, bool uneven, uint8_t **x, uint8_t **y)
 {
-	const int nreg = shape == kDisjoint ? 2 * nops : shape == kOrdered ? range(2, 9) : nops;
+	const int nreg = (int)a.r.size(), ny = nreg / 2;
+	int p = 0, g = 0, first = 0;
+	bool same = true; // every run of the first one's length
+
+	while (p < nops) {
+		int len = uneven ? range(1, kB16SumsMax) : run;
+
+		if (len > nops - p)
+			len = nops - p;
+		first = g ? first : len;
+		same = same && len == first;
+		for (int i = 0; i < len; i++, p++) {
+			x[p] = a.r[ny + range(0, nreg - ny - 1)];
+			y[p] = a.r[g];
+		}
+		g++;
+	}
+	return same;
+}
+
+/*
+ * One random list of @p shape over fresh regions, emulated against the reference; sums lists
+ * (kind FWD) in runs of @p run ops (0: a random length).
+ */
+static void one_list(Shape shape, int kind, int nops, size_t len, bool aligned, int sms,
+		     int run = 0)
+{
+	const bool sum = shape == kSums || shape == kSumsUneven;
+	const int nreg = shape == kDisjoint || sum ? 2 * nops : shape == kOrdered ? range(2, 9) : nops;
 	Regions a(nreg, len, aligned);
 	std::vector<uint8_t *> x(nops), y(nops);
 	std::vector<uint16_t> c(nops);
@@ -225,7 +298,18 @@ static void one_list(Shape shape, int kind, int nops, size_t len, bool aligned, 
 
 	for (int p = 0; p < nops; p++)
 		c[p] = range(0, 4) == 0 ? 0 : range(0, 4) == 0 ? 1 : (uint16_t)rnd();
-	if (shape == kDisjoint) {
+	if (sum) {
+		const bool same = sums_list(a, nops, run ? run : range(1, kB16SumsMax),
+					    shape == kSumsUneven, x.data(), y.data());
+		const bool one_c = range(0, 7) == 0; // a product: not a sum, so in order
+
+		flags = GFEC_BFLY_SUMS;
+		for (int p = 0; p < nops; p++)
+			c[p] = 0;
+		if (one_c)
+			c[range(0, nops - 1)] = (uint16_t)range(1, 65535);
+		want_unit = same && !one_c ? kSumsKernel : 0;
+	} else if (shape == kDisjoint) {
 		flags = GFEC_BFLY_DISJOINT;
 		want_unit = 1;
 		for (int p = 0; p < nops; p++) {
@@ -308,13 +392,15 @@ static void test_lists()
 {
 	static const int sms[] = { 1, 4, 132 };
 
-	for (int iter = 0; iter < 300; iter++) {
-		const Shape shape = (Shape)(iter % 5);
-		const int kind = shape == kGroupFwd ? GFEC_BFLY_FWD
-				 : shape == kGroupInv ? GFEC_BFLY_INV
-						      : range(0, 2);
+	for (int iter = 0; iter < 420; iter++) {
+		const Shape shape = (Shape)(iter % 7);
+		const bool sum = shape == kSums || shape == kSumsUneven;
+		const int kind = shape == kGroupFwd || sum ? GFEC_BFLY_FWD
+				 : shape == kGroupInv	    ? GFEC_BFLY_INV
+							    : range(0, 2);
 		const int nops = shape == kDisjoint || shape == kOrdered ? range(1, 40)
-									  : 4 * range(1, 10);
+				 : sum					 ? range(1, 120)
+									 : 4 * range(1, 10);
 		const size_t len = 2 * (size_t)(iter % 7 ? range(1, 300) : range(1000, 12000));
 
 		one_list(shape, kind, nops, len, iter % 3 != 0, sms[iter % 3]);
@@ -323,6 +409,68 @@ static void test_lists()
 	one_list(kOrdered, GFEC_BFLY_FWD, kB16MaxOps + 37, 6, true, 132);
 	one_list(kGroupFwd, GFEC_BFLY_FWD, kB16MaxOps + 8, 34, false, 132);
 	one_list(kDisjoint, GFEC_BFLY_MUL, kB16MaxOps + 3, 18, true, 8);
+	one_list(kSums, GFEC_BFLY_FWD, 11 * 6000, 40, true, 132, 11); // launches of whole runs
+	one_list(kSums, GFEC_BFLY_FWD, 16 * 4100, 22, false, 4, 16);
+}
+
+/* The codec's GPU ops, emulated (fft16.h's bfly), counting the lists the sums kernel ran. */
+static int sums_lists;
+
+static int emulated_bfly(void *ctx, int kind, int n, size_t len, uint8_t *const *x,
+			 uint8_t *const *y, const uint16_t *c)
+{
+	(void)ctx;
+	sums_lists += emulate(kind, n, len, x, y, c, 132) == kSumsKernel;
+	return 0;
+}
+
+/*
+ * fft16.c's decoder with the emulated ops and disjoint_only (its derivative as log2 N
+ * GFEC_BFLY_SUMS lists, as the codec asks for the GPU's ops) against the original chunks and
+ * the same decode by the CPU's reference ops (its derivative one ordered list): m losses of data
+ * and parity, coset-layout shapes (N = 2^ceil(log2(pow2(m) + k))).
+ */
+static void test_decode()
+{
+	static const int shapes[][3] = { { 2, 1, 2 }, { 5, 3, 4 }, { 100, 20, 8 }, { 1000, 200, 11 },
+					  { 30, 40, 7 } }; // k, m, log2 N
+
+	for (const auto &sh : shapes) {
+		const int k = sh[0], m = sh[1], n = k + m;
+		const size_t len = 2 * (size_t)range(1, 40);
+		struct gfec_fft16_code *code = NULL;
+		const struct gfec_fft16_ops ops = { emulated_bfly, NULL, NULL, NULL, 0, NULL, 1 };
+		std::vector<uint8_t> buf((size_t)(n + 2 * m) * len);
+		std::vector<const uint8_t *> ch(n);
+		std::vector<uint8_t *> out(n, nullptr), ref(n, nullptr), chunk(n);
+		std::vector<int> lost;
+
+		for (auto &b : buf)
+			b = (uint8_t)rnd();
+		for (int i = 0; i < n; i++)
+			ch[i] = chunk[i] = buf.data() + (size_t)i * len;
+		CHECK(gfec_fft16_code_create(k, m, GFEC_FFT16_COSETS, &code) == 0);
+		if (!code)
+			continue;
+		CHECK(gfec_fft16_encode(code, NULL, len, (const uint8_t *const *)chunk.data(),
+					chunk.data() + k) == 0);
+		for (int i = range(0, n - 1); (int)lost.size() < m; i = (i + range(1, 3)) % n)
+			if (ch[i]) {
+				ch[i] = nullptr;
+				out[i] = buf.data() + (size_t)(n + lost.size()) * len;
+				ref[i] = buf.data() + (size_t)(n + m + lost.size()) * len;
+				lost.push_back(i);
+			}
+		sums_lists = 0;
+		CHECK(gfec_fft16_decode(code, &ops, len, ch.data(), out.data()) == 0);
+		CHECK(sums_lists == sh[2]);
+		CHECK(gfec_fft16_decode(code, NULL, len, ch.data(), ref.data()) == 0);
+		for (int i : lost) {
+			CHECK(memcmp(out[i], chunk[i], len) == 0);
+			CHECK(memcmp(ref[i], chunk[i], len) == 0);
+		}
+		gfec_fft16_code_free(code);
+	}
 }
 
 static void test_grid()
@@ -346,6 +494,7 @@ int main()
 	test_products();
 	test_grid();
 	test_lists();
+	test_decode();
 	if (failures) {
 		fprintf(stderr, "bfly16_emulate: %d failures\n", failures);
 		return 1;

@@ -13,7 +13,7 @@
  *
  * Checked against the plain ops: encode (both layouts, NULL data chunks) against
  * gfec_fft16_encode_base, decode of random loss patterns (with disjoint_only, the GPU's choice,
- * and without), fft then ifft back, with work hints from one 4 KiB slice to whole chunks; an op that fails midway (GFEC_E_DEVICE returned, sync
+ * and without; every GFEC_BFLY_SUMS list checked against that flag's contract), fft then ifft back, with work hints from one 4 KiB slice to whole chunks; an op that fails midway (GFEC_E_DEVICE returned, sync
  * still once, every allocation freed after it); an alloc that fails (GFEC_E_NOMEM).
  */
 #include <setjmp.h>
@@ -49,9 +49,41 @@ struct fake {
 	int fail_call;	  /* bfly call number (1-based) that fails; 0: none */
 	int fail_alloc;	  /* 1: alloc returns NULL */
 	size_t work;
-	int disjoint_only; /* the ops' flag: the decoder's derivative as DISJOINT lists */
+	int disjoint_only; /* the ops' flag: the decoder's derivative as GFEC_BFLY_SUMS lists */
 	int unflagged;	  /* lists queued without a flag (none with disjoint_only) */
+	int sums;	  /* GFEC_BFLY_SUMS lists queued */
 };
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	const uintptr_t u = (uintptr_t) * (uint8_t *const *)a, v = (uintptr_t) * (uint8_t *const *)b;
+
+	return u < v ? -1 : u > v;
+}
+
+/*
+ * GFEC_BFLY_SUMS's contract (gemm.h): FWD, every c 0, runs of consecutive ops with one y, two
+ * runs never on one y, no y an x of the list.
+ */
+static void check_sums(int kind, int n, uint8_t *const *x, uint8_t *const *y, const uint16_t *c)
+{
+	uint8_t **ys = malloc(sizeof(*ys) * (size_t)(n ? n : 1));
+	int nys = 0;
+
+	assert_non_null(ys);
+	assert_int_equal(kind & ~GFEC_BFLY_FLAGS, GFEC_BFLY_FWD);
+	for (int p = 0; p < n; p++) {
+		assert_int_equal(c[p], 0);
+		if (p == 0 || y[p] != y[p - 1])
+			ys[nys++] = y[p];
+	}
+	qsort(ys, (size_t)nys, sizeof(*ys), cmp_ptr);
+	for (int i = 1; i < nys; i++)
+		assert_true(ys[i] != ys[i - 1]);
+	for (int p = 0; p < n; p++)
+		assert_null(bsearch(&x[p], ys, (size_t)nys, sizeof(*ys), cmp_ptr));
+	free(ys);
+}
 
 static int fake_bfly(void *ctx, int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
 		     const uint16_t *c)
@@ -62,6 +94,10 @@ static int fake_bfly(void *ctx, int kind, int n, size_t len, uint8_t *const *x, 
 	if (++f->calls == f->fail_call)
 		return GFEC_E_DEVICE;
 	f->unflagged += !(kind & GFEC_BFLY_FLAGS);
+	if (kind & GFEC_BFLY_SUMS) {
+		check_sums(kind, n, x, y, c);
+		f->sums++;
+	}
 	if (f->nq == f->cap) {
 		f->cap = f->cap ? 2 * f->cap : 64;
 		f->q = realloc(f->q, sizeof(*f->q) * f->cap);
@@ -227,8 +263,10 @@ static void test_encode_decode(void **state)
 		}
 		assert_int_equal(gfec_fft16_decode(code, &ops, len, chunks, out), 0);
 		check_call(&f);
-		/* the decoder's one unflagged list is its derivative (none at N = 1) */
-		assert_true(f.disjoint_only ? f.unflagged == 0 : f.unflagged >= 1);
+		/* the decoder's one unflagged list is its derivative (none at N = 1), or log2 N
+		 * GFEC_BFLY_SUMS lists */
+		assert_true(f.disjoint_only ? f.unflagged == 0 && f.sums >= 1
+					    : f.unflagged >= 1 && f.sums == 0);
 		for (int i = 0; i < k + m; i++)
 			if (out[i])
 				assert_memory_equal(out[i], i < k ? data[i] : par[i - k], len);
