@@ -18,7 +18,7 @@
  * gfec_gpu_nc_decode_blocks); and decode_blk at n = 256, 512, 1024 with 64 segments (16 with
  * --quick). Each decode row is followed by its stages, timed by events on the decode's stream
  * (nc.h's nc_decode_times): header parse, inversion, GEMM. --sizes: instead, the encode at n =
- * 128, B = 4 KiB in calls of 1..64 segments of 1024 blocks, with each shape, and the decodes of
+ * 128, B = 4 KiB in calls of 1..128 segments of 1024 blocks, with each shape, and the decodes of
  * 1024 and 4096 segments; --race: one small encode per shape, for compute-sanitizer. Every row's
  * output is checked (encode: sampled blocks against the CPU; decode: the whole result against the
  * source, the output poisoned first).
@@ -353,7 +353,7 @@ int main(int argc, char **argv)
 					"  network coding on the GPU: seeded encode and batch decode "
 					"against the device copy, XOR-stream and BMMA ceilings\n"
 					"  --sizes: instead, n = 128, B = 4 KiB: encode calls of "
-					"1..64 segments of 1024 blocks with each shape, batch "
+					"1..128 segments of 1024 blocks with each shape, batch "
 					"decodes of 1024 and 4096 segments\n"
 					"  --race: instead, one small checked encode per shape "
 					"(for compute-sanitizer)\n"
@@ -412,7 +412,7 @@ int main(int argc, char **argv)
 		quick = -1;
 	}
 	if (sizes) { // calls of every size at n = 128, B = 4 KiB, each shape
-		for (int nseg : { 1, 2, 4, 8, 16, 32, 64 })
+		for (int nseg : { 1, 2, 4, 8, 16, 32, 64, 128 })
 			for (int sh = -1; sh < gfec::nc_encode_shapes(); sh++)
 				bench_encode(ctx, 128, 4096, bmma, copy, prop.multiProcessorCount,
 					     0, sh, nseg);

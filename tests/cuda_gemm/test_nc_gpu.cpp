@@ -286,7 +286,7 @@ int main(void)
 	test_encode(ctx, 16, ((size_t)1 << 20) - 3, 3, 1, 1);
 	test_encode(ctx, 1024, 4096, 300, 1, 0);
 	test_encode(ctx, 128, 4096, 100, 3, 0, -1, true); // outputs in no order: uploaded
-	test_encode(ctx, 16, 64, 20, 40, 1);		  // more segments than travel inline
+	test_encode(ctx, 16, 64, 20, 150, 1);		  // more segments than travel inline
 	for (int sh = 0; sh < gfec::nc_encode_shapes(); sh++) {
 		test_encode(ctx, 128, 4096, 133, 3, 0, sh);
 		test_encode(ctx, 128, 4099, 200, 2, 1, sh);
