@@ -556,9 +556,12 @@ static int encode_cosets(const struct gfec_fft16_code *c, const struct gfec_fft1
  * The formal derivative of the n = 2^logn coefficients in w[0..n-1], in place: coefficient i +
  * 2^b adds into i, for every clear bit b of i, the sums being of the coefficients as they were.
  * As one ordered list, Leopard's loop over i ascending (every read of a region comes before the
- * writes to it); or (sums, for ops that run unflagged lists slowly) as logn GFEC_BFLY_SUMS
- * lists, one per popcount p of i ascending: w[i] ^= the w[i | 2^b] of its logn - p clear bits,
- * all of popcount p + 1 and so not yet written (the same sums; one pass per region written).
+ * writes to it); or (sums, for ops that run unflagged lists slowly) as two GFEC_BFLY_SUMS lists,
+ * the i of even popcount, then of odd: w[i] ^= the w[i | 2^b] of its clear bits, each a run.
+ * Each list reads only regions of the other parity: the first reads the coefficients as they
+ * were, the second the sums of the first at every i | 2^b of an i, which is the same, as each
+ * such sum adds w[i | 2^b | 2^c] for c not in i | 2^b, and over the b those come in pairs ({b,
+ * c} twice) and cancel. One pass per region written.
  */
 static int derivative(const struct gfec_fft16_ops *ops, struct lists *l, uint8_t *const *w,
 		      unsigned logn, int sums, size_t len)
@@ -579,10 +582,10 @@ static int derivative(const struct gfec_fft16_ops *ops, struct lists *l, uint8_t
 		}
 		return run_ops(ops, GFEC_BFLY_FWD, nops, len, l->x, l->y, l->c);
 	}
-	for (unsigned p = 0; p < logn && !ret; p++) {
+	for (unsigned par = 0; par < 2 && !ret; par++) {
 		nops = 0;
 		for (unsigned i = 0; i < n; i++) {
-			if ((unsigned)__builtin_popcount(i) != p)
+			if ((unsigned)__builtin_popcount(i) % 2 != par)
 				continue;
 			for (unsigned b = 0; b < logn; b++) {
 				if (i >> b & 1)

@@ -71,8 +71,9 @@ extern "C" {
  *    writes a region itself between ops.
  *  - disjoint_only (0: no): the op runs lists without flags slowly (a GPU walks them one
  *    thread per position, a memory latency per op): the decoder's formal derivative, its one such
- *    list, then goes in place as log2 N GFEC_BFLY_SUMS lists (one per popcount of the
- *    coefficient's index; the same bytes), which such ops run one pass per region written.
+ *    list, then goes in place as two GFEC_BFLY_SUMS lists (the coefficients of even, then of
+ *    odd popcount of their index; the same sums), which such ops run one pass per region
+ *    written.
  */
 struct gfec_fft16_ops {
 	int (*bfly)(void *ctx, int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,

@@ -8,7 +8,7 @@
  *   stream: [H2D 0][kernel 0][event 0][H2D 1][kernel 1][event 1] ...   [sync: the caller's end]
  *
  * Lists longer than kB16MaxOps ops go as several launches in list order, whole groups of four
- * (or runs of a GFEC_BFLY_SUMS list) each.
+ * (or runs of a GFEC_BFLY_SUMS list) each. A sums launch's slot also carries its runs' starts.
  */
 #include "bfly16.h"
 
@@ -23,7 +23,9 @@ namespace gfec
 namespace
 {
 
-constexpr size_t kSlotBytes = (size_t)kB16MaxOps * (2 * sizeof(void *) + sizeof(uint16_t));
+// x, y, c of up to kB16MaxOps ops, then (sums) up to kB16MaxOps + 1 run starts, 4-byte aligned
+constexpr size_t kSlotBytes = (size_t)kB16MaxOps * (2 * sizeof(void *) + sizeof(uint16_t)) + 4 +
+			      ((size_t)kB16MaxOps + 1) * sizeof(uint32_t);
 
 // The stream, the pool and the staging slots (b->lock held).
 cudaError_t make_objects(Bfly16 *b)
@@ -117,16 +119,16 @@ cudaError_t launch_kind(const B16List &l, int unit, int n, size_t len, uintptr_t
 	return cudaGetLastError();
 }
 
-cudaError_t launch(int kind, const B16List &l, int unit, int run, int n, size_t len,
-		   uintptr_t bits, int tables, int sms, cudaStream_t st)
+cudaError_t launch(int kind, const B16List &l, int unit, const uint32_t *starts, size_t runs,
+		   int n, size_t len, uintptr_t bits, int tables, int sms, cudaStream_t st)
 {
-	if (run) { // a GFEC_BFLY_SUMS list of runs of run ops (FWD, c = 0)
+	if (runs) { // a GFEC_BFLY_SUMS list's runs (FWD, c = 0)
 		unsigned pieces;
 		size_t span;
 
-		b16_grid((size_t)n / run, len, sms, &pieces, &span);
-		b16_sums_t256<<<dim3((unsigned)(n / run), pieces), kB16Threads, 0, st>>>(
-			l, run, len, span, bits % 16 == 0);
+		b16_grid(runs, len, sms, &pieces, &span);
+		b16_sums_t256<<<dim3((unsigned)runs, pieces), kB16Threads, 0, st>>>(
+			l, starts, len, span, bits % 16 == 0);
 		return cudaGetLastError();
 	}
 	switch (kind) {
@@ -139,12 +141,14 @@ cudaError_t launch(int kind, const B16List &l, int unit, int run, int n, size_t 
 	}
 }
 
-// One launch's worth of the list (ops [p0, p0 + cnt)) through the next slot.
-cudaError_t queue(Bfly16 *b, int kind, int unit, int run, size_t len, uint8_t *const *x,
+// One launch's worth of the list (ops [p0, p0 + cnt)) through the next slot; sums: its runs.
+cudaError_t queue(Bfly16 *b, int kind, int unit, bool sums, size_t len, uint8_t *const *x,
 		  uint8_t *const *y, const uint16_t *c, int cnt)
 {
 	Bfly16::Slot &s = b->slots[b->next];
 	const size_t pb = (size_t)cnt * sizeof(void *);
+	const size_t so = (2 * pb + (size_t)cnt * sizeof(uint16_t) + 3) / 4 * 4; // the starts
+	size_t runs = 0;
 	int tables = 0;
 	cudaError_t e;
 
@@ -154,16 +158,20 @@ cudaError_t queue(Bfly16 *b, int kind, int unit, int run, size_t len, uint8_t *c
 	memcpy(s.h, x, pb);
 	memcpy(s.h + pb, y, pb);
 	memcpy(s.h + 2 * pb, c, (size_t)cnt * sizeof(uint16_t));
+	if (sums)
+		b16_sums_take(y, (size_t)cnt, (size_t)cnt, reinterpret_cast<uint32_t *>(s.h + so),
+			      &runs);
 	for (int p = 0; p < cnt && !tables; p++)
 		tables = c[p] != 0;
 	const B16List l = { reinterpret_cast<uint8_t *const *>(s.d),
 			    reinterpret_cast<uint8_t *const *>(s.d + pb),
 			    reinterpret_cast<const uint16_t *>(s.d + 2 * pb) };
 
-	if ((e = cudaMemcpyAsync(s.d, s.h, 2 * pb + (size_t)cnt * sizeof(uint16_t),
+	if ((e = cudaMemcpyAsync(s.d, s.h, sums ? so + (runs + 1) * sizeof(uint32_t)
+						: 2 * pb + (size_t)cnt * sizeof(uint16_t),
 				 cudaMemcpyHostToDevice, b->st)) != cudaSuccess ||
-	    (e = launch(kind, l, unit, run, cnt, len, b16_addr_bits(x, y, (size_t)cnt), tables,
-			b->sms, b->st)) != cudaSuccess ||
+	    (e = launch(kind, l, unit, reinterpret_cast<const uint32_t *>(s.d + so), runs, cnt, len,
+			b16_addr_bits(x, y, (size_t)cnt), tables, b->sms, b->st)) != cudaSuccess ||
 	    (e = cudaEventRecord(s.ev, b->st)) != cudaSuccess)
 		return e;
 	s.used = true;
@@ -189,19 +197,20 @@ int bfly16_run(Bfly16 *b, int kind, int n, size_t len, uint8_t *const *x, uint8_
 		return GFEC_E_DEVICE;
 	if (unit == 4 && !b16_groups_ok(x, y, (size_t)n))
 		unit = 0; // a group of another shape: the list in order, which any list allows
-	// sums: runs of one length, else in order; a launch takes whole runs
-	const int run = kind & GFEC_BFLY_SUMS && k == GFEC_BFLY_FWD && unit == 0
-				? b16_sums_run(y, c, (size_t)n)
-				: 0;
-	const int most = run ? kB16MaxOps / run * run : kB16MaxOps;
+	// sums: runs of at most kB16SumsMax ops, else in order; a launch takes whole runs
+	const bool sums = kind & GFEC_BFLY_SUMS && k == GFEC_BFLY_FWD && unit == 0 &&
+			  b16_sums_ok(y, c, (size_t)n);
 	std::lock_guard<std::mutex> g(b->lock);
 
 	if ((e = cudaSetDevice(b->dev)) == cudaSuccess)
 		e = make_ready(b);
-	for (int p0 = 0; p0 < n && e == cudaSuccess; p0 += most) {
-		const int cnt = n - p0 < most ? n - p0 : most;
+	for (int p0 = 0, cnt; p0 < n && e == cudaSuccess; p0 += cnt) {
+		size_t runs;
 
-		e = queue(b, k, unit, run, len, x + p0, y + p0, c + p0, cnt);
+		cnt = sums ? (int)b16_sums_take(y + p0, (size_t)(n - p0), kB16MaxOps, nullptr, &runs)
+			   : n - p0 < kB16MaxOps ? n - p0
+						 : kB16MaxOps;
+		e = queue(b, k, unit, sums, len, x + p0, y + p0, c + p0, cnt);
 	}
 	if (e == cudaSuccess)
 		return 0;

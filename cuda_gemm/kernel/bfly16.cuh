@@ -24,10 +24,11 @@
  *    have one shape: with r0 = x[4g], r1 = y[4g], r2 = x[4g+1], r3 = y[4g+1], the ops are
  *    (r0, r1), (r2, r3), (r0, r2), (r1, r3), four distinct regions; a list with a group of any
  *    other shape runs as an ordered one;
- *  - sums (GFEC_BFLY_SUMS, every run of R <= kB16SumsMax ops, all c = 0): block (g, piece) runs
- *    run g, y ^= its R xs, over one byte range: y loaded and stored once, each x loaded once, 16
- *    bytes per thread per step (the decoder's formal derivative in one pass per region written);
- *    a list with runs of unequal length runs as an ordered one;
+ *  - sums (GFEC_BFLY_SUMS, every c = 0, runs of at most kB16SumsMax ops): block (g, piece)
+ *    runs run g (ops starts[g] .. starts[g + 1] - 1), y ^= its xs, over one byte range: y loaded
+ *    and stored once, each x loaded once, 16 bytes per thread per step (the decoder's formal
+ *    derivative in one pass per region written); a list with a longer run or a product runs as
+ *    an ordered one;
  *  - ordered (no flag): each thread owns 4 bytes (2 symbols) of every region and runs the whole
  *    list on them in order, kB16Chunk ops at a time (their pointers and tables staged in shared
  *    memory), so an op sees what earlier ops wrote at its positions.
@@ -268,22 +269,48 @@ inline int b16_groups_ok(uint8_t *const *x, uint8_t *const *y, size_t n)
 }
 
 /*
- * The run length R of a GFEC_BFLY_SUMS list (n ops) the sums kernel takes: every c is 0, and the
- * list is runs of R <= kB16SumsMax consecutive ops with one y, each run's y other than the one
- * before; else 0 (the list runs in order). That no run's y is an x is the caller's promise.
+ * 1 when a GFEC_BFLY_SUMS list of n ops runs on the sums kernel: every c is 0 and every run
+ * (consecutive ops with one y) at most kB16SumsMax ops; else 0 (the list runs in order). That
+ * no run's y is an x, nor two runs' y the same, is the caller's promise.
  */
-inline int b16_sums_run(uint8_t *const *y, const uint16_t *c, size_t n)
+inline int b16_sums_ok(uint8_t *const *y, const uint16_t *c, size_t n)
 {
-	size_t r = 1;
+	size_t r = 0;
 
-	while (r < n && y[r] == y[0])
-		r++;
-	if (n == 0 || r > (size_t)kB16SumsMax || n % r)
-		return 0;
-	for (size_t p = 0; p < n; p++)
-		if (c[p] || y[p] != y[p - p % r] || (p % r == 0 && p && y[p] == y[p - 1]))
+	for (size_t p = 0; p < n; p++) {
+		r = p && y[p] == y[p - 1] ? r + 1 : 1;
+		if (c[p] || r > (size_t)kB16SumsMax)
 			return 0;
-	return (int)r;
+	}
+	return n > 0;
+}
+
+/*
+ * One sums launch from op 0 of a list of n ops: whole runs, at most @p most ops (>=
+ * kB16SumsMax). Returns the ops it takes; *runs its runs; starts (NULL: not written) gets each
+ * run's first op and, last, the ops taken (*runs + 1 entries).
+ */
+inline size_t b16_sums_take(uint8_t *const *y, size_t n, size_t most, uint32_t *starts,
+			    size_t *runs)
+{
+	size_t p = 0, g = 0;
+
+	while (p < n) {
+		size_t e = p + 1;
+
+		while (e < n && y[e] == y[p])
+			e++;
+		if (e > most)
+			break;
+		if (starts)
+			starts[g] = (uint32_t)p;
+		g++;
+		p = e;
+	}
+	if (starts)
+		starts[g] = (uint32_t)p;
+	*runs = g;
+	return p;
 }
 
 // The OR of n pointers' addresses of x and y (alignment of them all: % 16, % 4).
@@ -332,16 +359,18 @@ __global__ void __launch_bounds__(kB16Threads)
 }
 
 static __global__ void __launch_bounds__(kB16Threads)
-	b16_sums_t256(B16List l, int run, size_t len, size_t span, int vec)
+	b16_sums_t256(B16List l, const uint32_t *starts, size_t len, size_t span, int vec)
 {
 	__shared__ uint8_t *xs[kB16SumsMax];
 	const size_t g = blockIdx.x;
 	const int t = threadIdx.x;
+	const uint32_t p0 = starts[g];
+	const int run = (int)(starts[g + 1] - p0);
 
 	if (t < run)
-		xs[t] = l.x[g * run + t];
+		xs[t] = l.x[p0 + t];
 	__syncthreads();
-	uint8_t *const y = l.y[g * run];
+	uint8_t *const y = l.y[p0];
 	const size_t b0 = (size_t)blockIdx.y * span, b1 = b0 + span < len ? b0 + span : len;
 
 	for (size_t off = b0 + (size_t)t * 16; off < b1; off += (size_t)kB16Threads * 16)

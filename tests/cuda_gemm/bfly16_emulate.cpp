@@ -9,7 +9,7 @@
  * b16_mul2), the ops on words (b16_op), the loads and stores (vector or byte by byte, the end of a
  * region), a thread's work in a grouped kernel (b16_group_unit, G = 1 and 4), the sums kernel
  * (b16_sums_unit) and the ordered one (b16_ordered_unit), and the host's choices (b16_groups_ok,
- * b16_sums_run, b16_addr_bits, b16_grid).
+ * b16_sums_ok, b16_sums_take, b16_addr_bits, b16_grid).
  * Re-implemented: the launches' control flow (bfly16.cu's split into kB16MaxOps-op launches and
  * its kernel choice; each kernel's blocks, pieces, threads and staged rounds as the __global__
  * functions walk them), with shared-memory tables that start as garbage and are left so when
@@ -19,11 +19,11 @@
  * gfec_gf16_mul; then random op lists, byte for byte against the CPU backend's plain-C reference
  * gfec_cpu_bfly16_base: disjoint lists (MUL in place and sources shared), groups of four in both
  * orders of fft16.c's radix-4 passes, groups of another shape (which must run in order), ordered
- * lists chained through a few regions, GFEC_BFLY_SUMS lists of runs of one length (sources
- * shared between runs) and of runs that are not (which must run in order), lists longer than one
- * launch; lengths that are not whole 16- or 4-byte units, aligned and misaligned (odd) regions,
+ * lists chained through a few regions, GFEC_BFLY_SUMS lists of runs of one length and of
+ * random lengths (sources shared between runs; a list with a run over kB16SumsMax ops or a
+ * product must run in order), lists longer than one launch; lengths that are not whole 16- or 4-byte units, aligned and misaligned (odd) regions,
  * grids for 1 to 132 SMs. Then fft16.c's decoder with these ops (disjoint_only, the codec's GPU
- * setting: the derivative as GFEC_BFLY_SUMS lists) against its CPU reference.
+ * setting: the derivative as two GFEC_BFLY_SUMS lists) against its CPU reference.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -96,26 +96,30 @@ static void grouped(const B16List &l, int n, size_t len, uintptr_t bits, int sms
 		}
 }
 
-static void sums(const B16List &l, int run, int n, size_t len, uintptr_t bits, int sms)
+static void sums(const B16List &l, int n, size_t len, uintptr_t bits, int sms)
 {
-	const size_t runs = (size_t)n / run;
+	std::vector<uint32_t> starts((size_t)n + 1);
+	size_t runs;
 	unsigned pieces;
 	size_t span;
 
+	CHECK(b16_sums_take(l.y, (size_t)n, (size_t)n, starts.data(), &runs) == (size_t)n);
 	b16_grid(runs, len, sms, &pieces, &span);
 	for (size_t g = 0; g < runs; g++)
 		for (unsigned y = 0; y < pieces; y++) {
+			const uint32_t p0 = starts[g];
+			const int run = (int)(starts[g + 1] - p0);
 			uint8_t *xs[kB16SumsMax];
 
+			CHECK(run >= 1 && run <= kB16SumsMax);
 			for (int t = 0; t < run; t++) // the block's threads t < run
-				xs[t] = l.x[g * run + t];
+				xs[t] = l.x[p0 + t];
 			const size_t b0 = (size_t)y * span, b1 = b0 + span < len ? b0 + span : len;
 
 			for (int t = 0; t < kB16Threads; t++)
 				for (size_t off = b0 + (size_t)t * 16; off < b1;
 				     off += (size_t)kB16Threads * 16)
-					b16_sums_unit(xs, l.y[g * run], run, off, len,
-						      bits % 16 == 0);
+					b16_sums_unit(xs, l.y[p0], run, off, len, bits % 16 == 0);
 		}
 }
 
@@ -179,21 +183,24 @@ static int emulate(int kind, int n, size_t len, uint8_t *const *x, uint8_t *cons
 	len &= ~(size_t)1;
 	if (unit == 4 && !b16_groups_ok(x, y, (size_t)n))
 		unit = 0;
-	const int run = kind & GFEC_BFLY_SUMS && k == GFEC_BFLY_FWD && unit == 0
-				? b16_sums_run(y, c, (size_t)n)
-				: 0;
-	const int most = run ? kB16MaxOps / run * run : kB16MaxOps;
+	const bool sum = kind & GFEC_BFLY_SUMS && k == GFEC_BFLY_FWD && unit == 0 &&
+			 b16_sums_ok(y, c, (size_t)n);
 
-	for (int p0 = 0; p0 < n; p0 += most) {
-		const int cnt = n - p0 < most ? n - p0 : most;
+	for (int p0 = 0, cnt; p0 < n; p0 += cnt) {
+		size_t runs;
+
+		cnt = sum ? (int)b16_sums_take(y + p0, (size_t)(n - p0), kB16MaxOps, nullptr, &runs)
+			  : n - p0 < kB16MaxOps ? n - p0
+						: kB16MaxOps;
+		CHECK(cnt >= 1 && cnt <= kB16MaxOps);
 		const B16List l = { x + p0, y + p0, c + p0 };
 		const uintptr_t bits = b16_addr_bits(x + p0, y + p0, (size_t)cnt);
 		int tables = 0;
 
 		for (int p = 0; p < cnt; p++)
 			tables |= c[p0 + p] != 0;
-		if (run)
-			sums(l, run, cnt, len, bits, sms);
+		if (sum)
+			sums(l, cnt, len, bits, sms);
 		else if (k == kB16Fwd)
 			launch_kind<kB16Fwd>(l, unit, cnt, len, bits, tables, sms);
 		else if (k == kB16Inv)
@@ -201,7 +208,7 @@ static int emulate(int kind, int n, size_t len, uint8_t *const *x, uint8_t *cons
 		else
 			launch_kind<kB16Mul>(l, unit, cnt, len, bits, tables, sms);
 	}
-	return run ? kSumsKernel : unit;
+	return sum ? kSumsKernel : unit;
 }
 
 static void test_products()
@@ -255,31 +262,33 @@ struct Regions {
 enum Shape { kDisjoint, kGroupFwd, kGroupInv, kGroupOther, kOrdered, kSums, kSumsUneven };
 
 /*
- * A GFEC_BFLY_SUMS list of nops ops over a's regions (at least 2 nops): runs of @p run ops (the
- * last one shorter where run does not divide nops: the list then runs in order), or (uneven) of
- * random lengths, each into a region of its own among the first half, summing sources from the
- * second half (some read by several runs, or twice by one).
+ * A GFEC_BFLY_SUMS list of nops ops over a's regions (2 nops of them): runs of @p run ops (the
+ * last one shorter where run does not divide nops), or (uneven) of random lengths up to
+ * kB16SumsMax + 2 (over kB16SumsMax only in lists of up to 1000 ops), each into a region of its
+ * own among the first half, summing sources from the second half (some read by several runs, or
+ * twice by one). Returns 1 when no run is over kB16SumsMax ops.
  */
 static bool sums_list(const Regions &a, int nops, int run, bool uneven, uint8_t **x, uint8_t **y)
 {
 	const int nreg = (int)a.r.size(), ny = nreg / 2;
-	int p = 0, g = 0, first = 0;
-	bool same = true; // every run of the first one's length
+	int p = 0, g = 0;
+	bool fits = true;
 
 	while (p < nops) {
-		int len = uneven ? range(1, kB16SumsMax) : run;
+		int len = !uneven		       ? run
+			  : nops > 1000 || range(0, 30) ? range(1, kB16SumsMax)
+							: kB16SumsMax + range(1, 2);
 
 		if (len > nops - p)
 			len = nops - p;
-		first = g ? first : len;
-		same = same && len == first;
+		fits = fits && len <= kB16SumsMax;
 		for (int i = 0; i < len; i++, p++) {
 			x[p] = a.r[ny + range(0, nreg - ny - 1)];
 			y[p] = a.r[g];
 		}
 		g++;
 	}
-	return same;
+	return fits;
 }
 
 /*
@@ -299,7 +308,7 @@ static void one_list(Shape shape, int kind, int nops, size_t len, bool aligned, 
 	for (int p = 0; p < nops; p++)
 		c[p] = range(0, 4) == 0 ? 0 : range(0, 4) == 0 ? 1 : (uint16_t)rnd();
 	if (sum) {
-		const bool same = sums_list(a, nops, run ? run : range(1, kB16SumsMax),
+		const bool fits = sums_list(a, nops, run ? run : range(1, kB16SumsMax),
 					    shape == kSumsUneven, x.data(), y.data());
 		const bool one_c = range(0, 7) == 0; // a product: not a sum, so in order
 
@@ -308,7 +317,7 @@ static void one_list(Shape shape, int kind, int nops, size_t len, bool aligned, 
 			c[p] = 0;
 		if (one_c)
 			c[range(0, nops - 1)] = (uint16_t)range(1, 65535);
-		want_unit = same && !one_c ? kSumsKernel : 0;
+		want_unit = fits && !one_c ? kSumsKernel : 0;
 	} else if (shape == kDisjoint) {
 		flags = GFEC_BFLY_DISJOINT;
 		want_unit = 1;
@@ -411,6 +420,7 @@ static void test_lists()
 	one_list(kDisjoint, GFEC_BFLY_MUL, kB16MaxOps + 3, 18, true, 8);
 	one_list(kSums, GFEC_BFLY_FWD, 11 * 6000, 40, true, 132, 11); // launches of whole runs
 	one_list(kSums, GFEC_BFLY_FWD, 16 * 4100, 22, false, 4, 16);
+	one_list(kSumsUneven, GFEC_BFLY_FWD, kB16MaxOps + 900, 18, true, 132);
 }
 
 /* The codec's GPU ops, emulated (fft16.h's bfly), counting the lists the sums kernel ran. */
@@ -425,15 +435,14 @@ static int emulated_bfly(void *ctx, int kind, int n, size_t len, uint8_t *const 
 }
 
 /*
- * fft16.c's decoder with the emulated ops and disjoint_only (its derivative as log2 N
+ * fft16.c's decoder with the emulated ops and disjoint_only (its derivative as two
  * GFEC_BFLY_SUMS lists, as the codec asks for the GPU's ops) against the original chunks and
  * the same decode by the CPU's reference ops (its derivative one ordered list): m losses of data
- * and parity, coset-layout shapes (N = 2^ceil(log2(pow2(m) + k))).
+ * and parity, coset-layout shapes.
  */
 static void test_decode()
 {
-	static const int shapes[][3] = { { 2, 1, 2 }, { 5, 3, 4 }, { 100, 20, 8 }, { 1000, 200, 11 },
-					  { 30, 40, 7 } }; // k, m, log2 N
+	static const int shapes[][2] = { { 2, 1 }, { 5, 3 }, { 100, 20 }, { 1000, 200 }, { 30, 40 } };
 
 	for (const auto &sh : shapes) {
 		const int k = sh[0], m = sh[1], n = k + m;
@@ -463,7 +472,7 @@ static void test_decode()
 			}
 		sums_lists = 0;
 		CHECK(gfec_fft16_decode(code, &ops, len, ch.data(), out.data()) == 0);
-		CHECK(sums_lists == sh[2]);
+		CHECK(sums_lists == 2);
 		CHECK(gfec_fft16_decode(code, NULL, len, ch.data(), ref.data()) == 0);
 		for (int i : lost) {
 			CHECK(memcmp(out[i], chunk[i], len) == 0);
