@@ -218,18 +218,35 @@ GFEC_B16_HD void b16_group_unit(const B16List &l, size_t g, const uint32_t *tb, 
 	}
 }
 
-// A sums kernel's thread at one 16-byte unit (off) of a run: y ^= xs[0] ^ ... ^ xs[run - 1].
+/*
+ * A sums kernel's thread at one 16-byte unit (off) of a run: y ^= xs[0] ^ ... ^ xs[run - 1],
+ * the xs loaded kB16SumsBatch at a time before any is summed (loads in flight at once, not one
+ * latency per x).
+ */
+constexpr int kB16SumsBatch = 4;
+
 GFEC_B16_HD void b16_sums_unit(uint8_t *const *xs, uint8_t *y, int run, size_t off, size_t len,
 			       bool vec)
 {
 	constexpr int W = 4;
-	uint32_t a[W], v[W];
+	uint32_t a[W];
 
 	b16_load<W>(y, off, len, vec, a);
-	for (int i = 0; i < run; i++) {
-		b16_load<W>(xs[i], off, len, vec, v);
-		for (int w = 0; w < W; w++)
-			a[w] ^= v[w];
+	for (int i0 = 0; i0 < run; i0 += kB16SumsBatch) {
+		uint32_t v[kB16SumsBatch][W] = {};
+
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+		for (int j = 0; j < kB16SumsBatch; j++)
+			if (i0 + j < run)
+				b16_load<W>(xs[i0 + j], off, len, vec, v[j]);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+		for (int j = 0; j < kB16SumsBatch; j++)
+			for (int w = 0; w < W; w++)
+				a[w] ^= v[j][w];
 	}
 	b16_store<W>(y, off, len, vec, a);
 }
