@@ -21,9 +21,10 @@
  * orders of fft16.c's radix-4 passes, groups of another shape (which must run in order), ordered
  * lists chained through a few regions, GFEC_BFLY_SUMS lists of runs of one length and of
  * random lengths (sources shared between runs; a list with a run over kB16SumsMax ops or a
- * product must run in order), lists longer than one launch; lengths that are not whole 16- or 4-byte units, aligned and misaligned (odd) regions,
- * grids for 1 to 132 SMs. Then fft16.c's decoder with these ops (disjoint_only, the codec's GPU
- * setting: the derivative as two GFEC_BFLY_SUMS lists) against its CPU reference.
+ * product must run in order), lists longer than one launch; lengths that are not whole 16- or
+ * 4-byte units, aligned and misaligned (odd) regions, grids for 1 to 132 SMs. Then fft16.c's
+ * decoder with these ops (disjoint_only, the codec's GPU setting: the derivative as two
+ * GFEC_BFLY_SUMS lists) against its CPU reference.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -13,8 +13,9 @@
  *
  * Checked against the plain ops: encode (both layouts, NULL data chunks) against
  * gfec_fft16_encode_base, decode of random loss patterns (with disjoint_only, the GPU's choice,
- * and without; every GFEC_BFLY_SUMS list checked against that flag's contract), fft then ifft back, with work hints from one 4 KiB slice to whole chunks; an op that fails midway (GFEC_E_DEVICE returned, sync
- * still once, every allocation freed after it); an alloc that fails (GFEC_E_NOMEM).
+ * and without; every GFEC_BFLY_SUMS list checked against that flag's contract), fft then ifft back,
+ * with work hints from one 4 KiB slice to whole chunks; an op that fails midway (GFEC_E_DEVICE
+ * returned, sync still once, every allocation freed after it); an alloc that fails (GFEC_E_NOMEM).
  */
 #include <setjmp.h>
 #include <stdarg.h>
