@@ -16,11 +16,20 @@
  *            own place in the stream (so each has its own coefficient matrix) until complete,
  *            then read; the time of the last add() + read(), its median, P99 and maximum.
  *
+ *   papers   (--papers) the same rows, encode on one thread too, and gfec_matrix_invert() of a
+ *            random n x n matrix (one thread, checked: A x A^-1 = I) for each n of --inv, then one
+ *            table of the seed papers' CPU figures (seed-systems.md A: the thesis's 8-core
+ *            full-block encode, T:2029; its Quad G5 encode and decode, T:612-621; P1's
+ *            inversion times on 4 cores and on one, P1:291-295) beside this run's. The papers'
+ *            figures are cited constants; their MB is 10^6 bytes (T:2029's footnote). A ratio
+ *            is gfec's rate over the paper's, or the paper's time over gfec's: > 1, gfec faster.
+ *            Their shape is n = 128, B = 4096: at another shape those rows give no ratio.
+ *
  * Every throughput figure is the median of --reps runs; decode rows give the median thread CPU
  * time of the decode and of ISA-L's product too (on a shared machine, free of the time the thread
  * waited for a core). Usage: gfec-nc-bench [--n N]
  * [--block B] [--count C] [--threads T] [--reps R] [--segments S] [--panels W,W,...]
- * (C >= n + 10, so that the decoders complete).
+ * [--papers [--inv N,N,...]] (C >= n + 10, so that the decoders complete).
  * Exit 0; 2 on bad usage; 3 when a run fails or its output is wrong.
  */
 #include <isa-l/erasure_code.h>
@@ -32,6 +41,7 @@
 
 #include "gfec/gfec_config.h"
 #include "gfec/gfec_nc.h"
+#include "matrix.h"
 #include "nc_internal.h"
 #include "nc_prng.h"
 #include "threadpool.h"
@@ -137,26 +147,170 @@ static int parse(const char *flag, const char *v, long long lo, long long hi,
 	return 0;
 }
 
-/* --panels: up to 8 comma-separated widths 1..256 into @p w; their count, or -1. */
-static int parse_panels(const char *v, unsigned long long *w)
+/*
+ * encode: @p count coded blocks of @p sg through gfec_nc_encode() on @p threads threads (a codec
+ * of @p p0's shape made for them), against raw ISA-L ec_encode_data() with the same coefficient
+ * matrix, its rows split over as many threads of gfec's pool; prints the row and leaves gfec's
+ * blocks (@p bytes each) in @p out, checked against ISA-L's in @p ref. @p t and @p t2 hold @p reps
+ * times each. gfec's MB/s of coded payload, or -1 when a call fails or the blocks differ.
+ */
+static double encode_row(const struct gfec_nc_params *p0, int threads,
+			 const struct gfec_nc_segment *sg, unsigned long long count,
+			 unsigned long long reps, uint8_t *out, size_t bytes, uint8_t *ref, double *t,
+			 double *t2)
+{
+	const unsigned long long n = p0->n, B = p0->block_size;
+	struct gfec_nc_params q = *p0;
+	unsigned char *c = malloc(count * n), *tbls = malloc(32 * count * n);
+	unsigned char **src = malloc(sizeof(*src) * n), **dst = malloc(sizeof(*dst) * count);
+	struct gfec_cpu_pool *pool = NULL;
+	struct isal_job j = { .n = (int)n, .rows = (int)count, .B = B, .tbls = tbls,
+			      .src = src, .dst = dst };
+	gfec_nc *nc = NULL;
+	double tg, ti, mbs = -1;
+
+	q.threads = threads;
+	if (!c || !tbls || !src || !dst || gfec_nc_create(&q, &nc) ||
+	    (threads > 1 && gfec_cpu_pool_create(threads, &pool)))
+		goto out;
+	for (unsigned long long r = 0; r < count; r++)
+		gfec_nc_prng_row((uint32_t)r, (uint32_t)n, 0, c + r * n);
+	ec_init_tables((int)n, (int)count, c, tbls);
+	for (unsigned long long i = 0; i < n; i++)
+		src[i] = (unsigned char *)sg->data + i * B;
+	for (unsigned long long r = 0; r < count; r++)
+		dst[r] = ref + r * B;
+	j.per = (int)((count + threads - 1) / threads);
+	for (unsigned long long r = 0; r < reps; r++) {
+		double t0 = now();
+
+		if (gfec_nc_encode(nc, sg, 1, 0, (uint32_t)count, out, bytes * count))
+			goto out;
+		t[r] = now() - t0;
+		t0 = now();
+		if (pool)
+			gfec_cpu_pool_run(pool, (size_t)threads, isal_task, &j);
+		else
+			isal_task(&j, 0);
+		t2[r] = now() - t0;
+	}
+	for (unsigned long long r = 0; r < count; r++)
+		if (memcmp(out + r * bytes + bytes - B, ref + r * B, B)) {
+			fprintf(stderr, "gfec-nc-bench: encode differs from ISA-L at %llu\n", r);
+			goto out;
+		}
+	tg = median(t, (int)reps);
+	ti = median(t2, (int)reps);
+	mbs = count * B / tg / 1e6;
+	printf("encode n=%llu B=%llu count=%llu threads=%d: gfec %.1f MB/s, raw ISA-L "
+	       "%.1f MB/s, ratio %.2f\n", n, B, count, threads, mbs, count * B / ti / 1e6,
+	       ti / tg);
+out:
+	gfec_cpu_pool_destroy(pool);
+	gfec_nc_free(nc);
+	free(c);
+	free(tbls);
+	free(src);
+	free(dst);
+	return mbs;
+}
+
+/*
+ * --papers: gfec_matrix_invert() of a random n x n matrix over GF(2^8) on this thread, the median
+ * of @p reps (wall clock, in ms; @p t holds reps times), each inverse checked (A x A^-1 = I);
+ * ISA-L's gf_invert_matrix() of the same matrix is printed beside it for reference. A singular
+ * draw (about 0.4%) is replaced by the next. -1 when an inverse is wrong or memory runs out.
+ */
+static double invert_ms(int n, unsigned long long reps, double *t, double *ti)
+{
+	const size_t nn = (size_t)n * n;
+	uint8_t *a = malloc(nn), *w = malloc(nn), *inv = malloc(nn), *prod = malloc(nn);
+	uint32_t seed = 0x5eed0000u + (uint32_t)n;
+	double ms = -1;
+
+	if (!a || !w || !inv || !prod)
+		goto out;
+	for (;;) { /* a non-singular draw: 0..255 entries, the papers' uniform matrices */
+		for (int r = 0; r < n; r++)
+			gfec_nc_prng_row(seed + (uint32_t)r, (uint32_t)n, 1, a + (size_t)r * n);
+		memcpy(w, a, nn);
+		if (!gfec_matrix_invert(w, inv, n))
+			break;
+		seed += (uint32_t)n;
+	}
+	for (unsigned long long r = 0; r < reps; r++) {
+		double t0;
+
+		memcpy(w, a, nn);
+		t0 = now();
+		if (gfec_matrix_invert(w, inv, n))
+			goto out;
+		t[r] = now() - t0;
+		gfec_matrix_mul(a, inv, prod, n, n, n);
+		for (size_t i = 0; i < nn; i++)
+			if (prod[i] != (i / n == i % n)) {
+				fprintf(stderr, "gfec-nc-bench: inverse n=%d wrong\n", n);
+				goto out;
+			}
+		memcpy(w, a, nn);
+		t0 = now();
+		if (gf_invert_matrix(w, prod, n))
+			goto out;
+		ti[r] = now() - t0;
+	}
+	ms = median(t, (int)reps) * 1e3;
+	printf("invert n=%d threads=1: gfec_matrix_invert %.3f ms, ISA-L gf_invert_matrix %.3f ms "
+	       "(median of %llu)\n", n, ms, median(ti, (int)reps) * 1e3, reps);
+out:
+	free(a);
+	free(w);
+	free(inv);
+	free(prod);
+	return ms;
+}
+
+/* One row of the --papers table: the paper's figure, gfec's, their ratio (> 1: gfec faster). */
+static void paper_row(const char *what, double paper, const char *unit, const char *tag,
+		      double ours, int is_time, int comparable)
+{
+	char r[16] = "-";
+
+	if (comparable && ours > 0 && paper > 0)
+		snprintf(r, sizeof(r), "%.2f", is_time ? paper / ours : ours / paper);
+	printf("%-50s | %9.2f %-4s %-10s | %10.2f %-4s | %s\n", what, paper, unit, tag, ours, unit,
+	       r);
+}
+
+/* @p flag's value: up to 8 comma-separated numbers lo..hi into @p w; their count, or -1. */
+static int parse_list(const char *flag, const char *v, long long lo, long long hi,
+		      unsigned long long *w)
 {
 	char buf[128], *save = NULL;
 	int k = 0;
 
 	if (!v || strlen(v) >= sizeof(buf))
-		return -1;
+		goto bad;
 	strcpy(buf, v);
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (k == 8 || parse("--panels", tok, 1, 256, &w[k++]))
-			return -1;
-	return k ? k : -1;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (k == 8)
+			goto bad;
+		if (parse(flag, tok, lo, hi, &w[k++]))
+			return -1; /* parse() said why */
+	}
+	if (k)
+		return k;
+bad:
+	fprintf(stderr, "gfec-nc-bench: %s wants up to 8 numbers %lld..%lld, comma-separated\n",
+		flag, lo, hi);
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long long n = 128, B = 4096, count = 1024, threads = 0, reps = 9, nlat = 300;
-	unsigned long long panels[8];
-	int npanels = 0;
+	unsigned long long panels[8], inv[8] = { 128, 256, 512 };
+	int npanels = 0, ninv = 3, papers = 0;
+	double enc1 = -1, encT = -1, eager = -1;
 	int ret = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -165,13 +319,23 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: gfec-nc-bench [--n N] [--block B] [--count C] [--threads T] "
-			       "[--reps R] [--segments S] [--panels W,W,...]\n"
+			       "[--reps R] [--segments S] [--panels W,W,...] [--papers [--inv N,...]]\n"
 			       "RLC encode (T threads) and progressive decode (one thread) against "
 			       "raw ISA-L in the same run, and the last block's latency over S "
 			       "segments; defaults n=128 B=4096 C=1024 T=online CPUs R=9 S=300;\n"
 			       "--panels: eager decode rows at these panel widths too (1: one block "
-			       "at a time)\n");
+			       "at a time)\n"
+			       "--papers: also encode on one thread and invert random n x n matrices "
+			       "(--inv, default 128,256,512), then the seed papers' CPU figures beside "
+			       "this run's in one table\n"
+			       "exit: 0, 2 bad usage, 3 a run failed or its output is wrong\n");
 			return 0;
+		} else if (!strcmp(a, "--papers")) {
+			papers = 1;
+			continue;
+		} else if (!strcmp(a, "--inv")) {
+			ninv = parse_list("--inv", v, 1, 4096, inv);
+			bad = ninv < 0;
 		} else if (!strcmp(a, "--n")) {
 			bad = parse(a, v, 1, 4096, &n);
 		} else if (!strcmp(a, "--block")) {
@@ -185,12 +349,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--segments")) {
 			bad = parse(a, v, 1, 1000000, &nlat);
 		} else if (!strcmp(a, "--panels")) {
-			npanels = parse_panels(v, panels);
-			if (npanels < 0) {
-				fprintf(stderr, "gfec-nc-bench: --panels wants up to 8 widths "
-						"1..256, comma-separated\n");
-				bad = 1;
-			}
+			npanels = parse_list(a, v, 1, 256, panels);
+			bad = npanels < 0;
 		} else {
 			fprintf(stderr, "gfec-nc-bench: unknown argument %s (try --help)\n", a);
 			return 2;
@@ -235,54 +395,14 @@ int main(int argc, char **argv)
 	if (!out || !ref)
 		return 3;
 
-	/* encode: gfec vs raw ISA-L with the same matrix, both on T threads */
-	{
-		unsigned char *c = malloc(count * n), *tbls = malloc(32 * count * n);
-		unsigned char **src = malloc(sizeof(*src) * n), **dst = malloc(sizeof(*dst) * count);
-		struct gfec_cpu_pool *pool = NULL;
-		struct isal_job j = { .n = (int)n, .rows = (int)count, .B = B, .tbls = tbls,
-				      .src = src, .dst = dst };
-		double tg, ti;
-
-		for (unsigned long long r = 0; r < count; r++)
-			gfec_nc_prng_row((uint32_t)r, (uint32_t)n, 0, c + r * n);
-		ec_init_tables((int)n, (int)count, c, tbls);
-		for (unsigned long long i = 0; i < n; i++)
-			src[i] = seg + i * B;
-		for (unsigned long long r = 0; r < count; r++)
-			dst[r] = ref + r * B;
-		j.per = (int)((count + threads - 1) / threads);
-		if (threads > 1 && gfec_cpu_pool_create((int)threads, &pool))
-			return 3;
-		for (unsigned long long r = 0; r < reps; r++) {
-			double t0 = now();
-
-			if (gfec_nc_encode(nc, &sg, 1, 0, (uint32_t)count, out, bytes * count))
-				return 3;
-			t[r] = now() - t0;
-			t0 = now();
-			if (pool)
-				gfec_cpu_pool_run(pool, threads, isal_task, &j);
-			else
-				isal_task(&j, 0);
-			t2[r] = now() - t0;
-		}
-		for (unsigned long long r = 0; r < count; r++)
-			if (memcmp(out + r * bytes + bytes - B, ref + r * B, B)) {
-				fprintf(stderr, "gfec-nc-bench: encode differs from ISA-L at %llu\n", r);
-				return 3;
-			}
-		tg = median(t, (int)reps);
-		ti = median(t2, (int)reps);
-		printf("encode n=%llu B=%llu count=%llu threads=%llu: gfec %.1f MB/s, raw ISA-L "
-		       "%.1f MB/s, ratio %.2f\n", n, B, count, threads, count * B / tg / 1e6,
-		       count * B / ti / 1e6, ti / tg);
-		gfec_cpu_pool_destroy(pool);
-		free(c);
-		free(tbls);
-		free(src);
-		free(dst);
-	}
+	/* encode: gfec vs raw ISA-L with the same matrix, both on T threads (--papers: and on 1) */
+	if (papers && threads > 1 &&
+	    (enc1 = encode_row(&p, 1, &sg, count, reps, out, bytes, ref, t, t2)) < 0)
+		return 3;
+	if ((encT = encode_row(&p, (int)threads, &sg, count, reps, out, bytes, ref, t, t2)) < 0)
+		return 3;
+	if (threads == 1)
+		enc1 = encT;
 
 	/* decode on one thread: eager and deferred, against one raw n x n ISA-L product */
 	{
@@ -358,6 +478,8 @@ int main(int argc, char **argv)
 
 			double cd = median(c4, (int)reps), cr = median(c5, (int)reps);
 
+			if (row == 0)
+				eager = seglen / td / 1e6;
 			printf("decode %s n=%llu B=%llu threads=1: %.1f MB/s (%.3f ms), last block "
 			       "to readable %.3f ms, ratio to raw ISA-L %.2f (its product %.3f ms "
 			       "beside each decode); thread CPU time %.3f ms, ISA-L %.3f ms, ratio "
@@ -379,6 +501,48 @@ int main(int argc, char **argv)
 		free(c);
 		free(src);
 		free(dst);
+	}
+
+	/* --papers: the seed papers' CPU figures (seed-systems.md A, cited) beside this run's */
+	if (papers) {
+		/* P1:291-295, Table II: ms on 4 cores (OpenMP) and on one */
+		static const struct {
+			int n;
+			double four, one;
+		} p1[] = { { 128, 2.86, 8.32 }, { 256, 18.93, 67.2 }, { 512, 139.08, 522 } };
+		const int same = n == 128 && B == 4096;
+		double ms[8];
+		char what[80];
+
+		for (int i = 0; i < ninv; i++)
+			if ((ms[i] = invert_ms((int)inv[i], reps, t, t2)) < 0)
+				return 3;
+		printf("# the papers side by side: MB = 10^6 bytes; ratio: gfec's rate over the "
+		       "paper's, or the paper's time over gfec's (> 1: gfec faster)%s\n",
+		       same ? "" : "; the coding rows are the papers' n = 128, B = 4096, gfec's "
+				   "another shape: no ratio");
+		printf("%-50s | %-25s | %-15s | %s\n", "experiment (paper's setup; gfec's)",
+		       "paper", "gfec now", "ratio");
+		snprintf(what, sizeof(what), "encode n=%llu B=%llu: Quad G5 4 thr; gfec 1", n, B);
+		paper_row(what, 18.01, "MB/s", "T:612-621", enc1, 0, same);
+		snprintf(what, sizeof(what), "encode n=%llu B=%llu: Quad G5 4 thr; gfec %llu", n, B,
+			 threads);
+		paper_row(what, 18.01, "MB/s", "T:612-621", encT, 0, same);
+		snprintf(what, sizeof(what), "encode n=%llu B=%llu: Mac Pro 8 cores; gfec %llu", n,
+			 B, threads);
+		paper_row(what, 65.1, "MB/s", "T:2029", encT, 0, same);
+		snprintf(what, sizeof(what), "prog. decode n=%llu B=%llu: Quad G5 4 thr; gfec 1", n,
+			 B);
+		paper_row(what, 16.38, "MB/s", "T:612-621", eager, 0, same);
+		for (int i = 0; i < ninv; i++)
+			for (size_t k = 0; k < sizeof(p1) / sizeof(p1[0]); k++) {
+				if ((unsigned long long)p1[k].n != inv[i])
+					continue;
+				snprintf(what, sizeof(what), "invert n=%d: 4 cores; gfec 1", p1[k].n);
+				paper_row(what, p1[k].four, "ms", "P1:291-295", ms[i], 1, 1);
+				snprintf(what, sizeof(what), "invert n=%d: 1 core; gfec 1", p1[k].n);
+				paper_row(what, p1[k].one, "ms", "P1:291-295", ms[i], 1, 1);
+			}
 	}
 	gfec_nc_free(nc);
 	free(seg);

@@ -19,7 +19,9 @@
  * --quick). Each decode row is followed by its stages, timed by events on the decode's stream
  * (nc.h's nc_decode_times): header parse, inversion, GEMM. --sizes: instead, the encode at n =
  * 128, B = 4 KiB in calls of 1..128 segments of 1024 blocks, with each shape, and the decodes of
- * 1024 and 4096 segments; --race: one small encode per shape, for compute-sanitizer. Every row's
+ * 1024 and 4096 segments; --race: one small encode per shape, for compute-sanitizer; --papers:
+ * the rows the seed papers measured (seed-systems.md A) and one table of their figures, cited,
+ * beside this run's (papers() says which rows). Every row's
  * output is checked (encode: sampled blocks against the CPU; decode: the whole result against the
  * source, the output poisoned first).
  * Exit: 0, 1 a check failed, 2 usage or an unwritable --json, 3 no GPU or a CUDA error.
@@ -148,8 +150,9 @@ static void row_json(const char *what, uint32_t n, size_t B, int nseg, uint32_t 
 }
 
 // shape -1: gfec_gpu_nc_encode ("encode"); else that shape of gfec::nc_encode ("enc:<shape>").
-static void bench_encode(void *ctx, uint32_t n, size_t B, double bmma_ops, double copy, int sms,
-			 size_t out_target, int shape = -1, int want_segs = 0)
+// Returns the row's GB/s of coded output.
+static double bench_encode(void *ctx, uint32_t n, size_t B, double bmma_ops, double copy,
+			   int sms, size_t out_target, int shape = -1, int want_segs = 0)
 {
 	const uint32_t count = 1024;
 	const int nseg = want_segs ? want_segs : (int)std::max<size_t>(1, out_target / (count * B));
@@ -210,13 +213,15 @@ static void bench_encode(void *ctx, uint32_t n, size_t B, double bmma_ops, doubl
 	cudaFree((void *)d_dst);
 	cudaFree(d_in);
 	cudaFree(d_out);
+	return obytes / ms / 1e6;
 }
 
 // Batch decode rows. mode 0: gfec_gpu_nc_decode_batch with the coefficients in host memory
 // ("decode"); 1: in device memory ("decode_dc"); 2: gfec_gpu_nc_decode_blocks on seed-carrying
 // blocks as gfec_nc_encode lays them out (header, then payload, back to back; "decode_blk").
-static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode, double bmma_ops,
-			 double copy, int sms)
+// Returns the row's GB/s of decoded data (the segments found singular left out).
+static double bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode,
+			   double bmma_ops, double copy, int sms)
 {
 	const size_t seg_bytes = (size_t)n * B, hdr = GFEC_NC_HEADER_FIXED + 4, blk = hdr + B;
 	std::vector<uint8_t> h(seg_bytes * nseg), coefs((size_t)nseg * n * n), got(h.size());
@@ -331,12 +336,103 @@ static void bench_decode(void *ctx, uint32_t n, size_t B, int nseg, int mode, do
 	cudaFree(d_src);
 	cudaFree(d_coded);
 	cudaFree(d_out);
+	return bytes / ms / 1e6;
+}
+
+// One row of --papers' table: a paper's figure (0: none in its text) beside this run's, in MB/s
+// (10^6 bytes) or a plain factor; ratio = ours / the paper's.
+static void paper_row(const char *what, double paper, const char *unit, const char *tag,
+		      double ours)
+{
+	char p[16] = "-", r[16] = "-";
+
+	if (paper > 0) {
+		snprintf(p, sizeof(p), "%.2f", paper);
+		if (ours > 0)
+			snprintf(r, sizeof(r), "%.1f", ours / paper);
+	}
+	printf("%-50s | %8s %-4s %-11s | %10.2f %-4s | %s\n", what, p, unit, tag, ours, unit, r);
+	if (g_rows)
+		json_array_append_new(g_rows,
+				      json_pack("{s:s,s:s,s:f,s:s,s:s,s:f,s:f}", "case", "paper",
+						"experiment", what, "paper", paper, "unit", unit,
+						"source", tag, "gfec", ours, "ratio",
+						paper > 0 ? ours / paper : 0.0));
+}
+
+// --papers: the rows the seed papers measured on a GTX 280 (seed-systems.md A), run now, then
+// one table of the papers' figures (cited constants) beside this run's. Encode: n in {128, 256,
+// 512} x B in {128 B .. 32 KiB}, 64 MiB of coded output per call. Decode: the whole batch call
+// with the coefficients in host memory and the inversion included ("decode", as P1's t = t_inv
+// + t_mul + t_o), n = 128 at B = 4 KiB and 16 KiB with 30, 60 (P0's batches) and 1024 segments
+// per call; P1's decode row (n = 128, 256, 512 at 16 KiB) with one segment per call, as P1
+// decodes, and with 30. MB/s = 10^6 bytes of coded output (encode) or decoded data (decode) per
+// second, the papers' unit (T:2029's footnote).
+static void papers(void *ctx, double bmma, double copy, int sms)
+{
+	const uint32_t ns[] = { 128, 256, 512 };
+	const size_t Bs[] = { 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768 };
+	const int segs[] = { 30, 60, 1024 };
+	double enc[3] = { 0, 0, 0 }, dec[2][3], p1one[3], p1thirty[3], peak = 0;
+	size_t encB[3] = { 0, 0, 0 };
+	char what[96];
+
+	for (int i = 0; i < 3; i++)
+		for (size_t B : Bs) {
+			const double g = bench_encode(ctx, ns[i], B, bmma, copy, sms, (size_t)64 << 20);
+
+			if (g > enc[i])
+				enc[i] = g, encB[i] = B;
+		}
+	for (int b = 0; b < 2; b++)
+		for (int s = 0; s < 3; s++) {
+			dec[b][s] = bench_decode(ctx, 128, b ? 16384 : 4096, segs[s], 0, bmma, copy,
+						 sms);
+			peak = std::max(peak, dec[b][s]);
+		}
+	for (int i = 0; i < 3; i++) {
+		p1one[i] = bench_decode(ctx, ns[i], 16384, 1, 0, bmma, copy, sms);
+		p1thirty[i] = i ? bench_decode(ctx, ns[i], 16384, 30, 0, bmma, copy, sms) : dec[1][0];
+		if (!i)
+			peak = std::max(peak, p1one[i]);
+	}
+	printf("# the papers side by side (GTX 280 / 8800 GT in the papers; this GPU now): MB/s = "
+	       "10^6 bytes per second; ratio = gfec / paper\n");
+	printf("%-50s | %-25s | %-15s | %s\n", "experiment", "paper", "gfec now", "ratio");
+	snprintf(what, sizeof(what), "encode n=128, best B (gfec: %zu) vs loop-based", encB[0]);
+	paper_row(what, 133, "MB/s", "P0:562", enc[0] * 1e3);
+	snprintf(what, sizeof(what), "encode n=128, best B (gfec: %zu) vs table-based", encB[0]);
+	paper_row(what, 293.7, "MB/s", "P0:783", enc[0] * 1e3);
+	snprintf(what, sizeof(what), "encode n=128, best B (gfec: %zu) vs P1 batched", encB[0]);
+	paper_row(what, 325, "MB/s", "P1:abstract", enc[0] * 1e3);
+	for (int i = 1; i < 3; i++) {
+		snprintf(what, sizeof(what), "encode n=%u, best B (gfec: %zu)", ns[i], encB[i]);
+		paper_row(what, 0, "MB/s", "graph only", enc[i] * 1e3);
+	}
+	paper_row("decode n=128, peak of these rows", 254, "MB/s", "P0:67", peak * 1e3);
+	for (int b = 0; b < 2; b++) {
+		snprintf(what, sizeof(what), "decode n=128 B=%d, 60 over 30 segments per call",
+			 b ? 16384 : 4096);
+		paper_row(what, 1.4, "x", "P0:846-891", dec[b][1] / dec[b][0]);
+		for (int s = 0; s < 3; s++) {
+			snprintf(what, sizeof(what), "decode n=128 B=%d, %d segments per call",
+				 b ? 16384 : 4096, segs[s]);
+			paper_row(what, 0, "MB/s", "graph only", dec[b][s] * 1e3);
+		}
+	}
+	static const double p1dec[] = { 181, 87, 34 }; // P1:310, m = 16384
+	for (int i = 0; i < 3; i++) {
+		snprintf(what, sizeof(what), "decode n=%u B=16384, 1 segment per call", ns[i]);
+		paper_row(what, p1dec[i], "MB/s", "P1:310", p1one[i] * 1e3);
+		snprintf(what, sizeof(what), "decode n=%u B=16384, 30 segments per call", ns[i]);
+		paper_row(what, p1dec[i], "MB/s", "P1:310", p1thirty[i] * 1e3);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	const char *json = nullptr;
-	int quick = 0, sizes = 0, race = 0;
+	int quick = 0, sizes = 0, race = 0, paper = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") && i + 1 < argc) {
@@ -347,9 +443,11 @@ int main(int argc, char **argv)
 			sizes = 1;
 		} else if (!strcmp(argv[i], "--race")) {
 			race = 1;
+		} else if (!strcmp(argv[i], "--papers")) {
+			paper = 1;
 		} else {
 			fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
-				"usage: %s [--quick] [--sizes] [--race] [--json FILE]\n"
+				"usage: %s [--quick] [--sizes] [--race] [--papers] [--json FILE]\n"
 					"  network coding on the GPU: seeded encode and batch decode "
 					"against the device copy, XOR-stream and BMMA ceilings\n"
 					"  --sizes: instead, n = 128, B = 4 KiB: encode calls of "
@@ -357,6 +455,9 @@ int main(int argc, char **argv)
 					"decodes of 1024 and 4096 segments\n"
 					"  --race: instead, one small checked encode per shape "
 					"(for compute-sanitizer)\n"
+					"  --papers: instead, the seed papers' GPU rows (encode n "
+					"128/256/512 x B 128..32K, decode of 1..1024 segments) and "
+					"a table of their figures beside this run's\n"
 					"  exit: 0, 1 a check failed, 2 usage, 3 no GPU or a CUDA error\n",
 				argv[0]);
 			return strcmp(argv[i], "--help") ? 2 : 0;
@@ -404,7 +505,7 @@ int main(int argc, char **argv)
 		json_array_append_new(g_rows, json_pack("{s:s,s:f}", "case", "d2d_copy", "GBps", copy));
 		json_array_append_new(g_rows, json_pack("{s:s,s:f}", "case", "bmma_rate", "bitops_per_s", bmma));
 	}
-	// quick = -1 after --race or --sizes: none of the default rows.
+	// quick = -1 after --race, --sizes or --papers: none of the default rows.
 	if (race) { // small calls, one per shape, for the sanitizers
 		g_iters = 1;
 		for (int sh = 0; sh < gfec::nc_encode_shapes(); sh++)
@@ -420,6 +521,10 @@ int main(int argc, char **argv)
 			for (int mode = 0; mode < 3; mode++)
 				bench_decode(ctx, 128, 4096, nseg, mode, bmma, copy,
 					     prop.multiProcessorCount);
+		quick = -1;
+	}
+	if (paper) {
+		papers(ctx, bmma, copy, prop.multiProcessorCount);
 		quick = -1;
 	}
 	const uint32_t ns[] = { 128, 256, 512 };
