@@ -328,6 +328,12 @@ run_stripe(const uint32_t *op, const uint32_t *end, uint8_t *val, const uint8_t 
 	}
 }
 
+/* A block's unknown neighbours while peeling: how many, and the XOR of their ids, which is the
+ * last one's id once cnt is 1 (no scan of the block for it). */
+struct lt_peel {
+	uint32_t cnt, xs;
+};
+
 struct gfec_lt_decoder {
 	const struct gfec_lt_dist *d;
 	size_t B;
@@ -347,25 +353,24 @@ struct gfec_lt_decoder {
 				 on the inactivated ones, extend()); 0: none */
 	/* the last structural pass (check or solve) */
 	uint32_t *scount, *soff, *sadj; /* sources -> blocks (n + 1, n + 1, edges) */
-	uint32_t *cnt;	      /* per block: unknown neighbours left */
+	struct lt_peel *peel; /* per block: its unknown neighbours */
 	uint32_t *stack;      /* the ripple */
-	uint32_t *solver;     /* per source: the block that solved it, or inactivation id */
 	uint8_t *state;	      /* per source: 0 unknown, 1 solved, 2 inactivated */
 	uint8_t *used;	      /* per block: 1 if it solved a source */
 	uint32_t *order;      /* sources in the order they were solved */
 	uint32_t norder;
 	uint32_t *pos;	      /* per source: its slot in val, the solved in solving order (pos[order[o]]
-				 = o), then the inactivated by id (norder + id) */
+				 = o), then the inactivated by id (norder + id; while peeling: id) */
 	uint32_t *sched;      /* solve()'s payload work, in solving order: per solved source s, its
 				 block c, s, the popcount of its vec, np, ni, then the slots (pos) of
-				 c's np other solved and ni inactivated neighbours (nsched words in
-				 all) */
+				 c's np other solved neighbours and the ids of its ni inactivated
+				 ones (nsched words in all) */
 	size_t nsched, sched_cap;
 	uint32_t *inact;      /* inactivated sources, by id */
-	uint32_t *inact_at;   /* per id: sources solved before it was inactivated (norder then) */
 	uint32_t *pivots;     /* blocks whose rows became pivots, in order */
 	uint32_t npivots;
-	uint64_t *vec;	      /* n * W: each source as a combination of the inactivated ones */
+	uint64_t *vec;	      /* n * W: each source as a combination of the inactivated ones (while
+				 peeling, W grows with them: peel_one()) */
 	uint64_t *rows;	      /* k * W: the pivot rows, indexed by their lowest column */
 	uint64_t *comb;	      /* k * W, solve only: row j as a sum of the pivot blocks' equations
 				 (bit i: pivots[i]) */
@@ -393,15 +398,13 @@ int gfec_lt_decoder_create(const struct gfec_lt_dist *d, size_t B, struct gfec_l
 	dec->off = calloc(1, sizeof(uint32_t));
 	dec->scount = malloc(((size_t)n + 1) * sizeof(uint32_t));
 	dec->soff = malloc(((size_t)n + 1) * sizeof(uint32_t));
-	dec->solver = malloc((size_t)n * sizeof(uint32_t));
 	dec->state = malloc(n);
 	dec->order = malloc((size_t)n * sizeof(uint32_t));
 	dec->pos = malloc((size_t)n * sizeof(uint32_t));
 	dec->inact = malloc((size_t)n * sizeof(uint32_t));
-	dec->inact_at = malloc((size_t)n * sizeof(uint32_t));
 	dec->src = malloc((size_t)n * sizeof(*dec->src));
-	if (!dec->off || !dec->scount || !dec->soff || !dec->solver || !dec->state ||
-	    !dec->order || !dec->pos || !dec->inact || !dec->inact_at || !dec->src) {
+	if (!dec->off || !dec->scount || !dec->soff || !dec->state || !dec->order || !dec->pos ||
+	    !dec->inact || !dec->src) {
 		gfec_lt_decoder_free(dec);
 		return GFEC_E_NOMEM;
 	}
@@ -419,16 +422,14 @@ void gfec_lt_decoder_free(struct gfec_lt_decoder *dec)
 	free(dec->scount);
 	free(dec->soff);
 	free(dec->sadj);
-	free(dec->cnt);
+	free(dec->peel);
 	free(dec->stack);
-	free(dec->solver);
 	free(dec->state);
 	free(dec->used);
 	free(dec->order);
 	free(dec->pos);
 	free(dec->sched);
 	free(dec->inact);
-	free(dec->inact_at);
 	free(dec->pivots);
 	free(dec->vec);
 	free(dec->rows);
@@ -658,9 +659,76 @@ static int extend(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 }
 
 /*
+ * Widens vec's rows from @p Wo to @p W words (the inactivated sources have passed a multiple of
+ * 64), keeping the rows of the sources solved or inactivated so far: the others are written when
+ * their source is. Rows move from the last down, each to a place at or past its old one.
+ * @returns 0 or GFEC_E_NOMEM.
+ */
+static int vec_widen(struct gfec_lt_decoder *dec, uint32_t n, uint32_t Wo, uint32_t W)
+{
+	if (grow((void **)&dec->vec, &dec->vec_cap, (size_t)n * W, sizeof(uint64_t)))
+		return GFEC_E_NOMEM;
+	for (uint32_t s = n; s-- > 0;) {
+		uint64_t *v = dec->vec + (size_t)s * W;
+
+		if (dec->state[s] == 0)
+			continue;
+		memmove(v, dec->vec + (size_t)s * Wo, Wo * sizeof(uint64_t));
+		memset(v + Wo, 0, (W - Wo) * sizeof(uint64_t));
+	}
+	return 0;
+}
+
+/*
+ * Source @p s solved by block @p c, whose other neighbours are all solved or inactivated by now:
+ * its place in the solving order (and slot), its row of vec (W words: the sum of theirs), and its
+ * entry of solve()'s schedule, written here while c's neighbours are at hand instead of by a
+ * second walk over the solving blocks (the solved neighbours' slots from the front, the
+ * inactivated ids from the back: np + ni = deg - 1).
+ */
+static void peel_one(struct gfec_lt_decoder *dec, uint32_t c, uint32_t s, uint32_t W)
+{
+	const uint32_t *nb = dec->nb + dec->off[c], deg = dec->off[c + 1] - dec->off[c];
+	uint32_t *op = dec->sched + dec->nsched, *nbs = op + 5, np = 0, ni = 0, pop = 0;
+	uint64_t *restrict v = dec->vec + (size_t)s * W;
+
+	dec->state[s] = 1;
+	dec->used[c] = 1;
+	dec->pos[s] = dec->norder;
+	dec->order[dec->norder++] = s;
+	memset(v, 0, W * sizeof(uint64_t));
+	for (uint32_t e = 0; e < deg; e++) {
+		const uint32_t t = nb[e];
+
+		if (t == s)
+			continue;
+		if (dec->state[t] == 1) {
+			const uint64_t *restrict u = dec->vec + (size_t)t * W;
+
+			nbs[np++] = dec->pos[t];
+			for (uint32_t w = 0; w < W; w++)
+				v[w] ^= u[w];
+		} else {
+			const uint32_t id = dec->pos[t];
+
+			nbs[deg - 2 - ni++] = id;
+			v[id / 64] ^= 1ull << (id % 64);
+		}
+	}
+	for (uint32_t w = 0; w < W; w++)
+		pop += popcount64(v[w]);
+	op[0] = c;
+	op[1] = s;
+	op[2] = pop;
+	op[3] = np;
+	op[4] = ni;
+	dec->nsched += 5 + (size_t)np + ni;
+}
+
+/*
  * The structural pass over blocks 0..m-1: peeling with inactivation (or without), then the
  * inactivated sources' rows and a GF(2) elimination that picks k independent redundant blocks.
- * Fills order/solver/state/inact/vec/pivots and comb: with it, solve() reduces the rows to the
+ * Fills order/state/inact/vec/sched/pivots and comb: with it, solve() reduces the rows to the
  * identity on the bits alone, so that the payloads see each inactivated value computed once, as a
  * sum of the pivot blocks' right-hand sides. A pass that decodes is kept for the next solve of
  * the same blocks: a decoder that checks after each block solves without a second pass.
@@ -668,9 +736,10 @@ static int extend(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
  */
 static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 {
-	uint32_t n = dec->d->n, k = 0, sp = 0, W;
+	uint32_t n = dec->d->n, k = 0, sp = 0, W = 0;
 	size_t edges = dec->off[m];
 	const uint32_t *off = dec->off, *nb = dec->nb;
+	struct lt_peel *pl;
 	uint32_t scan = 0;
 
 	if (dec->ext_m && m > dec->ext_m && !flags)
@@ -685,13 +754,13 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		dec->deficit = n - m;
 		return 0;
 	}
-	/* per-block arrays (m) and the source -> block adjacency (edges) */
+	/* per-block arrays (m), the source -> block adjacency (edges), the schedule */
 	{
-		void *a = realloc(dec->cnt, (size_t)m * sizeof(uint32_t));
+		void *a = realloc(dec->peel, (size_t)m * sizeof(*dec->peel));
 
 		if (!a)
 			return GFEC_E_NOMEM;
-		dec->cnt = a;
+		dec->peel = a;
 		a = realloc(dec->stack, (size_t)m * sizeof(uint32_t));
 		if (!a)
 			return GFEC_E_NOMEM;
@@ -708,7 +777,12 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		if (!a)
 			return GFEC_E_NOMEM;
 		dec->sadj = a;
+		if (grow((void **)&dec->sched, &dec->sched_cap, edges + 5 * (size_t)n,
+			 sizeof(uint32_t)) ||
+		    grow((void **)&dec->vec, &dec->vec_cap, n, sizeof(uint64_t)))
+			return GFEC_E_NOMEM;
 	}
+	pl = dec->peel;
 	memset(dec->scount, 0, ((size_t)n + 1) * sizeof(uint32_t));
 	for (size_t e = 0; e < edges; e++)
 		dec->scount[nb[e]]++;
@@ -717,34 +791,33 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 		dec->soff[s + 1] = dec->soff[s] + dec->scount[s];
 	memcpy(dec->scount, dec->soff, (size_t)n * sizeof(uint32_t)); /* fill cursors */
 	for (uint32_t c = 0; c < m; c++) {
-		for (uint32_t e = off[c]; e < off[c + 1]; e++)
+		uint32_t xs = 0;
+
+		for (uint32_t e = off[c]; e < off[c + 1]; e++) {
 			dec->sadj[dec->scount[nb[e]]++] = c;
-		dec->cnt[c] = off[c + 1] - off[c];
+			xs ^= nb[e];
+		}
+		pl[c].cnt = off[c + 1] - off[c];
+		pl[c].xs = xs;
 		dec->used[c] = 0;
-		if (dec->cnt[c] == 1)
+		if (pl[c].cnt == 1)
 			dec->stack[sp++] = c;
 	}
 	memset(dec->state, 0, n);
+	dec->nsched = 0;
 
 	for (;;) {
 		while (sp) {
-			uint32_t c = dec->stack[--sp], s = UINT32_MAX;
+			const uint32_t c = dec->stack[--sp], s = pl[c].xs;
 
-			if (dec->cnt[c] != 1)
+			if (pl[c].cnt != 1)
 				continue; /* its last unknown was solved by another block */
-			for (uint32_t e = off[c]; e < off[c + 1]; e++)
-				if (dec->state[nb[e]] == 0) {
-					s = nb[e];
-					break;
-				}
-			dec->state[s] = 1;
-			dec->solver[s] = c;
-			dec->used[c] = 1;
-			dec->order[dec->norder++] = s;
+			peel_one(dec, c, s, W);
 			for (uint32_t e = dec->soff[s]; e < dec->soff[s + 1]; e++) {
-				uint32_t c2 = dec->sadj[e];
+				const uint32_t c2 = dec->sadj[e];
 
-				if (--dec->cnt[c2] == 1)
+				pl[c2].xs ^= s;
+				if (--pl[c2].cnt == 1)
 					dec->stack[sp++] = c2;
 			}
 		}
@@ -758,7 +831,7 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 			uint32_t best = UINT32_MAX, bc = 0, keep = UINT32_MAX, kdeg = UINT32_MAX;
 
 			for (uint32_t i = 0; i < m; i++) {
-				uint32_t c = (scan + i) % m, v = dec->cnt[c];
+				uint32_t c = (scan + i) % m, v = pl[c].cnt;
 
 				if (v >= 2 && v < best) {
 					best = v;
@@ -781,79 +854,37 @@ static int structure(struct gfec_lt_decoder *dec, uint32_t m, unsigned flags)
 			}
 			for (uint32_t e = off[bc]; e < off[bc + 1]; e++) {
 				uint32_t s = nb[e];
+				uint64_t *v;
 
 				if (dec->state[s] != 0 || s == keep)
 					continue;
+				if (k % 64 == 0) { /* inactivated id k needs a word more */
+					if (vec_widen(dec, n, W, W + 1))
+						return GFEC_E_NOMEM;
+					W++;
+				}
+				v = dec->vec + (size_t)s * W;
+				memset(v, 0, W * sizeof(uint64_t));
+				v[k / 64] = 1ull << (k % 64);
 				dec->state[s] = 2;
-				dec->solver[s] = k;
-				dec->inact_at[k] = dec->norder;
+				dec->pos[s] = k; /* its slot once the solved are counted */
 				dec->inact[k++] = s;
 				for (uint32_t f = dec->soff[s]; f < dec->soff[s + 1]; f++) {
-					uint32_t c2 = dec->sadj[f];
+					const uint32_t c2 = dec->sadj[f];
 
-					if (--dec->cnt[c2] == 1)
+					pl[c2].xs ^= s;
+					if (--pl[c2].cnt == 1)
 						dec->stack[sp++] = c2;
 				}
 			}
 		}
 	}
 	dec->kinact = k;
-
-	/* each source as a combination of the inactivated ones, and solve()'s schedule, in
-	 * solving order: both walk the solving blocks' neighbours, scattered over the edges, and
-	 * solve() then reads its twice (steps 1 and 4) in one sequential stream */
-	W = (k + 63) / 64;
-	if (grow((void **)&dec->vec, &dec->vec_cap, (size_t)n * (W ? W : 1), sizeof(uint64_t)) ||
-	    grow((void **)&dec->rows, &dec->rows_cap, (size_t)k * W, sizeof(uint64_t)) ||
-	    grow((void **)&dec->haspiv, &dec->k_cap, k, 1) ||
-	    grow((void **)&dec->sched, &dec->sched_cap, edges + 5 * (size_t)dec->norder,
-		 sizeof(uint32_t)))
-		return GFEC_E_NOMEM;
-	for (uint32_t i = 0; i < k; i++) {
-		uint64_t *v = dec->vec + (size_t)dec->inact[i] * W;
-
-		memset(v, 0, W * sizeof(uint64_t));
-		v[i / 64] = 1ull << (i % 64);
-	}
-	dec->nsched = 0;
-	for (uint32_t o = 0; o < dec->norder; o++)
-		dec->pos[dec->order[o]] = o;
 	for (uint32_t i = 0; i < k; i++)
 		dec->pos[dec->inact[i]] = dec->norder + i;
-	/* a source solved when kk sources were inactivated is a sum of those alone (its block's
-	 * other neighbours were all solved or inactivated before it): its row and those it sums
-	 * are zero from word Wk = (kk + 63) / 64 on, and the sums run over Wk words, not W */
-	for (uint32_t o = 0, kk = 0; o < dec->norder; o++) {
-		uint32_t s = dec->order[o], c = dec->solver[s], np = 0, ni = 0, pop = 0, Wk;
-		uint32_t *op = dec->sched + dec->nsched, *nbs = op + 5;
-		uint64_t *restrict v = dec->vec + (size_t)s * W; /* the u: other sources' */
-
-		while (kk < k && dec->inact_at[kk] <= o)
-			kk++;
-		Wk = (kk + 63) / 64;
-		memset(v, 0, W * sizeof(uint64_t));
-		for (uint32_t e = off[c]; e < off[c + 1]; e++) {
-			const uint64_t *restrict u = dec->vec + (size_t)nb[e] * W;
-
-			if (nb[e] == s)
-				continue;
-			if (dec->state[nb[e]] == 1)
-				nbs[np++] = dec->pos[nb[e]];
-			for (uint32_t w = 0; w < Wk; w++)
-				v[w] ^= u[w];
-		}
-		for (uint32_t e = off[c]; k && e < off[c + 1]; e++)
-			if (dec->state[nb[e]] == 2)
-				nbs[np + ni++] = dec->pos[nb[e]];
-		for (uint32_t w = 0; w < Wk; w++)
-			pop += popcount64(v[w]);
-		op[0] = c;
-		op[1] = s;
-		op[2] = pop;
-		op[3] = np;
-		op[4] = ni;
-		dec->nsched += 5 + (size_t)np + ni;
-	}
+	if (grow((void **)&dec->rows, &dec->rows_cap, (size_t)k * W, sizeof(uint64_t)) ||
+	    grow((void **)&dec->haspiv, &dec->k_cap, k, 1))
+		return GFEC_E_NOMEM;
 	if (k == 0) { /* peeling alone decoded */
 		dec->deficit = 0;
 		dec->ready_m = m;
@@ -1146,15 +1177,21 @@ int gfec_lt_decoder_solve(struct gfec_lt_decoder *dec, uint8_t *out, unsigned fl
 	/* 4: every solved source gets its inactivated part, by whichever sum is shorter: its
 	 * combination of inactivated values, or its solver block redone with final values */
 	for (const uint32_t *op = dec->sched, *end = op + dec->nsched; op < end;) {
-		const uint32_t c = op[0], s = op[1], pop = op[2], nn = op[3] + op[4];
+		const uint32_t c = op[0], s = op[1], pop = op[2], np = op[3], nn = np + op[4];
 
 		op += 5;
-		if (pop == 0)
+		if (pop == 0) {
 			rc = 0;
-		else if (pop < nn)
+		} else if (pop < nn) {
 			rc = emit(dec, dec->pos[s], dec->pos[s], NULL, pop, dec->vec + (size_t)s * W);
-		else
-			rc = emit(dec, dec->pos[s], LT_PAY_FLAG | c, op, nn, NULL);
+		} else {
+			uint32_t *list = dec->stack; /* the ripple is spent */
+
+			memcpy(list, op, (size_t)np * sizeof(uint32_t));
+			for (uint32_t i = np; i < nn; i++)
+				list[i] = dec->norder + op[i]; /* an inactivated id to its slot */
+			rc = emit(dec, dec->pos[s], LT_PAY_FLAG | c, list, nn, NULL);
+		}
 		if (rc < 0)
 			return rc;
 		op += nn;
