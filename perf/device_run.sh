@@ -10,14 +10,14 @@
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
 # ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu
-# fftgpu
+# fftgpu ncpapers
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
-	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu}
+	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu ncpapers}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -221,12 +221,17 @@ ncsizes() { # RLC encode (issue 12) by segments per call, n = 128, B = 4 KiB, an
 	./$b/perf/gfec-nc-gpu-bench --sizes --json "$log/nc_gpu_sizes.json"
 }
 nccpu() { # RLC on the CPU (issue 12), n = 128, B = 4 KiB: progressive decode on one thread against
-	# one raw ISA-L 128 x 128 product of the segment, encode on every thread against raw ISA-L; twice
+	# one raw ISA-L 128 x 128 product of the segment, encode on every thread against raw ISA-L; twice;
+	# then the papers' CPU table (encode on 1 and every thread, decode, n x n inversions)
 	local i
 	for i in 1 2; do
 		./$b/perf/gfec-nc-bench --reps 15 --threads 1 --segments 100 &&
 			./$b/perf/gfec-nc-bench --reps 15 --threads "$jobs" --segments 10
 	done
+	./$b/perf/gfec-nc-bench --papers --reps 9 --threads "$jobs" --segments 30
+}
+ncpapers() { # the seed papers' GPU rows (issue 12) and their figures beside ours, one table
+	./$b/perf/gfec-nc-gpu-bench --papers --json "$log/nc_gpu_papers.json"
 }
 ltdec() { # LT decode (issue 14), n = 10240, B = 1 KiB, one thread: three runs of ten
 	local i
@@ -297,6 +302,7 @@ step ltdec ltdec
 step nccpu nccpu
 step fft fft
 step fftgpu fftgpu
+step ncpapers ncpapers
 step gate gate
 step ncctx ncctx
 step w16q w16q
