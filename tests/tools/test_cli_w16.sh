@@ -6,7 +6,7 @@
 # (more chunks than GF(2^8) has); FILE.gfec records w, and decode, verify and info use it;
 # version 2 metadata (no w line) still reads as w=8; and every bad input is one line on stderr
 # with its documented exit code and nothing written: a w other than 8 or 16, k+m over the
-# field's limit, a technique w=16 lacks (and fft without w=16 or on the GPU), metadata
+# field's limit, a technique w=16 lacks (and fft without w=16 or with backend=hybrid), metadata
 # whose w is unknown or disagrees with its chunks, more chunk files than the process may open.
 #
 # usage: test_cli_w16.sh PATH/TO/gfec
@@ -101,7 +101,7 @@ echo "ok: -w 8 is the default; version 2 metadata reads as w=8"
 head -c 5000 /dev/urandom >h
 before=$(listing)
 for args in "-w 12" "-w 0" "-w 32" "-w x" "-w 016" "-w=16" "-k 300 -m 20" "-k 300 -m 20 -w 8" \
-	"-k 65000 -m 537 -w 16" "-t fft" "-w 16 -t fft --backend gpu" "-w 16 -t cauchy_good" \
+	"-k 65000 -m 537 -w 16" "-t fft" "-w 16 -t fft --backend hybrid" "-w 16 -t cauchy_good" \
 	"-w 16 -t reed_sol_van"; do
 	[[ $args == *-k* ]] || args="-k 4 -m 2 $args"
 	# shellcheck disable=SC2086
