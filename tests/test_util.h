@@ -72,6 +72,22 @@ static inline void tbuf_free(struct test_buf *b)
 	b->base = b->p = NULL;
 }
 
+/*
+ * n regions of len bytes, pointers into one block (a byte more, so that n * len = 0 allocates
+ * too). Free the returned array and *blk.
+ */
+static inline uint8_t **test_regions(size_t n, size_t len, uint8_t **blk)
+{
+	uint8_t **r = malloc(sizeof(*r) * n);
+
+	*blk = malloc(n * len + 1);
+	if (!r || !*blk)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		r[i] = *blk + i * len;
+	return r;
+}
+
 #define TEST_POISON 0xA5
 
 /*

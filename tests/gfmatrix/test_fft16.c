@@ -149,18 +149,6 @@ static void test_butterfly(void **state)
 	assert_int_equal(gfec_cpu_bfly16_run(NULL, 0, 3, 1, 2, NULL, NULL, NULL), GFEC_E_INVAL);
 }
 
-/* n regions of len bytes, pointers into one block */
-static uint8_t **regions(size_t n, size_t len, uint8_t **block)
-{
-	uint8_t **r = malloc(sizeof(*r) * n);
-
-	*block = malloc(n * len + 1);
-	assert_true(r && *block);
-	for (size_t i = 0; i < n; i++)
-		r[i] = *block + i * len;
-	return r;
-}
-
 static uint16_t sym(const uint8_t *p, size_t s)
 {
 	return (uint16_t)(p[2 * s] | p[2 * s + 1] << 8);
@@ -175,7 +163,8 @@ static void test_transform(void **state)
 		const unsigned n = 1u << logn;
 		const size_t nsym = (size_t)test_range(1, 40), len = 2 * nsym;
 		const unsigned beta = (unsigned)test_range(0, (65536 >> logn) - 1) << logn;
-		uint8_t *blk, *blk2, **d = regions(n, len, &blk), **d2 = regions(n, len, &blk2);
+		uint8_t *blk, *blk2, **d = test_regions(n, len, &blk),
+				     **d2 = test_regions(n, len, &blk2);
 		uint16_t *coef = malloc(2 * n), *val = malloc(2 * n);
 
 		test_fill(blk, n * len);
@@ -221,8 +210,8 @@ static void cw_make(struct cw *w, int k, int m, size_t len)
 	w->k = k;
 	w->m = m;
 	w->len = len;
-	w->data = regions((size_t)k, len, &w->dblk);
-	w->parity = regions((size_t)m, len, &w->pblk);
+	w->data = test_regions((size_t)k, len, &w->dblk);
+	w->parity = test_regions((size_t)m, len, &w->pblk);
 	test_fill(w->dblk, (size_t)k * len);
 	memset(w->pblk, TEST_POISON, (size_t)m * len);
 }
@@ -246,7 +235,7 @@ static void test_parity_base(void **state)
 		const enum gfec_fft16_layout lay = iter % 2 ? GFEC_FFT16_GENERAL : GFEC_FFT16_AUTO;
 		struct gfec_fft16_code *code;
 		struct cw w;
-		uint8_t *ref, **rp = regions((size_t)m, len, &ref);
+		uint8_t *ref, **rp = test_regions((size_t)m, len, &ref);
 
 		cw_make(&w, k, m, len);
 		if (iter % 4 == 3) /* NULL data: chunks of zeros, some whole groups of them */
@@ -275,7 +264,7 @@ static void lose_and_check(const struct gfec_fft16_code *code, const struct cw *
 	const int n = w->k + w->m;
 	const uint8_t **chunks = malloc(sizeof(*chunks) * n);
 	uint8_t **out = calloc((size_t)n, sizeof(*out)), *oblk;
-	uint8_t **ob = regions((size_t)(nl ? nl : 1), w->len, &oblk);
+	uint8_t **ob = test_regions((size_t)(nl ? nl : 1), w->len, &oblk);
 
 	assert_true(chunks && out);
 	for (int i = 0; i < n; i++)
@@ -397,7 +386,7 @@ static void test_slices(void **state)
 			const size_t len = 2 * (size_t)test_range(5000, 12000);
 			struct gfec_fft16_code *code;
 			struct cw w;
-			uint8_t *ref, **rp = regions((size_t)m, len, &ref);
+			uint8_t *ref, **rp = test_regions((size_t)m, len, &ref);
 			int lost[20];
 
 			cw_make(&w, k, m, len);

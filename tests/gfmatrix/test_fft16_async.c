@@ -187,18 +187,6 @@ static void check_call(struct fake *f)
 	f->syncs = f->allocs = f->frees = f->calls = 0;
 }
 
-/* n regions of len bytes in one block; *blk is what to free. */
-static uint8_t **regions(size_t n, size_t len, uint8_t **blk)
-{
-	uint8_t **r = malloc(sizeof(*r) * n);
-
-	*blk = malloc(n * len + 1);
-	assert_true(r && *blk);
-	for (size_t i = 0; i < n; i++)
-		r[i] = *blk + i * len;
-	return r;
-}
-
 /* A work hint: one 4 KiB slice, a few slices, or whole chunks. */
 static size_t pick_work(int iter, size_t nreg_max)
 {
@@ -223,8 +211,10 @@ static void test_encode_decode(void **state)
 		const struct gfec_fft16_ops ops = fake_ops(&f);
 		struct gfec_fft16_code *code;
 		uint8_t *dblk, *pblk, *rblk, *oblk;
-		uint8_t **data = regions((size_t)k, len, &dblk), **par = regions((size_t)m, len, &pblk);
-		uint8_t **ref = regions((size_t)m, len, &rblk), **ob = regions((size_t)m, len, &oblk);
+		uint8_t **data = test_regions((size_t)k, len, &dblk),
+			**par = test_regions((size_t)m, len, &pblk);
+		uint8_t **ref = test_regions((size_t)m, len, &rblk),
+			**ob = test_regions((size_t)m, len, &oblk);
 		const uint8_t **chunks = malloc(sizeof(*chunks) * (size_t)(k + m));
 		uint8_t **out = calloc((size_t)(k + m), sizeof(*out));
 		int nl = 0;
@@ -295,7 +285,7 @@ static void test_transform(void **state)
 		const unsigned beta = (unsigned)(n * (size_t)test_range(0, (int)(65536 / n) - 1));
 		struct fake f = { 0 };
 		const struct gfec_fft16_ops ops = fake_ops(&f);
-		uint8_t *blk, *want = malloc(n * len), **d = regions(n, len, &blk);
+		uint8_t *blk, *want = malloc(n * len), **d = test_regions(n, len, &blk);
 		uint16_t *coef = malloc(sizeof(uint16_t) * n), *val = malloc(sizeof(uint16_t) * n);
 
 		assert_true(want && coef && val);
@@ -326,7 +316,8 @@ static void test_failures(void **state)
 {
 	const int k = 300, m = 100;
 	const size_t len = 8192;
-	uint8_t *dblk, *pblk, **data = regions(k, len, &dblk), **par = regions(m, len, &pblk);
+	uint8_t *dblk, *pblk, **data = test_regions(k, len, &dblk),
+			      **par = test_regions(m, len, &pblk);
 	uint8_t *lost = malloc(len);
 	const uint8_t **chunks = malloc(sizeof(*chunks) * (k + m));
 	uint8_t **out = calloc(k + m, sizeof(*out));
