@@ -38,6 +38,7 @@
 #include "fft16.h"
 #include "gemm.h"
 #include "gf16.h"
+#include "xorshift64.h"
 
 using namespace gfec;
 
@@ -51,19 +52,7 @@ static int failures;
 		}                                                                                  \
 	} while (0)
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd()
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
-}
-
-static int range(int lo, int hi)
-{
-	return lo + (int)(rnd() % (uint64_t)(hi - lo + 1));
-}
+static Xorshift64Star rnd{0x9e3779b97f4a7c15ull};
 
 static void garbage(uint32_t *w, size_t n)
 {
@@ -247,9 +236,9 @@ struct Regions {
 		size_t total = 64;
 
 		for (int i = 0; i < nreg; i++) {
-			total = (total + 15) / 16 * 16 + (aligned ? 0 : (size_t)range(1, 15));
+			total = (total + 15) / 16 * 16 + (aligned ? 0 : (size_t)rnd.range(1, 15));
 			at[i] = total;
-			total += len + (size_t)range(0, 40);
+			total += len + (size_t)rnd.range(0, 40);
 		}
 		pool.resize(total + 64);
 		for (size_t i = 0; i < pool.size(); i++)
@@ -276,15 +265,15 @@ static bool sums_list(const Regions &a, int nops, int run, bool uneven, uint8_t 
 	bool fits = true;
 
 	while (p < nops) {
-		int len = !uneven		       ? run
-			  : nops > 1000 || range(0, 30) ? range(1, kB16SumsMax)
-							: kB16SumsMax + range(1, 2);
+		int len = !uneven			    ? run
+			  : nops > 1000 || rnd.range(0, 30) ? rnd.range(1, kB16SumsMax)
+							    : kB16SumsMax + rnd.range(1, 2);
 
 		if (len > nops - p)
 			len = nops - p;
 		fits = fits && len <= kB16SumsMax;
 		for (int i = 0; i < len; i++, p++) {
-			x[p] = a.r[ny + range(0, nreg - ny - 1)];
+			x[p] = a.r[ny + rnd.range(0, nreg - ny - 1)];
 			y[p] = a.r[g];
 		}
 		g++;
@@ -300,24 +289,26 @@ static void one_list(Shape shape, int kind, int nops, size_t len, bool aligned, 
 		     int run = 0)
 {
 	const bool sum = shape == kSums || shape == kSumsUneven;
-	const int nreg = shape == kDisjoint || sum ? 2 * nops : shape == kOrdered ? range(2, 9) : nops;
+	const int nreg = shape == kDisjoint || sum ? 2 * nops
+			 : shape == kOrdered	   ? rnd.range(2, 9)
+						   : nops;
 	Regions a(nreg, len, aligned);
 	std::vector<uint8_t *> x(nops), y(nops);
 	std::vector<uint16_t> c(nops);
 	int flags = 0, want_unit = 0;
 
 	for (int p = 0; p < nops; p++)
-		c[p] = range(0, 4) == 0 ? 0 : range(0, 4) == 0 ? 1 : (uint16_t)rnd();
+		c[p] = rnd.range(0, 4) == 0 ? 0 : rnd.range(0, 4) == 0 ? 1 : (uint16_t)rnd();
 	if (sum) {
-		const bool fits = sums_list(a, nops, run ? run : range(1, kB16SumsMax),
+		const bool fits = sums_list(a, nops, run ? run : rnd.range(1, kB16SumsMax),
 					    shape == kSumsUneven, x.data(), y.data());
-		const bool one_c = range(0, 7) == 0; // a product: not a sum, so in order
+		const bool one_c = rnd.range(0, 7) == 0; // a product: not a sum, so in order
 
 		flags = GFEC_BFLY_SUMS;
 		for (int p = 0; p < nops; p++)
 			c[p] = 0;
 		if (one_c)
-			c[range(0, nops - 1)] = (uint16_t)range(1, 65535);
+			c[rnd.range(0, nops - 1)] = (uint16_t)rnd.range(1, 65535);
 		want_unit = fits && !one_c ? kSumsKernel : 0;
 	} else if (shape == kDisjoint) {
 		flags = GFEC_BFLY_DISJOINT;
@@ -325,17 +316,18 @@ static void one_list(Shape shape, int kind, int nops, size_t len, bool aligned, 
 		for (int p = 0; p < nops; p++) {
 			x[p] = a.r[2 * p];
 			y[p] = a.r[2 * p + 1];
-			if (kind == GFEC_BFLY_MUL && range(0, 3) == 0)
+			if (kind == GFEC_BFLY_MUL && rnd.range(0, 3) == 0)
 				y[p] = x[p]; // in place
-			else if (kind == GFEC_BFLY_MUL && p && range(0, 3) == 0)
+			else if (kind == GFEC_BFLY_MUL && p && rnd.range(0, 3) == 0)
 				y[p] = y[p - 1]; // one source read by two ops
 		}
 	} else if (shape == kOrdered) {
 		for (int p = 0; p < nops; p++) {
-			const int i = range(0, nreg - 1), j = (i + range(1, nreg - 1)) % nreg;
+			const int i = rnd.range(0, nreg - 1),
+				  j = (i + rnd.range(1, nreg - 1)) % nreg;
 
 			x[p] = a.r[i];
-			y[p] = kind == GFEC_BFLY_MUL && range(0, 4) == 0 ? a.r[i] : a.r[j];
+			y[p] = kind == GFEC_BFLY_MUL && rnd.range(0, 4) == 0 ? a.r[i] : a.r[j];
 		}
 	} else {
 		flags = GFEC_BFLY_GROUP4;
@@ -406,12 +398,13 @@ static void test_lists()
 		const Shape shape = (Shape)(iter % 7);
 		const bool sum = shape == kSums || shape == kSumsUneven;
 		const int kind = shape == kGroupFwd || sum ? GFEC_BFLY_FWD
-				 : shape == kGroupInv	    ? GFEC_BFLY_INV
-							    : range(0, 2);
-		const int nops = shape == kDisjoint || shape == kOrdered ? range(1, 40)
-				 : sum					 ? range(1, 120)
-									 : 4 * range(1, 10);
-		const size_t len = 2 * (size_t)(iter % 7 ? range(1, 300) : range(1000, 12000));
+				 : shape == kGroupInv	   ? GFEC_BFLY_INV
+							   : rnd.range(0, 2);
+		const int nops = shape == kDisjoint || shape == kOrdered ? rnd.range(1, 40)
+				 : sum					 ? rnd.range(1, 120)
+									 : 4 * rnd.range(1, 10);
+		const size_t len =
+		    2 * (size_t)(iter % 7 ? rnd.range(1, 300) : rnd.range(1000, 12000));
 
 		one_list(shape, kind, nops, len, iter % 3 != 0, sms[iter % 3]);
 	}
@@ -447,7 +440,7 @@ static void test_decode()
 
 	for (const auto &sh : shapes) {
 		const int k = sh[0], m = sh[1], n = k + m;
-		const size_t len = 2 * (size_t)range(1, 40);
+		const size_t len = 2 * (size_t)rnd.range(1, 40);
 		struct gfec_fft16_code *code = NULL;
 		const struct gfec_fft16_ops ops = { emulated_bfly, NULL, NULL, NULL, 0, NULL, 1 };
 		std::vector<uint8_t> buf((size_t)(n + 2 * m) * len);
@@ -464,7 +457,8 @@ static void test_decode()
 			continue;
 		CHECK(gfec_fft16_encode(code, NULL, len, (const uint8_t *const *)chunk.data(),
 					chunk.data() + k) == 0);
-		for (int i = range(0, n - 1); (int)lost.size() < m; i = (i + range(1, 3)) % n)
+		for (int i = rnd.range(0, n - 1); (int)lost.size() < m;
+		     i = (i + rnd.range(1, 3)) % n)
 			if (ch[i]) {
 				ch[i] = nullptr;
 				out[i] = buf.data() + (size_t)(n + lost.size()) * len;
@@ -486,8 +480,9 @@ static void test_decode()
 static void test_grid()
 {
 	for (int i = 0; i < 100000; i++) {
-		const size_t groups = (size_t)range(1, 20000), len = 2 * (size_t)range(1, 1 << 24);
-		const int sms = range(1, 200);
+		const size_t groups = (size_t)rnd.range(1, 20000),
+			     len = 2 * (size_t)rnd.range(1, 1 << 24);
+		const int sms = rnd.range(1, 200);
 		unsigned pieces;
 		size_t span;
 

@@ -40,17 +40,11 @@
 #include "gemm_bmma.cuh"
 #include "gf8.h"
 #include "mma_emulate.h"
+#include "xorshift64.h"
 
 using namespace gfec;
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd()
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
-}
+static Xorshift64Star rnd{0x9e3779b97f4a7c15ull};
 
 static uint8_t gf_mul_ref(uint8_t a, uint8_t b)
 {

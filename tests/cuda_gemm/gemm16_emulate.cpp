@@ -31,22 +31,11 @@
 #include "gemm16_bmma.cuh"
 #include "gf16.h"
 #include "mma_emulate.h"
+#include "xorshift64.h"
 
 using namespace gfec;
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t rnd()
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
-}
-
-static int range(int lo, int hi)
-{
-	return lo + (int)(rnd() % (uint64_t)(hi - lo + 1));
-}
+static Xorshift64Star rnd{0x2545f4914f6cdd1dull};
 
 /* The table as g16_expand builds it: one uint4 per index, decoded the kernel's way. */
 static std::vector<U4> expand(const uint16_t *a, int rows, int cols, int wr)
@@ -348,19 +337,21 @@ int main()
 	one<4, 2, 4, 3>(200, 1000, 1, 64, -1, 3, 128, 1);
 	one<4, 2, 4, 3>(200, 1000, 1, 32, -1, 1, 5, 1); // split K: 13 slabs
 	one<4, 2, 4, 3>(200, 1000, 1, 96, 999, 1, 128, 1);
-	one<4, 2, 4, 3>(37, 300, 2, 2 * (size_t)range(300, 600), -1, 3, 7, 3);
+	one<4, 2, 4, 3>(37, 300, 2, 2 * (size_t)rnd.range(300, 600), -1, 3, 7, 3);
 	for (int rep = 0; rep < 6; rep++) {
-		const int rows = range(1, 300), cols = range(1, 300), ns = range(1, 3);
-		const int col = rep % 3 == 0 ? range(0, cols - 1) : -1;
-		const int c2 = range(1, 70);
+		const int rows = rnd.range(1, 300), cols = rnd.range(1, 300), ns = rnd.range(1, 3);
+		const int col = rep % 3 == 0 ? rnd.range(0, cols - 1) : -1;
+		const int c2 = rnd.range(1, 70);
 
-		one<4, 2, 4, 3>(rows, cols, ns, 2 * (size_t)range(1, 100), col, range(1, 4),
-				range(1, 20), 1);
+		one<4, 2, 4, 3>(rows, cols, ns, 2 * (size_t)rnd.range(1, 100), col, rnd.range(1, 4),
+				rnd.range(1, 20), 1);
 		// Smaller tiles: several position tiles per stripe, grouped and split along K.
-		one<1, 2, 1, 2>(range(1, 40), range(1, 70), ns, 2 * (size_t)range(1, 300), -1,
-				range(1, 4), range(1, 5), (size_t)range(1, 6));
-		one<2, 1, 2, 4>(range(1, 40), c2, ns, 2 * (size_t)range(1, 300),
-				rep % 2 ? range(0, c2 - 1) : -1, 1, range(1, 5), (size_t)range(1, 6));
+		one<1, 2, 1, 2>(rnd.range(1, 40), rnd.range(1, 70), ns,
+				2 * (size_t)rnd.range(1, 300), -1, rnd.range(1, 4), rnd.range(1, 5),
+				(size_t)rnd.range(1, 6));
+		one<2, 1, 2, 4>(rnd.range(1, 40), c2, ns, 2 * (size_t)rnd.range(1, 300),
+				rep % 2 ? rnd.range(0, c2 - 1) : -1, 1, rnd.range(1, 5),
+				(size_t)rnd.range(1, 6));
 	}
 	if (failures) {
 		printf("%d failed\n", failures);
