@@ -37,17 +37,8 @@
 #include "gf16.h"
 #include "gfec_gpu.h"
 #include "matrix.h"
+#include "perf_gpu_util.h"
 #include "perf_util.h"
-
-#define CK(call)                                                                                   \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-				cudaGetErrorString(e_));                                           \
-			exit(2);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 #define GK(call)                                                                                   \
 	do {                                                                                       \
@@ -63,29 +54,7 @@ static int g_iters = 5;
 static const struct gfec_backend_ops *ops;
 static void *ctx;
 
-static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint64_t rnd()
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
-}
-
-template <class F> static double median_s(F f, int iters)
-{
-	std::vector<double> t;
-
-	f(); // warm-up
-	for (int i = 0; i < iters; i++) {
-		const double t0 = perf_now();
-
-		f();
-		t.push_back(perf_now() - t0);
-	}
-	std::sort(t.begin(), t.end());
-	return t[t.size() / 2];
-}
+static PerfRng rnd{0x243f6a8885a308d3ull};
 
 // Register-only BMMA loop: every warp issues iters x 8 independent mma.sync .b1.
 __global__ void bmma_peak(int iters, int *sink)

@@ -26,19 +26,10 @@
 #include "kernel/gemm_nibble.cuh"
 #include "gf8.h"
 #include "matrix.h"
+#include "perf_gpu_util.h"
 #include "perf_util.h"
 
 using namespace gfec;
-
-#define CK(call)                                                                                   \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-				cudaGetErrorString(e_));                                           \
-			exit(2);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static int g_warm = 2, g_iters = 10;
 static json_t *g_rows; /* --json: one object per measured case */
@@ -46,14 +37,7 @@ static int g_sms;
 static size_t g_smem_optin;
 static uint8_t *g_logexp;
 
-static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint64_t rnd()
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
-}
+static PerfRng rnd{0x243f6a8885a308d3ull};
 
 /* A batch of stripes in one device allocation: chunk c of stripe s at base + (s*n + c)*pitch + skew. */
 struct Batch {
