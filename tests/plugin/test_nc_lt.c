@@ -251,6 +251,59 @@ static void test_repeat(void **state)
 }
 
 /*
+ * The seen seeds' table past the room it is made with (nc_lt.c sizes it for about n + n/16 + 16
+ * blocks): at n = 2, 200 blocks that all name source 0 alone are each new, never complete, and
+ * grow the table by several doublings; every one of them is then a repeat, and a block naming
+ * source 1 completes the segment.
+ */
+static void test_seen_grows(void **state)
+{
+	const uint32_t n = 2, B = 8, many = 200;
+	gfec_nc *nc = mk_lt(n, B, 1);
+	const size_t bytes = gfec_nc_block_bytes(nc, GFEC_NC_KIND_SEED);
+	uint8_t seg[2 * 8], out[2 * 8], *blk = malloc(many * bytes), last[64];
+	struct gfec_nc_segment sg = { .id = 9, .data = seg };
+	struct gfec_nc_decoder_stats st;
+	struct gfec_lt_dist *dist;
+	gfec_nc_decoder *d = NULL;
+	uint32_t idx[2], seed = 0, other = UINT32_MAX;
+
+	(void)state;
+	assert_non_null(blk);
+	assert_true(bytes <= sizeof(last));
+	test_fill(seg, sizeof(seg));
+	assert_int_equal(gfec_lt_dist_create(n, GFEC_LT_DEFAULT_C, GFEC_LT_DEFAULT_DELTA, &dist), 0);
+	assert_int_equal(gfec_nc_decoder_create(nc, 9, &d), 0);
+	for (uint32_t j = 0; j < many; seed++) {
+		uint32_t deg = gfec_lt_block(dist, seed, idx);
+
+		if (deg != 1 || idx[0] != 0) {
+			if (other == UINT32_MAX)
+				other = seed;
+			continue;
+		}
+		assert_int_equal(gfec_nc_encode(nc, &sg, 1, seed, 1, blk + j * bytes, bytes), 0);
+		assert_int_equal(gfec_nc_decoder_add(d, blk + j * bytes, bytes), GFEC_NC_INNOVATIVE);
+		j++;
+	}
+	assert_true(other != UINT32_MAX);
+	for (uint32_t j = 0; j < many; j++)
+		assert_int_equal(gfec_nc_decoder_add(d, blk + j * bytes, bytes), GFEC_NC_DEPENDENT);
+	assert_int_equal(gfec_nc_decoder_read(d, out, sizeof(out)), GFEC_E_TOOFEW);
+	assert_int_equal(gfec_nc_encode(nc, &sg, 1, other, 1, last, bytes), 0);
+	assert_int_equal(gfec_nc_decoder_add(d, last, bytes), GFEC_NC_COMPLETE);
+	assert_int_equal(gfec_nc_decoder_read(d, out, sizeof(out)), 0);
+	assert_memory_equal(out, seg, sizeof(seg));
+	gfec_nc_decoder_stats(d, &st);
+	assert_true(st.received == 2 * many + 1 && st.innovative == many + 1 &&
+		    st.dependent == many && st.refused == 0);
+	gfec_nc_decoder_free(d);
+	gfec_lt_dist_free(dist);
+	gfec_nc_free(nc);
+	free(blk);
+}
+
+/*
  * Decoders one after another on one code: a freed decoder's memory is kept for the next one made
  * (nc_lt.c), which must start empty. A decoder freed half-way through segment 1 is followed by
  * one on segment 2 while a third, made with nothing kept, decodes segment 1; each gets its own
@@ -567,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_repeat),
 		cmocka_unit_test(test_bad_blocks), cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_batch),	  cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_seen_grows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
