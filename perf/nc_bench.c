@@ -216,6 +216,22 @@ out:
 }
 
 /*
+ * Seconds one @p invert of @p a (n x n, copied into the scratch @p w first, untimed) into @p out
+ * takes; -1 where it finds @p a singular.
+ */
+static double time_invert(int (*invert)(uint8_t *, uint8_t *, int), const uint8_t *a, uint8_t *w,
+			  uint8_t *out, int n)
+{
+	double t0;
+
+	memcpy(w, a, (size_t)n * n);
+	t0 = now();
+	if (invert(w, out, n))
+		return -1;
+	return now() - t0;
+}
+
+/*
  * --papers: gfec_matrix_invert() of a random n x n matrix over GF(2^8) on this thread, the median
  * of @p reps (wall clock, in ms; @p t holds reps times), each inverse checked (A x A^-1 = I);
  * ISA-L's gf_invert_matrix() of the same matrix is printed beside it for reference. A singular
@@ -239,24 +255,18 @@ static double invert_ms(int n, unsigned long long reps, double *t, double *ti)
 		seed += (uint32_t)n;
 	}
 	for (unsigned long long r = 0; r < reps; r++) {
-		double t0;
-
-		memcpy(w, a, nn);
-		t0 = now();
-		if (gfec_matrix_invert(w, inv, n))
+		t[r] = time_invert(gfec_matrix_invert, a, w, inv, n);
+		if (t[r] < 0)
 			goto out;
-		t[r] = now() - t0;
 		gfec_matrix_mul(a, inv, prod, n, n, n);
 		for (size_t i = 0; i < nn; i++)
 			if (prod[i] != (i / n == i % n)) {
 				fprintf(stderr, "gfec-nc-bench: inverse n=%d wrong\n", n);
 				goto out;
 			}
-		memcpy(w, a, nn);
-		t0 = now();
-		if (gf_invert_matrix(w, prod, n))
+		ti[r] = time_invert(gf_invert_matrix, a, w, prod, n);
+		if (ti[r] < 0)
 			goto out;
-		ti[r] = now() - t0;
 	}
 	ms = median(t, (int)reps) * 1e3;
 	printf("invert n=%d threads=1: gfec_matrix_invert %.3f ms, ISA-L gf_invert_matrix %.3f ms "
