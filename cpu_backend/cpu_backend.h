@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "gemm.h"
 #include "gfec/gfec_limits.h"
@@ -21,6 +22,29 @@ extern "C" {
 
 /** The CPU backend's table of operations (every entry is implemented). */
 const struct gfec_backend_ops *gfec_cpu_backend(void);
+
+/**
+ * @p size bytes on a 64-byte boundary, freed by free(); NULL without memory. For what a kernel
+ * reads on every call (a plan's tables, GFNI matrices, coefficients): plain malloc's 16-byte
+ * alignment lets every other 32-byte table of a plan straddle two cache lines, and where the heap
+ * put them moved the RLC eager decode by 10-20% on the development VM
+ * (perf/results/dev-epyc-zen3-2core/plan_align.txt).
+ */
+static inline void *gfec_cpu_table_alloc(size_t size)
+{
+	void *p;
+
+	return posix_memalign(&p, 64, size ? size : 1) ? NULL : p;
+}
+
+/** Most arrays gfec_cpu_plan_arrays() reports. */
+#define GFEC_CPU_PLAN_ARRAYS 7
+
+/**
+ * The arrays a plan of gfec_cpu_backend() holds (its coefficients, tables, matrices or Cauchy
+ * form), into out[] (GFEC_CPU_PLAN_ARRAYS entries): how many. The tests check their alignment.
+ */
+int gfec_cpu_plan_arrays(const void *plan, const void **out);
 
 /**
  * Reference GF(2^8) product, one byte at a time through the product table:
