@@ -154,7 +154,7 @@ __attribute__((target("avx2"))) void gfec_cpu_gemm_avx2(size_t len, int cols, in
 void gfec_cpu_avx2_apply(size_t len, int cols, int rows, const uint8_t *tbls, int col,
 			 const uint8_t *const *src, uint8_t *const *dst)
 {
-	_Alignas(64) uint8_t column[GFEC_MAX_CHUNKS * 32]; /* as a plan's tables are */
+	uint8_t column[GFEC_MAX_CHUNKS * 32];
 
 	if (col < 0) {
 		gfec_cpu_gemm_avx2(len, cols, rows, tbls, src, dst, 0);

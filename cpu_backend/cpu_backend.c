@@ -48,7 +48,6 @@ struct cpu_ctx {
 	struct gfec_cpu_pool *pool; /* NULL when running on one thread */
 };
 
-/* Every array of a plan is on a 64-byte boundary (gfec_cpu_table_alloc). */
 struct cpu_plan {
 	int rows, cols;
 	uint8_t *a;	/* rows x cols */
@@ -151,7 +150,7 @@ static int gf16_form_short(size_t n, const struct cpu_plan *p, const uint8_t *co
 static void gf16_update_rows(size_t n, int col, const struct cpu_plan *p, int r0, int nr,
 			     const uint8_t *src, uint8_t *const *dst)
 {
-	_Alignas(64) uint8_t tcol[GFEC_MAX_CHUNKS * GFEC_CPU_GF16_TABLE];
+	uint8_t tcol[GFEC_MAX_CHUNKS * GFEC_CPU_GF16_TABLE];
 	uint16_t acol[GFEC_MAX_CHUNKS];
 
 	for (int i = 0; i < nr; i++) {
@@ -196,7 +195,7 @@ static int gf16_gemm(size_t n, const struct cpu_plan *p, const uint8_t *const *s
 			return GFEC_E_NOMEM;
 	}
 	if (p->avx2)
-		t = gfec_cpu_table_alloc(nr * row_tables);
+		t = malloc(nr * row_tables);
 	for (size_t r0 = 0; r0 < (size_t)p->rows; r0 += nr) {
 		const int r = (int)((size_t)p->rows - r0 < nr ? (size_t)p->rows - r0 : nr);
 		const uint16_t *a = p->a16 ? p->a16 + r0 * (size_t)p->cols : rows;
@@ -462,19 +461,6 @@ static void cpu_plan_free(void *ctx, void *plan)
 	free(p);
 }
 
-int gfec_cpu_plan_arrays(const void *plan, const void **out)
-{
-	const struct cpu_plan *p = plan;
-	const void *all[GFEC_CPU_PLAN_ARRAYS] = { p->a, p->tbls, p->mats, p->bits,
-						  p->a16, p->form, p->tbl16 };
-	int n = 0;
-
-	for (int i = 0; i < GFEC_CPU_PLAN_ARRAYS; i++)
-		if (all[i])
-			out[n++] = all[i];
-	return n;
-}
-
 /* A Cauchy form is usable when its scalars are nonzero and its row and column points disjoint. */
 static int form_ok(const struct gfec_gemm_matrix *a)
 {
@@ -518,7 +504,7 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 
 		p->avx2 = c->path != GFEC_CPU_BASE && gfec_cpu_avx2_supported();
 		if (!a->a) { /* Cauchy form: its rows are made per slice */
-			p->form = gfec_cpu_table_alloc(2 * (rs + cs));
+			p->form = malloc(2 * (rs + cs));
 			if (!p->form) {
 				cpu_plan_free(ctx, p);
 				return GFEC_E_NOMEM;
@@ -537,8 +523,8 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 			*out = p;
 			return 0;
 		}
-		p->a16 = gfec_cpu_table_alloc(sizeof(uint16_t) * n);
-		p->tbl16 = p->avx2 && tables ? gfec_cpu_table_alloc(GFEC_CPU_GF16_TABLE * n) : NULL;
+		p->a16 = malloc(sizeof(uint16_t) * n);
+		p->tbl16 = p->avx2 && tables ? malloc(GFEC_CPU_GF16_TABLE * n) : NULL;
 		if (!p->a16 || (p->avx2 && tables && !p->tbl16)) {
 			cpu_plan_free(ctx, p);
 			return GFEC_E_NOMEM;
@@ -549,13 +535,13 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **o
 		*out = p;
 		return 0;
 	}
-	p->a = gfec_cpu_table_alloc(n);
+	p->a = malloc(n);
 	if (p->packetsize)
-		p->bits = gfec_cpu_table_alloc(64 * n);
+		p->bits = malloc(64 * n);
 	else if (gfni)
-		p->mats = gfec_cpu_table_alloc(sizeof(*p->mats) * n);
+		p->mats = malloc(sizeof(*p->mats) * n);
 	else
-		p->tbls = gfec_cpu_table_alloc(32 * n);
+		p->tbls = malloc(32 * n);
 	if (!p->a || (!p->bits && !p->tbls && !p->mats)) {
 		cpu_plan_free(ctx, p);
 		return GFEC_E_NOMEM;

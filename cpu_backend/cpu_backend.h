@@ -11,7 +11,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "gemm.h"
 #include "gfec/gfec_limits.h"
@@ -22,29 +21,6 @@ extern "C" {
 
 /** The CPU backend's table of operations (every entry is implemented). */
 const struct gfec_backend_ops *gfec_cpu_backend(void);
-
-/**
- * @p size bytes on a 64-byte boundary, freed by free(); NULL without memory. For what a kernel
- * reads on every call (a plan's tables, GFNI matrices, coefficients): plain malloc's 16-byte
- * alignment lets every other 32-byte table of a plan straddle two cache lines; aligned, the RLC
- * eager decode (n = 128, B = 4 KiB) ran 13-15% faster on one thread on the development VM
- * (perf/results/dev-epyc-zen3-2core/plan_align.txt).
- */
-static inline void *gfec_cpu_table_alloc(size_t size)
-{
-	void *p;
-
-	return posix_memalign(&p, 64, size ? size : 1) ? NULL : p;
-}
-
-/** Most arrays gfec_cpu_plan_arrays() reports. */
-#define GFEC_CPU_PLAN_ARRAYS 7
-
-/**
- * The arrays a plan of gfec_cpu_backend() holds (its coefficients, tables, matrices or Cauchy
- * form), into out[] (GFEC_CPU_PLAN_ARRAYS entries): how many. The tests check their alignment.
- */
-int gfec_cpu_plan_arrays(const void *plan, const void **out);
 
 /**
  * Reference GF(2^8) product, one byte at a time through the product table:

@@ -277,7 +277,7 @@ void gfec_cpu_gfni_apply(enum gfec_cpu_path path, size_t len, int cols, int rows
 			 const uint64_t *mat, int col, int mode, const uint8_t *const *src,
 			 uint8_t *const *dst)
 {
-	_Alignas(64) uint64_t column[GFEC_MAX_CHUNKS]; /* as a plan's matrices are */
+	uint64_t column[GFEC_MAX_CHUNKS];
 
 	/* An update applies one column: its matrices, gathered, as a rows x 1 product into dst. */
 	if (col >= 0) {

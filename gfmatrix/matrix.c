@@ -482,7 +482,7 @@ static int mul16_rows(const struct mul16 *j, int r0, int nr)
 				     j->dst + r0, 0);
 		return 0;
 	}
-	t = gfec_cpu_table_alloc((size_t)MUL16_ROWS * j->cols * GFEC_CPU_GF16_TABLE);
+	t = malloc((size_t)MUL16_ROWS * j->cols * GFEC_CPU_GF16_TABLE);
 	if (!t)
 		return GFEC_E_NOMEM;
 	for (int r = r0; !ret && r < r0 + nr; r += MUL16_ROWS) {
@@ -546,8 +546,7 @@ static int invert16(const uint16_t *in, uint16_t *out, size_t n)
 	const size_t len = (n + 1 + 31) / 32 * 64, w2 = 2 * n + 32;
 	const int simd = gfec_cpu_avx2_supported();
 	uint16_t *aug = malloc(sizeof(*aug) * n * w2), **rows = malloc(sizeof(*rows) * n);
-	uint8_t **dst = malloc(sizeof(*dst) * n);
-	uint8_t *tbl = gfec_cpu_table_alloc(n * GFEC_CPU_GF16_TABLE);
+	uint8_t **dst = malloc(sizeof(*dst) * n), *tbl = malloc(n * GFEC_CPU_GF16_TABLE);
 	uint16_t *f = malloc(sizeof(*f) * n);
 	size_t *orig = malloc(sizeof(*orig) * n); /* orig[r]: A's row now at rows[r] */
 	int ret = 0;

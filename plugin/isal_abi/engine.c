@@ -203,11 +203,11 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **p
 		return GFEC_E_NOMEM;
 	m->k = k;
 	m->rows = rows;
-	m->coef = gfec_cpu_table_alloc(n); /* 64-byte aligned, as the codec's plans */
+	m->coef = malloc(n);
 	if (r || avx2)
-		m->tbls = gfec_cpu_table_alloc(32 * n);
+		m->tbls = malloc(32 * n);
 	if (gfni)
-		m->mats = gfec_cpu_table_alloc(sizeof(*m->mats) * n);
+		m->mats = malloc(sizeof(*m->mats) * n);
 	if (!m->coef || ((r || avx2) && !m->tbls) || (gfni && !m->mats)) {
 		cpu_plan_free(ctx, m);
 		return GFEC_E_NOMEM;

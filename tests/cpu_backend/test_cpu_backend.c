@@ -215,61 +215,6 @@ static void test_bitmatrix_matches_jerasure(void **state)
 	}
 }
 
-/*
- * Every array of every kind of plan (w = 8 tables, GFNI matrices, CRS bitmatrix, w = 16 tables
- * and Cauchy form) starts on a 64-byte boundary, on each path this CPU runs: random shapes, so
- * that plain malloc's 16-byte alignment would miss in most of them.
- */
-static void test_plan_alignment(void **state)
-{
-	static const char *const paths[] = { "isal", "base", "avx2", "gfni256", "gfni512" };
-	const struct gfec_backend_ops *ops = gfec_cpu_backend();
-	uint8_t a[2 * MAXN * MAXN];
-	uint16_t cx[MAXN], cr[MAXN], cy[MAXN], cc[MAXN];
-
-	(void)state;
-	for (int i = 0; i < MAXN; i++) {
-		cx[i] = (uint16_t)i, cr[i] = (uint16_t)(i + 1);
-		cy[i] = (uint16_t)(MAXN + i), cc[i] = (uint16_t)(2 * i + 1);
-	}
-	for (size_t pi = 0; pi < sizeof(paths) / sizeof(paths[0]); pi++) {
-		struct gfec_backend_conf conf = { .threads = 1, .path = paths[pi] };
-		const int avx2 = strcmp(paths[pi], "base") && gfec_cpu_avx2_supported();
-		void *ctx;
-
-		if (ops->init(&conf, &ctx) == GFEC_E_NOTSUP)
-			continue; /* a path this CPU lacks */
-		for (int t = 0; t < 40; t++) {
-			struct gfec_gemm_matrix gm = { .w = 8, .rows = test_range(1, MAXN),
-						       .cols = test_range(1, MAXN), .a = a };
-			const void *arr[GFEC_CPU_PLAN_ARRAYS];
-			void *plan;
-			int n;
-
-			test_fill(a, sizeof(a));
-			if (t % 4 == 1) {
-				gm.packetsize = 8;
-			} else if (t % 4 == 2) {
-				gm.w = 16;
-			} else if (t % 4 == 3) {
-				gm.w = 16, gm.a = NULL;
-				gm.cx = cx, gm.cr = cr, gm.cy = cy, gm.cc = cc;
-			}
-			assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
-			n = gfec_cpu_plan_arrays(plan, arr);
-			/* the coefficients and the kernel's tables; w = 16 without AVX2 no tables;
-			 * a Cauchy form alone */
-			assert_int_equal(n, !gm.a ? 1 : gm.w == 16 && !avx2 ? 1 : 2);
-			for (int i = 0; i < n; i++)
-				if ((uintptr_t)arr[i] % 64)
-					fail_msg("%s: %dx%d w %u packetsize %zu: array %d at %p", paths[pi],
-						 gm.rows, gm.cols, gm.w, gm.packetsize, i, arr[i]);
-			ops->plan_free(ctx, plan);
-		}
-		ops->fini(ctx);
-	}
-}
-
 static void test_bad_conf(void **state)
 {
 	const struct gfec_backend_ops *ops = gfec_cpu_backend();
@@ -370,7 +315,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_isal_path),	  cmocka_unit_test(test_base_path),
 		cmocka_unit_test(test_matches_raw_isal), cmocka_unit_test(test_bitmatrix_matches_jerasure),
-		cmocka_unit_test(test_plan_alignment),	  cmocka_unit_test(test_bad_conf),
+		cmocka_unit_test(test_bad_conf),
 		cmocka_unit_test(test_pool),		  cmocka_unit_test(test_thread_start),
 	};
 
