@@ -225,17 +225,18 @@ static int make_generator(gfec_codec *c, char *err, size_t errlen)
  * CPU (hybrid says so in the log: its user asked for a GPU).
  */
 /*
- * The gate's lanes: one host-buffer call at a time per GPU context, as the backend runs them
- * (backend.cu's per-context mutex); several contexts (gpu_devices) take as many.
+ * The gate's lanes: gpu_lanes host-buffer calls in flight per GPU context, as the backend runs
+ * them (backend.cu's lanes); several contexts (gpu_devices) take as many each.
  */
 static int gate_lanes(const gfec_codec *c)
 {
 	struct gfec_backend_device d[GFEC_MAX_GPU_CONTEXTS];
+	const int lanes = c->prof.gpu_lanes > 0 ? c->prof.gpu_lanes : GFEC_GPU_LANES_DEFAULT;
 	int n = 1;
 
 	if (c->eng.gpu_ops->devices)
 		n = c->eng.gpu_ops->devices(c->eng.gpu_ctx, d, GFEC_MAX_GPU_CONTEXTS);
-	return n > 1 ? n : 1;
+	return (n > 1 ? n : 1) * lanes;
 }
 
 static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
@@ -277,6 +278,8 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.device = c->prof.gpu_device;
 	conf.streams = c->prof.gpu_streams;
 	conf.segment = (size_t)c->prof.gpu_segment;
+	conf.lanes = c->prof.gpu_lanes;
+	conf.pinned_dma = c->prof.gpu_pinned_dma;
 	conf.rules = c->prof.set.rules;
 	conf.nrules = c->prof.set.nrules;
 	/* one context: cuda and cuda-ctx0 fail it; several: the backend picks (gemm.h) */

@@ -126,6 +126,8 @@ static void apply_knobs(struct gfec_profile *p)
 	p->gpu_split_min = v[GFEC_KNOB_GPU_SPLIT_MIN].num;
 	p->gpu_streams = (int)v[GFEC_KNOB_GPU_STREAMS].num;
 	p->gpu_segment = v[GFEC_KNOB_GPU_SEGMENT].num;
+	p->gpu_lanes = (int)v[GFEC_KNOB_GPU_LANES].num;
+	p->gpu_pinned_dma = (int)v[GFEC_KNOB_GPU_PINNED].num; /* the word's index: map, dma */
 	p->gpu_coalesce_us = (int)v[GFEC_KNOB_GPU_COALESCE_US].num;
 	p->gpu_coalesce_bytes = v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
 	p->gpu_fault = (int)v[GFEC_KNOB_FAULT].num; /* the word's index: none, cuda, cuda-ctxI */

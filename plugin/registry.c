@@ -134,6 +134,17 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				    .hi = 1ll << 34, .zero = 1, .dflt = "0",
 				    .help = "staging bytes per pipeline slot (0 = the backend's "
 					    "default)" },
+	[GFEC_KNOB_GPU_LANES] = { .name = "gpu_lanes", .profile = 1, .env = "GFEC_GPU_LANES",
+				  .section = "gpu", .key = "lanes", .type = GFEC_KNOB_NUM, .lo = 0,
+				  .hi = 16, .dflt = "0",
+				  .help = "host-buffer calls in flight per GPU (staged ones each "
+					  "with their own streams and buffers; 0 = the backend's "
+					  "default, 4)" },
+	[GFEC_KNOB_GPU_PINNED] = { .name = "gpu_pinned", .profile = 1, .env = "GFEC_GPU_PINNED",
+				   .section = "gpu", .key = "pinned", .type = GFEC_KNOB_WORD,
+				   .words = "map, dma", .dflt = "map",
+				   .help = "pinned host buffers: read and written in place by the "
+					   "kernels (map), or copied by the DMA engines (dma)" },
 	[GFEC_KNOB_HYBRID_MIN_BYTES] = { .name = "hybrid_min_bytes", .profile = 1,
 					 .section = "hybrid", .key = "min_bytes",
 					 .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,

@@ -12,7 +12,15 @@
  *
  * A piece is a byte range of one stripe (long chunks) or several whole stripes (short chunks,
  * e.g. Ceph's 4 KiB), so small stripes still reach the GPU in large transfers and one launch.
- * One host-buffer request at a time runs per device (a mutex); concurrent callers queue on it.
+ * Each staged request holds a *lane* (its own slots, streams and staging buffers) from a pool of
+ * `lanes` per device (gpu_lanes), so that concurrent callers' pieces overlap: one's copies, H2D
+ * and D2H beside another's. A caller past the pool waits for a lane (the engine's gate in front
+ * of the backend hands them out in arrival order, plugin/engine.c).
+ *
+ * Pinned host buffers (gpu_pinned=map, the default) skip the pipeline: the kernels read and write
+ * them in place through their mapped addresses, a call of host memory then running as a call of
+ * device memory does (below), with no staging, no copy engine and no lane. Updates, and calls with
+ * any pageable buffer, are staged.
  *
  * Device buffers take no lock: each call borrows a stream of its own from a pool (DevStream) and
  * gives it back at the end, so concurrent callers run side by side. Their pointer tables:
@@ -37,6 +45,7 @@
  */
 #include <cuda_runtime.h>
 
+#include <condition_variable>
 #include <mutex>
 #include <new>
 #include <stdint.h>
@@ -70,6 +79,8 @@ constexpr size_t kFirstPiecePtrs = 4096;
 constexpr size_t kPieceGrowth = 2;
 constexpr size_t kMaxPiecePtrs = 16384;
 
+constexpr int kMaxLanes = 16;
+
 struct Slot {
 	cudaStream_t stream = nullptr;
 	cudaEvent_t done = nullptr;
@@ -84,12 +95,20 @@ struct Slot {
 	int direct = 0;	// outputs went straight to the caller's pinned buffers
 };
 
+// One staged host-buffer request at a time: its pipeline's slots and their staging buffers.
+struct Lane {
+	Slot slots[8];
+	size_t in_cap = 0, out_cap = 0, ptr_cap = 0;
+};
+
 // A stream (and its pointer tables) for one device-buffer call at a time.
 struct DevStream {
 	cudaStream_t st = nullptr; // kernels (inline launches, even pieces)
 	cudaStream_t st2 = nullptr; // kernels (odd pieces)
 	cudaStream_t up = nullptr; // pointer-table uploads
 	cudaEvent_t ev = nullptr;  // "this piece's table is on the device"
+	cudaEvent_t ev2 = nullptr; // "st2's pieces are done" (host-memory calls)
+	cudaEvent_t done = nullptr; // blocking-sync: a host-memory call's caller sleeps on it
 	void **h_ptrs = nullptr;   // pinned
 	void **d_ptrs = nullptr;
 	size_t cap = 0; // entries of each table
@@ -101,12 +120,15 @@ struct Ctx {
 	const KernelInfo *forced = nullptr;
 	int nslots = kDefaultStreams;
 	size_t segment = kDefaultSegment;
-	size_t in_cap = 0, out_cap = 0, ptr_cap = 0;
-	Slot slots[8];
+	int nlanes = GFEC_GPU_LANES_DEFAULT, pinned_map = 1;
+	std::mutex llock; // lfree, lall
+	std::condition_variable lcv;
+	std::vector<Lane *> lfree, lall; // idle lanes; all of them (at most nlanes)
 	uint8_t *d_logexp = nullptr;
 	std::vector<gfec_tune_rule> rules; // gfec.conf [tune], first match wins
 	int fault = 0;
-	std::mutex lock;
+	std::mutex lock;	       // the network-coding and LT entry points (ctx_view), on aux
+	cudaStream_t aux = nullptr;
 	std::mutex dlock; // dfree
 	std::vector<DevStream *> dfree, dall; // idle device-call streams; all of them
 	uint64_t calls = 0, bytes_in = 0, failures = 0; // atomic
@@ -183,14 +205,16 @@ void slot_free_buffers(Slot &s)
 	s.h_ptrs = s.d_ptrs = nullptr;
 }
 
-void slot_free(Slot &s)
+void lane_free(Lane *l)
 {
-	if (s.stream)
-		cudaStreamDestroy(s.stream);
-	if (s.done)
-		cudaEventDestroy(s.done);
-	slot_free_buffers(s);
-	s = Slot();
+	for (Slot &s : l->slots) {
+		if (s.stream)
+			cudaStreamDestroy(s.stream);
+		if (s.done)
+			cudaEventDestroy(s.done);
+		slot_free_buffers(s);
+	}
+	delete l;
 }
 
 void dev_stream_free(DevStream *d)
@@ -201,8 +225,9 @@ void dev_stream_free(DevStream *d)
 		cudaStreamDestroy(d->st2);
 	if (d->up)
 		cudaStreamDestroy(d->up);
-	if (d->ev)
-		cudaEventDestroy(d->ev);
+	for (cudaEvent_t e : { d->ev, d->ev2, d->done })
+		if (e)
+			cudaEventDestroy(e);
 	cudaFreeHost(d->h_ptrs);
 	cudaFree(d->d_ptrs);
 	delete d;
@@ -212,8 +237,10 @@ void ctx_free(Ctx *c)
 {
 	cudaSetDevice(c->dev);
 	bfly16_release(&c->bfly);
-	for (int i = 0; i < c->nslots; i++)
-		slot_free(c->slots[i]);
+	for (Lane *l : c->lall)
+		lane_free(l);
+	if (c->aux)
+		cudaStreamDestroy(c->aux);
 	for (DevStream *d : c->dall)
 		dev_stream_free(d);
 	cudaFree(c->d_logexp);
@@ -222,15 +249,15 @@ void ctx_free(Ctx *c)
 }
 
 // Staging buffers grow on demand (a codec that only sees device pointers never allocates them).
-int slots_reserve(Ctx *c, size_t in, size_t out, size_t ptrs)
+int slots_reserve(const Ctx *c, Lane *l, size_t in, size_t out, size_t ptrs)
 {
-	if (in <= c->in_cap && out <= c->out_cap && ptrs <= c->ptr_cap)
+	if (in <= l->in_cap && out <= l->out_cap && ptrs <= l->ptr_cap)
 		return 0;
-	in = in > c->in_cap ? in : c->in_cap;
-	out = out > c->out_cap ? out : c->out_cap;
-	ptrs = ptrs > c->ptr_cap ? ptrs : c->ptr_cap;
+	in = in > l->in_cap ? in : l->in_cap;
+	out = out > l->out_cap ? out : l->out_cap;
+	ptrs = ptrs > l->ptr_cap ? ptrs : l->ptr_cap;
 	for (int i = 0; i < c->nslots; i++) {
-		Slot &s = c->slots[i];
+		Slot &s = l->slots[i];
 
 		slot_free_buffers(s);
 		if (cudaMallocHost(&s.h_in, in) != cudaSuccess ||
@@ -238,12 +265,61 @@ int slots_reserve(Ctx *c, size_t in, size_t out, size_t ptrs)
 		    cudaMallocHost(&s.h_ptrs, ptrs * sizeof(void *)) != cudaSuccess ||
 		    cudaMalloc(&s.d_in, in) != cudaSuccess || cudaMalloc(&s.d_out, out) != cudaSuccess ||
 		    cudaMalloc(&s.d_ptrs, ptrs * sizeof(void *)) != cudaSuccess) {
-			c->in_cap = c->out_cap = c->ptr_cap = 0;
+			l->in_cap = l->out_cap = l->ptr_cap = 0;
 			return GFEC_E_DEVICE;
 		}
 	}
-	c->in_cap = in, c->out_cap = out, c->ptr_cap = ptrs;
+	l->in_cap = in, l->out_cap = out, l->ptr_cap = ptrs;
 	return 0;
+}
+
+// A lane for one staged request: an idle one, a new one while there are fewer than nlanes, else
+// the first to come back; nullptr when CUDA cannot make one.
+Lane *lane_take(Ctx *c)
+{
+	std::unique_lock<std::mutex> g(c->llock);
+
+	c->lcv.wait(g, [c] { return !c->lfree.empty() || (int)c->lall.size() < c->nlanes; });
+	if (!c->lfree.empty()) {
+		Lane *l = c->lfree.back();
+
+		c->lfree.pop_back();
+		return l;
+	}
+	Lane *l = new (std::nothrow) Lane;
+
+	if (!l)
+		return nullptr;
+	// Blocking streams (see gpu_init); blocking-sync events: a waiting caller sleeps.
+	for (int i = 0; i < c->nslots; i++)
+		if (cudaStreamCreateWithFlags(&l->slots[i].stream, cudaStreamDefault) != cudaSuccess ||
+		    cudaEventCreateWithFlags(&l->slots[i].done,
+					     cudaEventDisableTiming | cudaEventBlockingSync) !=
+			    cudaSuccess) {
+			cudaGetLastError();
+			lane_free(l);
+			return nullptr;
+		}
+	try { // room in lfree for every lane, so that lane_give never allocates
+		c->lall.push_back(l);
+		c->lfree.reserve(c->lall.size());
+	} catch (const std::bad_alloc &) {
+		if (!c->lall.empty() && c->lall.back() == l)
+			c->lall.pop_back();
+		lane_free(l);
+		return nullptr;
+	}
+	return l;
+}
+
+void lane_give(Ctx *c, Lane *l)
+{
+	{
+		std::lock_guard<std::mutex> g(c->llock);
+
+		c->lfree.push_back(l);
+	}
+	c->lcv.notify_one();
 }
 
 int gpu_init(const struct gfec_backend_conf *conf, void **out)
@@ -264,6 +340,10 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		c->nslots = conf->streams < 8 ? conf->streams : 8;
 	if (conf && conf->segment)
 		c->segment = conf->segment;
+	if (conf && conf->lanes > 0)
+		c->nlanes = conf->lanes < kMaxLanes ? conf->lanes : kMaxLanes;
+	if (conf)
+		c->pinned_map = !conf->pinned_dma;
 	if (conf && conf->rules)
 		c->rules.assign(conf->rules, conf->rules + conf->nrules);
 	if (conf && conf->kernel && conf->kernel[0]) {
@@ -294,10 +374,7 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 	// memory returns at once: with non-blocking streams the kernels read the buffers before
 	// them (test_nc_gpu and test_nc_backend's LT cases failed so when they ran beside other GPU
 	// tests on the H200; so could the plan uploads below).
-	for (int i = 0; i < c->nslots; i++) {
-		CUDA_TRY(cudaStreamCreateWithFlags(&c->slots[i].stream, cudaStreamDefault));
-		CUDA_TRY(cudaEventCreateWithFlags(&c->slots[i].done, cudaEventDisableTiming));
-	}
+	CUDA_TRY(cudaStreamCreateWithFlags(&c->aux, cudaStreamDefault));
 	*out = c;
 	return 0;
 fail:
@@ -560,7 +637,10 @@ DevStream *dev_take(Ctx *c)
 	if (cudaStreamCreateWithFlags(&d->st, cudaStreamDefault) != cudaSuccess ||
 	    cudaStreamCreateWithFlags(&d->st2, cudaStreamDefault) != cudaSuccess ||
 	    cudaStreamCreateWithFlags(&d->up, cudaStreamDefault) != cudaSuccess ||
-	    cudaEventCreateWithFlags(&d->ev, cudaEventDisableTiming) != cudaSuccess) {
+	    cudaEventCreateWithFlags(&d->ev, cudaEventDisableTiming) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&d->ev2, cudaEventDisableTiming) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&d->done, cudaEventDisableTiming | cudaEventBlockingSync) !=
+		    cudaSuccess) {
 		cudaGetLastError();
 		dev_stream_free(d);
 		return nullptr;
@@ -667,9 +747,14 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 	return cudaSuccess;
 }
 
-// All buffers in device memory: on a stream of the pool, one synchronisation.
+/*
+ * Every buffer addressable by the kernels (device memory, or pinned host memory through its
+ * mapped addresses): on a stream of the pool, one synchronisation. The caller spins on device
+ * memory (a call of one small stripe takes microseconds) and sleeps on host memory (@p sleep:
+ * PCIe makes those calls long, and a daemon's CPU is what the GPU is there to free).
+ */
 int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
-	       const uint8_t *const *src, uint8_t *const *dst)
+	       const uint8_t *const *src, uint8_t *const *dst, bool sleep = false)
 {
 	DevStream *d = dev_take(c);
 	bool two = false;
@@ -678,10 +763,16 @@ int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 	if (!d)
 		return GFEC_E_DEVICE;
 	e = dev_launches(c, d, p, col, nstripes, len, src, dst, &two);
-	if (e == cudaSuccess)
+	if (e == cudaSuccess && sleep) {
+		if (two && (e = cudaEventRecord(d->ev2, d->st2)) == cudaSuccess)
+			e = cudaStreamWaitEvent(d->st, d->ev2, 0);
+		if (e == cudaSuccess && (e = cudaEventRecord(d->done, d->st)) == cudaSuccess)
+			e = cudaEventSynchronize(d->done);
+	} else if (e == cudaSuccess) {
 		e = cudaStreamSynchronize(d->st);
-	if (e == cudaSuccess && two) // even an idle stream's synchronisation costs 1.4-1.6 us
-		e = cudaStreamSynchronize(d->st2);
+		if (e == cudaSuccess && two) // even an idle stream's synchronisation costs 1.4-1.6 us
+			e = cudaStreamSynchronize(d->st2);
+	}
 	if (e != cudaSuccess) { // let every stream drain, so that the tables can be reused
 		cudaGetLastError();
 		cudaStreamSynchronize(d->up);
@@ -719,13 +810,86 @@ int is_pinned(const void *p)
 }
 
 /*
+ * The mapped (device-side) address of @p len bytes of pinned host memory at @p h, or nullptr when
+ * they are not all pinned: the first and the last byte must both be page-locked and mapped, at
+ * addresses len - 1 apart. (Page-locked memory is mapped on every 64-bit platform CUDA 13 runs on;
+ * a caller that registers a chunk's two ends but not a page between them is not caught.)
+ */
+const uint8_t *mapped_addr(const uint8_t *h, size_t len)
+{
+	cudaPointerAttributes a, b;
+
+	if (cudaPointerGetAttributes(&a, h) != cudaSuccess ||
+	    cudaPointerGetAttributes(&b, h + len - 1) != cudaSuccess) {
+		cudaGetLastError();
+		return nullptr;
+	}
+	if (a.type != cudaMemoryTypeHost || b.type != cudaMemoryTypeHost || !a.devicePointer ||
+	    (const uint8_t *)b.devicePointer != (const uint8_t *)a.devicePointer + (len - 1))
+		return nullptr;
+	return static_cast<const uint8_t *>(a.devicePointer);
+}
+
+// A call's pointers translated to their mapped addresses: sources, then destinations.
+struct Mapped {
+	std::vector<const uint8_t *> ptrs;
+
+	const uint8_t *const *src() const { return ptrs.data(); }
+	uint8_t *const *dst(const Plan *p, int nstripes) const
+	{
+		return const_cast<uint8_t *const *>(ptrs.data() + (size_t)nstripes * p->sh.cols);
+	}
+};
+
+/*
+ * Whether every buffer of the call is pinned host memory; its mapped addresses in *m if so. The
+ * run of chunks last found pinned (merged while they touch, at one mapping offset) answers for
+ * the chunks inside it, so a batch laid out in one pinned pool costs a few queries, not two per
+ * chunk.
+ */
+bool map_stripes(const Plan *p, int nstripes, size_t len, const uint8_t *const *src,
+		 uint8_t *const *dst, Mapped *m)
+{
+	const size_t nsrc = (size_t)nstripes * p->sh.cols, ndst = (size_t)nstripes * p->sh.rows;
+	uintptr_t lo = 1, hi = 0; // the known run [lo, hi], empty at first
+	uintptr_t delta = 0;	  // its mapped address minus its host address (mod 2^64)
+
+	try {
+		m->ptrs.resize(nsrc + ndst);
+	} catch (const std::bad_alloc &) {
+		return false; // the staged path needs no such table
+	}
+	for (size_t i = 0; i < nsrc + ndst; i++) {
+		const uint8_t *h = i < nsrc ? src[i] : dst[i - nsrc];
+		const uintptr_t a = (uintptr_t)h, b = a + (len - 1);
+
+		if (a < lo || b > hi) {
+			const uint8_t *d = mapped_addr(h, len);
+
+			if (!d)
+				return false;
+			const uintptr_t dd = (uintptr_t)d - a;
+
+			if (dd == delta && lo <= hi && a <= hi + 1 && b + 1 >= lo) {
+				lo = a < lo ? a : lo;
+				hi = b > hi ? b : hi;
+			} else {
+				lo = a, hi = b, delta = dd;
+			}
+		}
+		m->ptrs[i] = (const uint8_t *)(a + delta);
+	}
+	return true;
+}
+
+/*
  * Host buffers: the staged pipeline. For an update (col >= 0) the current parity travels in
  * too and the kernel XORs into it. *done = bytes of every dst that are final (single stripe).
  * A single stripe whose buffers are all pinned skips the staging copies: the DMA engines read
  * and write the caller's buffers directly (never for updates, whose outputs must only change
  * once a piece is known good).
  */
-int run_host(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
+int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
 	     const uint8_t *const *src, uint8_t *const *dst, size_t *done)
 {
 	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
@@ -766,12 +930,12 @@ int run_host(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 			direct = is_pinned(dst[(size_t)t * rows + i]);
 	}
 
-	if (slots_reserve(c, pitch * cols * piece_stripes, pitch * rows * piece_stripes, ptrs))
+	if (slots_reserve(c, l, pitch * cols * piece_stripes, pitch * rows * piece_stripes, ptrs))
 		return GFEC_E_DEVICE;
 
 	for (int s0 = 0; s0 < nstripes; s0 += piece_stripes)
 		for (size_t off = 0; off < len; off += piece_len) {
-			Slot &s = c->slots[next];
+			Slot &s = l->slots[next];
 			const int ns = nstripes - s0 < piece_stripes ? nstripes - s0 : piece_stripes;
 			const size_t n = len - off < piece_len ? len - off : piece_len;
 
@@ -837,7 +1001,7 @@ int run_host(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 		}
 	// Drain in submission order, so *done stays a prefix.
 	for (int i = 0; i < c->nslots; i++) {
-		Slot &s = c->slots[(next + i) % c->nslots];
+		Slot &s = l->slots[(next + i) % c->nslots];
 
 		if (!s.busy)
 			continue;
@@ -852,8 +1016,8 @@ int run_host(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 fail:
 	cudaGetLastError();
 	for (int i = 0; i < c->nslots; i++) {
-		cudaStreamSynchronize(c->slots[i].stream);
-		c->slots[i].busy = 0;
+		cudaStreamSynchronize(l->slots[i].stream);
+		l->slots[i].busy = 0;
 	}
 	cudaGetLastError();
 	return GFEC_E_DEVICE;
@@ -862,6 +1026,7 @@ fail:
 int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t *const *src,
 	uint8_t *const *dst, size_t *done)
 {
+	Mapped m;
 	int ret;
 
 	*done = 0;
@@ -876,13 +1041,17 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 	__atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->bytes_in, (uint64_t)len * nstripes * (col < 0 ? p->sh.cols : 1),
 			   __ATOMIC_RELAXED);
-	if (nstripes > 0 && is_device(src[0])) {
+	if (is_device(src[0])) {
 		ret = run_device(c, p, col, nstripes, len, src, dst);
 		*done = ret ? 0 : len;
+	} else if (col < 0 && c->pinned_map && map_stripes(p, nstripes, len, src, dst, &m)) {
+		ret = run_device(c, p, col, nstripes, len, m.src(), m.dst(p, nstripes), true);
+		*done = ret ? 0 : len;
+	} else if (Lane *l = lane_take(c)) {
+		ret = run_host(c, l, p, col, nstripes, len, src, dst, done);
+		lane_give(c, l);
 	} else {
-		std::lock_guard<std::mutex> g(c->lock);
-
-		ret = run_host(c, p, col, nstripes, len, src, dst, done);
+		ret = GFEC_E_DEVICE;
 	}
 	if (ret)
 		__atomic_fetch_add(&c->failures, 1, __ATOMIC_RELAXED);
@@ -966,7 +1135,7 @@ CtxView ctx_view(void *ctx)
 {
 	Ctx *c = static_cast<Ctx *>(ctx);
 
-	return { c->dev, &c->prop, c->fault, &c->lock, c->d_logexp, c->slots[0].stream };
+	return { c->dev, &c->prop, c->fault, &c->lock, c->d_logexp, c->aux };
 }
 
 int ctx_is_device(const void *p)

@@ -76,6 +76,9 @@ struct gfec_tune_rule {
 /** The most device contexts one backend drives (gpu_devices= lists at most this many). */
 #define GFEC_MAX_GPU_CONTEXTS 16
 
+/** Host-buffer GPU calls in flight per device by default (gpu_lanes). */
+#define GFEC_GPU_LANES_DEFAULT 4
+
 struct gfec_backend_conf {
 	/* CPU */
 	int threads;	       /**< worker threads, 0 = number of online CPUs */
@@ -88,6 +91,10 @@ struct gfec_backend_conf {
 	int device;	       /**< CUDA device ordinal */
 	int streams;	       /**< pipeline depth for host buffers, 0 = default */
 	size_t segment;	       /**< staging bytes per pipeline slot, 0 = default */
+	int lanes;	       /**< staged host-buffer calls in flight per device, 0 = default
+				    (GFEC_GPU_LANES_DEFAULT) */
+	int pinned_dma;	       /**< pinned host buffers through the staged pipeline's copies
+				    instead of being read and written in place by the kernels */
 	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
 	int nrules;
 	int fault;	       /**< tests: 1 (GFEC_FAULT=cuda): every device call fails; 2 + i

@@ -45,7 +45,7 @@
  * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2: the
  * workers of gfec_submit() and of gfec_submit_coalesced()'s windows);
  * gpu_kernel = NAME, gpu_min_bytes = N (auto: GPU for calls with >= N data bytes), gpu_device,
- * gpu_streams, gpu_segment. Knobs (threads, cpu_path, gpu_*) may also come from the environment
+ * gpu_streams, gpu_segment, gpu_lanes, gpu_pinned = map | dma. Knobs (threads, cpu_path, gpu_*) may also come from the environment
  * and gfec.conf: profile > environment > gfec.conf > default (gfec_config.h).
  *
  * Memory: buffers are host memory, or, when the codec runs on the GPU (backend=gpu, or auto on a
