@@ -10,14 +10,15 @@
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
 # ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu
-# fftgpu ncpapers
+# fftgpu ncpapers lanes
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
 out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
-	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu ncpapers}
+	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu ncpapers
+	lanes}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -255,6 +256,21 @@ gate() { # the FIFO gate before host-buffer GPU calls (issue 17): windows off, 1
 	GFEC_GPU_COALESCE_US=0 ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
 		-o encode -a gpu --memory pageable,pinned -d 0.5 --json "$log/daemon_gate.json"
 }
+lanes() { # host buffers from many callers (issue 17): pinned ones read in place by the kernels
+	# (gpu_pinned=map) or copied by DMA (dma), staged calls on 1, 4 or 8 lanes, windows off and at
+	# 20 us; then the CPU rows of the same shape for their CPU-s/GB
+	local cfg
+	ctest --test-dir $b -R '^(gpu_pinned|coalesce_gpu|gpu)$' --output-on-failure --timeout 600
+	for cfg in "map 4 0" "dma 4 0" "dma 1 0" "map 8 0" "map 4 20"; do
+		set -- $cfg
+		echo "== gpu_pinned=$1 gpu_lanes=$2 gpu_coalesce_us=$3"
+		GFEC_GPU_PINNED=$1 GFEC_GPU_LANES=$2 GFEC_GPU_COALESCE_US=$3 ./$b/perf/gfec-perf daemon \
+			-k 10,4 -b "64K 1M" --callers "16 64" -o encode -a gpu --memory pageable,pinned \
+			-d 0.5 --json "$log/daemon_lanes_$1_$2_$3.json"
+	done
+	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode -a cpu \
+		--memory pageable,pinned -d 0.5 --json "$log/daemon_lanes_cpu.json"
+}
 ncctx() { # gfec_nc.h on GPU contexts (issues 14, 18): LT encode through the API, then two contexts
 	# on one GPU ("0,0"): the nc tests, RLC and RS rows with each context's share
 	GFEC_GPU_DEVICES=0,0 ctest --test-dir $b -R 'nc_backend_gpu$|cli_nc_gpu|perf_nc' \
@@ -304,6 +320,7 @@ step fft fft
 step fftgpu fftgpu
 step ncpapers ncpapers
 step gate gate
+step lanes lanes
 step ncctx ncctx
 step w16q w16q
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
