@@ -30,10 +30,9 @@
  *     generic sweeps split one stripe set among the CPUs; C callers keep C independent calls'
  *     streams in flight (on the H200 host's 16 CPUs, an RS(10,4) 64K decode row ran at 1.28x
  *     the generic XOR stream);
- *   - calls on the GPU: pinned H2D (every data byte crosses it); pageable buffers also the
- *     staging path's host memory traffic: each byte in and out is read by the CPU, written to
- *     pinned memory and moved by DMA (or the reverse), 3 x the call's own bytes over the best
- *     memory sweep on every CPU;
+ *   - calls on the GPU: pinned H2D (every data byte crosses it); pageable buffers have no
+ *     figure of their own: they must be staged through pinned memory, so pinned H2D bounds them
+ *     too (loosely);
  *   - a row whose calls went to both, and every row of a codec that splits calls between both
  *     (backend=hybrid, plugin/hybrid.h; auto where gfec tune measured the split better): the
  *     sum of the two. Hybrid rows also get a line comparing them with the cpu and gpu rows of
@@ -648,16 +647,9 @@ static void row_bound(struct perf_row *r, const struct dmn_bounds *b, int thread
 		r->ceil_gbps = cpu;
 		r->ceil_spread = spread;
 	} else if (share >= 1) {
-		const double staged = b->mem_t / (3 * per_data);
-
-		if (r->data != PERF_PINNED && staged < b->h2d) {
-			snprintf(r->ceil_name, sizeof(r->ceil_name), "staging: CPU memory / 3");
-			r->ceil_gbps = staged;
-			r->ceil_spread = b->mem_t_spread;
-		} else {
-			snprintf(r->ceil_name, sizeof(r->ceil_name), "pinned H2D");
-			r->ceil_gbps = b->h2d;
-		}
+		snprintf(r->ceil_name, sizeof(r->ceil_name), "pinned H2D%s",
+			 r->data == PERF_PINNED ? "" : " (pageable staged)");
+		r->ceil_gbps = b->h2d;
 	} else {
 		snprintf(r->ceil_name, sizeof(r->ceil_name), "pinned H2D + %s", cpu_name);
 		r->ceil_gbps = b->h2d + cpu;
@@ -1132,8 +1124,8 @@ int perf_daemon_main(int argc, char **argv)
 	printf("# bounds: CPU memory %.1f GB/s on 1 thread, %.1f GB/s on %d (read + written)%s",
 	       ce.cpu_mem_1, ce.cpu_mem_t, (int)ncpu, gpu ? "" : "\n");
 	if (gpu)
-		printf("; pinned H2D %.1f GB/s (GPU calls; pageable ones at most the CPU memory "
-		       "figure over 3 x their bytes: staged through pinned memory)\n",
+		printf("; pinned H2D %.1f GB/s (GPU calls; pageable has no figure of its own: it "
+		       "is staged through pinned memory)\n",
 		       ce.h2d);
 	for (int i = 0; i < ce.nxor; i++) {
 		char size[16];
