@@ -259,9 +259,11 @@ gate() { # the FIFO gate before host-buffer GPU calls (issue 17): windows off, 1
 lanes() { # host buffers from many callers (issue 17): pinned ones read in place by the kernels
 	# (gpu_pinned=map) or copied by DMA (dma), staged calls on 1, 4 or 8 lanes, windows off and at
 	# 20 us; then the CPU rows of the same shape for their CPU-s/GB
-	local cfg
+	# (GFEC_LANES_CFGS: other "pinned lanes us" triples, comma-separated)
+	local cfg cfgs
+	IFS=, read -ra cfgs <<<"${GFEC_LANES_CFGS:-map 4 0,dma 4 0,dma 1 0,map 8 0,map 4 20}"
 	ctest --test-dir $b -R '^(gpu_pinned|coalesce_gpu|gpu)$' --output-on-failure --timeout 600
-	for cfg in "map 4 0" "dma 4 0" "dma 1 0" "map 8 0" "map 4 20"; do
+	for cfg in "${cfgs[@]}"; do
 		set -- $cfg
 		echo "== gpu_pinned=$1 gpu_lanes=$2 gpu_coalesce_us=$3"
 		GFEC_GPU_PINNED=$1 GFEC_GPU_LANES=$2 GFEC_GPU_COALESCE_US=$3 ./$b/perf/gfec-perf daemon \

@@ -32,7 +32,10 @@
  *     the generic XOR stream);
  *   - calls on the GPU: pinned H2D (every data byte crosses it); pageable buffers have no
  *     figure of their own: they must be staged through pinned memory, so pinned H2D bounds them
- *     too (loosely);
+ *     too (loosely). Three times their bytes over the memory sweep is no bound for them: on the
+ *     H200 host, 16 callers of RS(10,4) 1 MiB pageable encodes ran at 1.2-1.35x that figure
+ *     (perf/results/nvidia-h200/lanes-2026-11-24/), the staging buffers being written and
+ *     read by DMA in the CPU's cache rather than in DRAM;
  *   - a row whose calls went to both, and every row of a codec that splits calls between both
  *     (backend=hybrid, plugin/hybrid.h; auto where gfec tune measured the split better): the
  *     sum of the two. Hybrid rows also get a line comparing them with the cpu and gpu rows of

@@ -1122,11 +1122,17 @@ size_t gpu_bfly16_work(void *ctx)
 	return bfly16_work(&static_cast<Ctx *>(ctx)->bfly);
 }
 
+int gpu_in_place(void *ctx, const void *p)
+{
+	return static_cast<Ctx *>(ctx)->pinned_map && is_pinned(p);
+}
+
 const struct gfec_backend_ops gpu_ops = {
 	"gpu",	       gpu_init,   gpu_fini,  gpu_can_implement, gpu_plan_create, gpu_plan_free,
 	gpu_gemm,      gpu_update, gpu_is_device_ptr, gpu_stats,	 gpu_path_name,
 	nullptr, // devices: one device (the multi-device table lists its contexts)
 	gpu_butterfly16,  gpu_bfly16_alloc, gpu_bfly16_free, gpu_bfly16_sync, gpu_bfly16_work,
+	gpu_in_place,
 };
 
 } // namespace

@@ -555,6 +555,13 @@ int m_is_device_ptr(void *ctx, const void *p)
 	return m->in->is_device_ptr(m->d[0]->ctx, p);
 }
 
+int m_in_place(void *ctx, const void *p)
+{
+	MCtx *m = static_cast<MCtx *>(ctx);
+
+	return m->in->in_place && m->in->in_place(m->d[0]->ctx, p);
+}
+
 void m_stats(void *ctx, struct gfec_backend_stats *out)
 {
 	MCtx *m = static_cast<MCtx *>(ctx);
@@ -605,6 +612,8 @@ const struct gfec_backend_ops multi_ops = {
 	"gpu",	      m_init,	m_fini,		  m_can_implement, m_plan_create, m_plan_free,
 	m_gemm,	      m_update, m_is_device_ptr, m_stats,	   m_path_name,	  m_devices,
 	nullptr, // butterfly16: the CPU backend's alone
+	nullptr, nullptr, nullptr, nullptr, // its companions
+	m_in_place,
 };
 
 } // namespace

@@ -215,6 +215,13 @@ struct gfec_backend_ops {
 	void (*bfly16_free)(void *ctx, void *p);
 	int (*bfly16_sync)(void *ctx);
 	size_t (*bfly16_work)(void *ctx);
+
+	/**
+	 * 1 when host memory at @p p is read and written in place by the backend's kernels (pinned
+	 * and mapped), so that a call on it holds none of the backend's staging resources. NULL:
+	 * never.
+	 */
+	int (*in_place)(void *ctx, const void *p);
 };
 
 #ifdef __cplusplus
