@@ -139,7 +139,7 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				  .hi = 16, .dflt = "0",
 				  .help = "host-buffer calls in flight per GPU (staged ones each "
 					  "with their own streams and buffers; 0 = the backend's "
-					  "default, 4)" },
+					  "default, 8)" },
 	[GFEC_KNOB_GPU_PINNED] = { .name = "gpu_pinned", .profile = 1, .env = "GFEC_GPU_PINNED",
 				   .section = "gpu", .key = "pinned", .type = GFEC_KNOB_WORD,
 				   .words = "map, dma", .dflt = "map",

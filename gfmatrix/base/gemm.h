@@ -77,7 +77,7 @@ struct gfec_tune_rule {
 #define GFEC_MAX_GPU_CONTEXTS 16
 
 /** Host-buffer GPU calls in flight per device by default (gpu_lanes). */
-#define GFEC_GPU_LANES_DEFAULT 4
+#define GFEC_GPU_LANES_DEFAULT 8
 
 struct gfec_backend_conf {
 	/* CPU */
