@@ -259,16 +259,16 @@ gate() { # the FIFO gate before host-buffer GPU calls (issue 17): windows off, 1
 lanes() { # host buffers from many callers (issue 17): pinned ones read in place by the kernels
 	# (gpu_pinned=map) or copied by DMA (dma), staged calls on 1, 4 or 8 lanes, windows off and at
 	# 20 us; then the CPU rows of the same shape for their CPU-s/GB
-	# (GFEC_LANES_CFGS: other "pinned lanes us" triples, comma-separated)
+	# (GFEC_LANES_CFGS: other "pinned lanes us [map_bytes]" lists, comma-separated)
 	local cfg cfgs
 	IFS=, read -ra cfgs <<<"${GFEC_LANES_CFGS:-map 4 0,dma 4 0,dma 1 0,map 8 0,map 4 20}"
 	ctest --test-dir $b -R '^(gpu_pinned|coalesce_gpu|gpu)$' --output-on-failure --timeout 600
 	for cfg in "${cfgs[@]}"; do
 		set -- $cfg
-		echo "== gpu_pinned=$1 gpu_lanes=$2 gpu_coalesce_us=$3"
-		GFEC_GPU_PINNED=$1 GFEC_GPU_LANES=$2 GFEC_GPU_COALESCE_US=$3 ./$b/perf/gfec-perf daemon \
-			-k 10,4 -b "64K 1M" --callers "16 64" -o encode -a gpu --memory pageable,pinned \
-			-d 0.5 --json "$log/daemon_lanes_$1_$2_$3.json"
+		echo "== gpu_pinned=$1 gpu_lanes=$2 gpu_coalesce_us=$3 gpu_map_bytes=${4:-0}"
+		GFEC_GPU_PINNED=$1 GFEC_GPU_LANES=$2 GFEC_GPU_COALESCE_US=$3 GFEC_GPU_MAP_BYTES=${4:-0} \
+			./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode \
+			-a gpu --memory pageable,pinned -d 0.5 --json "$log/daemon_lanes_$1_$2_$3${4:+_$4}.json"
 	done
 	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode -a cpu \
 		--memory pageable,pinned -d 0.5 --json "$log/daemon_lanes_cpu.json"

@@ -280,6 +280,7 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.segment = (size_t)c->prof.gpu_segment;
 	conf.lanes = c->prof.gpu_lanes;
 	conf.pinned_dma = c->prof.gpu_pinned_dma;
+	conf.map_bytes = c->prof.gpu_map_bytes;
 	conf.rules = c->prof.set.rules;
 	conf.nrules = c->prof.set.nrules;
 	/* one context: cuda and cuda-ctx0 fail it; several: the backend picks (gemm.h) */

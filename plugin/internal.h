@@ -41,6 +41,7 @@ struct gfec_profile {
 	long long gpu_segment;	/* 0 = backend default */
 	int gpu_lanes;		/* host-buffer calls in flight per device, 0 = backend default */
 	int gpu_pinned_dma;	/* pinned host buffers staged (1) or read in place (0) */
+	long long gpu_map_bytes; /* in-place bytes in flight per device; 0 default, -1 no cap */
 	int gpu_coalesce_us;	/* coalescing window (coalesce.h); 0 = off */
 	long long gpu_coalesce_bytes;
 	int gpu_fault;		/* GFEC_FAULT: 1 = cuda, every GPU call fails; 2 + i = cuda-ctxI */

@@ -137,14 +137,21 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 	[GFEC_KNOB_GPU_LANES] = { .name = "gpu_lanes", .profile = 1, .env = "GFEC_GPU_LANES",
 				  .section = "gpu", .key = "lanes", .type = GFEC_KNOB_NUM, .lo = 0,
 				  .hi = 16, .dflt = "0",
-				  .help = "host-buffer calls in flight per GPU (staged ones each "
-					  "with their own streams and buffers; 0 = the backend's "
-					  "default, 8)" },
+				  .help = "staged host-buffer calls (pageable, updates, "
+					  "gpu_pinned=dma) in flight per GPU, each with its own "
+					  "streams and buffers (0 = the backend's default, 8)" },
 	[GFEC_KNOB_GPU_PINNED] = { .name = "gpu_pinned", .profile = 1, .env = "GFEC_GPU_PINNED",
 				   .section = "gpu", .key = "pinned", .type = GFEC_KNOB_WORD,
 				   .words = "map, dma", .dflt = "map",
 				   .help = "pinned host buffers: read and written in place by the "
 					   "kernels (map), or copied by the DMA engines (dma)" },
+	[GFEC_KNOB_GPU_MAP_BYTES] = { .name = "gpu_map_bytes", .profile = 1,
+				      .env = "GFEC_GPU_MAP_BYTES", .section = "gpu",
+				      .key = "map_bytes", .type = GFEC_KNOB_NUM, .lo = 4096,
+				      .hi = 1ll << 40, .zero = 1, .off = 1, .dflt = "0",
+				      .help = "bytes (in + out) of calls on pinned memory read in "
+					      "place that run at once per GPU; later ones wait (0 = "
+					      "the backend's 128M, off = no cap)" },
 	[GFEC_KNOB_HYBRID_MIN_BYTES] = { .name = "hybrid_min_bytes", .profile = 1,
 					 .section = "hybrid", .key = "min_bytes",
 					 .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,

@@ -20,7 +20,9 @@
  * Pinned host buffers (gpu_pinned=map, the default) skip the pipeline: the kernels read and write
  * them in place through their mapped addresses, a call of host memory then running as a call of
  * device memory does (below), with no staging, no copy engine and no lane. Updates, and calls with
- * any pageable buffer, are staged.
+ * any pageable buffer, are staged. Their bytes in flight per device are capped (gpu_map_bytes):
+ * past the cap a call waits in arrival order for earlier ones to finish, so that many callers'
+ * large calls do not all read across PCIe at once.
  *
  * Device buffers take no lock: each call borrows a stream of its own from a pool (DevStream) and
  * gives it back at the end, so concurrent callers run side by side. Their pointer tables:
@@ -95,6 +97,14 @@ struct Slot {
 	int direct = 0;	// outputs went straight to the caller's pinned buffers
 };
 
+// A mapped call waiting for room under gpu_map_bytes, on its own stack.
+struct MapWaiter {
+	std::condition_variable cv;
+	size_t bytes = 0;
+	bool go = false;
+	MapWaiter *next = nullptr;
+};
+
 // One staged host-buffer request at a time: its pipeline's slots and their staging buffers.
 struct Lane {
 	Slot slots[8];
@@ -121,6 +131,10 @@ struct Ctx {
 	int nslots = kDefaultStreams;
 	size_t segment = kDefaultSegment;
 	int nlanes = GFEC_GPU_LANES_DEFAULT, pinned_map = 1;
+	size_t map_cap = GFEC_GPU_MAP_BYTES_DEFAULT; // 0: no cap
+	std::mutex mlock; // map_inflight, mhead, mtail
+	size_t map_inflight = 0;
+	MapWaiter *mhead = nullptr, *mtail = nullptr;
 	std::mutex llock; // lfree, lall
 	std::condition_variable lcv;
 	std::vector<Lane *> lfree, lall; // idle lanes; all of them (at most nlanes)
@@ -342,8 +356,11 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		c->segment = conf->segment;
 	if (conf && conf->lanes > 0)
 		c->nlanes = conf->lanes < kMaxLanes ? conf->lanes : kMaxLanes;
-	if (conf)
+	if (conf) {
 		c->pinned_map = !conf->pinned_dma;
+		if (conf->map_bytes)
+			c->map_cap = conf->map_bytes > 0 ? (size_t)conf->map_bytes : 0;
+	}
 	if (conf && conf->rules)
 		c->rules.assign(conf->rules, conf->rules + conf->nrules);
 	if (conf && conf->kernel && conf->kernel[0]) {
@@ -882,6 +899,54 @@ bool map_stripes(const Plan *p, int nstripes, size_t len, const uint8_t *const *
 	return true;
 }
 
+// Whether a mapped call of @p bytes may start now (mlock held): always when none is in flight.
+bool map_fits(const Ctx *c, size_t bytes)
+{
+	return c->map_inflight == 0 || c->map_inflight + bytes <= c->map_cap;
+}
+
+// Room for a mapped call of @p bytes under the cap, first come first served.
+void map_enter(Ctx *c, size_t bytes)
+{
+	if (!c->map_cap)
+		return;
+	std::unique_lock<std::mutex> g(c->mlock);
+
+	if (!c->mhead && map_fits(c, bytes)) {
+		c->map_inflight += bytes;
+		return;
+	}
+	MapWaiter w;
+
+	w.bytes = bytes;
+	if (c->mtail)
+		c->mtail->next = &w;
+	else
+		c->mhead = &w;
+	c->mtail = &w;
+	w.cv.wait(g, [&w] { return w.go; });
+}
+
+// The call is done: its room goes to the first waiters it now fits.
+void map_leave(Ctx *c, size_t bytes)
+{
+	if (!c->map_cap)
+		return;
+	std::lock_guard<std::mutex> g(c->mlock);
+
+	c->map_inflight -= bytes;
+	while (c->mhead && map_fits(c, c->mhead->bytes)) {
+		MapWaiter *w = c->mhead;
+
+		c->mhead = w->next;
+		if (!c->mhead)
+			c->mtail = nullptr;
+		c->map_inflight += w->bytes;
+		w->go = true;
+		w->cv.notify_one(); // w lives until its owner gets mlock back, after this returns
+	}
+}
+
 /*
  * Host buffers: the staged pipeline. For an update (col >= 0) the current parity travels in
  * too and the kernel XORs into it. *done = bytes of every dst that are final (single stripe).
@@ -1047,7 +1112,11 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 		ret = run_device(c, p, col, nstripes, len, src, dst);
 		*done = ret ? 0 : len;
 	} else if (col < 0 && c->pinned_map && map_stripes(p, nstripes, len, src, dst, &m)) {
+		const size_t bytes = (size_t)nstripes * len * (p->sh.cols + p->sh.rows);
+
+		map_enter(c, bytes);
 		ret = run_device(c, p, col, nstripes, len, m.src(), m.dst(p, nstripes), true);
+		map_leave(c, bytes);
 		*done = ret ? 0 : len;
 	} else if (Lane *l = lane_take(c)) {
 		ret = run_host(c, l, p, col, nstripes, len, src, dst, done);

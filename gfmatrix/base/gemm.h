@@ -78,6 +78,8 @@ struct gfec_tune_rule {
 
 /** Host-buffer GPU calls in flight per device by default (gpu_lanes). */
 #define GFEC_GPU_LANES_DEFAULT 8
+/** Bytes of calls on pinned memory read in place in flight per device by default (gpu_map_bytes). */
+#define GFEC_GPU_MAP_BYTES_DEFAULT ((size_t)128 << 20)
 
 struct gfec_backend_conf {
 	/* CPU */
@@ -95,6 +97,8 @@ struct gfec_backend_conf {
 				    (GFEC_GPU_LANES_DEFAULT) */
 	int pinned_dma;	       /**< pinned host buffers through the staged pipeline's copies
 				    instead of being read and written in place by the kernels */
+	long long map_bytes;   /**< bytes (in + out) of in-place calls in flight per device: 0 =
+				    default (GFEC_GPU_MAP_BYTES_DEFAULT), -1 = no cap */
 	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
 	int nrules;
 	int fault;	       /**< tests: 1 (GFEC_FAULT=cuda): every device call fails; 2 + i
