@@ -262,6 +262,25 @@ void ctx_free(Ctx *c)
 	delete c;
 }
 
+/*
+ * A new member @p x of a pool (its lock held): listed in @p all, with room kept in @p idle for
+ * every member so that giving one back never allocates. nullptr, x released, when memory runs out.
+ */
+template <typename T>
+T *pool_add(std::vector<T *> &all, std::vector<T *> &idle, T *x, void (*release)(T *))
+{
+	try {
+		all.push_back(x);
+		idle.reserve(all.size());
+	} catch (const std::bad_alloc &) {
+		if (!all.empty() && all.back() == x)
+			all.pop_back();
+		release(x);
+		return nullptr;
+	}
+	return x;
+}
+
 // Staging buffers grow on demand (a codec that only sees device pointers never allocates them).
 int slots_reserve(const Ctx *c, Lane *l, size_t in, size_t out, size_t ptrs)
 {
@@ -314,16 +333,7 @@ Lane *lane_take(Ctx *c)
 			lane_free(l);
 			return nullptr;
 		}
-	try { // room in lfree for every lane, so that lane_give never allocates
-		c->lall.push_back(l);
-		c->lfree.reserve(c->lall.size());
-	} catch (const std::bad_alloc &) {
-		if (!c->lall.empty() && c->lall.back() == l)
-			c->lall.pop_back();
-		lane_free(l);
-		return nullptr;
-	}
-	return l;
+	return pool_add(c->lall, c->lfree, l, lane_free);
 }
 
 void lane_give(Ctx *c, Lane *l)
@@ -664,16 +674,7 @@ DevStream *dev_take(Ctx *c)
 	}
 	std::lock_guard<std::mutex> g(c->dlock);
 
-	try { // room in dfree for every stream, so that dev_give never allocates
-		c->dall.push_back(d);
-		c->dfree.reserve(c->dall.size());
-	} catch (const std::bad_alloc &) {
-		if (!c->dall.empty() && c->dall.back() == d)
-			c->dall.pop_back();
-		dev_stream_free(d);
-		return nullptr;
-	}
-	return d;
+	return pool_add(c->dall, c->dfree, d, dev_stream_free);
 }
 
 void dev_give(Ctx *c, DevStream *d)
