@@ -96,8 +96,8 @@ static void gate_leave(struct gfec_gate *g)
 /* Memory the GPU's kernels address directly: device memory, or pinned host memory they map. */
 static int direct(const struct gfec_engine *e, const void *p)
 {
-	return gfec_engine_is_device(e, p) ||
-	       (e->gpu_ops->in_place && e->gpu_ops->in_place(e->gpu_ctx, p));
+	return e->gpu_ops->in_place ? e->gpu_ops->in_place(e->gpu_ctx, p)
+				    : gfec_engine_is_device(e, p);
 }
 
 /* Calls on such memory hold no lane of the backend, so they pass the gate (updates never map). */

@@ -556,15 +556,27 @@ fail:
 	return GFEC_E_DEVICE;
 }
 
-int is_device(const void *p)
+// What CUDA knows of @p p (type cudaMemoryTypeUnregistered for memory it does not know).
+cudaPointerAttributes attrs(const void *p)
 {
 	cudaPointerAttributes at;
 
 	if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
 		cudaGetLastError();
-		return 0;
+		at = cudaPointerAttributes();
+		at.type = cudaMemoryTypeUnregistered;
 	}
+	return at;
+}
+
+bool device_type(const cudaPointerAttributes &at)
+{
 	return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
+}
+
+int is_device(const void *p)
+{
+	return device_type(attrs(p));
 }
 
 int gpu_is_device_ptr(void *ctx, const void *p)
@@ -816,33 +828,28 @@ void copy_out(Ctx *c, const Slot &s, const Plan *p, uint8_t *const *dst)
 	run_copies(c, v);
 }
 
-int is_pinned(const void *p)
+bool mapped_type(const cudaPointerAttributes &at)
 {
-	cudaPointerAttributes at;
-
-	if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
-		cudaGetLastError();
-		return 0;
-	}
-	return at.type == cudaMemoryTypeHost;
+	return at.type == cudaMemoryTypeHost && at.devicePointer;
 }
 
 /*
  * The mapped (device-side) address of @p len bytes of pinned host memory at @p h, or nullptr when
  * they are not all pinned: the first and the last byte must both be page-locked and mapped, at
  * addresses len - 1 apart. (Page-locked memory is mapped on every 64-bit platform CUDA 13 runs on;
- * a caller that registers a chunk's two ends but not a page between them is not caught.)
+ * a caller that registers a chunk's two ends but not a page between them is not caught.) @p first:
+ * h's attributes where the caller has them.
  */
-const uint8_t *mapped_addr(const uint8_t *h, size_t len)
+const uint8_t *mapped_addr(const uint8_t *h, size_t len,
+			   const cudaPointerAttributes *first = nullptr)
 {
-	cudaPointerAttributes a, b;
+	const cudaPointerAttributes a = first ? *first : attrs(h);
 
-	if (cudaPointerGetAttributes(&a, h) != cudaSuccess ||
-	    cudaPointerGetAttributes(&b, h + len - 1) != cudaSuccess) {
-		cudaGetLastError();
+	if (!mapped_type(a))
 		return nullptr;
-	}
-	if (a.type != cudaMemoryTypeHost || b.type != cudaMemoryTypeHost || !a.devicePointer ||
+	const cudaPointerAttributes b = len > 1 ? attrs(h + len - 1) : a;
+
+	if (!mapped_type(b) ||
 	    (const uint8_t *)b.devicePointer != (const uint8_t *)a.devicePointer + (len - 1))
 		return nullptr;
 	return static_cast<const uint8_t *>(a.devicePointer);
@@ -863,10 +870,10 @@ struct Mapped {
  * Whether every buffer of the call is pinned host memory; its mapped addresses in *m if so. The
  * run of chunks last found pinned (merged while they touch, at one mapping offset) answers for
  * the chunks inside it, so a batch laid out in one pinned pool costs a few queries, not two per
- * chunk.
+ * chunk. @p first: src[0]'s attributes.
  */
 bool map_stripes(const Plan *p, int nstripes, size_t len, const uint8_t *const *src,
-		 uint8_t *const *dst, Mapped *m)
+		 uint8_t *const *dst, const cudaPointerAttributes &first, Mapped *m)
 {
 	const size_t nsrc = (size_t)nstripes * p->sh.cols, ndst = (size_t)nstripes * p->sh.rows;
 	uintptr_t lo = 1, hi = 0; // the known run [lo, hi], empty at first
@@ -882,7 +889,7 @@ bool map_stripes(const Plan *p, int nstripes, size_t len, const uint8_t *const *
 		const uintptr_t a = (uintptr_t)h, b = a + (len - 1);
 
 		if (a < lo || b > hi) {
-			const uint8_t *d = mapped_addr(h, len);
+			const uint8_t *d = mapped_addr(h, len, i == 0 ? &first : nullptr);
 
 			if (!d)
 				return false;
@@ -1109,10 +1116,13 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 	__atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->bytes_in, (uint64_t)len * nstripes * (col < 0 ? p->sh.cols : 1),
 			   __ATOMIC_RELAXED);
-	if (is_device(src[0])) {
+	const cudaPointerAttributes at = attrs(src[0]);
+
+	if (device_type(at)) {
 		ret = run_device(c, p, col, nstripes, len, src, dst);
 		*done = ret ? 0 : len;
-	} else if (col < 0 && c->pinned_map && map_stripes(p, nstripes, len, src, dst, &m)) {
+	} else if (col < 0 && c->pinned_map && mapped_type(at) &&
+		   map_stripes(p, nstripes, len, src, dst, at, &m)) {
 		const size_t bytes = (size_t)nstripes * len * (p->sh.cols + p->sh.rows);
 
 		map_enter(c, bytes);
@@ -1196,7 +1206,9 @@ size_t gpu_bfly16_work(void *ctx)
 
 int gpu_in_place(void *ctx, const void *p)
 {
-	return static_cast<Ctx *>(ctx)->pinned_map && is_pinned(p);
+	const cudaPointerAttributes at = attrs(p);
+
+	return device_type(at) || (static_cast<Ctx *>(ctx)->pinned_map && mapped_type(at));
 }
 
 const struct gfec_backend_ops gpu_ops = {

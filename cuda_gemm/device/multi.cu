@@ -559,7 +559,8 @@ int m_in_place(void *ctx, const void *p)
 {
 	MCtx *m = static_cast<MCtx *>(ctx);
 
-	return m->in->in_place && m->in->in_place(m->d[0]->ctx, p);
+	return m->in->in_place ? m->in->in_place(m->d[0]->ctx, p)
+			       : m->in->is_device_ptr(m->d[0]->ctx, p);
 }
 
 void m_stats(void *ctx, struct gfec_backend_stats *out)

@@ -221,9 +221,10 @@ struct gfec_backend_ops {
 	size_t (*bfly16_work)(void *ctx);
 
 	/**
-	 * 1 when host memory at @p p is read and written in place by the backend's kernels (pinned
-	 * and mapped), so that a call on it holds none of the backend's staging resources. NULL:
-	 * never.
+	 * 1 when the backend's kernels address the memory at @p p directly: device memory, or host
+	 * memory they read and write in place (pinned and mapped); a call on it holds none of the
+	 * backend's staging resources. One query where is_device_ptr and a pinned check would take
+	 * two. NULL: as is_device_ptr.
 	 */
 	int (*in_place)(void *ctx, const void *p);
 };
