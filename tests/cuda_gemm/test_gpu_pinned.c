@@ -19,22 +19,7 @@
 
 #include "gfec/gfec.h"
 #include "test_util.h"
-
-static gfec_codec *make(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static gfec_codec *make(const char *fmt, ...)
-{
-	char profile[256], err[256];
-	gfec_codec *c = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(profile, sizeof(profile), fmt, ap);
-	va_end(ap);
-	if (gfec_codec_create(profile, &c, err, sizeof(err)))
-		fail_msg("%s: %s", profile, err);
-	return c;
-}
+#include "codec_test.h" /* make() */
 
 static const char *const modes[] = { "map", "dma" };
 

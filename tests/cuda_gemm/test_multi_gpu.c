@@ -20,26 +20,11 @@
 
 #include "gfec/gfec.h"
 #include "test_util.h"
+#include "codec_test.h" /* make() */
 
 #define MAXC 64
 
 static char devices[64] = "0:0"; /* a profile's list: colons */
-
-static gfec_codec *make(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static gfec_codec *make(const char *fmt, ...)
-{
-	char profile[512], err[256];
-	gfec_codec *c = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(profile, sizeof(profile), fmt, ap);
-	va_end(ap);
-	if (gfec_codec_create(profile, &c, err, sizeof(err)))
-		fail_msg("%s: %s", profile, err);
-	return c;
-}
 
 /* 1 when @p prof makes a CPU codec (ISA-L's Vandermonde matrix is not MDS for every k, m). */
 static int may_make(const char *prof)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file codec_test.h
- * What the codec's end-to-end tests (test_codec.c, test_codec_w16.c) share: a codec made from a
- * printf-style profile (the test fails, naming the profile and the error, where it cannot be
- * made) and a stripe (tstripe, test_util.h) encoded in place. Include after cmocka.h,
- * gfec/gfec.h and test_util.h.
+ * What the codec's end-to-end tests (test_codec.c, test_codec_w16.c, and the GPU's
+ * test_multi_gpu.c and test_gpu_pinned.c) share: a codec made from a printf-style profile (the
+ * test fails, naming the profile and the error, where it cannot be made) and a stripe (tstripe,
+ * test_util.h) encoded in place. Include after cmocka.h, gfec/gfec.h and test_util.h.
  */
 #ifndef GFEC_TESTS_CODEC_TEST_H
 #define GFEC_TESTS_CODEC_TEST_H
@@ -20,7 +20,7 @@ static gfec_codec *make(const char *fmt, ...) __attribute__((format(printf, 1, 2
 
 static gfec_codec *make(const char *fmt, ...)
 {
-	char profile[256], err[256];
+	char profile[512], err[256];
 	gfec_codec *c = NULL;
 	va_list ap;
 	int ret;
@@ -37,7 +37,7 @@ static gfec_codec *make(const char *fmt, ...)
 }
 
 /* The stripe's parity from its data. */
-static void encode(gfec_codec *c, struct tstripe *s)
+static inline void encode(gfec_codec *c, struct tstripe *s)
 {
 	assert_int_equal(gfec_encode(c, (const uint8_t *const *)s->c, s->c + s->k, s->len), 0);
 }
