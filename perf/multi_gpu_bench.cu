@@ -29,7 +29,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,18 +38,13 @@
 
 #include "gfec/gfec.h"
 #include "gfec/gfec_nc.h"
+#include "perf_gpu_util.h" /* median_s */
 
 namespace {
 
 constexpr int K = 10, M = 4;
 
 int g_iters = 5;
-
-double now_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-		.count();
-}
 
 [[noreturn]] void die(const char *what, cudaError_t e)
 {
@@ -62,22 +56,6 @@ void ck(cudaError_t e, const char *what)
 {
 	if (e != cudaSuccess)
 		die(what, e);
-}
-
-// Median of g_iters timings of fn() (seconds) after one warm-up.
-template <class F> double median_s(F fn)
-{
-	std::vector<double> t;
-
-	fn();
-	for (int i = 0; i < g_iters; i++) {
-		const double a = now_s();
-
-		fn();
-		t.push_back(now_s() - a);
-	}
-	std::sort(t.begin(), t.end());
-	return t[t.size() / 2];
 }
 
 struct Ceil {
@@ -103,21 +81,21 @@ Ceil ceilings(int dev, size_t bytes)
 	c.d2d = 2.0 * bytes / median_s([&] {
 		cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s1);
 		cudaStreamSynchronize(s1);
-	}) / 1e9;
+	}, g_iters) / 1e9;
 	c.h2d = bytes / median_s([&] {
 		cudaMemcpyAsync(a, h1, bytes, cudaMemcpyHostToDevice, s1);
 		cudaStreamSynchronize(s1);
-	}) / 1e9;
+	}, g_iters) / 1e9;
 	c.d2h = bytes / median_s([&] {
 		cudaMemcpyAsync(h2, b, bytes, cudaMemcpyDeviceToHost, s1);
 		cudaStreamSynchronize(s1);
-	}) / 1e9;
+	}, g_iters) / 1e9;
 	c.both = 2.0 * bytes / median_s([&] {
 		cudaMemcpyAsync(a, h1, bytes, cudaMemcpyHostToDevice, s1);
 		cudaMemcpyAsync(h2, b, bytes, cudaMemcpyDeviceToHost, s2);
 		cudaStreamSynchronize(s1);
 		cudaStreamSynchronize(s2);
-	}) / 1e9;
+	}, g_iters) / 1e9;
 	ck(cudaGetLastError(), "ceiling copies");
 	cudaStreamDestroy(s1);
 	cudaStreamDestroy(s2);
@@ -160,7 +138,7 @@ double all_at_once(const std::vector<int> &devs, size_t bytes)
 			});
 		for (std::thread &x : th)
 			x.join();
-	});
+	}, g_iters);
 	ck(cudaGetLastError(), "copies on every GPU");
 	for (size_t i = 0; i < n; i++) {
 		cudaSetDevice(devs[i]);
@@ -264,7 +242,7 @@ double rate(gfec_codec *c, Stripes &st, size_t chunk, int *err)
 	int ret = 0;
 	const double t = median_s([&] {
 		ret |= gfec_encode_batch(c, ns, st.data.data(), st.parity.data(), chunk);
-	});
+	}, g_iters);
 
 	if (ret) {
 		fprintf(stderr, "FAIL: gfec_encode_batch: %s\n", gfec_strerror(ret));
@@ -358,7 +336,7 @@ int nc_rows(const std::string &list, int nseg)
 		memset(out, 0xa5, olen);
 		const double t = median_s([&] {
 			ret |= gfec_nc_encode(code[w], segs.data(), nseg, 0, count, out, olen);
-		});
+		}, g_iters);
 		r[w] = olen / t / 1e9;
 		if (ret || memcmp(out, want.data(), olen)) {
 			fprintf(stderr, "FAIL: RLC encode on %s: %s\n", w ? "every context" : "one context",

@@ -3,7 +3,8 @@
  * @file perf_gpu_util.h
  * What the GPU benches that name a failed CUDA call by its place (gfec-gpu-bench,
  * gfec-gf16-gpu-bench, gfec-fft16-gpu-bench) share: CK, a seeded xorshift64* for their fill data
- * (each bench keeps its own seed, so its data is what it always was) and median_s.
+ * (each bench keeps its own seed, so its data is what it always was) and median_s, which
+ * gfec-multigpu-bench takes too.
  */
 #ifndef GFEC_PERF_GPU_UTIL_H
 #define GFEC_PERF_GPU_UTIL_H
