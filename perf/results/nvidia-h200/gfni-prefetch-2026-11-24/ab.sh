@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # GFNI kernel prefetch A/B on the Xeon: A = HEAD (sources 512 B ahead), B = no prefetch, C = sources 512 + parity lines for writing 512 ahead
 set -uo pipefail
+# From the repository root, with the variant flags of gfni_variants.diff applied to a copy of the tree in .snap/src:
+#   source .device/env.sh && bash ab.sh "$OUT" > "$OUT/gfni_pf_ab.log" 2>&1
 out=$1; jobs=$(nproc); root=$PWD
 lscpu | grep -E 'Model name|^CPU\(s\)|L2|L3'
 up=/tmp/isa-l-2.32.1
