@@ -10,7 +10,7 @@
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
 # ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu
-# fftgpu ncpapers lanes
+# fftgpu ncpapers lanes slots
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
@@ -18,7 +18,7 @@ out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
 	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu ncpapers
-	lanes}
+	lanes slots}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -272,6 +272,23 @@ lanes() { # host buffers from many callers (issue 17): pinned ones read in place
 	done
 	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode -a cpu \
 		--memory pageable,pinned -d 0.5 --json "$log/daemon_lanes_cpu.json"
+}
+slots() { # launch slots (issue 17, gpu_coalesce_slots): pinned RS(10,4) encodes from 16 and 64
+	# callers with 0 (off), 1, 2, 4 and 8 slots, in turn and again (GFEC_SLOTS_LIST: another list),
+	# pageable rows once with 2 slots, then the CPU rows of the same shape for their CPU-s/GB
+	local s i=0
+	ctest --test-dir $b -R '^(gpu_pinned|coalesce_gpu|coalesce)$' --output-on-failure --timeout 600
+	for s in ${GFEC_SLOTS_LIST:-0 1 2 4 8 0 2 4 1}; do
+		echo "== gpu_coalesce_slots=$s"
+		GFEC_GPU_COALESCE_SLOTS=$s ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" \
+			--callers "16 64" -o encode -a gpu --memory pinned -d 0.5 \
+			--json "$log/daemon_slots_$((i++))_$s.json"
+	done
+	echo "== gpu_coalesce_slots=2, pageable"
+	GFEC_GPU_COALESCE_SLOTS=2 ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
+		-o encode -a gpu --memory pageable -d 0.5 --json "$log/daemon_slots_pageable.json"
+	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode -a cpu \
+		--memory pinned -d 0.5 --json "$log/daemon_slots_cpu.json"
 }
 ncctx() { # gfec_nc.h on GPU contexts (issues 14, 18): LT encode through the API, then two contexts
 	# on one GPU ("0,0"): the nc tests, RLC and RS rows with each context's share

@@ -225,6 +225,7 @@ struct perf_row {
 		double launches_per_s, stripes_per_launch;
 		double windows_per_s; /* launches that carried two callers or more */
 		int coalesce_us; /* the codec's coalescing window, 0: off */
+		int coalesce_slots; /* its launch slots (gpu_coalesce_slots), 0: off */
 	} daemon;
 };
 

@@ -844,6 +844,7 @@ static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_code
 		const double l = (double)(z.co.launches - a.co.launches);
 
 		r->daemon.coalesce_us = (int)z.co.us;
+		r->daemon.coalesce_slots = (int)z.co.slots;
 		r->daemon.launches_per_s = l / (z.t - a.t);
 		r->daemon.windows_per_s = (double)(z.co.windows - a.co.windows) / (z.t - a.t);
 		r->daemon.stripes_per_launch = l > 0 ? (z.co.stripes - a.co.stripes) / l : 0;
@@ -888,7 +889,9 @@ static void print_row(const struct perf_row *r)
 
 	snprintf(code, sizeof(code), "RS(%d,%d)", r->k, r->m);
 	perf_fmt_size(size, sizeof(size), r->chunk);
-	if (r->on_gpu && r->daemon.coalesce_us)
+	if (r->on_gpu && r->daemon.coalesce_slots)
+		snprintf(win, sizeof(win), "s%d", r->daemon.coalesce_slots);
+	else if (r->on_gpu && r->daemon.coalesce_us)
 		snprintf(win, sizeof(win), "%d", r->daemon.coalesce_us);
 	else if (r->on_gpu)
 		snprintf(win, sizeof(win), "off");
@@ -1122,8 +1125,8 @@ int perf_daemon_main(int argc, char **argv)
 	printf(
 	    "# GPU call/s and GPU%%: from gfec_codec_stats' gpu_calls (calls the GPU completed); "
 	    "launch/s and str/l (stripes per launch): the codec's coalescer, whose window is "
-	    "'win us' (gpu_coalesce_us; GFEC_GPU_COALESCE_US=0 turns it off), else one per GPU "
-	    "call\n");
+	    "'win us' (gpu_coalesce_us; GFEC_GPU_COALESCE_US=0 turns it off; sN: launch slots, "
+	    "gpu_coalesce_slots N), else one per GPU call\n");
 	printf("# bounds: CPU memory %.1f GB/s on 1 thread, %.1f GB/s on %d (read + written)%s",
 	       ce.cpu_mem_1, ce.cpu_mem_t, (int)ncpu, gpu ? "" : "\n");
 	if (gpu)

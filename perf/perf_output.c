@@ -274,6 +274,8 @@ static json_t *json_row(const struct perf_row *r)
 		json_object_set_new(d, "stripes_per_gpu_launch",
 				    json_real(r->daemon.stripes_per_launch));
 		json_object_set_new(d, "gpu_coalesce_us", json_integer(r->daemon.coalesce_us));
+		json_object_set_new(d, "gpu_coalesce_slots",
+				    json_integer(r->daemon.coalesce_slots));
 		json_object_set_new(d, "gpu_windows_per_s", json_real(r->daemon.windows_per_s));
 		json_object_set_new(o, "daemon", d);
 	}

@@ -41,6 +41,7 @@ struct window {
 	size_t len;
 	int cols, rows;
 	int queued, dev; /* queued members; buffers in device memory */
+	int slot;	 /* a waiting window that launches when a launch slot is free */
 	int nstripes, ncallers;
 	uint64_t bytes;
 	int full;
@@ -63,6 +64,8 @@ struct gfec_coalesce {
 	pthread_condattr_t cattr; /* CLOCK_MONOTONIC, for the leaders' timed waits */
 	struct window *open;
 	uint64_t us, bytes;
+	unsigned slots;	   /* waiting callers' launches in flight at most (0: windows of us) */
+	unsigned inflight; /* of those, now (under lock) */
 	struct gfec_coalesce_stats st; /* atomic */
 };
 
@@ -71,7 +74,7 @@ static void count(uint64_t *c, uint64_t n)
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
 }
 
-int gfec_coalesce_create(unsigned us, uint64_t bytes, struct gfec_coalesce **out)
+int gfec_coalesce_create(unsigned us, uint64_t bytes, unsigned slots, struct gfec_coalesce **out)
 {
 	struct gfec_coalesce *co;
 
@@ -89,6 +92,7 @@ int gfec_coalesce_create(unsigned us, uint64_t bytes, struct gfec_coalesce **out
 	pthread_condattr_setclock(&co->cattr, CLOCK_MONOTONIC);
 	co->us = us;
 	co->bytes = bytes;
+	co->slots = slots;
 	*out = co;
 	return 0;
 }
@@ -112,6 +116,7 @@ void gfec_coalesce_stats(const struct gfec_coalesce *co, struct gfec_coalesce_st
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 	out->us = (unsigned)co->us;
 	out->bytes = co->bytes;
+	out->slots = co->slots;
 }
 
 static int launch(struct gfec_coalesce *co, struct gfec_engine *e, const void *plan, int nstripes,
@@ -124,13 +129,23 @@ static int launch(struct gfec_coalesce *co, struct gfec_engine *e, const void *p
 
 /* With the lock held: the open window a member of this kind and shape can join, or NULL. */
 static struct window *find(struct gfec_coalesce *co, const void *key, int cols, size_t len,
-			   int nstripes, int queued, int dev)
+			   int nstripes, int queued, int dev, int slot)
 {
 	for (struct window *w = co->open; w; w = w->next)
 		if (w->key == key && w->len == len && w->cols == cols && w->queued == queued &&
-		    w->dev == dev && !w->full && w->nstripes + nstripes <= MAX_WINDOW_STRIPES)
+		    w->dev == dev && w->slot == slot && !w->full &&
+		    w->nstripes + nstripes <= MAX_WINDOW_STRIPES)
 			return w;
 	return NULL;
+}
+
+/* With the lock held: a slot launch ended; the leaders waiting for a slot look again. */
+static void slot_free(struct gfec_coalesce *co)
+{
+	co->inflight--;
+	for (struct window *w = co->open; w; w = w->next)
+		if (w->slot)
+			pthread_cond_signal(w->wake);
 }
 
 static void join(struct gfec_coalesce *co, struct window *w, struct member *m)
@@ -224,17 +239,22 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 	struct member me = { .src = src, .dst = dst, .nstripes = nstripes, .bytes = bytes };
 	struct window *w, win;
 	struct timespec until;
-	int ret;
+	int ret, slot;
 
-	if (!co->us) /* waiting callers are not held */
+	if (!co->us && !co->slots) /* waiting callers are not held */
 		return gfec_engine_gpu_gemm(e, p->gpu, nstripes, len, src, dst);
 	count(&co->st.callers, 1);
 	if (bytes >= co->bytes || nstripes > MAX_WINDOW_STRIPES / 2 ||
 	    gfec_engine_is_device(e, src[0]))
 		return launch(co, e, p->gpu, nstripes, len, src, dst);
+	/* slots hold only calls the kernels read in place: a staged window's copies would all
+	 * fall to its leader's thread, which the lanes of separate calls share out */
+	slot = co->slots && gfec_engine_in_place(e, src[0]) && gfec_engine_in_place(e, dst[0]);
+	if (!slot && !co->us)
+		return launch(co, e, p->gpu, nstripes, len, src, dst);
 	pthread_cond_init(&me.cv, &co->cattr);
 	pthread_mutex_lock(&co->lock);
-	w = find(co, p->gpu, cols, len, nstripes, 0, 0);
+	w = find(co, p->gpu, cols, len, nstripes, 0, 0, slot);
 	if (w) { /* a follower: wait for the leader's word */
 		join(co, w, &me);
 		while (!me.done)
@@ -245,22 +265,41 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 			return launch(co, e, p->gpu, nstripes, len, src, dst);
 		return me.ret;
 	}
+	if (slot && co->inflight < co->slots) { /* a slot is free: no window, no wait */
+		co->inflight++;
+		pthread_mutex_unlock(&co->lock);
+		pthread_cond_destroy(&me.cv);
+		ret = launch(co, e, p->gpu, nstripes, len, src, dst);
+		pthread_mutex_lock(&co->lock);
+		slot_free(co);
+		pthread_mutex_unlock(&co->lock);
+		return ret;
+	}
 
-	/* The leader: open a window, hold it open until it is full or its time is up. */
+	/* The leader: open a window and hold it until it is full, or until its time is up
+	 * (classic), or until a slot is free or its time (us > 0) is up (slot). */
 	win = (struct window){ .key = p->gpu, .len = len, .cols = cols, .rows = p->rows,
-			       .wake = &me.cv, .next = co->open };
+			       .slot = slot, .wake = &me.cv, .next = co->open };
 	co->open = &win;
 	join(co, &win, &me);
-	deadline_after(&until, co->us);
-	while (!win.full) /* 0: a wake-up (full, or spurious); else the time is up */
-		if (pthread_cond_timedwait(&me.cv, &co->lock, &until))
-			break;
+	if (co->us)
+		deadline_after(&until, co->us);
+	while (!win.full && (!slot || co->inflight >= co->slots)) {
+		if (!co->us)
+			pthread_cond_wait(&me.cv, &co->lock);
+		else if (pthread_cond_timedwait(&me.cv, &co->lock, &until))
+			break; /* the time is up */
+	}
 	unlist(co, &win);
+	if (slot)
+		co->inflight++;
 	pthread_mutex_unlock(&co->lock);
 
 	ret = run_window(co, e, &win);
 
 	pthread_mutex_lock(&co->lock);
+	if (slot)
+		slot_free(co);
 	for (struct member *m = win.head->next, *next; m; m = next) {
 		next = m->next; /* m may be gone once it sees done */
 		m->ret = ret;
@@ -370,7 +409,7 @@ int gfec_coalesce_submit(struct gfec_coalesce *co, struct gfec_engine *e,
 			      .end = r->done, .end_ctx = r->done_ctx, .arg = r->arg };
 	dev = gfec_engine_is_device(e, src[0]) || gfec_engine_is_device(e, dst[0]);
 	pthread_mutex_lock(&co->lock);
-	w = find(co, p, cols, len, nstripes, 1, dev);
+	w = find(co, p, cols, len, nstripes, 1, dev, 0);
 	if (w) {
 		join(co, w, m);
 		pthread_mutex_unlock(&co->lock);

@@ -16,6 +16,14 @@
  * can batch itself, are never held back either. When the leader cannot allocate the
  * concatenated tables, every caller of the window runs its own call (nobody is dropped).
  *
+ * Launch slots (`slots` > 0; group commit): a call whose buffers the kernels read in place
+ * (pinned host memory they map) launches at once while fewer than `slots` of these launches are
+ * in flight; otherwise it joins the open window of its shape, which launches as soon as a slot
+ * is free (or it holds `bytes`, or, with `us` > 0, `us` after it opened). No call waits while
+ * the GPU has room, and under load each launch carries the calls that arrived during the
+ * previous ones. Staged calls (pageable memory) are not held by slots: their copies would all
+ * fall to one thread, where separate calls spread them over the backend's lanes.
+ *
  * The status is the launch's: on an error every caller gets it and the engine redoes its own
  * stripes on the CPU (engine.c), so a fault in a window sends each of its stripes to the CPU.
  *
@@ -61,14 +69,16 @@ struct gfec_coalesce_stats {
 	uint64_t q_run_us[GFEC_COALESCE_HIST]; /* a window's run: bucket i counts [2^i, 2^(i+1)) us */
 	unsigned us; /* the waiting callers' window settings (after the counters) */
 	uint64_t bytes;
+	unsigned slots;
 };
 
 /**
- * A coalescer: waiting callers' windows of @p us microseconds or @p bytes source bytes (> 0);
- * @p us = 0: waiting callers are not held (gfec_coalesce_gemm launches at once), only queued
- * members are coalesced.
+ * A coalescer: waiting callers' windows of @p us microseconds or @p bytes source bytes (> 0),
+ * and with @p slots > 0, at most that many launches of calls read in place in flight (above);
+ * @p us = 0 and @p slots = 0: waiting callers are not held (gfec_coalesce_gemm launches at
+ * once), only queued members are coalesced.
  */
-int gfec_coalesce_create(unsigned us, uint64_t bytes, struct gfec_coalesce **out);
+int gfec_coalesce_create(unsigned us, uint64_t bytes, unsigned slots, struct gfec_coalesce **out);
 /** Frees it; no call may be inside. NULL is fine. */
 void gfec_coalesce_free(struct gfec_coalesce *co);
 

@@ -536,9 +536,11 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 			goto out;
 	}
 	/* Every codec has one: gfec_submit_coalesced() queues into it on any backend; waiting
-	 * callers are held only on the GPU, with gpu_coalesce_us > 0. */
+	 * callers are held only on the GPU, with gpu_coalesce_us or gpu_coalesce_slots > 0. */
 	ret = gfec_coalesce_create(c->eng.gpu_ops ? (unsigned)c->prof.gpu_coalesce_us : 0,
-				   (uint64_t)c->prof.gpu_coalesce_bytes, &c->eng.coal);
+				   (uint64_t)c->prof.gpu_coalesce_bytes,
+				   c->eng.gpu_ops ? (unsigned)c->prof.gpu_coalesce_slots : 0,
+				   &c->eng.coal);
 	if (ret)
 		goto out;
 	gm = generator(c);
@@ -654,7 +656,8 @@ void gfec_codec_gpu_dmabuf_free(const gfec_codec *c, void *ptr)
 int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!c || !c->eng.coal || !c->eng.gpu_ops || c->prof.gpu_coalesce_us <= 0)
+	if (!c || !c->eng.coal || !c->eng.gpu_ops ||
+	    (c->prof.gpu_coalesce_us <= 0 && c->prof.gpu_coalesce_slots <= 0))
 		return 0;
 	gfec_coalesce_stats(c->eng.coal, out);
 	return 1;

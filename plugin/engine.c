@@ -93,8 +93,7 @@ static void gate_leave(struct gfec_gate *g)
 	pthread_mutex_unlock(&g->lock);
 }
 
-/* Memory the GPU's kernels address directly: device memory, or pinned host memory they map. */
-static int direct(const struct gfec_engine *e, const void *p)
+int gfec_engine_in_place(const struct gfec_engine *e, const void *p)
 {
 	return e->gpu_ops->in_place ? e->gpu_ops->in_place(e->gpu_ctx, p)
 				    : gfec_engine_is_device(e, p);
@@ -104,7 +103,8 @@ static int direct(const struct gfec_engine *e, const void *p)
 int gfec_engine_gpu_gemm(struct gfec_engine *e, const void *plan, int nstripes, size_t len,
 			 const uint8_t *const *src, uint8_t *const *dst)
 {
-	const int gated = e->gate && !direct(e, src[0]) && !direct(e, dst[0]);
+	const int gated =
+		e->gate && !gfec_engine_in_place(e, src[0]) && !gfec_engine_in_place(e, dst[0]);
 	int ret;
 
 	if (gated)

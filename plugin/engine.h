@@ -71,6 +71,9 @@ void gfec_engine_plan_free(struct gfec_engine *e, struct gfec_eplan *p);
 
 /** 1 when @p p is device memory (the CPU cannot read it). */
 int gfec_engine_is_device(const struct gfec_engine *e, const void *p);
+/** Whether the GPU's kernels address @p p directly (device memory, or pinned host memory they
+ *  map; gpu_ops required): such calls hold no lane of the backend. */
+int gfec_engine_in_place(const struct gfec_engine *e, const void *p);
 
 /** dst = A x src for @p nstripes stripes of @p cols sources (gfec_backend_ops.gemm's layout). */
 int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols, int nstripes,

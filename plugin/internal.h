@@ -44,6 +44,7 @@ struct gfec_profile {
 	long long gpu_map_bytes; /* in-place bytes in flight per device; 0 default, -1 no cap */
 	int gpu_coalesce_us;	/* coalescing window (coalesce.h); 0 = off */
 	long long gpu_coalesce_bytes;
+	int gpu_coalesce_slots;	/* launches of in-place calls in flight (coalesce.h); 0 = off */
 	int gpu_fault;		/* GFEC_FAULT: 1 = cuda, every GPU call fails; 2 + i = cuda-ctxI */
 	struct gfec_settings set; /* every knob with its origin, and gfec.conf's [tune] rules */
 };

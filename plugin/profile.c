@@ -131,6 +131,7 @@ static void apply_knobs(struct gfec_profile *p)
 	p->gpu_map_bytes = v[GFEC_KNOB_GPU_MAP_BYTES].num;
 	p->gpu_coalesce_us = (int)v[GFEC_KNOB_GPU_COALESCE_US].num;
 	p->gpu_coalesce_bytes = v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
+	p->gpu_coalesce_slots = (int)v[GFEC_KNOB_GPU_COALESCE_SLOTS].num;
 	p->gpu_fault = (int)v[GFEC_KNOB_FAULT].num; /* the word's index: none, cuda, cuda-ctxI */
 }
 

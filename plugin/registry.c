@@ -219,6 +219,17 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					   .dflt = "16M", .ceph = 1,
 					   .help = "a coalescing window launches once it holds this "
 						   "many source bytes" },
+	/*
+	 * Launch slots (coalesce.h): calls read in place launch at once while fewer than this
+	 * many are in flight, and gather into one launch while they are not.
+	 */
+	[GFEC_KNOB_GPU_COALESCE_SLOTS] = { .name = "gpu_coalesce_slots", .profile = 1,
+					   .env = "GFEC_GPU_COALESCE_SLOTS", .section = "gpu",
+					   .key = "coalesce_slots", .type = GFEC_KNOB_NUM, .lo = 0,
+					   .hi = 1024, .dflt = "0", .ceph = 1,
+					   .help = "calls on pinned host buffers launch at once while "
+						   "fewer than this many are in flight, else together "
+						   "when one ends (0 = off)" },
 	[GFEC_KNOB_FAULT] = { .name = "fault", .env = "GFEC_FAULT", .type = GFEC_KNOB_WORD,
 			      .words = "none, cuda, cuda-ctx0, cuda-ctx1, cuda-ctx2, cuda-ctx3",
 			      .dflt = "none",

@@ -67,7 +67,7 @@ static enum gfec_cpu_path cpu_path = GFEC_CPU_ISAL;
 static size_t stream_min;
 static uint64_t gpu_min = GPU_NEVER;
 static int gpu_fault;
-static long long coalesce_us, coalesce_bytes; /* the GPU engine's windows (coalesce.h) */
+static long long coalesce_us, coalesce_bytes, coalesce_slots; /* the GPU engine's coalescer */
 
 static const struct gfec_backend_ops isal_cpu_ops;
 
@@ -137,6 +137,7 @@ static void setup(void)
 	gpu_fault = strcmp(set.v[GFEC_KNOB_FAULT].text, "cuda") == 0;
 	coalesce_us = set.v[GFEC_KNOB_GPU_COALESCE_US].num;
 	coalesce_bytes = set.v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
+	coalesce_slots = set.v[GFEC_KNOB_GPU_COALESCE_SLOTS].num;
 	cpu_path = pick_cpu_path(set.v[GFEC_KNOB_CPU_PATH].text);
 	stream_min = (size_t)set.v[GFEC_KNOB_CPU_STREAM_MIN].num;
 	caches_ready = gfec_plan_cache_init(&cpu_cache, CACHE_SLOTS) == 0;
@@ -278,9 +279,9 @@ static void gpu_setup(void)
 	gpu_engine.gpu_ops = ops;
 	/* HDFS's coder threads share the plan of a matrix: their calls coalesce as a codec's do
 	 * (without memory for it, every call runs alone) */
-	if (coalesce_us > 0)
+	if (coalesce_us > 0 || coalesce_slots > 0)
 		(void)gfec_coalesce_create((unsigned)coalesce_us, (uint64_t)coalesce_bytes,
-					   &gpu_engine.coal);
+					   (unsigned)coalesce_slots, &gpu_engine.coal);
 	/* their host-buffer calls reach the GPU in arrival order (engine.h's gate; without
 	 * memory for it, they queue on the backend's lock as before) */
 	(void)gfec_engine_gate(&gpu_engine, 1);

@@ -20,6 +20,7 @@
 #include "gfec/gfec.h"
 #include "test_util.h"
 #include "codec_test.h" /* make() */
+#include "coalesce.h"	/* gfec_codec_coalesce_stats */
 
 static const char *const modes[] = { "map", "dma" };
 
@@ -346,6 +347,69 @@ static void test_callers(void **state)
 	}
 }
 
+/*
+ * Launch slots (gpu_coalesce_slots, coalesce.h): 16 callers of one shape on pinned memory, one
+ * RS(10,4) stripe a call (4 KiB and 64 KiB chunks, some unaligned), with 1 and 2 slots; then
+ * 16 more callers on pageable memory beside them, which slots do not hold. Every byte of every
+ * pool equals the CPU's, nothing falls back, and the pinned calls shared launches.
+ */
+static void test_slots(void **state)
+{
+	enum { T = 16, PAGEABLE = 8 };
+	static const size_t lens[] = { 4096, 65536 };
+
+	(void)state;
+	for (int slots = 1; slots <= 2; slots++)
+		for (size_t l = 0; l < sizeof(lens) / sizeof(*lens); l++) {
+			gfec_codec *g = make("k=10 m=4 backend=gpu gpu_coalesce_slots=%d", slots);
+			gfec_codec *c = make("k=10 m=4 backend=cpu");
+			const int n = T + (l ? PAGEABLE : 0);
+			struct gfec_coalesce_stats cs;
+			struct caller a[T + PAGEABLE];
+			pthread_t th[T + PAGEABLE];
+			uint64_t calls = 0;
+
+			for (int t = 0; t < n; t++) {
+				uint8_t *mem;
+
+				a[t] = (struct caller){ .g = g, .pinned = t < T, .reps = 20 };
+				pool_init(&a[t].p, 10, 4, 1, lens[l]);
+				if (a[t].pinned)
+					assert_int_equal(cudaMallocHost((void **)&mem, a[t].p.bytes),
+							 cudaSuccess);
+				else
+					assert_non_null(mem = malloc(a[t].p.bytes));
+				pool_layout(&a[t].p, c, mem);
+			}
+			for (int t = 0; t < n; t++)
+				assert_int_equal(pthread_create(&th[t], NULL, caller_run, &a[t]), 0);
+			for (int t = 0; t < n; t++)
+				pthread_join(th[t], NULL);
+			for (int t = 0; t < n; t++) {
+				if (a[t].failed)
+					fail_msg("slots %d: caller %d (%s, len %zu) got wrong parity",
+						 slots, t, a[t].pinned ? "pinned" : "pageable",
+						 a[t].p.len);
+				calls += (uint64_t)a[t].reps;
+				if (a[t].pinned)
+					cudaFreeHost(a[t].p.mem);
+				else
+					free(a[t].p.mem);
+				pool_fini(&a[t].p);
+			}
+			no_fallback(g);
+			assert_int_equal(gfec_codec_coalesce_stats(g, &cs), 1);
+			assert_int_equal(cs.callers, calls);
+			fprintf(stderr, "# slots %d, len %zu: %llu calls (%d pageable callers) in %llu "
+					"launches\n", slots, lens[l], (unsigned long long)calls,
+				n - T, (unsigned long long)cs.launches);
+			assert_true(cs.launches < calls);
+			assert_true(cs.windows > 0);
+			gfec_codec_free(g);
+			gfec_codec_free(c);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_partly_pinned),
 		cmocka_unit_test(test_decode_update),
 		cmocka_unit_test(test_callers),
+		cmocka_unit_test(test_slots),
 	};
 
 	gfec_codec *probe = NULL;

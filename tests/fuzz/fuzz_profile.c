@@ -52,7 +52,8 @@ static void check_same(const struct gfec_profile *a, const struct gfec_profile *
 	FUZZ_CHECK(a->gpu_min_bytes == b->gpu_min_bytes && a->gpu_device == b->gpu_device);
 	FUZZ_CHECK(a->gpu_streams == b->gpu_streams && a->gpu_segment == b->gpu_segment);
 	FUZZ_CHECK(a->gpu_coalesce_us == b->gpu_coalesce_us &&
-		   a->gpu_coalesce_bytes == b->gpu_coalesce_bytes);
+		   a->gpu_coalesce_bytes == b->gpu_coalesce_bytes &&
+		   a->gpu_coalesce_slots == b->gpu_coalesce_slots);
 	FUZZ_CHECK(a->gpu_fault == b->gpu_fault);
 	knobs_check_same(&a->set, &b->set);
 }

@@ -15,6 +15,8 @@ struct fake_gpu {
 	struct fake_gpu_switches sw;
 	uint64_t seq;	      /* calls since the last fake_gpu_set */
 	struct fake_gpu_counts n;
+	uint64_t inflight;    /* gemm calls inside (atomic) */
+	int in_place;	      /* sw.in_place, read without the lock (atomic) */
 };
 
 struct fake_plan {
@@ -113,8 +115,11 @@ static int fake_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 {
 	struct fake_gpu *g = ctx;
 	const struct fake_plan *p = plan;
+	const uint64_t in = __atomic_add_fetch(&g->inflight, 1, __ATOMIC_RELAXED);
 	int ret = call_begin(g);
 
+	if (in > g->n.max_inflight)
+		g->n.max_inflight = in;
 	g->n.calls++;
 	g->n.stripes += (uint64_t)nstripes;
 	if ((uint64_t)nstripes > g->n.max_stripes)
@@ -125,6 +130,7 @@ static int fake_gemm(void *ctx, const void *plan, int nstripes, size_t len,
 			memset(dst[i], 0x5a, len);
 	else
 		ret = cpu()->gemm(g->cpu, p->cpu, nstripes, len, src, dst);
+	__atomic_sub_fetch(&g->inflight, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&g->lock);
 	return ret;
 }
@@ -150,6 +156,12 @@ static int fake_is_device_ptr(void *ctx, const void *p)
 	(void)ctx;
 	(void)p;
 	return 0;
+}
+
+static int fake_in_place(void *ctx, const void *p)
+{
+	(void)p;
+	return __atomic_load_n(&((struct fake_gpu *)ctx)->in_place, __ATOMIC_RELAXED);
 }
 
 static void fake_stats(void *ctx, struct gfec_backend_stats *out)
@@ -179,6 +191,7 @@ static const struct gfec_backend_ops fake_ops = {
 	.gemm = fake_gemm,
 	.update = fake_update,
 	.is_device_ptr = fake_is_device_ptr,
+	.in_place = fake_in_place,
 	.stats = fake_stats,
 	.path_name = fake_path_name,
 };
@@ -195,6 +208,7 @@ void fake_gpu_set(void *ctx, const struct fake_gpu_switches *sw)
 	pthread_mutex_lock(&g->lock);
 	g->sw = *sw;
 	g->seq = 0;
+	__atomic_store_n(&g->in_place, sw->in_place, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&g->lock);
 }
 

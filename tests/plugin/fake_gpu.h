@@ -7,7 +7,8 @@
  * given. Switches make every call, or only the Nth, fail with a chosen GFEC_E_* code (after
  * scribbling over the outputs, which a failed GPU call leaves unspecified) and add a delay per
  * call, so that concurrent callers pile up behind it. is_device_ptr always says no: every
- * buffer is host memory, so the engine redoes failed calls on the CPU.
+ * buffer is host memory, so the engine redoes failed calls on the CPU; a switch makes in_place
+ * say yes for every buffer (pinned host memory the kernels map, for the coalescer's slots).
  *
  * Tests build a struct gfec_engine by hand: cpu_ops = gfec_cpu_backend(), gpu_ops =
  * fake_gpu_ops(), gpu_ctx from its init, and set the switches with fake_gpu_set().
@@ -25,6 +26,7 @@ struct fake_gpu_switches {
 	uint64_t fail_nth;  /* with fail_all 0: call number fail_nth (1-based, counting gemm and
 			       update calls since the last fake_gpu_set) fails; 0: none */
 	unsigned delay_us;  /* each call holds the device this long before it works */
+	int in_place;	    /* in_place says every buffer is read in place (pinned, mapped) */
 };
 
 struct fake_gpu_counts {
@@ -34,6 +36,8 @@ struct fake_gpu_counts {
 	uint64_t stripes;    /* stripes over all gemm calls */
 	uint64_t max_stripes; /* the most stripes one gemm call carried */
 	uint64_t bytes_in;   /* source bytes over all calls */
+	uint64_t max_inflight; /* the most gemm calls in the backend at once, waiting for the
+				  device included */
 };
 
 /** The table. init takes conf->fault (1: every call fails with GFEC_E_DEVICE) and nothing else. */

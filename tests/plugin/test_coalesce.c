@@ -81,7 +81,7 @@ static void rig_init(struct rig *r, unsigned us, uint64_t bytes)
 	assert_int_equal(r->e.cpu_ops->init(&cc, &r->e.cpu_ctx), 0);
 	assert_int_equal(r->e.gpu_ops->init(&gc, &r->e.gpu_ctx), 0);
 	if (us)
-		assert_int_equal(gfec_coalesce_create(us, bytes, &r->e.coal), 0);
+		assert_int_equal(gfec_coalesce_create(us, bytes, 0, &r->e.coal), 0);
 	for (int p = 0; p < NPLANS; p++) {
 		/* even plans encode-shaped (m x k), odd ones decode-shaped (erasures x k) */
 		r->cols[p] = test_range(2, MAXCOLS);
@@ -402,7 +402,7 @@ static void fill_window(struct rig *r, int n)
 	struct worker *w = calloc((size_t)n, sizeof(*w));
 
 	assert_non_null(w);
-	assert_int_equal(gfec_coalesce_create(10000000, (uint64_t)n * r->cols[0] * FILL_LEN,
+	assert_int_equal(gfec_coalesce_create(10000000, (uint64_t)n * r->cols[0] * FILL_LEN, 0,
 					      &r->e.coal), 0);
 	pthread_barrier_init(&fill_start, NULL, (unsigned)n);
 	for (int i = 0; i < n; i++) {
@@ -487,7 +487,7 @@ static void test_one_shape(void **state)
 
 	(void)state;
 	rig_init(&r, 0, 0);
-	assert_int_equal(gfec_coalesce_create(500000, 16ull * r.cols[0] * 4096, &r.e.coal), 0);
+	assert_int_equal(gfec_coalesce_create(500000, 16ull * r.cols[0] * 4096, 0, &r.e.coal), 0);
 	fake_gpu_set(r.e.gpu_ctx, &slow);
 	the_job.one_shape = 1;
 	run_workers(&r, 16, 20, 0);
@@ -632,6 +632,110 @@ static void test_deadline(void **state)
 	rig_fini(&r);
 }
 
+/* A rig whose coalescer holds calls by launch slots alone (no deadline, no size trigger). */
+static void rig_slots(struct rig *r, unsigned slots, const struct fake_gpu_switches *sw)
+{
+	rig_init(r, 0, 0);
+	assert_int_equal(gfec_coalesce_create(0, UINT64_MAX, slots, &r->e.coal), 0);
+	fake_gpu_set(r->e.gpu_ctx, sw);
+}
+
+/*
+ * Launch slots (group commit): calls read in place launch at once while fewer than `slots` are
+ * in flight, else gather into the next launch. Behind a GPU that takes 200 us a launch: never
+ * more than `slots` launches in the backend at once, every output right, and from 16 callers on
+ * fewer launches than calls and launches of more stripes than one call carries. A lone caller
+ * never waits in a window, and staged calls (not in place) are not held by slots at all.
+ */
+static void test_slots(void **state)
+{
+	static const unsigned slots[] = { 1, 2, 4 };
+	static const int threads[] = { 1, 16, 64 };
+	const struct fake_gpu_switches slow = { .delay_us = 200, .in_place = 1 };
+	const struct fake_gpu_switches staged = { .delay_us = 200 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(slots) / sizeof(*slots); i++)
+		for (size_t t = 0; t < sizeof(threads) / sizeof(*threads); t++) {
+			const int iters = threads[t] < 64 ? 40 : 16, updates = 8;
+			const uint64_t gemms = (uint64_t)threads[t] * (iters - iters / updates);
+			struct gfec_coalesce_stats cs;
+			struct fake_gpu_counts n;
+			struct rig r;
+
+			rig_slots(&r, slots[i], &slow);
+			run_workers(&r, threads[t], iters, updates);
+			fake_gpu_counts(r.e.gpu_ctx, &n);
+			gfec_coalesce_stats(r.e.coal, &cs);
+			assert_int_equal(r.e.fallbacks, 0);
+			assert_int_equal(r.e.gpu_calls, gemms + n.updates);
+			assert_int_equal(cs.callers, gemms);
+			assert_int_equal(cs.launches, n.calls);
+			assert_int_equal(cs.stripes, n.stripes);
+			assert_int_equal(cs.slots, slots[i]);
+			assert_in_range(n.max_inflight, 1, slots[i]);
+			if (threads[t] == 1) {
+				assert_int_equal(n.calls, gemms);
+				assert_int_equal(cs.windows, 0);
+			} else {
+				assert_true(n.calls < gemms);
+				assert_true(n.max_stripes > MAXSTRIPES);
+			}
+			fprintf(stderr, "# slots %u, %2d threads: %llu calls in %llu launches, "
+					"%.1f stripes per launch (most %llu), at most %llu in flight\n",
+				slots[i], threads[t], (unsigned long long)gemms,
+				(unsigned long long)n.calls, (double)n.stripes / n.calls,
+				(unsigned long long)n.max_stripes,
+				(unsigned long long)n.max_inflight);
+			rig_fini(&r);
+		}
+
+	/* staged calls: each launches on its own, as without slots */
+	{
+		const uint64_t gemms = 16 * (16 - 16 / 8);
+		struct gfec_coalesce_stats cs;
+		struct fake_gpu_counts n;
+		struct rig r;
+
+		rig_slots(&r, 1, &staged);
+		run_workers(&r, 16, 16, 8);
+		fake_gpu_counts(r.e.gpu_ctx, &n);
+		gfec_coalesce_stats(r.e.coal, &cs);
+		assert_int_equal(n.calls, gemms);
+		assert_int_equal(cs.windows, 0);
+		assert_int_equal(r.e.fallbacks, 0);
+		rig_fini(&r);
+	}
+}
+
+/* Slots with every launch failing, or only the 37th: each call's stripes right through the
+ * CPU redo, one fallback per caller of a failed launch, nobody lost or hung. */
+static void test_slots_fault(void **state)
+{
+	const struct fake_gpu_switches every = { .fail_all = 1, .delay_us = 100, .in_place = 1 };
+	const struct fake_gpu_switches nth = { .fail_nth = 37, .fail_code = GFEC_E_NOMEM,
+					       .delay_us = 100, .in_place = 1 };
+	struct fake_gpu_counts n;
+	struct rig r;
+
+	(void)state;
+	rig_slots(&r, 2, &every);
+	run_workers(&r, 64, 10, 5);
+	fake_gpu_counts(r.e.gpu_ctx, &n);
+	assert_int_equal(n.failed, n.calls + n.updates);
+	assert_int_equal(r.e.fallbacks, 64 * 10);
+	assert_int_equal(r.e.gpu_calls, 0);
+	rig_fini(&r);
+
+	rig_slots(&r, 2, &nth);
+	run_workers(&r, 64, 10, 5);
+	fake_gpu_counts(r.e.gpu_ctx, &n);
+	assert_int_equal(n.failed, 1);
+	assert_in_range(r.e.fallbacks, 1, n.max_stripes);
+	assert_int_equal(r.e.gpu_calls + r.e.fallbacks, 64 * 10);
+	rig_fini(&r);
+}
+
 /* The leader cannot allocate the window's tables: every caller runs its own call. */
 static void test_alloc_failure(void **state)
 {
@@ -758,7 +862,7 @@ static struct gfec_async *qrig_init(struct rig *r, const struct fake_gpu_switche
 
 	assert_non_null(jobs);
 	rig_init(r, 0, 0);
-	assert_int_equal(gfec_coalesce_create(0, 1 << 20, &r->e.coal), 0);
+	assert_int_equal(gfec_coalesce_create(0, 1 << 20, 0, &r->e.coal), 0);
 	fake_gpu_set(r->e.gpu_ctx, sw);
 	__atomic_store_n(&qdone_total, 0, __ATOMIC_RELAXED);
 	return jobs;
@@ -1382,6 +1486,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fault_every),
 		cmocka_unit_test(test_fault_nth),
 		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_slots_fault),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_queued),
 		cmocka_unit_test(test_queued_fault),
