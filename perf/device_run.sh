@@ -340,6 +340,7 @@ step fftgpu fftgpu
 step ncpapers ncpapers
 step gate gate
 step lanes lanes
+step slots slots
 step ncctx ncctx
 step w16q w16q
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
