@@ -273,22 +273,23 @@ lanes() { # host buffers from many callers (issue 17): pinned ones read in place
 	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode -a cpu \
 		--memory pageable,pinned -d 0.5 --json "$log/daemon_lanes_cpu.json"
 }
-slots() { # launch slots (issue 17, gpu_coalesce_slots): pinned RS(10,4) encodes from 16 and 64
-	# callers with 0 (off), 1, 2, 4 and 8 slots, in turn and again (GFEC_SLOTS_LIST: another list),
-	# pageable rows once with 2 slots, then the CPU rows of the same shape for their CPU-s/GB
+slots() { # launch slots (issue 17, gpu_coalesce_slots / _slot_min): pinned RS(10,4) encodes from 16
+	# and 64 callers, off and with slots, in turn and again (GFEC_SLOTS_LIST: other "slots:min"
+	# pairs), pageable rows once with slots, then the CPU rows of the shape for their CPU-s/GB
 	local s i=0
 	ctest --test-dir $b -R '^(gpu_pinned|coalesce_gpu|coalesce)$' --output-on-failure --timeout 600
-	for s in ${GFEC_SLOTS_LIST:-0 1 2 4 8 0 2 4 1}; do
-		echo "== gpu_coalesce_slots=$s"
-		GFEC_GPU_COALESCE_SLOTS=$s ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" \
-			--callers "16 64" -o encode -a gpu --memory pinned -d 0.5 \
-			--json "$log/daemon_slots_$((i++))_$s.json"
+	for s in ${GFEC_SLOTS_LIST:-0:1M 4:1M 2:1M 0:1M 4:1M 2:1M 8:1M}; do
+		echo "== gpu_coalesce_slots=${s%%:*} gpu_coalesce_slot_min=${s##*:}"
+		GFEC_GPU_COALESCE_SLOTS=${s%%:*} GFEC_GPU_COALESCE_SLOT_MIN=${s##*:} \
+			./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" \
+			-o encode -a gpu --memory pinned -d 0.5 \
+			--json "$log/daemon_slots_$((i++))_${s/:/_}.json"
 	done
-	echo "== gpu_coalesce_slots=2, pageable"
-	GFEC_GPU_COALESCE_SLOTS=2 ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
+	echo "== gpu_coalesce_slots=4, pageable"
+	GFEC_GPU_COALESCE_SLOTS=4 ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
 		-o encode -a gpu --memory pageable -d 0.5 --json "$log/daemon_slots_pageable.json"
 	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode -a cpu \
-		--memory pinned -d 0.5 --json "$log/daemon_slots_cpu.json"
+		--memory pageable -d 0.5 --json "$log/daemon_slots_cpu.json"
 }
 ncctx() { # gfec_nc.h on GPU contexts (issues 14, 18): LT encode through the API, then two contexts
 	# on one GPU ("0,0"): the nc tests, RLC and RS rows with each context's share

@@ -65,6 +65,7 @@ struct gfec_coalesce {
 	struct window *open;
 	uint64_t us, bytes;
 	unsigned slots;	   /* waiting callers' launches in flight at most (0: windows of us) */
+	uint64_t slot_min; /* calls of fewer source bytes are not held by slots */
 	unsigned inflight; /* of those, now (under lock) */
 	struct gfec_coalesce_stats st; /* atomic */
 };
@@ -74,7 +75,8 @@ static void count(uint64_t *c, uint64_t n)
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
 }
 
-int gfec_coalesce_create(unsigned us, uint64_t bytes, unsigned slots, struct gfec_coalesce **out)
+int gfec_coalesce_create(unsigned us, uint64_t bytes, unsigned slots, uint64_t slot_min,
+			 struct gfec_coalesce **out)
 {
 	struct gfec_coalesce *co;
 
@@ -93,6 +95,7 @@ int gfec_coalesce_create(unsigned us, uint64_t bytes, unsigned slots, struct gfe
 	co->us = us;
 	co->bytes = bytes;
 	co->slots = slots;
+	co->slot_min = slot_min;
 	*out = co;
 	return 0;
 }
@@ -117,6 +120,7 @@ void gfec_coalesce_stats(const struct gfec_coalesce *co, struct gfec_coalesce_st
 	out->us = (unsigned)co->us;
 	out->bytes = co->bytes;
 	out->slots = co->slots;
+	out->slot_min = co->slot_min;
 }
 
 static int launch(struct gfec_coalesce *co, struct gfec_engine *e, const void *plan, int nstripes,
@@ -249,7 +253,8 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 		return launch(co, e, p->gpu, nstripes, len, src, dst);
 	/* slots hold only calls the kernels read in place: a staged window's copies would all
 	 * fall to its leader's thread, which the lanes of separate calls share out */
-	slot = co->slots && gfec_engine_in_place(e, src[0]) && gfec_engine_in_place(e, dst[0]);
+	slot = co->slots && bytes >= co->slot_min && gfec_engine_in_place(e, src[0]) &&
+	       gfec_engine_in_place(e, dst[0]);
 	if (!slot && !co->us)
 		return launch(co, e, p->gpu, nstripes, len, src, dst);
 	pthread_cond_init(&me.cv, &co->cattr);

@@ -21,8 +21,10 @@
  * in flight; otherwise it joins the open window of its shape, which launches as soon as a slot
  * is free (or it holds `bytes`, or, with `us` > 0, `us` after it opened). No call waits while
  * the GPU has room, and under load each launch carries the calls that arrived during the
- * previous ones. Staged calls (pageable memory) are not held by slots: their copies would all
- * fall to one thread, where separate calls spread them over the backend's lanes.
+ * previous ones. Calls under `slot_min` source bytes are not held by slots (a window's fixed
+ * cost, its leader's launch and wake-up and its followers' wake-ups, is paid with the GPU idle
+ * unless enough bytes move per launch), nor are staged calls (pageable memory): their copies
+ * would all fall to one thread, where separate calls spread them over the backend's lanes.
  *
  * The status is the launch's: on an error every caller gets it and the engine redoes its own
  * stripes on the CPU (engine.c), so a fault in a window sends each of its stripes to the CPU.
@@ -70,15 +72,17 @@ struct gfec_coalesce_stats {
 	unsigned us; /* the waiting callers' window settings (after the counters) */
 	uint64_t bytes;
 	unsigned slots;
+	uint64_t slot_min;
 };
 
 /**
  * A coalescer: waiting callers' windows of @p us microseconds or @p bytes source bytes (> 0),
- * and with @p slots > 0, at most that many launches of calls read in place in flight (above);
- * @p us = 0 and @p slots = 0: waiting callers are not held (gfec_coalesce_gemm launches at
- * once), only queued members are coalesced.
+ * and with @p slots > 0, at most that many launches in flight of calls of @p slot_min source
+ * bytes or more read in place (above); @p us = 0 and @p slots = 0: waiting callers are not held
+ * (gfec_coalesce_gemm launches at once), only queued members are coalesced.
  */
-int gfec_coalesce_create(unsigned us, uint64_t bytes, unsigned slots, struct gfec_coalesce **out);
+int gfec_coalesce_create(unsigned us, uint64_t bytes, unsigned slots, uint64_t slot_min,
+			 struct gfec_coalesce **out);
 /** Frees it; no call may be inside. NULL is fine. */
 void gfec_coalesce_free(struct gfec_coalesce *co);
 

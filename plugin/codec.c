@@ -540,7 +540,7 @@ int gfec_codec_create(const char *profile, gfec_codec **out, char *err, size_t e
 	ret = gfec_coalesce_create(c->eng.gpu_ops ? (unsigned)c->prof.gpu_coalesce_us : 0,
 				   (uint64_t)c->prof.gpu_coalesce_bytes,
 				   c->eng.gpu_ops ? (unsigned)c->prof.gpu_coalesce_slots : 0,
-				   &c->eng.coal);
+				   (uint64_t)c->prof.gpu_coalesce_slot_min, &c->eng.coal);
 	if (ret)
 		goto out;
 	gm = generator(c);

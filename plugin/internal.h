@@ -45,6 +45,7 @@ struct gfec_profile {
 	int gpu_coalesce_us;	/* coalescing window (coalesce.h); 0 = off */
 	long long gpu_coalesce_bytes;
 	int gpu_coalesce_slots;	/* launches of in-place calls in flight (coalesce.h); 0 = off */
+	long long gpu_coalesce_slot_min; /* ... of calls of at least this many source bytes */
 	int gpu_fault;		/* GFEC_FAULT: 1 = cuda, every GPU call fails; 2 + i = cuda-ctxI */
 	struct gfec_settings set; /* every knob with its origin, and gfec.conf's [tune] rules */
 };

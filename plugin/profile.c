@@ -132,6 +132,7 @@ static void apply_knobs(struct gfec_profile *p)
 	p->gpu_coalesce_us = (int)v[GFEC_KNOB_GPU_COALESCE_US].num;
 	p->gpu_coalesce_bytes = v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
 	p->gpu_coalesce_slots = (int)v[GFEC_KNOB_GPU_COALESCE_SLOTS].num;
+	p->gpu_coalesce_slot_min = v[GFEC_KNOB_GPU_COALESCE_SLOT_MIN].num;
 	p->gpu_fault = (int)v[GFEC_KNOB_FAULT].num; /* the word's index: none, cuda, cuda-ctxI */
 }
 

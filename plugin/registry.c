@@ -230,6 +230,13 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					   .help = "calls on pinned host buffers launch at once while "
 						   "fewer than this many are in flight, else together "
 						   "when one ends (0 = off)" },
+	[GFEC_KNOB_GPU_COALESCE_SLOT_MIN] = { .name = "gpu_coalesce_slot_min", .profile = 1,
+					      .env = "GFEC_GPU_COALESCE_SLOT_MIN",
+					      .section = "gpu", .key = "coalesce_slot_min",
+					      .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 40,
+					      .dflt = "1M", .ceph = 1,
+					      .help = "launch slots hold only calls of at least this "
+						      "many source bytes" },
 	[GFEC_KNOB_FAULT] = { .name = "fault", .env = "GFEC_FAULT", .type = GFEC_KNOB_WORD,
 			      .words = "none, cuda, cuda-ctx0, cuda-ctx1, cuda-ctx2, cuda-ctx3",
 			      .dflt = "none",

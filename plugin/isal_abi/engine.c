@@ -67,7 +67,7 @@ static enum gfec_cpu_path cpu_path = GFEC_CPU_ISAL;
 static size_t stream_min;
 static uint64_t gpu_min = GPU_NEVER;
 static int gpu_fault;
-static long long coalesce_us, coalesce_bytes, coalesce_slots; /* the GPU engine's coalescer */
+static long long coalesce_us, coalesce_bytes, coalesce_slots, slot_min; /* its coalescer */
 
 static const struct gfec_backend_ops isal_cpu_ops;
 
@@ -138,6 +138,7 @@ static void setup(void)
 	coalesce_us = set.v[GFEC_KNOB_GPU_COALESCE_US].num;
 	coalesce_bytes = set.v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
 	coalesce_slots = set.v[GFEC_KNOB_GPU_COALESCE_SLOTS].num;
+	slot_min = set.v[GFEC_KNOB_GPU_COALESCE_SLOT_MIN].num;
 	cpu_path = pick_cpu_path(set.v[GFEC_KNOB_CPU_PATH].text);
 	stream_min = (size_t)set.v[GFEC_KNOB_CPU_STREAM_MIN].num;
 	caches_ready = gfec_plan_cache_init(&cpu_cache, CACHE_SLOTS) == 0;
@@ -281,7 +282,8 @@ static void gpu_setup(void)
 	 * (without memory for it, every call runs alone) */
 	if (coalesce_us > 0 || coalesce_slots > 0)
 		(void)gfec_coalesce_create((unsigned)coalesce_us, (uint64_t)coalesce_bytes,
-					   (unsigned)coalesce_slots, &gpu_engine.coal);
+					   (unsigned)coalesce_slots, (uint64_t)slot_min,
+					   &gpu_engine.coal);
 	/* their host-buffer calls reach the GPU in arrival order (engine.h's gate; without
 	 * memory for it, they queue on the backend's lock as before) */
 	(void)gfec_engine_gate(&gpu_engine, 1);

@@ -361,7 +361,8 @@ static void test_slots(void **state)
 	(void)state;
 	for (int slots = 1; slots <= 2; slots++)
 		for (size_t l = 0; l < sizeof(lens) / sizeof(*lens); l++) {
-			gfec_codec *g = make("k=10 m=4 backend=gpu gpu_coalesce_slots=%d", slots);
+			gfec_codec *g = make("k=10 m=4 backend=gpu gpu_coalesce_slots=%d "
+					     "gpu_coalesce_slot_min=0", slots);
 			gfec_codec *c = make("k=10 m=4 backend=cpu");
 			const int n = T + (l ? PAGEABLE : 0);
 			struct gfec_coalesce_stats cs;

@@ -53,7 +53,8 @@ static void check_same(const struct gfec_profile *a, const struct gfec_profile *
 	FUZZ_CHECK(a->gpu_streams == b->gpu_streams && a->gpu_segment == b->gpu_segment);
 	FUZZ_CHECK(a->gpu_coalesce_us == b->gpu_coalesce_us &&
 		   a->gpu_coalesce_bytes == b->gpu_coalesce_bytes &&
-		   a->gpu_coalesce_slots == b->gpu_coalesce_slots);
+		   a->gpu_coalesce_slots == b->gpu_coalesce_slots &&
+		   a->gpu_coalesce_slot_min == b->gpu_coalesce_slot_min);
 	FUZZ_CHECK(a->gpu_fault == b->gpu_fault);
 	knobs_check_same(&a->set, &b->set);
 }

@@ -81,7 +81,7 @@ static void rig_init(struct rig *r, unsigned us, uint64_t bytes)
 	assert_int_equal(r->e.cpu_ops->init(&cc, &r->e.cpu_ctx), 0);
 	assert_int_equal(r->e.gpu_ops->init(&gc, &r->e.gpu_ctx), 0);
 	if (us)
-		assert_int_equal(gfec_coalesce_create(us, bytes, 0, &r->e.coal), 0);
+		assert_int_equal(gfec_coalesce_create(us, bytes, 0, 0, &r->e.coal), 0);
 	for (int p = 0; p < NPLANS; p++) {
 		/* even plans encode-shaped (m x k), odd ones decode-shaped (erasures x k) */
 		r->cols[p] = test_range(2, MAXCOLS);
@@ -402,7 +402,7 @@ static void fill_window(struct rig *r, int n)
 	struct worker *w = calloc((size_t)n, sizeof(*w));
 
 	assert_non_null(w);
-	assert_int_equal(gfec_coalesce_create(10000000, (uint64_t)n * r->cols[0] * FILL_LEN, 0,
+	assert_int_equal(gfec_coalesce_create(10000000, (uint64_t)n * r->cols[0] * FILL_LEN, 0, 0,
 					      &r->e.coal), 0);
 	pthread_barrier_init(&fill_start, NULL, (unsigned)n);
 	for (int i = 0; i < n; i++) {
@@ -487,7 +487,7 @@ static void test_one_shape(void **state)
 
 	(void)state;
 	rig_init(&r, 0, 0);
-	assert_int_equal(gfec_coalesce_create(500000, 16ull * r.cols[0] * 4096, 0, &r.e.coal), 0);
+	assert_int_equal(gfec_coalesce_create(500000, 16ull * r.cols[0] * 4096, 0, 0, &r.e.coal), 0);
 	fake_gpu_set(r.e.gpu_ctx, &slow);
 	the_job.one_shape = 1;
 	run_workers(&r, 16, 20, 0);
@@ -632,11 +632,13 @@ static void test_deadline(void **state)
 	rig_fini(&r);
 }
 
-/* A rig whose coalescer holds calls by launch slots alone (no deadline, no size trigger). */
-static void rig_slots(struct rig *r, unsigned slots, const struct fake_gpu_switches *sw)
+/* A rig whose coalescer holds calls by launch slots alone (no deadline, no size trigger), those
+ * of @p slot_min source bytes or more. */
+static void rig_slots(struct rig *r, unsigned slots, uint64_t slot_min,
+		      const struct fake_gpu_switches *sw)
 {
 	rig_init(r, 0, 0);
-	assert_int_equal(gfec_coalesce_create(0, UINT64_MAX, slots, &r->e.coal), 0);
+	assert_int_equal(gfec_coalesce_create(0, UINT64_MAX, slots, slot_min, &r->e.coal), 0);
 	fake_gpu_set(r->e.gpu_ctx, sw);
 }
 
@@ -645,7 +647,8 @@ static void rig_slots(struct rig *r, unsigned slots, const struct fake_gpu_switc
  * in flight, else gather into the next launch. Behind a GPU that takes 200 us a launch: never
  * more than `slots` launches in the backend at once, every output right, and from 16 callers on
  * fewer launches than calls and launches of more stripes than one call carries. A lone caller
- * never waits in a window, and staged calls (not in place) are not held by slots at all.
+ * never waits in a window, and staged calls (not in place) and calls under slot_min are not
+ * held by slots at all.
  */
 static void test_slots(void **state)
 {
@@ -663,7 +666,7 @@ static void test_slots(void **state)
 			struct fake_gpu_counts n;
 			struct rig r;
 
-			rig_slots(&r, slots[i], &slow);
+			rig_slots(&r, slots[i], 0, &slow);
 			run_workers(&r, threads[t], iters, updates);
 			fake_gpu_counts(r.e.gpu_ctx, &n);
 			gfec_coalesce_stats(r.e.coal, &cs);
@@ -690,14 +693,15 @@ static void test_slots(void **state)
 			rig_fini(&r);
 		}
 
-	/* staged calls: each launches on its own, as without slots */
-	{
+	/* staged calls, and calls under slot_min (every call here: at most 12 x 3 x 5000 source
+	 * bytes): each launches on its own, as without slots */
+	for (int under = 0; under < 2; under++) {
 		const uint64_t gemms = 16 * (16 - 16 / 8);
 		struct gfec_coalesce_stats cs;
 		struct fake_gpu_counts n;
 		struct rig r;
 
-		rig_slots(&r, 1, &staged);
+		rig_slots(&r, 1, under ? 12 * 3 * 5000 + 1 : 0, under ? &slow : &staged);
 		run_workers(&r, 16, 16, 8);
 		fake_gpu_counts(r.e.gpu_ctx, &n);
 		gfec_coalesce_stats(r.e.coal, &cs);
@@ -719,7 +723,7 @@ static void test_slots_fault(void **state)
 	struct rig r;
 
 	(void)state;
-	rig_slots(&r, 2, &every);
+	rig_slots(&r, 2, 0, &every);
 	run_workers(&r, 64, 10, 5);
 	fake_gpu_counts(r.e.gpu_ctx, &n);
 	assert_int_equal(n.failed, n.calls + n.updates);
@@ -727,7 +731,7 @@ static void test_slots_fault(void **state)
 	assert_int_equal(r.e.gpu_calls, 0);
 	rig_fini(&r);
 
-	rig_slots(&r, 2, &nth);
+	rig_slots(&r, 2, 0, &nth);
 	run_workers(&r, 64, 10, 5);
 	fake_gpu_counts(r.e.gpu_ctx, &n);
 	assert_int_equal(n.failed, 1);
@@ -862,7 +866,7 @@ static struct gfec_async *qrig_init(struct rig *r, const struct fake_gpu_switche
 
 	assert_non_null(jobs);
 	rig_init(r, 0, 0);
-	assert_int_equal(gfec_coalesce_create(0, 1 << 20, 0, &r->e.coal), 0);
+	assert_int_equal(gfec_coalesce_create(0, 1 << 20, 0, 0, &r->e.coal), 0);
 	fake_gpu_set(r->e.gpu_ctx, sw);
 	__atomic_store_n(&qdone_total, 0, __ATOMIC_RELAXED);
 	return jobs;
