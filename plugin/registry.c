@@ -221,12 +221,17 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 						   "many source bytes" },
 	/*
 	 * Launch slots (coalesce.h): calls read in place launch at once while fewer than this
-	 * many are in flight, and gather into one launch while they are not.
+	 * many are in flight, and gather into one launch while they are not; only calls of
+	 * slot_min source bytes or more. On the H200 machine (perf/results/nvidia-h200/
+	 * slots-2026-11-24), pinned RS(10,4) encodes from 16 and 64 callers: 256 KiB chunks from
+	 * 64 callers 37.4-37.6 GB/s off, 48.1 with 4 slots (+3-7% from 16 callers), 1 MiB within
+	 * the spread; without the minimum 64 KiB calls lost up to half (a window's launch and
+	 * wake-ups are paid with the GPU idle), so they are left alone.
 	 */
 	[GFEC_KNOB_GPU_COALESCE_SLOTS] = { .name = "gpu_coalesce_slots", .profile = 1,
 					   .env = "GFEC_GPU_COALESCE_SLOTS", .section = "gpu",
 					   .key = "coalesce_slots", .type = GFEC_KNOB_NUM, .lo = 0,
-					   .hi = 1024, .dflt = "0", .ceph = 1,
+					   .hi = 1024, .dflt = "4", .ceph = 1,
 					   .help = "calls on pinned host buffers launch at once while "
 						   "fewer than this many are in flight, else together "
 						   "when one ends (0 = off)" },
