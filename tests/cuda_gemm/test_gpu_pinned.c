@@ -299,6 +299,45 @@ static void *caller_run(void *arg)
 	return NULL;
 }
 
+/* Caller @p a on codec @p g: @p ns RS(10,4) stripes of @p len bytes, pinned (cudaMallocHost)
+ * or pageable, checked against @p c's parity @p reps times. */
+static void caller_init(struct caller *a, gfec_codec *g, gfec_codec *c, int pinned, int reps,
+			int ns, size_t len)
+{
+	uint8_t *mem;
+
+	*a = (struct caller){ .g = g, .pinned = pinned, .reps = reps };
+	pool_init(&a->p, 10, 4, ns, len);
+	if (pinned)
+		assert_int_equal(cudaMallocHost((void **)&mem, a->p.bytes), cudaSuccess);
+	else
+		assert_non_null(mem = malloc(a->p.bytes));
+	pool_layout(&a->p, c, mem);
+}
+
+/* Runs the @p n callers at once, fails naming the first that got wrong parity (@p what: the
+ * setting), and frees them. */
+static void callers_run(struct caller *a, int n, const char *what)
+{
+	pthread_t th[32];
+
+	assert_in_range(n, 1, 32);
+	for (int t = 0; t < n; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, caller_run, &a[t]), 0);
+	for (int t = 0; t < n; t++)
+		pthread_join(th[t], NULL);
+	for (int t = 0; t < n; t++) {
+		if (a[t].failed)
+			fail_msg("%s: caller %d (%s, ns %d, len %zu) got wrong parity", what, t,
+				 a[t].pinned ? "pinned" : "pageable", a[t].p.ns, a[t].p.len);
+		if (a[t].pinned)
+			cudaFreeHost(a[t].p.mem);
+		else
+			free(a[t].p.mem);
+		pool_fini(&a[t].p);
+	}
+}
+
 static void test_callers(void **state)
 {
 	enum { T = 12 };
@@ -311,36 +350,11 @@ static void test_callers(void **state)
 		gfec_codec *g = make("k=10 m=4 backend=gpu gpu_lanes=2 %s", extra[mode]);
 		gfec_codec *c = make("k=10 m=4 backend=cpu");
 		struct caller a[T];
-		pthread_t th[T];
 
-		for (int t = 0; t < T; t++) {
-			const size_t len = t % 3 == 0 ? (1 << 20) + 16 * t : 4096 + 16 * t;
-			uint8_t *mem;
-
-			a[t] = (struct caller){ .g = g, .pinned = t % 2, .reps = 6 };
-			pool_init(&a[t].p, 10, 4, t % 3 == 0 ? 1 : 1 + 7 * t, len);
-			if (a[t].pinned)
-				assert_int_equal(cudaMallocHost((void **)&mem, a[t].p.bytes),
-						 cudaSuccess);
-			else
-				assert_non_null(mem = malloc(a[t].p.bytes));
-			pool_layout(&a[t].p, c, mem);
-		}
 		for (int t = 0; t < T; t++)
-			assert_int_equal(pthread_create(&th[t], NULL, caller_run, &a[t]), 0);
-		for (int t = 0; t < T; t++)
-			pthread_join(th[t], NULL);
-		for (int t = 0; t < T; t++) {
-			if (a[t].failed)
-				fail_msg("%s: caller %d (%s, ns %d, len %zu) got wrong parity",
-					 extra[mode], t, a[t].pinned ? "pinned" : "pageable", a[t].p.ns,
-					 a[t].p.len);
-			if (a[t].pinned)
-				cudaFreeHost(a[t].p.mem);
-			else
-				free(a[t].p.mem);
-			pool_fini(&a[t].p);
-		}
+			caller_init(&a[t], g, c, t % 2, 6, t % 3 == 0 ? 1 : 1 + 7 * t,
+				    t % 3 == 0 ? (1 << 20) + 16 * t : 4096 + 16 * t);
+		callers_run(a, T, extra[mode]);
 		no_fallback(g);
 		gfec_codec_free(g);
 		gfec_codec_free(c);
@@ -365,39 +379,15 @@ static void test_slots(void **state)
 					     "gpu_coalesce_slot_min=0", slots);
 			gfec_codec *c = make("k=10 m=4 backend=cpu");
 			const int n = T + (l ? PAGEABLE : 0);
+			const uint64_t calls = (uint64_t)n * 20;
 			struct gfec_coalesce_stats cs;
 			struct caller a[T + PAGEABLE];
-			pthread_t th[T + PAGEABLE];
-			uint64_t calls = 0;
+			char what[32];
 
-			for (int t = 0; t < n; t++) {
-				uint8_t *mem;
-
-				a[t] = (struct caller){ .g = g, .pinned = t < T, .reps = 20 };
-				pool_init(&a[t].p, 10, 4, 1, lens[l]);
-				if (a[t].pinned)
-					assert_int_equal(cudaMallocHost((void **)&mem, a[t].p.bytes),
-							 cudaSuccess);
-				else
-					assert_non_null(mem = malloc(a[t].p.bytes));
-				pool_layout(&a[t].p, c, mem);
-			}
 			for (int t = 0; t < n; t++)
-				assert_int_equal(pthread_create(&th[t], NULL, caller_run, &a[t]), 0);
-			for (int t = 0; t < n; t++)
-				pthread_join(th[t], NULL);
-			for (int t = 0; t < n; t++) {
-				if (a[t].failed)
-					fail_msg("slots %d: caller %d (%s, len %zu) got wrong parity",
-						 slots, t, a[t].pinned ? "pinned" : "pageable",
-						 a[t].p.len);
-				calls += (uint64_t)a[t].reps;
-				if (a[t].pinned)
-					cudaFreeHost(a[t].p.mem);
-				else
-					free(a[t].p.mem);
-				pool_fini(&a[t].p);
-			}
+				caller_init(&a[t], g, c, t < T, 20, 1, lens[l]);
+			snprintf(what, sizeof(what), "slots %d", slots);
+			callers_run(a, n, what);
 			no_fallback(g);
 			assert_int_equal(gfec_codec_coalesce_stats(g, &cs), 1);
 			assert_int_equal(cs.callers, calls);
