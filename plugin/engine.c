@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coalesce.h"
+#include "fifo_gate.h"
 #include "gfec/gfec_errors.h"
 #include "hybrid.h"
 #include "log_sink.h"
@@ -15,82 +16,31 @@ static void count(uint64_t *c, uint64_t n)
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
 }
 
-/* ---- the gate: host-buffer GPU calls in arrival order --------------------------------------- */
-
-/* A caller waiting for a lane, on its own stack: the one leaving hands its lane over. */
-struct gate_waiter {
-	pthread_cond_t cv;
-	int go;
-	struct gate_waiter *next;
-};
-
-struct gfec_gate {
-	pthread_mutex_t lock;
-	int free; /* lanes nobody holds (only while nobody waits) */
-	struct gate_waiter *head, *tail;
-};
+/* ---- the gate: host-buffer GPU calls in arrival order, a lane each --------------------------- */
 
 int gfec_engine_gate(struct gfec_engine *e, int lanes)
 {
-	struct gfec_gate *g;
+	struct gfec_fifo_gate *g;
 
 	if (lanes < 1 || e->gate)
 		return GFEC_E_INVAL;
-	g = calloc(1, sizeof(*g));
+	g = malloc(sizeof(*g));
 	if (!g)
 		return GFEC_E_NOMEM;
-	pthread_mutex_init(&g->lock, NULL);
-	g->free = lanes;
+	if (gfec_fifo_gate_init(g, (uint64_t)lanes)) {
+		free(g);
+		return GFEC_E_SYSTEM;
+	}
 	e->gate = g;
 	return 0;
 }
 
-static void gate_free(struct gfec_gate *g)
+static void gate_free(struct gfec_fifo_gate *g)
 {
 	if (!g)
 		return;
-	pthread_mutex_destroy(&g->lock);
+	gfec_fifo_gate_destroy(g);
 	free(g);
-}
-
-static void gate_enter(struct gfec_gate *g)
-{
-	struct gate_waiter me = { .go = 0 };
-
-	pthread_mutex_lock(&g->lock);
-	if (g->free > 0 && !g->head) {
-		g->free--;
-		pthread_mutex_unlock(&g->lock);
-		return;
-	}
-	pthread_cond_init(&me.cv, NULL);
-	if (g->tail)
-		g->tail->next = &me;
-	else
-		g->head = &me;
-	g->tail = &me;
-	while (!me.go)
-		pthread_cond_wait(&me.cv, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-	pthread_cond_destroy(&me.cv);
-}
-
-static void gate_leave(struct gfec_gate *g)
-{
-	struct gate_waiter *w;
-
-	pthread_mutex_lock(&g->lock);
-	w = g->head;
-	if (w) { /* the lane goes to the first in line, not to whoever grabs it next */
-		g->head = w->next;
-		if (!g->head)
-			g->tail = NULL;
-		w->go = 1;
-		pthread_cond_signal(&w->cv);
-	} else {
-		g->free++;
-	}
-	pthread_mutex_unlock(&g->lock);
 }
 
 int gfec_engine_in_place(const struct gfec_engine *e, const void *p)
@@ -108,10 +58,10 @@ int gfec_engine_gpu_gemm(struct gfec_engine *e, const void *plan, int nstripes, 
 	int ret;
 
 	if (gated)
-		gate_enter(e->gate);
+		gfec_fifo_gate_enter(e->gate, 1);
 	ret = e->gpu_ops->gemm(e->gpu_ctx, plan, nstripes, len, src, dst);
 	if (gated)
-		gate_leave(e->gate);
+		gfec_fifo_gate_leave(e->gate, 1);
 	return ret;
 }
 
@@ -123,10 +73,10 @@ int gfec_engine_gpu_update(struct gfec_engine *e, const void *plan, int col, siz
 	int ret;
 
 	if (gated)
-		gate_enter(e->gate);
+		gfec_fifo_gate_enter(e->gate, 1);
 	ret = e->gpu_ops->update(e->gpu_ctx, plan, col, len, src, dst, done);
 	if (gated)
-		gate_leave(e->gate);
+		gfec_fifo_gate_leave(e->gate, 1);
 	return ret;
 }
 

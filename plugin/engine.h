@@ -34,7 +34,7 @@
 #include "gemm.h"
 
 struct gfec_coalesce;
-struct gfec_gate;
+struct gfec_fifo_gate;
 struct gfec_hybrid;
 
 /** The backends a caller has started; the engine owns them once set (gfec_engine_fini). */
@@ -49,7 +49,7 @@ struct gfec_engine {
 	uint64_t gpu_calls;	/* calls the GPU completed (atomic) */
 	struct gfec_coalesce *coal; /* NULL, or GPU calls gathered into windows (coalesce.h) */
 	struct gfec_hybrid *hybrid; /* NULL, or large host calls split CPU+GPU (hybrid.h) */
-	struct gfec_gate *gate;	    /* NULL, or host-buffer GPU calls enter in arrival order */
+	struct gfec_fifo_gate *gate; /* NULL, or host-buffer GPU calls enter in arrival order */
 };
 
 /** One matrix prepared on each backend of an engine. */

@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "bfly16.h"
+#include "fifo_gate.h"
 #include "gemm16.h"
 #include "gfec_gpu.h"
 #include "kernels.h"
@@ -97,14 +98,6 @@ struct Slot {
 	int direct = 0;	// outputs went straight to the caller's pinned buffers
 };
 
-// A mapped call waiting for room under gpu_map_bytes, on its own stack.
-struct MapWaiter {
-	std::condition_variable cv;
-	size_t bytes = 0;
-	bool go = false;
-	MapWaiter *next = nullptr;
-};
-
 // One staged host-buffer request at a time: its pipeline's slots and their staging buffers.
 struct Lane {
 	Slot slots[8];
@@ -132,9 +125,8 @@ struct Ctx {
 	size_t segment = kDefaultSegment;
 	int nlanes = GFEC_GPU_LANES_DEFAULT, pinned_map = 1;
 	size_t map_cap = GFEC_GPU_MAP_BYTES_DEFAULT; // 0: no cap
-	std::mutex mlock; // map_inflight, mhead, mtail
-	size_t map_inflight = 0;
-	MapWaiter *mhead = nullptr, *mtail = nullptr;
+	gfec_fifo_gate map_gate{}; // mapped calls' bytes in flight under map_cap, first come first served
+	bool map_gate_ok = false;
 	std::mutex llock; // lfree, lall
 	std::condition_variable lcv;
 	std::vector<Lane *> lfree, lall; // idle lanes; all of them (at most nlanes)
@@ -259,6 +251,8 @@ void ctx_free(Ctx *c)
 		dev_stream_free(d);
 	cudaFree(c->d_logexp);
 	gfec_cpu_pool_destroy(c->pool);
+	if (c->map_gate_ok)
+		gfec_fifo_gate_destroy(&c->map_gate);
 	delete c;
 }
 
@@ -384,6 +378,11 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		delete c;
 		return GFEC_E_NOBACKEND;
 	}
+	if (gfec_fifo_gate_init(&c->map_gate, c->map_cap)) {
+		delete c;
+		return GFEC_E_SYSTEM;
+	}
+	c->map_gate_ok = true;
 	uint8_t le[768];
 	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -907,52 +906,18 @@ bool map_stripes(const Plan *p, int nstripes, size_t len, const uint8_t *const *
 	return true;
 }
 
-// Whether a mapped call of @p bytes may start now (mlock held): always when none is in flight.
-bool map_fits(const Ctx *c, size_t bytes)
-{
-	return c->map_inflight == 0 || c->map_inflight + bytes <= c->map_cap;
-}
-
-// Room for a mapped call of @p bytes under the cap, first come first served.
+// Room for a mapped call of @p bytes under the cap (one call in flight always fits).
 void map_enter(Ctx *c, size_t bytes)
 {
-	if (!c->map_cap)
-		return;
-	std::unique_lock<std::mutex> g(c->mlock);
-
-	if (!c->mhead && map_fits(c, bytes)) {
-		c->map_inflight += bytes;
-		return;
-	}
-	MapWaiter w;
-
-	w.bytes = bytes;
-	if (c->mtail)
-		c->mtail->next = &w;
-	else
-		c->mhead = &w;
-	c->mtail = &w;
-	w.cv.wait(g, [&w] { return w.go; });
+	if (c->map_cap)
+		gfec_fifo_gate_enter(&c->map_gate, bytes);
 }
 
 // The call is done: its room goes to the first waiters it now fits.
 void map_leave(Ctx *c, size_t bytes)
 {
-	if (!c->map_cap)
-		return;
-	std::lock_guard<std::mutex> g(c->mlock);
-
-	c->map_inflight -= bytes;
-	while (c->mhead && map_fits(c, c->mhead->bytes)) {
-		MapWaiter *w = c->mhead;
-
-		c->mhead = w->next;
-		if (!c->mhead)
-			c->mtail = nullptr;
-		c->map_inflight += w->bytes;
-		w->go = true;
-		w->cv.notify_one(); // w lives until its owner gets mlock back, after this returns
-	}
+	if (c->map_cap)
+		gfec_fifo_gate_leave(&c->map_gate, bytes);
 }
 
 /*
