@@ -248,8 +248,9 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 	if (!co->us && !co->slots) /* waiting callers are not held */
 		return gfec_engine_gpu_gemm(e, p->gpu, nstripes, len, src, dst);
 	count(&co->st.callers, 1);
-	if (bytes >= co->bytes || nstripes > MAX_WINDOW_STRIPES / 2 ||
-	    gfec_engine_is_device(e, src[0]))
+	/* with slots alone, a call under their minimum cannot be held: no pointer query for it */
+	if ((!co->us && bytes < co->slot_min) || bytes >= co->bytes ||
+	    nstripes > MAX_WINDOW_STRIPES / 2 || gfec_engine_is_device(e, src[0]))
 		return launch(co, e, p->gpu, nstripes, len, src, dst);
 	/* slots hold only calls the kernels read in place: a staged window's copies would all
 	 * fall to its leader's thread, which the lanes of separate calls share out */
