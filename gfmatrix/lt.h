@@ -32,7 +32,16 @@ struct gfec_lt_dist {
 	double mean;	/**< the mean degree of the pmf */
 	uint32_t len;	/**< n - 1: thresholds of degrees 1..n-1 (degree n takes the rest) */
 	uint32_t *cdf;	/**< cdf[j] = floor(P(D <= j + 1) * 2^32), clamped to 2^32 - 1 */
+	/** guide[i] = #{j : cdf[j] <= i * 2^(32 - GFEC_LT_GUIDE_BITS)}, i = 0..2^bits - 1, and
+	 *  guide[2^bits] = len: a draw u's degree search starts in its bucket (the CPU's;
+	 *  gfec_lt_degree() searches the whole table, as the GPU does) */
+	uint32_t *guide;
 };
+
+#define GFEC_LT_GUIDE_BITS 10
+
+/** The degree whose CDF interval holds the uniform draw @p u (gfec_lt_degree()'s, by the guide). */
+uint32_t gfec_lt_dist_degree(const struct gfec_lt_dist *d, uint32_t u);
 
 /**
  * Builds the table for @p n source blocks (1..GFEC_NC_MAX_N), @p c > 0 and 0 < @p delta < 1

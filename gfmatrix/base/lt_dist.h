@@ -28,13 +28,19 @@
 
 #include "nc_prng.h"
 
+/** The uniform 32-bit draw that picks the degree of the block whose key is @p key. */
+GFEC_NC_HD static inline uint32_t gfec_lt_degree_draw(uint32_t key)
+{
+	return gfec_nc_mix32(key ^ 0x5851F42DU);
+}
+
 /**
  * The degree of the block whose key is @p key, from the table @p cdf of @p len entries (the
  * thresholds of degrees 1..len; degree len + 1 takes the rest): 1..len + 1.
  */
 GFEC_NC_HD static inline uint32_t gfec_lt_degree(const uint32_t *cdf, uint32_t len, uint32_t key)
 {
-	uint32_t u = gfec_nc_mix32(key ^ 0x5851F42DU);
+	uint32_t u = gfec_lt_degree_draw(key);
 	uint32_t lo = 0, hi = len;
 
 	/* the first j with cdf[j] > u: degrees 1..j have been passed */
@@ -50,6 +56,17 @@ GFEC_NC_HD static inline uint32_t gfec_lt_degree(const uint32_t *cdf, uint32_t l
 }
 
 /**
+ * Draw @p t of Floyd's sampler for the block whose key is @p key: uniform in 0..@p j, where j =
+ * n - d + t (taken as is unless an earlier index holds it: then j is).
+ */
+GFEC_NC_HD static inline uint32_t gfec_lt_draw(uint32_t key, uint32_t j, uint32_t t)
+{
+	uint32_t x = gfec_nc_mix32(key ^ ((t + 1U) * 0x9E3779B1U));
+
+	return (uint32_t)(((uint64_t)x * ((uint64_t)j + 1U)) >> 32);
+}
+
+/**
  * idx[0..d-1] = the @p d distinct source indices in 0..n-1 of the block whose key is @p key
  * (Floyd's sampler; 1 <= d <= n). The order is the sampler's, not sorted.
  */
@@ -58,8 +75,7 @@ GFEC_NC_HD static inline void gfec_lt_neighbours(uint32_t key, uint32_t n, uint3
 {
 	for (uint32_t t = 0; t < d; t++) {
 		uint32_t j = n - d + t;
-		uint32_t x = gfec_nc_mix32(key ^ ((t + 1U) * 0x9E3779B1U));
-		uint32_t v = (uint32_t)(((uint64_t)x * ((uint64_t)j + 1U)) >> 32);
+		uint32_t v = gfec_lt_draw(key, j, t);
 		uint32_t s;
 
 		for (s = 0; s < t; s++)

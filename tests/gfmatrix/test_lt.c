@@ -140,6 +140,9 @@ static void test_neighbours(void **state)
 			uint32_t deg = gfec_lt_block(d, s * 7919u + 1, idx);
 
 			assert_true(deg >= 1 && deg <= n);
+			/* the guide's degree is the whole table's */
+			assert_int_equal(deg, gfec_lt_degree(d->cdf, d->len,
+							     gfec_nc_prng_key(s * 7919u + 1)));
 			/* the CPU's bitmap path (large d) draws what the device function draws */
 			gfec_lt_neighbours(gfec_nc_prng_key(s * 7919u + 1), n, deg, scan);
 			assert_memory_equal(idx, scan, deg * sizeof(uint32_t));
@@ -162,6 +165,46 @@ static void test_neighbours(void **state)
 		free(idx);
 		free(mark);
 		free(scan);
+		gfec_lt_dist_free(d);
+	}
+}
+
+/* 1 + #{j : cdf[j] <= u}, by a search of the whole table */
+static uint32_t degree_of_draw(const struct gfec_lt_dist *d, uint32_t u)
+{
+	uint32_t lo = 0, hi = d->len;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->cdf[mid] <= u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo + 1;
+}
+
+/* The guided degree search at every threshold of the table and every bucket edge, +-1. */
+static void test_degree_guide(void **state)
+{
+	static const uint32_t ns[] = {1, 2, 3, 128, 1024, 10240, 65536};
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(ns) / sizeof(ns[0]); t++) {
+		struct gfec_lt_dist *d;
+
+		assert_int_equal(gfec_lt_dist_create(ns[t], GFEC_LT_DEFAULT_C,
+						     GFEC_LT_DEFAULT_DELTA, &d), 0);
+		for (uint64_t i = 0; i < d->len + (1u << GFEC_LT_GUIDE_BITS) + 1; i++) {
+			uint64_t at = i < d->len ? d->cdf[i]
+						 : (i - d->len) << (32 - GFEC_LT_GUIDE_BITS);
+
+			for (uint64_t u = at ? at - 1 : 0; u <= at + 1 && u <= UINT32_MAX; u++)
+				assert_int_equal(gfec_lt_dist_degree(d, (uint32_t)u),
+						 degree_of_draw(d, (uint32_t)u));
+		}
+		assert_int_equal(gfec_lt_dist_degree(d, UINT32_MAX), degree_of_draw(d, UINT32_MAX));
 		gfec_lt_dist_free(d);
 	}
 }
@@ -771,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_mean_degree),
 		cmocka_unit_test(test_degree_chisq),
 		cmocka_unit_test(test_neighbours),
+		cmocka_unit_test(test_degree_guide),
 		cmocka_unit_test(test_neighbours_uniform),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_roundtrip),
