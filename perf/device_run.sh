@@ -10,7 +10,7 @@
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
 # ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu
-# fftgpu ncpapers lanes slots
+# fftgpu ncpapers lanes slots p99
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
@@ -18,7 +18,7 @@ out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
 	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu ncpapers
-	lanes slots}
+	lanes slots p99}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -291,6 +291,19 @@ slots() { # launch slots (issue 17, gpu_coalesce_slots / _slot_min): pinned RS(1
 	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode -a cpu \
 		--memory pageable -d 0.5 --json "$log/daemon_slots_cpu.json"
 }
+p99() { # issue 17's P99 under coalescing against the deadline + 2 x the window's transfer time
+	# (gfec-perf daemon's "# p99" lines): pinned RS(10,4) encodes from 16 and 64 callers with
+	# launch slots and with timed windows (GFEC_P99_LIST: "slots:us:slot_min" triples)
+	local s c
+	for s in ${GFEC_P99_LIST:-4:0:1M 4:0:0 2:0:0 1:0:0 0:20:0 0:100:0}; do
+		IFS=: read -r -a c <<<"$s"
+		echo "== gpu_coalesce_slots=${c[0]} gpu_coalesce_us=${c[1]} gpu_coalesce_slot_min=${c[2]}"
+		GFEC_GPU_COALESCE_SLOTS=${c[0]} GFEC_GPU_COALESCE_US=${c[1]} \
+			GFEC_GPU_COALESCE_SLOT_MIN=${c[2]} ./$b/perf/gfec-perf daemon -k 10,4 \
+			-b "64K 256K 1M" --callers "16 64" -o encode -a gpu --memory pinned -d 0.5 \
+			--json "$log/daemon_p99_${s//:/_}.json"
+	done
+}
 ncctx() { # gfec_nc.h on GPU contexts (issues 14, 18): LT encode through the API, then two contexts
 	# on one GPU ("0,0"): the nc tests, RLC and RS rows with each context's share
 	GFEC_GPU_DEVICES=0,0 ctest --test-dir $b -R 'nc_backend_gpu$|cli_nc_gpu|perf_nc' \
@@ -342,6 +355,7 @@ step ncpapers ncpapers
 step gate gate
 step lanes lanes
 step slots slots
+step p99 p99
 step ncctx ncctx
 step w16q w16q
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"

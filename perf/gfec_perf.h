@@ -226,6 +226,9 @@ struct perf_row {
 		double windows_per_s; /* launches that carried two callers or more */
 		int coalesce_us; /* the codec's coalescing window, 0: off */
 		int coalesce_slots; /* its launch slots (gpu_coalesce_slots), 0: off */
+		/* coalesced GPU rows: the mean launch's PCIe time, and the P99 bound: the
+		 * deadline + 2 x that (0: no bound) */
+		double window_us, p99_bound_us;
 	} daemon;
 };
 

@@ -40,6 +40,8 @@
  *     (backend=hybrid, plugin/hybrid.h; auto where gfec tune measured the split better): the
  *     sum of the two. Hybrid rows also get a line comparing them with the cpu and gpu rows of
  *     their shape and with the host memory-traffic roofline (hybrid_summary).
+ * GPU rows in which some launch carried two callers or more also get their P99 against issue 17's
+ * latency bound: the configured deadline plus twice the mean window's PCIe time (p99_summary).
  * A row above its bound by more than the measured spreads fails the run (the self-check).
  */
 #include <pthread.h>
@@ -614,7 +616,7 @@ static void poison(const struct dmn_pool *p, enum perf_op op, int callers)
 }
 
 struct dmn_bounds {
-	double mem_1, mem_1_spread, mem_t, mem_t_spread, h2d;
+	double mem_1, mem_1_spread, mem_t, mem_t_spread, h2d, d2h;
 	const struct perf_xor_ceil *xor_1, *xor_t; /* the row's shape, or NULL */
 	int cpus;
 };
@@ -624,6 +626,25 @@ struct dmn_bounds {
  * of the memory sweeps, the shape's XOR stream and @p xd, the daemon-shaped one, or NULL), pinned
  * H2D for the GPU's, the sum where both ran.
  */
+/*
+ * Issue 17's latency bound of a row whose GPU calls went through the coalescer: the configured
+ * deadline (gpu_coalesce_us; 0 with launch slots alone) plus twice the transfer time of the mean
+ * window (stripes per launch x the chunks in at pinned H2D and out at D2H): a caller waits at most
+ * for the window before its own to cross, then for its own.
+ */
+static void p99_bound(struct perf_row *r, const struct dmn_bounds *b)
+{
+	const double outs = r->op == PERF_ENCODE ? r->m : r->e;
+
+	r->daemon.p99_bound_us = 0;
+	r->daemon.window_us = 0;
+	if (!r->on_gpu || r->daemon.windows_per_s <= 0 || b->h2d <= 0 || b->d2h <= 0)
+		return; /* no launch carried two callers: nothing was coalesced */
+	r->daemon.window_us =
+	    1e6 * r->daemon.stripes_per_launch * (double)r->chunk * (r->k / b->h2d + outs / b->d2h);
+	r->daemon.p99_bound_us = r->daemon.coalesce_us + 2 * r->daemon.window_us;
+}
+
 static void row_bound(struct perf_row *r, const struct dmn_bounds *b, int threads, double share,
 		      const struct perf_xor_ceil *xd)
 {
@@ -848,6 +869,7 @@ static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_code
 		r->daemon.launches_per_s = l / (z.t - a.t);
 		r->daemon.windows_per_s = (double)(z.co.windows - a.co.windows) / (z.t - a.t);
 		r->daemon.stripes_per_launch = l > 0 ? (z.co.stripes - a.co.stripes) / l : 0;
+		p99_bound(r, b);
 	} else { /* one launch per GPU call, of the call's one stripe */
 		r->daemon.launches_per_s = r->daemon.gpu_calls_per_s;
 		r->daemon.stripes_per_launch = r->on_gpu ? 1 : 0;
@@ -974,6 +996,30 @@ static void hybrid_summary(const struct perf_row *rows, int nrows, double mem_t,
 	}
 }
 
+/* Issue 17's P99 under coalescing: each coalesced GPU row's P99 against p99_bound()'s. */
+static void p99_summary(const struct perf_row *rows, int nrows, const struct perf_ceilings *ce)
+{
+	for (int i = 0; i < nrows; i++) {
+		const struct perf_row *r = &rows[i];
+		char size[16], win[16];
+
+		if (r->daemon.p99_bound_us <= 0)
+			continue;
+		perf_fmt_size(size, sizeof(size), r->chunk);
+		if (r->daemon.coalesce_slots)
+			snprintf(win, sizeof(win), "%d slots", r->daemon.coalesce_slots);
+		else
+			snprintf(win, sizeof(win), "%d us windows", r->daemon.coalesce_us);
+		printf("# p99 %s RS(%d,%d) %s x%d %s (%s): %.0f us %s the bound %.0f us = %d us + 2 x "
+		       "%.0f us (%.1f stripes a launch in at %.1f GB/s H2D, out at %.1f GB/s D2H)\n",
+		       perf_op_names[r->op], r->k, r->m, size, r->daemon.callers,
+		       perf_data_names[r->data], win, r->p99,
+		       r->p99 <= r->daemon.p99_bound_us ? "within" : "OVER", r->daemon.p99_bound_us,
+		       r->daemon.coalesce_us, r->daemon.window_us, r->daemon.stripes_per_launch,
+		       ce->h2d, ce->d2h);
+	}
+}
+
 /* Every op and caller count of one backend on the stripes @p p: rows appended to run->rows. */
 static void run_backend(struct dmn_run *run, const struct dmn_pool *p, int be)
 {
@@ -1003,6 +1049,7 @@ static void run_backend(struct dmn_run *run, const struct dmn_pool *p, int be)
 						     run->ce->cpu_mem_t,
 						     run->ce->cpu_mem_t_spread,
 						     run->ce->h2d,
+						     run->ce->d2h,
 						     xt ? &run->xor1[xt - run->ce->xors] : NULL,
 						     xt,
 						     run->cpus};
@@ -1190,6 +1237,7 @@ int perf_daemon_main(int argc, char **argv)
 	perf_progress(run.total, run.total, "");
 	nrows = run.nrows;
 	hybrid_summary(rows, nrows, ce.cpu_mem_t, (int)ncpu);
+	p99_summary(rows, nrows, &ce);
 	status = run.status;
 	above = perf_self_check(rows, nrows, stderr);
 	if (!above)

@@ -277,6 +277,12 @@ static json_t *json_row(const struct perf_row *r)
 		json_object_set_new(d, "gpu_coalesce_slots",
 				    json_integer(r->daemon.coalesce_slots));
 		json_object_set_new(d, "gpu_windows_per_s", json_real(r->daemon.windows_per_s));
+		json_object_set_new(d, "gpu_window_transfer_us",
+				    r->daemon.p99_bound_us > 0 ? json_real(r->daemon.window_us)
+							       : json_null());
+		json_object_set_new(d, "p99_bound_us", r->daemon.p99_bound_us > 0
+							   ? json_real(r->daemon.p99_bound_us)
+							   : json_null());
 		json_object_set_new(o, "daemon", d);
 	}
 	return o;
