@@ -293,15 +293,16 @@ slots() { # launch slots (issue 17, gpu_coalesce_slots / _slot_min): pinned RS(1
 }
 p99() { # issue 17's P99 under coalescing against the deadline + 2 x the window's transfer time
 	# (gfec-perf daemon's "# p99" lines): pinned RS(10,4) encodes from 16 and 64 callers with
-	# launch slots and with timed windows (GFEC_P99_LIST: "slots:us:slot_min" triples)
+	# launch slots and with timed windows (GFEC_P99_LIST: "slots:us:slot_min:coalesce_bytes")
 	local s c
-	for s in ${GFEC_P99_LIST:-4:0:1M 4:0:0 2:0:0 1:0:0 0:20:0 0:100:0}; do
+	for s in ${GFEC_P99_LIST:-4:0:1M:16M 4:0:0:16M 2:0:0:16M 1:0:0:16M 0:20:0:16M 0:100:0:16M}; do
 		IFS=: read -r -a c <<<"$s"
-		echo "== gpu_coalesce_slots=${c[0]} gpu_coalesce_us=${c[1]} gpu_coalesce_slot_min=${c[2]}"
+		echo "== gpu_coalesce_slots=${c[0]} gpu_coalesce_us=${c[1]} gpu_coalesce_slot_min=${c[2]}" \
+			"gpu_coalesce_bytes=${c[3]}"
 		GFEC_GPU_COALESCE_SLOTS=${c[0]} GFEC_GPU_COALESCE_US=${c[1]} \
-			GFEC_GPU_COALESCE_SLOT_MIN=${c[2]} ./$b/perf/gfec-perf daemon -k 10,4 \
-			-b "64K 256K 1M" --callers "16 64" -o encode -a gpu --memory pinned -d 0.5 \
-			--json "$log/daemon_p99_${s//:/_}.json"
+			GFEC_GPU_COALESCE_SLOT_MIN=${c[2]} GFEC_GPU_COALESCE_BYTES=${c[3]} \
+			./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode \
+			-a gpu --memory pinned -d 0.5 --json "$log/daemon_p99_${s//:/_}.json"
 	done
 }
 ncctx() { # gfec_nc.h on GPU contexts (issues 14, 18): LT encode through the API, then two contexts

@@ -640,8 +640,9 @@ static void p99_bound(struct perf_row *r, const struct dmn_bounds *b)
 	r->daemon.window_us = 0;
 	if (!r->on_gpu || r->daemon.windows_per_s <= 0 || b->h2d <= 0 || b->d2h <= 0)
 		return; /* no launch carried two callers: nothing was coalesced */
+	/* h2d and d2h in GB/s: bytes / (GB/s) is ns */
 	r->daemon.window_us =
-	    1e6 * r->daemon.stripes_per_launch * (double)r->chunk * (r->k / b->h2d + outs / b->d2h);
+	    1e-3 * r->daemon.stripes_per_launch * (double)r->chunk * (r->k / b->h2d + outs / b->d2h);
 	r->daemon.p99_bound_us = r->daemon.coalesce_us + 2 * r->daemon.window_us;
 }
 
