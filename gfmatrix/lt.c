@@ -106,17 +106,8 @@ uint32_t gfec_lt_dist_degree(const struct gfec_lt_dist *d, uint32_t u)
 {
 	/* cdf[j] <= u for every j below the bucket's start, and > u from the next bucket's on */
 	const uint32_t b = u >> (32 - GFEC_LT_GUIDE_BITS);
-	uint32_t lo = d->guide[b], hi = d->guide[b + 1];
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->cdf[mid] <= u)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo + 1;
+	return gfec_lt_degree_in(d->cdf, d->guide[b], d->guide[b + 1], u);
 }
 
 void gfec_lt_dist_free(struct gfec_lt_dist *d)

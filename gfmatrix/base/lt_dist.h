@@ -35,15 +35,12 @@ GFEC_NC_HD static inline uint32_t gfec_lt_degree_draw(uint32_t key)
 }
 
 /**
- * The degree of the block whose key is @p key, from the table @p cdf of @p len entries (the
- * thresholds of degrees 1..len; degree len + 1 takes the rest): 1..len + 1.
+ * The degree of the draw @p u, 1 + the first j in [@p lo, @p hi) with cdf[j] > u (hi if none),
+ * for a range that holds it: every cdf[j] below lo is <= u, every one from hi on is > u.
  */
-GFEC_NC_HD static inline uint32_t gfec_lt_degree(const uint32_t *cdf, uint32_t len, uint32_t key)
+GFEC_NC_HD static inline uint32_t gfec_lt_degree_in(const uint32_t *cdf, uint32_t lo, uint32_t hi,
+						    uint32_t u)
 {
-	uint32_t u = gfec_lt_degree_draw(key);
-	uint32_t lo = 0, hi = len;
-
-	/* the first j with cdf[j] > u: degrees 1..j have been passed */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -53,6 +50,15 @@ GFEC_NC_HD static inline uint32_t gfec_lt_degree(const uint32_t *cdf, uint32_t l
 			hi = mid;
 	}
 	return lo + 1;
+}
+
+/**
+ * The degree of the block whose key is @p key, from the table @p cdf of @p len entries (the
+ * thresholds of degrees 1..len; degree len + 1 takes the rest): 1..len + 1.
+ */
+GFEC_NC_HD static inline uint32_t gfec_lt_degree(const uint32_t *cdf, uint32_t len, uint32_t key)
+{
+	return gfec_lt_degree_in(cdf, 0, len, gfec_lt_degree_draw(key));
 }
 
 /**

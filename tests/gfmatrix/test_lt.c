@@ -169,22 +169,6 @@ static void test_neighbours(void **state)
 	}
 }
 
-/* 1 + #{j : cdf[j] <= u}, by a search of the whole table */
-static uint32_t degree_of_draw(const struct gfec_lt_dist *d, uint32_t u)
-{
-	uint32_t lo = 0, hi = d->len;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->cdf[mid] <= u)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo + 1;
-}
-
 /* The guided degree search at every threshold of the table and every bucket edge, +-1. */
 static void test_degree_guide(void **state)
 {
@@ -202,9 +186,10 @@ static void test_degree_guide(void **state)
 
 			for (uint64_t u = at ? at - 1 : 0; u <= at + 1 && u <= UINT32_MAX; u++)
 				assert_int_equal(gfec_lt_dist_degree(d, (uint32_t)u),
-						 degree_of_draw(d, (uint32_t)u));
+						 gfec_lt_degree_in(d->cdf, 0, d->len, (uint32_t)u));
 		}
-		assert_int_equal(gfec_lt_dist_degree(d, UINT32_MAX), degree_of_draw(d, UINT32_MAX));
+		assert_int_equal(gfec_lt_dist_degree(d, UINT32_MAX),
+				 gfec_lt_degree_in(d->cdf, 0, d->len, UINT32_MAX));
 		gfec_lt_dist_free(d);
 	}
 }
