@@ -622,11 +622,6 @@ struct dmn_bounds {
 };
 
 /*
- * The row's bound (see the file's comment): the CPU's for the share of calls on the CPU (the best
- * of the memory sweeps, the shape's XOR stream and @p xd, the daemon-shaped one, or NULL), pinned
- * H2D for the GPU's, the sum where both ran.
- */
-/*
  * Issue 17's latency bound of a row whose GPU calls went through the coalescer: the configured
  * deadline (gpu_coalesce_us; 0 with launch slots alone) plus twice the transfer time of the mean
  * window (stripes per launch x the chunks in at pinned H2D and out at D2H): a caller waits at most
@@ -646,6 +641,11 @@ static void p99_bound(struct perf_row *r, const struct dmn_bounds *b)
 	r->daemon.p99_bound_us = r->daemon.coalesce_us + 2 * r->daemon.window_us;
 }
 
+/*
+ * The row's bound (see the file's comment): the CPU's for the share of calls on the CPU (the best
+ * of the memory sweeps, the shape's XOR stream and @p xd, the daemon-shaped one, or NULL), pinned
+ * H2D for the GPU's, the sum where both ran.
+ */
 static void row_bound(struct perf_row *r, const struct dmn_bounds *b, int threads, double share,
 		      const struct perf_xor_ceil *xd)
 {
@@ -1002,7 +1002,7 @@ static void p99_summary(const struct perf_row *rows, int nrows, const struct per
 {
 	for (int i = 0; i < nrows; i++) {
 		const struct perf_row *r = &rows[i];
-		char size[16], win[16];
+		char size[16], win[32];
 
 		if (r->daemon.p99_bound_us <= 0)
 			continue;
