@@ -126,7 +126,6 @@ struct Ctx {
 	int nlanes = GFEC_GPU_LANES_DEFAULT, pinned_map = 1;
 	size_t map_cap = GFEC_GPU_MAP_BYTES_DEFAULT; // 0: no cap
 	gfec_fifo_gate map_gate{}; // mapped calls' bytes in flight under map_cap, first come first served
-	bool map_gate_ok = false;
 	std::mutex llock; // lfree, lall
 	std::condition_variable lcv;
 	std::vector<Lane *> lfree, lall; // idle lanes; all of them (at most nlanes)
@@ -251,8 +250,7 @@ void ctx_free(Ctx *c)
 		dev_stream_free(d);
 	cudaFree(c->d_logexp);
 	gfec_cpu_pool_destroy(c->pool);
-	if (c->map_gate_ok)
-		gfec_fifo_gate_destroy(&c->map_gate);
+	gfec_fifo_gate_destroy(&c->map_gate); // gpu_init makes it before anything ctx_free undoes
 	delete c;
 }
 
@@ -382,7 +380,6 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		delete c;
 		return GFEC_E_SYSTEM;
 	}
-	c->map_gate_ok = true;
 	uint8_t le[768];
 	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
