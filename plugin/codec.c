@@ -656,11 +656,14 @@ void gfec_codec_gpu_dmabuf_free(const gfec_codec *c, void *ptr)
 int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!c || !c->eng.coal || !c->eng.gpu_ops ||
-	    (c->prof.gpu_coalesce_us <= 0 && c->prof.gpu_coalesce_slots <= 0))
+	if (!c || !c->eng.coal)
 		return 0;
 	gfec_coalesce_stats(c->eng.coal, out);
-	return 1;
+	/* gfec_codec_create gave the coalescer windows or slots only on the GPU */
+	if (out->us || out->slots)
+		return 1;
+	memset(out, 0, sizeof(*out));
+	return 0;
 }
 
 void gfec_codec_window_stats(const gfec_codec *c, struct gfec_window_stats *out)
