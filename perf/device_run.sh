@@ -214,9 +214,12 @@ multi() { # several GPUs (issue 18): every visible device, RS(10,4) from GPU and
 	./$b/perf/gfec-multigpu-bench --devices "$all" --stripes 16 -n 5 --nc --segments 32
 }
 small() { # small calls (issue 17): the small-call kernel, the batch call against the kernel alone,
-	# one stripe's P50/P99, an empty kernel's launch + sync, in one process; twice
+	# one stripe's P50/P99, an empty kernel's launch + sync, in one process; twice. Then the
+	# device-batch tests (tables, steps, small calls) under compute-sanitizer's memcheck
 	./$b/perf/gfec-gpu-bench --small --json "$log/small1.json" &&
-		./$b/perf/gfec-gpu-bench --small --json "$log/small2.json"
+		./$b/perf/gfec-gpu-bench --small --json "$log/small2.json" &&
+		GFEC_TEST_FILTER='test_device_*' compute-sanitizer --tool memcheck --error-exitcode 9 \
+			./$b/tests/test_gpu
 }
 ncsizes() { # RLC encode (issue 12) by segments per call, n = 128, B = 4 KiB, and batch decode's stages
 	./$b/perf/gfec-nc-gpu-bench --sizes --json "$log/nc_gpu_sizes.json"

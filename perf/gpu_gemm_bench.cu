@@ -23,6 +23,7 @@
 #include "gfec/gfec.h"
 #include "gfec_gpu.h"
 #include "device/kernels.h"
+#include "device/stride.h"
 #include "kernel/gemm_nibble.cuh"
 #include "gf8.h"
 #include "matrix.h"
@@ -565,6 +566,24 @@ static int small_batches(int ns)
 	printf("kernel alone (table in place, events): %.2f us = %.1f GB/s\n", kms * 1e3, data / kms / 1e6);
 	json_row(json_pack("{s:s,s:i,s:f,s:f}", "case", "small_kernel", "stripes", ns, "us", kms * 1e3,
 			   "data_GBps", data / kms / 1e6));
+	/* the same kernel by the stripes' spacing (one allocation at one pitch): no table to read,
+	 * as the backend launches evenly spaced batches (device/stride.h) */
+	{
+		const ptrdiff_t sstep = (ptrdiff_t)((uintptr_t)b.hsrc[k] - (uintptr_t)b.hsrc[0]);
+		const ptrdiff_t dstep = (ptrdiff_t)((uintptr_t)b.hdst[m] - (uintptr_t)b.hdst[0]);
+
+		poison(b);
+		double tms = time_ms([&] {
+			CK(kernel_launch_stride(kd, args, b.hsrc.data(), sstep, b.hdst.data(), dstep,
+						p.grid, p.smem, 0));
+		});
+		bad += check(b, a.data(), 4);
+		printf("kernel alone by the stripes' step (no table, events): %.2f us = %.1f GB/s = "
+		       "%.3f x the kernel with its table\n",
+		       tms * 1e3, data / tms / 1e6, kms / tms);
+		json_row(json_pack("{s:s,s:i,s:f,s:f,s:f}", "case", "small_kernel_stride", "stripes", ns,
+				   "us", tms * 1e3, "data_GBps", data / tms / 1e6, "of_kernel", kms / tms));
+	}
 	/* the small-call kernel (what the backend launches for calls of few units), same stripes */
 	const KernelInfo *ksm = kernel_find("nibble_small_rg1");
 	if (!ksm) {
@@ -594,6 +613,29 @@ static int small_batches(int ns)
 	       p50, data / p50 / 1e3, kms * 1e3 / p50);
 	json_row(json_pack("{s:s,s:i,s:f,s:f,s:f}", "case", "small_encode_batch", "stripes", ns, "us",
 			   p50, "data_GBps", data / p50 / 1e3, "of_kernel", kms * 1e3 / p50));
+	/* the same stripes in another order (pairs swapped): not evenly spaced, so the pointer
+	 * table goes up in pieces as for any scattered batch */
+	{
+		std::vector<const uint8_t *> ts(b.hsrc);
+		std::vector<uint8_t *> td(b.hdst);
+		double t50;
+
+		for (int s = 0; s + 1 < ns; s += 2) {
+			std::swap_ranges(ts.begin() + (size_t)s * k, ts.begin() + (size_t)(s + 1) * k,
+					 ts.begin() + (size_t)(s + 1) * k);
+			std::swap_ranges(td.begin() + (size_t)s * m, td.begin() + (size_t)(s + 1) * m,
+					 td.begin() + (size_t)(s + 1) * m);
+		}
+		poison(b);
+		host_us([&](int) { if (gfec_encode_batch(g, ns, ts.data(), td.data(), len)) exit(3); }, 3,
+			50, &t50, nullptr);
+		bad += check(b, a.data(), 8);
+		printf("gfec_encode_batch, %d stripes not evenly spaced (pairs swapped): %.2f us = %.3f x "
+		       "the kernel alone\n", ns, t50, kms * 1e3 / t50);
+		json_row(json_pack("{s:s,s:i,s:f,s:f,s:f}", "case", "small_encode_batch_table", "stripes",
+				   ns, "us", t50, "data_GBps", data / t50 / 1e3, "of_kernel",
+				   kms * 1e3 / t50));
+	}
 
 	/* the backend alone (no codec, engine or coalescing in front): what the plugin layers add */
 	{
@@ -756,6 +798,28 @@ static int small_batches(int ns)
 		printf("  %d stripes, one upload + one launch + sync %8.2f = %.3f x the kernel alone\n",
 		       ns, p50, kms * 1e3 / p50);
 		json_row(json_pack("{s:s,s:i,s:f}", "case", "small_one_upload", "stripes", ns, "us", p50));
+		/* evenly spaced: the check of every pointer, then one launch by the step (the backend
+		 * launches a first piece before checking the rest) */
+		const ptrdiff_t sstep = (ptrdiff_t)((uintptr_t)hs[k] - (uintptr_t)hs[0]);
+		const ptrdiff_t dstep = (ptrdiff_t)((uintptr_t)hd[m] - (uintptr_t)hd[0]);
+		host_us([&](int) {
+			sink = sink + gfec_gpu_rows_step((const void *const *)hs, k, 0, ns, sstep) +
+			       gfec_gpu_rows_step((const void *const *)hd, m, 0, ns, dstep);
+		}, 3, 100, &p50, nullptr);
+		printf("  the step check of those %zu pointers        %8.2f\n", np, p50);
+		json_row(json_pack("{s:s,s:i,s:f}", "case", "small_step_check", "pointers", (int)np, "us",
+				   p50));
+		host_us([&](int) {
+			if (!gfec_gpu_rows_step((const void *const *)hs, k, 0, ns, sstep) ||
+			    !gfec_gpu_rows_step((const void *const *)hd, m, 0, ns, dstep))
+				exit(3);
+			CK(kernel_launch_stride(kd, args, hs, sstep, hd, dstep, p.grid, p.smem, st));
+			CK(cudaStreamSynchronize(st));
+		}, 3, 50, &p50, nullptr);
+		printf("  %d stripes, step check + one launch by the step + sync %8.2f = %.3f x the "
+		       "kernel alone\n", ns, p50, kms * 1e3 / p50);
+		json_row(json_pack("{s:s,s:i,s:f,s:f}", "case", "small_one_stride_launch", "stripes", ns,
+				   "us", p50, "of_kernel", kms * 1e3 / p50));
 
 		/* the backend's pieces (device/backend.cu dev_launches) emulated with other schedules:
 		 * first piece, growth and cap in pointers (0: none), and which kernel runs them */

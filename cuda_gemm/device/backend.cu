@@ -40,6 +40,11 @@
  * stripes 17 us, against 17 ns per stripe in a large one (run smallbatch-2026-11-24). One
  * synchronisation per kernel stream, at the end.
  *
+ * A batch of evenly spaced stripes (one allocation at one pitch: stride.h) needs no table: each
+ * piece's pointers are checked (the next piece's while this one runs) and it is launched with its
+ * first stripe's pointers and the step between stripes; such pieces grow without a cap. Where the
+ * spacing breaks, the rest goes up by tables as above.
+ *
  * Launches of few 16-byte units (kSmallMaxUnits, all stripes together) that the default nibble
  * kernel would take run the small-call kernel instead (gemm_nibble.cuh: no table prologue, one
  * unit per thread, every load issued before the first product), on host and device buffers alike;
@@ -62,6 +67,7 @@
 #include "gfec_gpu.h"
 #include "kernels.h"
 #include "nc.h"
+#include "stride.h"
 #include "threadpool.h"
 
 namespace gfec {
@@ -608,9 +614,16 @@ const Prepared *pick_prepared(const Plan *p, int nstripes, size_t len)
  * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
  * (the kernel must have an inline variant and the pointers fit: see run_device).
  */
+// The steps between evenly spaced stripes (stride.h): a launch given them takes the first
+// stripe's pointers (h_src, h_dst) and no table.
+struct Steps {
+	ptrdiff_t src, dst;
+};
+
 cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 		   uint8_t *const *d_dst, int nstripes, size_t len, int vec, cudaStream_t st,
-		   const uint8_t *const *h_src = nullptr, uint8_t *const *h_dst = nullptr)
+		   const uint8_t *const *h_src = nullptr, uint8_t *const *h_dst = nullptr,
+		   const Steps *steps = nullptr)
 {
 	GemmArgs args{};
 	int grid;
@@ -638,9 +651,14 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 	args.vec = vec;
 	args.acc = col >= 0;
 	grid = kernel_grid(k->k, args, k->per_sm, c->prop.multiProcessorCount);
-	e = h_src ? kernel_launch_inline(k->k, args, h_src, (size_t)nstripes * args.cols, h_dst,
-					 (size_t)nstripes * args.rows, grid, k->smem, st)
-		  : kernel_launch(k->k, args, grid, k->smem, c->d_logexp, st);
+	if (steps)
+		e = kernel_launch_stride(k->k, args, h_src, steps->src, h_dst, steps->dst, grid,
+					 k->smem, st);
+	else if (h_src)
+		e = kernel_launch_inline(k->k, args, h_src, (size_t)nstripes * args.cols, h_dst,
+					 (size_t)nstripes * args.rows, grid, k->smem, st);
+	else
+		e = kernel_launch(k->k, args, grid, k->smem, c->d_logexp, st);
 	return e != cudaSuccess ? e : cudaGetLastError();
 }
 
@@ -743,18 +761,40 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 
 		return launch(c, p, col, nullptr, nullptr, nstripes, len, vec, d->st, src, dst);
 	}
-	e = dev_reserve(d, nsrc + ndst);
-	if (e != cudaSuccess)
-		return e;
 	size_t piece = kFirstPiecePtrs / per > 0 ? kFirstPiecePtrs / per : 1;
 	const size_t most = kMaxPiecePtrs / per > piece ? kMaxPiecePtrs / per : piece;
+	// evenly spaced so far (stride.h): the pieces go by the step, with no table and no cap
+	bool by_step = ki && nstripes > 1 && per <= (size_t)kStridePtrs;
+	const Steps steps{ by_step ? (ptrdiff_t)((uintptr_t)src[cols] - (uintptr_t)src[0]) : 0,
+			   by_step ? (ptrdiff_t)((uintptr_t)dst[p->sh.rows] - (uintptr_t)dst[0]) : 0 };
+	uintptr_t step_bits = (uintptr_t)steps.src | (uintptr_t)steps.dst;
 
+	for (size_t j = 0; by_step && j < cols; j++)
+		step_bits |= (uintptr_t)src[j];
+	for (size_t j = 0; by_step && j < (size_t)p->sh.rows; j++)
+		step_bits |= (uintptr_t)dst[j];
 	*two = (size_t)nstripes > piece;
-
-	for (size_t s0 = 0, i = 0; s0 < (size_t)nstripes;
-	     s0 += piece, piece = piece * kPieceGrowth < most ? piece * kPieceGrowth : most, i++) {
-		const size_t ns = (size_t)nstripes - s0 < piece ? (size_t)nstripes - s0 : piece;
+	for (size_t s0 = 0, i = 0, ns; s0 < (size_t)nstripes; s0 += ns, i++) {
 		cudaStream_t ks = i % 2 ? d->st2 : d->st;
+
+		ns = (size_t)nstripes - s0 < piece ? (size_t)nstripes - s0 : piece;
+
+		by_step = by_step && pick_prepared(p, (int)ns, len)->k->fn_stride &&
+			  gfec_gpu_rows_step((const void *const *)src, cols, s0, s0 + ns, steps.src) &&
+			  gfec_gpu_rows_step((const void *const *)dst, p->sh.rows, s0, s0 + ns,
+					     steps.dst);
+		if (by_step) {
+			e = launch(c, p, col, nullptr, nullptr, (int)ns, len, step_bits % 16 == 0, ks,
+				   src + s0 * cols, dst + s0 * p->sh.rows, &steps);
+			if (e != cudaSuccess)
+				return e;
+			piece *= kPieceGrowth;
+			continue;
+		}
+		if ((e = dev_reserve(d, nsrc + ndst)) != cudaSuccess)
+			return e;
+		if (piece > most) // after pieces by the step: the table's cap again
+			piece = most, ns = ns < most ? ns : most;
 		void **h = d->h_ptrs + s0 * per, **dv = d->d_ptrs + s0 * per;
 		const uintptr_t bits =
 			copy_ptrs(h, (const void *const *)src + s0 * cols, ns * cols) |
@@ -769,6 +809,7 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 				(uint8_t *const *)(dv + ns * cols), (int)ns, len, bits % 16 == 0,
 				ks)) != cudaSuccess)
 			return e;
+		piece = piece * kPieceGrowth < most ? piece * kPieceGrowth : most;
 	}
 	return cudaSuccess;
 }

@@ -15,14 +15,16 @@
 namespace gfec {
 
 #define NIBBLE(rg, t) { "nibble_rg" #rg "_t" #t, KernelKind::Nibble, rg, t, (const void *)gf_gemm_nibble<rg, t>, \
-			(const void *)gf_gemm_nibble_inline<rg, t>, nullptr }
+			(const void *)gf_gemm_nibble_inline<rg, t>, nullptr, \
+			(const void *)gf_gemm_nibble_stride<rg, t> }
 #define SMALL(rg) { "nibble_small_rg" #rg, KernelKind::NibbleSmall, rg, kSmallThreads, \
 		    (const void *)gf_gemm_nibble_small<rg>, \
 		    (const void *)gf_gemm_nibble_small_inline<rg, kInlinePtrs>, \
-		    (const void *)gf_gemm_nibble_small_inline<rg, kInlineSmallPtrs> }
-#define SEED(t) { "seed_t" #t, KernelKind::Seed, t, t * t, (const void *)gf_gemm_seed<t>, nullptr, nullptr }
-#define BMMA(w, nn, pt) { "bmma_w" #w "_n" #nn "_p" #pt, KernelKind::Bmma, 8 * nn * pt, 32 * w, (const void *)gf_gemm_bmma<w, nn, pt>, nullptr, nullptr }
-#define BITMATRIX(t, w) { "bitmatrix_t" #t "_w" #w, KernelKind::Bitmatrix, w, t, (const void *)gf_gemm_bitmatrix<t, w>, nullptr, nullptr }
+		    (const void *)gf_gemm_nibble_small_inline<rg, kInlineSmallPtrs>, \
+		    (const void *)gf_gemm_nibble_small_stride<rg> }
+#define SEED(t) { "seed_t" #t, KernelKind::Seed, t, t * t, (const void *)gf_gemm_seed<t>, nullptr, nullptr, nullptr }
+#define BMMA(w, nn, pt) { "bmma_w" #w "_n" #nn "_p" #pt, KernelKind::Bmma, 8 * nn * pt, 32 * w, (const void *)gf_gemm_bmma<w, nn, pt>, nullptr, nullptr, nullptr }
+#define BITMATRIX(t, w) { "bitmatrix_t" #t "_w" #w, KernelKind::Bitmatrix, w, t, (const void *)gf_gemm_bitmatrix<t, w>, nullptr, nullptr, nullptr }
 
 // The compiled shapes. Adding one here is all it takes to make it selectable by name.
 static const KernelInfo kKernels[] = {
@@ -230,6 +232,10 @@ cudaError_t kernel_occupancy(const KernelInfo *k, size_t smem, int *per_sm)
 			err = cudaFuncSetAttribute(k->fn_inline,
 						   cudaFuncAttributeMaxDynamicSharedMemorySize,
 						   (int)smem);
+		if (err == cudaSuccess && k->fn_stride)
+			err = cudaFuncSetAttribute(k->fn_stride,
+						   cudaFuncAttributeMaxDynamicSharedMemorySize,
+						   (int)smem);
 		if (err != cudaSuccess)
 			return err;
 	}
@@ -314,6 +320,25 @@ cudaError_t kernel_launch_inline(const KernelInfo *k, const GemmArgs &args,
 	memcpy(p.ptrs, src, nsrc * sizeof(void *));
 	memcpy(p.ptrs + nsrc, dst, ndst * sizeof(void *));
 	return cudaLaunchKernel(k->fn_inline, dim3(grid), dim3(k->threads), params, smem, stream);
+}
+
+cudaError_t kernel_launch_stride(const KernelInfo *k, const GemmArgs &args,
+				 const uint8_t *const *src, ptrdiff_t src_step, uint8_t *const *dst,
+				 ptrdiff_t dst_step, int grid, size_t smem, cudaStream_t stream)
+{
+	GemmArgsStride p;
+	void *params[] = { (void *)&p };
+
+	if (!k->fn_stride || args.cols + args.rows > kStridePtrs)
+		return cudaErrorInvalidValue;
+	p.args = args;
+	p.args.src = nullptr;
+	p.args.dst = nullptr;
+	p.src_step = src_step;
+	p.dst_step = dst_step;
+	memcpy(p.ptrs, src, (size_t)args.cols * sizeof(void *));
+	memcpy(p.ptrs + args.cols, dst, (size_t)args.rows * sizeof(void *));
+	return cudaLaunchKernel(k->fn_stride, dim3(grid), dim3(k->threads), params, smem, stream);
 }
 
 void kernel_logexp(uint8_t out[768])

@@ -36,6 +36,7 @@ struct KernelInfo {
 	const void *fn;
 	const void *fn_inline; // the same kernel taking GemmArgsInline, or nullptr (nibble only)
 	const void *fn_inline_small; // the same with GemmArgsInlineN<kInlineSmallPtrs>, or nullptr
+	const void *fn_stride; // the same taking GemmArgsStride (evenly spaced stripes), or nullptr
 };
 
 /** All compiled kernels, and their count. */
@@ -86,6 +87,16 @@ cudaError_t kernel_launch(const KernelInfo *k, const GemmArgs &args, int grid, s
 cudaError_t kernel_launch_inline(const KernelInfo *k, const GemmArgs &args,
 				 const uint8_t *const *src, size_t nsrc, uint8_t *const *dst,
 				 size_t ndst, int grid, size_t smem, cudaStream_t stream);
+
+/**
+ * Launches @p k's strided variant (k->fn_stride must be set) on evenly spaced stripes: the first
+ * stripe's @p src (args.cols) and @p dst (args.rows) pointers, stripe s at @p src_step and
+ * @p dst_step bytes times s from them (cols + rows <= kStridePtrs); args.src and args.dst are not
+ * read.
+ */
+cudaError_t kernel_launch_stride(const KernelInfo *k, const GemmArgs &args,
+				 const uint8_t *const *src, ptrdiff_t src_step, uint8_t *const *dst,
+				 ptrdiff_t dst_step, int grid, size_t smem, cudaStream_t stream);
 
 /** Host copy of the seed kernel's table: log[256] then exp[512]. */
 void kernel_logexp(uint8_t out[768]);

@@ -58,6 +58,76 @@ using GemmArgsInline = GemmArgsInlineN<kInlinePtrs>;
 
 static_assert(sizeof(GemmArgsInline) <= 4096, "kernel parameters over 4 KiB");
 
+/**
+ * Evenly spaced stripes: stripe s's pointers are the first stripe's moved by s steps (input j at
+ * ptrs[j] + s * src_step, output i at ptrs[cols + i] + s * dst_step; steps in bytes, either sign),
+ * which the host has checked for every stripe of the launch (cuda_gemm/device/stride.h). At most
+ * kStridePtrs pointers (cols + rows).
+ */
+constexpr int kStridePtrs = 64;
+
+struct GemmArgsStride {
+	GemmArgs args; // src and dst unused
+	ptrdiff_t src_step, dst_step;
+	uint8_t *ptrs[kStridePtrs];
+};
+
+/*
+ * A strided kernel's first row, copied from its parameters to shared memory (@p row) by the
+ * block's threads before a barrier: read from the parameters with the input's index, the row
+ * cost the nibble kernel 0.89-0.93x of its speed by a table in device memory (RS(10,4), 4096
+ * stripes of 4 KiB on the H200: 87.6 against 77.9 us; small-2026-11-25/call1).
+ */
+__device__ __forceinline__ void stride_row(const GemmArgsStride &p, uint8_t **row, int threads)
+{
+	for (int i = threadIdx.x; i < p.args.cols + p.args.rows; i += threads)
+		row[i] = p.ptrs[i];
+}
+
+/**
+ * Where a kernel body finds stripe s's bytes at offset off (a unit's): by a pointer table
+ * (stripe s at src + s * cols, ...), the offset added to each pointer read ...
+ */
+struct StripeTable {
+	const uint8_t *const *src;
+	uint8_t *const *dst;
+
+	struct View {
+		const uint8_t *const *src;
+		uint8_t *const *dst;
+		size_t off;
+		__device__ __forceinline__ const uint8_t *in(int j) const { return src[j] + off; }
+		__device__ __forceinline__ uint8_t *out(int i) const { return dst[i] + off; }
+	};
+	__device__ __forceinline__ View stripe(size_t s, size_t off, int cols, int rows) const
+	{
+		return View{ src + s * cols, dst + s * rows, off };
+	}
+};
+
+/**
+ * ... or by the first stripe's pointers and the steps between stripes (GemmArgsStride), the
+ * stripe's steps and the offset added once into one displacement a side.
+ */
+struct StripeStride {
+	const uint8_t *const *src; // the first stripe's
+	uint8_t *const *dst;
+	ptrdiff_t src_step, dst_step;
+
+	struct View {
+		const uint8_t *const *src;
+		uint8_t *const *dst;
+		ptrdiff_t src_at, dst_at;
+		__device__ __forceinline__ const uint8_t *in(int j) const { return src[j] + src_at; }
+		__device__ __forceinline__ uint8_t *out(int i) const { return dst[i] + dst_at; }
+	};
+	__device__ __forceinline__ View stripe(size_t s, size_t off, int, int) const
+	{
+		return View{ src, dst, (ptrdiff_t)s * src_step + (ptrdiff_t)off,
+			     (ptrdiff_t)s * dst_step + (ptrdiff_t)off };
+	}
+};
+
 __device__ __forceinline__ uint4 ld16(const uint8_t *p)
 {
 	uint4 v;

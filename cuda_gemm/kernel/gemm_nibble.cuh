@@ -45,11 +45,10 @@ __device__ __forceinline__ void transpose4(const uint32_t *in, uint32_t *out)
 	out[3] = __byte_perm(t2, t3, 0x7632);
 }
 
-// The kernel's body; stripe s's inputs are srcs[s * cols + j], its outputs dsts[s * rows + i]
-// (args.src / args.dst, or the launch's own parameters: gf_gemm_nibble_inline).
-template <int RG, int THREADS>
-__device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t *const *srcs,
-					    uint8_t *const *dsts)
+// The kernel's body; Stripes (StripeTable or StripeStride, gemm_args.cuh) says where stripe s's
+// inputs and outputs are (their bytes at a unit's offset).
+template <int RG, int THREADS, class Stripes>
+__device__ __forceinline__ void nibble_body(const GemmArgs &args, const Stripes &stripes)
 {
 	extern __shared__ __align__(16) uint8_t smem[];
 	uint32_t *tab = reinterpret_cast<uint32_t *>(smem);
@@ -71,8 +70,7 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t 
 	     u += (size_t)gridDim.x * THREADS) {
 		const size_t s = u / args.units;
 		const size_t off = (u % args.units) * 16;
-		const uint8_t *const *src = srcs + s * args.cols;
-		uint8_t *const *dst = dsts + s * args.rows;
+		const auto st = stripes.stripe(s, off, args.cols, args.rows);
 
 		if (args.vec && off + 16 <= args.len) {
 			uint32_t acc[RG][16];
@@ -84,7 +82,7 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t 
 					acc[g][b] = 0;
 #pragma unroll 2
 			for (int j = 0; j < args.cols; j++) {
-				const uint4 v = ld16(src[j] + off);
+				const uint4 v = ld16(st.in(j));
 				const uint32_t w[4] = { v.x, v.y, v.z, v.w };
 
 #pragma unroll
@@ -131,11 +129,11 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t 
 					uint4 o = make_uint4(row[r][0], row[r][1], row[r][2], row[r][3]);
 
 					if (args.acc) {
-						const uint4 d = ld16(dst[4 * g + r] + off);
+						const uint4 d = ld16(st.out(4 * g + r));
 
 						o.x ^= d.x, o.y ^= d.y, o.z ^= d.z, o.w ^= d.w;
 					}
-					st16(dst[4 * g + r] + off, o);
+					st16(st.out(4 * g + r), o);
 				}
 			}
 		} else {
@@ -149,7 +147,7 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t 
 				for (int g = 0; g < RG; g++)
 					acc[g] = 0;
 				for (int j = 0; j < args.cols; j++) {
-					const uint32_t d = src[j][p];
+					const uint32_t d = st.in(j)[p - off];
 
 #pragma unroll
 					for (int g = 0; g < RG; g++) {
@@ -163,8 +161,9 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t 
 #pragma unroll
 					for (int r = 0; r < 4; r++)
 						if (4 * g + r < args.rows)
-							dst[4 * g + r][p] = (uint8_t)(acc[g] >> (8 * r)) ^
-									    (args.acc ? dst[4 * g + r][p] : 0);
+							st.out(4 * g + r)[p - off] =
+								(uint8_t)(acc[g] >> (8 * r)) ^
+								(args.acc ? st.out(4 * g + r)[p - off] : 0);
 			}
 		}
 	}
@@ -173,7 +172,7 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const uint8_t 
 template <int RG, int THREADS>
 __global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
 {
-	nibble_body<RG, THREADS>(args, args.src, args.dst);
+	nibble_body<RG, THREADS>(args, StripeTable{ args.src, args.dst });
 }
 
 /**
@@ -184,8 +183,23 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
 template <int RG, int THREADS>
 __global__ void __launch_bounds__(THREADS) gf_gemm_nibble_inline(const __grid_constant__ GemmArgsInline p)
 {
-	nibble_body<RG, THREADS>(p.args, p.ptrs,
-				 p.ptrs + (size_t)p.args.nstripes * p.args.cols);
+	nibble_body<RG, THREADS>(p.args,
+				 StripeTable{ p.ptrs, p.ptrs + (size_t)p.args.nstripes * p.args.cols });
+}
+
+/**
+ * The same kernel on evenly spaced stripes (GemmArgsStride): the first stripe's pointers in its
+ * parameters and the distance between stripes, so that a large batch laid out at one pitch needs
+ * neither a pointer table in device memory nor its upload.
+ */
+template <int RG, int THREADS>
+__global__ void __launch_bounds__(THREADS) gf_gemm_nibble_stride(const __grid_constant__ GemmArgsStride p)
+{
+	__shared__ uint8_t *row[kStridePtrs];
+
+	stride_row(p, row, THREADS); // published by the body's barrier after its tables
+	nibble_body<RG, THREADS>(p.args, StripeStride{ row, row + p.args.cols, p.src_step,
+						       p.dst_step });
 }
 
 /*
@@ -222,9 +236,8 @@ __device__ __forceinline__ uint4 ld_bytes(const uint8_t *p, int n)
 	return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-template <int RG>
-__device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const uint8_t *const *srcs,
-						  uint8_t *const *dsts)
+template <int RG, class Stripes>
+__device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const Stripes &stripes)
 {
 	const uint32_t lane = threadIdx.x & 31;
 	const int cols = args.cols, rows = args.rows;
@@ -244,19 +257,18 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const ui
 		const size_t s = live ? u / args.units : 0;
 		const size_t off = live ? (u - s * args.units) * 16 : 0;
 		const int n = live ? (int)(args.len - off < 16 ? args.len - off : 16) : 0;
-		const uint8_t *const *src = srcs + s * cols;
-		uint8_t *const *dst = dsts + s * rows;
+		const auto st = stripes.stripe(s, off, cols, rows);
 		const uint8_t *sp[kSmallMaxCols];
 		uintptr_t bits = 0;
 		uint4 v[kSmallMaxCols];
 
 #pragma unroll
 		for (int j = 0; j < kSmallMaxCols; j++) {
-			sp[j] = j < cols ? src[j] + off : nullptr;
+			sp[j] = j < cols ? st.in(j) : nullptr;
 			bits |= (uintptr_t)sp[j];
 		}
 		for (int i = 0; i < rows; i++)
-			bits |= (uintptr_t)dst[i];
+			bits |= (uintptr_t)st.out(i);
 		const bool vec = n == 16 && bits % 16 == 0;
 
 		if (vec) {
@@ -319,7 +331,7 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const ui
 			for (int r = 0; r < 4; r++) {
 				if (4 * g + r >= rows)
 					continue;
-				uint8_t *o = dst[4 * g + r] + off;
+				uint8_t *o = st.out(4 * g + r);
 
 				if (vec) {
 					uint4 x = make_uint4(row[r][0], row[r][1], row[r][2], row[r][3]);
@@ -345,7 +357,7 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const ui
 template <int RG>
 __global__ void __launch_bounds__(kSmallThreads) gf_gemm_nibble_small(GemmArgs args)
 {
-	nibble_small_body<RG>(args, args.src, args.dst);
+	nibble_small_body<RG>(args, StripeTable{ args.src, args.dst });
 }
 
 /** The small-call kernel with the pointers in its parameters (N of them at most). */
@@ -353,7 +365,21 @@ template <int RG, int N>
 __global__ void __launch_bounds__(kSmallThreads)
 	gf_gemm_nibble_small_inline(const __grid_constant__ GemmArgsInlineN<N> p)
 {
-	nibble_small_body<RG>(p.args, p.ptrs, p.ptrs + (size_t)p.args.nstripes * p.args.cols);
+	nibble_small_body<RG>(p.args,
+			      StripeTable{ p.ptrs, p.ptrs + (size_t)p.args.nstripes * p.args.cols });
+}
+
+/** The small-call kernel on evenly spaced stripes (GemmArgsStride). */
+template <int RG>
+__global__ void __launch_bounds__(kSmallThreads)
+	gf_gemm_nibble_small_stride(const __grid_constant__ GemmArgsStride p)
+{
+	__shared__ uint8_t *row[kStridePtrs];
+
+	stride_row(p, row, kSmallThreads);
+	__syncthreads();
+	nibble_small_body<RG>(p.args, StripeStride{ row, row + p.args.cols, p.src_step,
+						    p.dst_step });
 }
 
 /** The XOR-stream bound: read every input once, write every output once, one XOR per word. */

@@ -350,14 +350,19 @@ static void test_device_and_pinned_buffers(void **state)
 }
 
 /*
- * One batch of ns stripes in device memory, laid out at random: chunks in a shuffled order over a
- * pool, each at a random offset (16-byte aligned everywhere, or not; in the unaligned case only a
- * few stripes are off, so that pieces of one call differ), and the output pool poisoned. Holds the
- * host mirror and the CPU's parity for comparison.
+ * One batch of ns stripes in device memory, laid out at random (DEV_SHUFFLED): chunks in a
+ * shuffled order over a pool, each at a random offset (16-byte aligned everywhere, or not; in the
+ * unaligned case only a few stripes are off, so that pieces of one call differ), and the output
+ * pool poisoned. Or evenly spaced (DEV_EVEN: stripe s's chunk j at s steps from stripe 0's, the
+ * stripes in the pool's order or reversed, each chunk j at its own offset; unaligned: offsets of
+ * 0..15 bytes and an odd step), or so with the spacing broken at one random stripe (DEV_BROKEN:
+ * one chunk of it swapped with the next stripe's). Holds the host mirror and the CPU's parity.
  */
+enum { DEV_SHUFFLED, DEV_EVEN, DEV_BROKEN };
+
 struct dev_batch {
 	int k, m, ns;
-	size_t len, slot;
+	size_t len, slot, in_bytes, out_bytes;
 	uint8_t *d_in, *d_out, *h_in, *want;
 	const uint8_t **src;
 	uint8_t **dst;
@@ -374,8 +379,30 @@ static void shuffle(size_t *v, size_t n)
 	}
 }
 
+/* Offsets of DEV_EVEN / DEV_BROKEN's chunks, per rows of per (see dev_batch above). */
+static void even_offsets(size_t *off, int ns, int per, size_t slot, int aligned, int layout)
+{
+	const int rev = test_rand() % 2;
+	const size_t step = (size_t)per * slot + (aligned ? 0 : 1);
+
+	for (int j = 0; j < per; j++) {
+		const size_t at = (size_t)j * slot + (aligned ? 16 * (size_t)test_range(0, 2)
+							      : (size_t)test_range(0, 15));
+
+		for (int s = 0; s < ns; s++)
+			off[(size_t)s * per + j] = (size_t)(rev ? ns - 1 - s : s) * step + at;
+	}
+	if (layout == DEV_BROKEN && ns > 2) {
+		const size_t s = (size_t)test_range(1, ns - 2), j = (size_t)test_range(0, per - 1);
+		const size_t t = off[s * per + j];
+
+		off[s * per + j] = off[(s + 1) * per + j];
+		off[(s + 1) * per + j] = t;
+	}
+}
+
 static void dev_batch_make(struct dev_batch *b, gfec_codec *cpu, int k, int m, int ns, size_t len,
-			   int aligned)
+			   int aligned, int layout)
 {
 	const size_t nin = (size_t)ns * k, nout = (size_t)ns * m;
 	const uint8_t **hs = malloc(sizeof(void *) * nin);
@@ -383,32 +410,41 @@ static void dev_batch_make(struct dev_batch *b, gfec_codec *cpu, int k, int m, i
 
 	b->k = k, b->m = m, b->ns = ns, b->len = len;
 	b->slot = (len + 64 + 15) / 16 * 16;
-	b->h_in = malloc(b->slot * nin);
-	b->want = malloc(b->slot * nout);
+	b->in_bytes = b->slot * nin + (size_t)ns; /* an odd step adds a byte a stripe */
+	b->out_bytes = b->slot * nout + (size_t)ns;
+	b->h_in = malloc(b->in_bytes);
+	b->want = malloc(b->out_bytes);
 	b->src = malloc(sizeof(void *) * nin);
 	b->dst = malloc(sizeof(void *) * nout);
 	b->in_off = malloc(sizeof(size_t) * nin);
 	b->out_off = malloc(sizeof(size_t) * nout);
 	assert_true(hs && hd && b->h_in && b->want && b->src && b->dst && b->in_off && b->out_off);
-	assert_int_equal(cudaMalloc((void **)&b->d_in, b->slot * nin), cudaSuccess);
-	assert_int_equal(cudaMalloc((void **)&b->d_out, b->slot * nout), cudaSuccess);
-	for (size_t i = 0; i < nin; i++)
-		b->in_off[i] = i * b->slot;
-	for (size_t i = 0; i < nout; i++)
-		b->out_off[i] = i * b->slot;
-	shuffle(b->in_off, nin);
-	shuffle(b->out_off, nout);
-	for (size_t i = 0; i < nin; i++) {
-		/* unaligned: about one chunk in 64 (at least one) off by 1..15 bytes */
-		const int off = aligned || (test_rand() % 64 && i != nin - 1) ? 0 : test_range(1, 15);
+	assert_int_equal(cudaMalloc((void **)&b->d_in, b->in_bytes), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&b->d_out, b->out_bytes), cudaSuccess);
+	if (layout != DEV_SHUFFLED) {
+		even_offsets(b->in_off, ns, k, b->slot, aligned, layout);
+		even_offsets(b->out_off, ns, m, b->slot, aligned, layout);
+	} else {
+		for (size_t i = 0; i < nin; i++)
+			b->in_off[i] = i * b->slot;
+		for (size_t i = 0; i < nout; i++)
+			b->out_off[i] = i * b->slot;
+		shuffle(b->in_off, nin);
+		shuffle(b->out_off, nout);
+		for (size_t i = 0; i < nin; i++) {
+			/* unaligned: about one chunk in 64 (at least one) off by 1..15 bytes */
+			const int off = aligned || (test_rand() % 64 && i != nin - 1)
+						? 0
+						: test_range(1, 15);
 
-		b->in_off[i] += aligned ? 16 * (size_t)test_range(0, 3) : (size_t)off;
+			b->in_off[i] += aligned ? 16 * (size_t)test_range(0, 3) : (size_t)off;
+		}
+		for (size_t i = 0; i < nout; i++)
+			b->out_off[i] += aligned ? 16 * (size_t)test_range(0, 3)
+						 : (test_rand() % 64 ? 0 : (size_t)test_range(1, 63));
 	}
-	for (size_t i = 0; i < nout; i++)
-		b->out_off[i] += aligned ? 16 * (size_t)test_range(0, 3)
-					 : (test_rand() % 64 ? 0 : (size_t)test_range(1, 63));
-	test_fill(b->h_in, b->slot * nin);
-	memset(b->want, TEST_POISON, b->slot * nout);
+	test_fill(b->h_in, b->in_bytes);
+	memset(b->want, TEST_POISON, b->out_bytes);
 	for (size_t i = 0; i < nin; i++) {
 		hs[i] = b->h_in + b->in_off[i];
 		b->src[i] = b->d_in + b->in_off[i];
@@ -418,9 +454,9 @@ static void dev_batch_make(struct dev_batch *b, gfec_codec *cpu, int k, int m, i
 		b->dst[i] = b->d_out + b->out_off[i];
 	}
 	assert_int_equal(gfec_encode_batch(cpu, ns, hs, hd, len), 0);
-	assert_int_equal(cudaMemcpy(b->d_in, b->h_in, b->slot * nin, cudaMemcpyHostToDevice),
+	assert_int_equal(cudaMemcpy(b->d_in, b->h_in, b->in_bytes, cudaMemcpyHostToDevice),
 			 cudaSuccess);
-	assert_int_equal(cudaMemset(b->d_out, TEST_POISON, b->slot * nout), cudaSuccess);
+	assert_int_equal(cudaMemset(b->d_out, TEST_POISON, b->out_bytes), cudaSuccess);
 	free(hs);
 	free(hd);
 }
@@ -428,7 +464,7 @@ static void dev_batch_make(struct dev_batch *b, gfec_codec *cpu, int k, int m, i
 /* The whole output pool: parity where the CPU's is, poison everywhere else. */
 static int dev_batch_check(const struct dev_batch *b)
 {
-	const size_t n = b->slot * (size_t)b->ns * b->m;
+	const size_t n = b->out_bytes;
 	uint8_t *got = malloc(n);
 	int ok;
 
@@ -452,10 +488,44 @@ static void dev_batch_free(struct dev_batch *b)
 }
 
 /*
+ * One gfec_encode_batch of ns stripes laid out as @p layout (dev_batch) on the GPU codec with
+ * @p kernel forced ("" for the default), against the CPU's parity: one GPU call, no fallback,
+ * every output byte and every byte around it checked. A forced kernel that cannot run the shape
+ * is skipped.
+ */
+static void dev_batch_case(const char *kernel, int k, int m, int ns, size_t len, int aligned,
+			   int layout)
+{
+	gfec_codec *g = kernel[0] ? try_make("k=%d m=%d backend=gpu gpu_kernel=%s", k, m, kernel)
+				  : try_make("k=%d m=%d backend=gpu", k, m);
+	gfec_codec *c = try_make("k=%d m=%d backend=cpu", k, m);
+	struct dev_batch b;
+	struct gfec_stats st;
+
+	assert_non_null(c);
+	if (!g) { /* this kernel cannot run this shape */
+		assert_true(kernel[0] != 0);
+		gfec_codec_free(c);
+		return;
+	}
+	dev_batch_make(&b, c, k, m, ns, len, aligned, layout);
+	assert_int_equal(gfec_encode_batch(g, ns, b.src, b.dst, b.len), 0);
+	if (!dev_batch_check(&b))
+		fail_msg("kernel '%s' k=%d m=%d stripes=%d len=%zu aligned=%d layout=%d: wrong output",
+			 kernel, k, m, ns, b.len, aligned, layout);
+	gfec_codec_stats(g, &st);
+	assert_int_equal(st.gpu_calls, 1);
+	assert_int_equal(st.fallbacks, 0);
+	dev_batch_free(&b);
+	gfec_codec_free(g);
+	gfec_codec_free(c);
+}
+
+/*
  * gfec_encode_batch on device buffers, 1..5000 stripes: the sizes around each way the backend
  * carries the pointer table (in the launch up to 480 pointers for nibble kernels, then pieces of
  * growing size uploaded while the previous piece runs), random shapes, lengths and layouts, and
- * the kernels without an inline variant; every output byte and every byte around it checked.
+ * the kernels without an inline variant.
  */
 static void test_device_batches(void **state)
 {
@@ -464,34 +534,39 @@ static void test_device_batches(void **state)
 
 	(void)state;
 	for (int t = 0; t < 40; t++) {
-		const char *kernel = ks[t % 4];
 		const int big = t < 11, k = big ? 10 : test_range(2, 20);
 		const int m = big ? 4 : test_range(1, k < 8 ? k : 8);
 		const int ns = big ? sizes[t] : test_range(1, t % 5 ? 120 : 5000);
 		const size_t len = ns > 1000 ? (size_t)test_range(1, 3000) : (size_t)test_range(1, 9000);
-		gfec_codec *g = kernel[0] ? try_make("k=%d m=%d backend=gpu gpu_kernel=%s", k, m, kernel)
-					  : try_make("k=%d m=%d backend=gpu", k, m);
-		gfec_codec *c = try_make("k=%d m=%d backend=cpu", k, m);
-		struct dev_batch b;
-		struct gfec_stats st;
 
-		assert_non_null(c);
-		if (!g) { /* this kernel cannot run this shape */
-			assert_true(kernel[0] != 0);
-			gfec_codec_free(c);
-			continue;
-		}
-		dev_batch_make(&b, c, k, m, ns, t % 3 ? len : (len + 15) / 16 * 16, t % 2);
-		assert_int_equal(gfec_encode_batch(g, ns, b.src, b.dst, b.len), 0);
-		if (!dev_batch_check(&b))
-			fail_msg("kernel '%s' k=%d m=%d stripes=%d len=%zu aligned=%d: wrong output",
-				 kernel, k, m, ns, b.len, t % 2);
-		gfec_codec_stats(g, &st);
-		assert_int_equal(st.gpu_calls, 1);
-		assert_int_equal(st.fallbacks, 0);
-		dev_batch_free(&b);
-		gfec_codec_free(g);
-		gfec_codec_free(c);
+		dev_batch_case(ks[t % 4], k, m, ns, t % 3 ? len : (len + 15) / 16 * 16, t % 2,
+			       DEV_SHUFFLED);
+	}
+}
+
+/*
+ * gfec_encode_batch on evenly spaced device buffers, which the nibble kernels take with no pointer
+ * table (pieces of growing size, each launched with its first stripe's pointers and the step
+ * while the host checks the next; stride.h): RS(10,4) at the sizes around the first piece (292
+ * stripes) and random shapes, steps of either sign, aligned or not (odd steps), the default
+ * kernel and forced ones (small-call, and one with no strided form), and the spacing broken at a
+ * random stripe so that the rest goes up by tables.
+ */
+static void test_device_strided(void **state)
+{
+	static const char *const ks[] = { "", "nibble_rg2_t256", "nibble_small_rg1", "seed_t8" };
+	static const int sizes[] = { 2, 3, 291, 292, 293, 294, 600, 4096 };
+
+	(void)state;
+	for (int t = 0; t < 48; t++) {
+		const int fixed = t < 8, k = fixed ? 10 : test_range(2, 20);
+		const int m = fixed ? 4 : test_range(1, k < 8 ? k : 8);
+		const int ns = fixed ? sizes[t] : test_range(2, t % 3 ? 400 : 3000);
+		const size_t len = ns > 1000 ? (size_t)test_range(1, 4096) : (size_t)test_range(1, 9000);
+		const int aligned = t % 5 != 1;
+
+		dev_batch_case(ks[t % 4], k, m, ns, aligned ? (len + 15) / 16 * 16 : len, aligned,
+			       t % 3 == 2 ? DEV_BROKEN : DEV_EVEN);
 	}
 }
 
@@ -531,7 +606,7 @@ static void test_device_small(void **state)
 			gfec_codec_free(c);
 			continue;
 		}
-		dev_batch_make(&b, c, k, m, ns, len, t % 2);
+		dev_batch_make(&b, c, k, m, ns, len, t % 2, DEV_SHUFFLED);
 		assert_int_equal(ns == 1 ? gfec_encode(g, b.src, b.dst, len)
 					 : gfec_encode_batch(g, ns, b.src, b.dst, len),
 				 0);
@@ -604,8 +679,9 @@ static void test_device_concurrent(void **state)
 	assert_non_null(g);
 	assert_non_null(c);
 	for (int i = 0; i < T; i++) {
-		/* small (inline) and larger (uploaded) batches at once */
-		dev_batch_make(&b[i], c, 10, 4, i % 2 ? 1 + i : 300 * i + 7, 4096 + 16 * i, i % 3 != 0);
+		/* small (inline) and larger (uploaded or strided) batches at once */
+		dev_batch_make(&b[i], c, 10, 4, i % 2 ? 1 + i : 300 * i + 7, 4096 + 16 * i, i % 3 != 0,
+			       i % 4 < 2 ? DEV_EVEN : DEV_SHUFFLED);
 		a[i] = (struct dev_caller){ g, &b[i], 50, 0 };
 	}
 	for (int i = 0; i < T; i++)
@@ -802,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_decode_batch),
 		cmocka_unit_test(test_device_and_pinned_buffers),
 		cmocka_unit_test(test_device_batches),
+		cmocka_unit_test(test_device_strided),
 		cmocka_unit_test(test_device_small),
 		cmocka_unit_test(test_device_concurrent),
 		cmocka_unit_test(test_auto_threshold),
