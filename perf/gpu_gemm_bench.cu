@@ -799,7 +799,7 @@ static int small_batches(int ns)
 		       ns, p50, kms * 1e3 / p50);
 		json_row(json_pack("{s:s,s:i,s:f}", "case", "small_one_upload", "stripes", ns, "us", p50));
 		/* evenly spaced: the check of every pointer, then one launch by the step (the backend
-		 * launches a first piece before checking the rest) */
+		 * launches growing pieces instead, checking the next while one runs) */
 		const ptrdiff_t sstep = (ptrdiff_t)((uintptr_t)hs[k] - (uintptr_t)hs[0]);
 		const ptrdiff_t dstep = (ptrdiff_t)((uintptr_t)hd[m] - (uintptr_t)hd[0]);
 		host_us([&](int) {
