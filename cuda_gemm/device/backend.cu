@@ -609,17 +609,17 @@ const Prepared *pick_prepared(const Plan *p, int nstripes, size_t len)
 	return k;
 }
 
-/*
- * One launch over stripes whose pointers are already device pointers in d_src / d_dst, or, with
- * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
- * (the kernel must have an inline variant and the pointers fit: see run_device).
- */
-// The steps between evenly spaced stripes (stride.h): a launch given them takes the first
-// stripe's pointers (h_src, h_dst) and no table.
+// The steps between evenly spaced stripes (stride.h), in bytes.
 struct Steps {
 	ptrdiff_t src, dst;
 };
 
+/*
+ * One launch over stripes whose pointers are already device pointers in d_src / d_dst, or, with
+ * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
+ * (the kernel must have an inline variant and the pointers fit: see run_device), or, with
+ * @p steps too, only the first stripe's (h_src, h_dst) and the steps (the kernel's strided form).
+ */
 cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 		   uint8_t *const *d_dst, int nstripes, size_t len, int vec, cudaStream_t st,
 		   const uint8_t *const *h_src = nullptr, uint8_t *const *h_dst = nullptr,
@@ -767,12 +767,10 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 	bool by_step = ki && nstripes > 1 && per <= (size_t)kStridePtrs;
 	const Steps steps{ by_step ? (ptrdiff_t)((uintptr_t)src[cols] - (uintptr_t)src[0]) : 0,
 			   by_step ? (ptrdiff_t)((uintptr_t)dst[p->sh.rows] - (uintptr_t)dst[0]) : 0 };
-	uintptr_t step_bits = (uintptr_t)steps.src | (uintptr_t)steps.dst;
+	const int step_vec = by_step && ((uintptr_t)steps.src | (uintptr_t)steps.dst) % 16 == 0 &&
+			     aligned16((const void *const *)src, cols) &&
+			     aligned16((const void *const *)dst, p->sh.rows);
 
-	for (size_t j = 0; by_step && j < cols; j++)
-		step_bits |= (uintptr_t)src[j];
-	for (size_t j = 0; by_step && j < (size_t)p->sh.rows; j++)
-		step_bits |= (uintptr_t)dst[j];
 	*two = (size_t)nstripes > piece;
 	for (size_t s0 = 0, i = 0, ns; s0 < (size_t)nstripes; s0 += ns, i++) {
 		cudaStream_t ks = i % 2 ? d->st2 : d->st;
@@ -784,7 +782,7 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 			  gfec_gpu_rows_step((const void *const *)dst, p->sh.rows, s0, s0 + ns,
 					     steps.dst);
 		if (by_step) {
-			e = launch(c, p, col, nullptr, nullptr, (int)ns, len, step_bits % 16 == 0, ks,
+			e = launch(c, p, col, nullptr, nullptr, (int)ns, len, step_vec, ks,
 				   src + s0 * cols, dst + s0 * p->sh.rows, &steps);
 			if (e != cudaSuccess)
 				return e;
