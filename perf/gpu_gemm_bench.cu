@@ -538,6 +538,9 @@ static int small_batches(int ns)
 	int bad = 0;
 	double p50, p99;
 	const double data = (double)k * len * ns;
+	/* the batch is one allocation at one pitch: its stripes' steps (device/stride.h) */
+	const ptrdiff_t sstep = (ptrdiff_t)((uintptr_t)b.hsrc[k] - (uintptr_t)b.hsrc[0]);
+	const ptrdiff_t dstep = (ptrdiff_t)((uintptr_t)b.hdst[m] - (uintptr_t)b.hdst[0]);
 
 	printf("\n# small batches: RS(10,4), %zu-byte chunks in device memory, %d stripes, kernel %s\n",
 	       len, ns, kd->name);
@@ -569,9 +572,6 @@ static int small_batches(int ns)
 	/* the same kernel by the stripes' spacing (one allocation at one pitch): no table to read,
 	 * as the backend launches evenly spaced batches (device/stride.h) */
 	{
-		const ptrdiff_t sstep = (ptrdiff_t)((uintptr_t)b.hsrc[k] - (uintptr_t)b.hsrc[0]);
-		const ptrdiff_t dstep = (ptrdiff_t)((uintptr_t)b.hdst[m] - (uintptr_t)b.hdst[0]);
-
 		poison(b);
 		double tms = time_ms([&] {
 			CK(kernel_launch_stride(kd, args, b.hsrc.data(), sstep, b.hdst.data(), dstep,
@@ -800,8 +800,6 @@ static int small_batches(int ns)
 		json_row(json_pack("{s:s,s:i,s:f}", "case", "small_one_upload", "stripes", ns, "us", p50));
 		/* evenly spaced: the check of every pointer, then one launch by the step (the backend
 		 * launches growing pieces instead, checking the next while one runs) */
-		const ptrdiff_t sstep = (ptrdiff_t)((uintptr_t)hs[k] - (uintptr_t)hs[0]);
-		const ptrdiff_t dstep = (ptrdiff_t)((uintptr_t)hd[m] - (uintptr_t)hd[0]);
 		host_us([&](int) {
 			sink = sink + gfec_gpu_rows_step((const void *const *)hs, k, 0, ns, sstep) +
 			       gfec_gpu_rows_step((const void *const *)hd, m, 0, ns, dstep);
