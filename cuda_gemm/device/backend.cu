@@ -40,10 +40,15 @@
  * stripes 17 us, against 17 ns per stripe in a large one (run smallbatch-2026-11-24). One
  * synchronisation per kernel stream, at the end.
  *
- * A batch of evenly spaced stripes (one allocation at one pitch: stride.h) needs no table: each
- * piece's pointers are checked (the next piece's while this one runs) and it is launched with its
- * first stripe's pointers and the step between stripes; such pieces grow without a cap. Where the
- * spacing breaks, the rest goes up by tables as above.
+ * A batch of evenly spaced stripes (one allocation at one pitch: stride.h) needs no table: the
+ * host checks the spacing over every pointer, then launches once with the first stripe's pointers
+ * and the step between stripes (launch_by_step). Where the spacing breaks, the rest goes up by
+ * tables as above. On the H200 (4096 RS(10,4) stripes of 4 KiB) the check took 8.6-11.7 us and the
+ * kernel 75-77; launching pieces of growing size while checking the next one cost more in their
+ * launches and prologues than it hid (96.8 us a call against 87.9-92.0), and letting the kernel
+ * start at once and wait on a word in mapped host memory for the check is no way on this host:
+ * the GPU's reads of that word are served one at a time, about 1 us each (264 blocks reading it
+ * once: 258 us; small-2026-11-25b, call 2).
  *
  * Launches of few 16-byte units (kSmallMaxUnits, all stripes together) that the default nibble
  * kernel would take run the small-call kernel instead (gemm_nibble.cuh: no table prologue, one
@@ -87,6 +92,9 @@ constexpr size_t kPitchAlign = 256;
 constexpr size_t kFirstPiecePtrs = 4096;
 constexpr size_t kPieceGrowth = 2;
 constexpr size_t kMaxPiecePtrs = 16384;
+// Evenly spaced stripes: the pointers checked at a time (where the spacing breaks, the chunk
+// goes up by tables with the rest: launch_by_step).
+constexpr size_t kStepChunkPtrs = 4096;
 
 constexpr int kMaxLanes = 16;
 
@@ -742,6 +750,37 @@ uintptr_t copy_ptrs(void **out, const void *const *in, size_t n)
 	return bits;
 }
 
+/*
+ * The evenly spaced head of a device-buffer call (stride.h), launched by the step on d->st once
+ * checked: the stripes from the first up to where the spacing breaks (checked kStepChunkPtrs
+ * pointers at a time, so a chunk that breaks is left whole), or 0 when it breaks in the first
+ * chunk or the kernel for the head has no strided form. *e: a CUDA error (nothing launched).
+ */
+size_t launch_by_step(Ctx *c, DevStream *d, const Plan *p, int col, int nstripes, size_t len,
+		      const uint8_t *const *src, uint8_t *const *dst, cudaError_t *e)
+{
+	const size_t cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows, all = (size_t)nstripes;
+	const size_t chunk = kStepChunkPtrs / (cols + rows) > 0 ? kStepChunkPtrs / (cols + rows) : 1;
+	const Steps steps{ (ptrdiff_t)((uintptr_t)src[cols] - (uintptr_t)src[0]),
+			   (ptrdiff_t)((uintptr_t)dst[rows] - (uintptr_t)dst[0]) };
+	const int vec = ((uintptr_t)steps.src | (uintptr_t)steps.dst) % 16 == 0 &&
+			aligned16((const void *const *)src, cols) &&
+			aligned16((const void *const *)dst, rows);
+	size_t n = 0;
+
+	*e = cudaSuccess;
+	for (size_t n1; n < all; n = n1) {
+		n1 = all - n < chunk ? all : n + chunk;
+		if (!gfec_gpu_rows_step((const void *const *)src, cols, n, n1, steps.src) ||
+		    !gfec_gpu_rows_step((const void *const *)dst, rows, n, n1, steps.dst))
+			break;
+	}
+	if (n == 0 || !pick_prepared(p, (int)n, len)->k->fn_stride)
+		return 0;
+	*e = launch(c, p, col, nullptr, nullptr, (int)n, len, vec, d->st, src, dst, &steps);
+	return *e == cudaSuccess ? n : 0;
+}
+
 // The launches of a device-buffer call on d (not synchronised; see the top of the file);
 // *two: st2 has work too.
 cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstripes, size_t len,
@@ -749,10 +788,11 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 {
 	const size_t cols = col < 0 ? p->sh.cols : 1, per = cols + p->sh.rows;
 	const size_t nsrc = (size_t)nstripes * cols, ndst = (size_t)nstripes * p->sh.rows;
-	cudaError_t e;
+	cudaError_t e = cudaSuccess;
 
 	const KernelInfo *ki = p->g16 ? nullptr : pick_prepared(p, nstripes, len)->k;
 
+	*two = false;
 	if (ki && ki->fn_inline && nsrc + ndst <= (size_t)kInlinePtrs) {
 		// the small-call kernel decides alignment per unit itself
 		const int vec = ki->kind == KernelKind::NibbleSmall ||
@@ -761,44 +801,28 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 
 		return launch(c, p, col, nullptr, nullptr, nstripes, len, vec, d->st, src, dst);
 	}
+	// an evenly spaced head needs no table; what follows it goes up in pieces on both streams
+	size_t s0 = ki && ki->fn_stride && nstripes > 1 && per <= (size_t)kStridePtrs
+			    ? launch_by_step(c, d, p, col, nstripes, len, src, dst, &e)
+			    : 0;
 	size_t piece = kFirstPiecePtrs / per > 0 ? kFirstPiecePtrs / per : 1;
 	const size_t most = kMaxPiecePtrs / per > piece ? kMaxPiecePtrs / per : piece;
-	// evenly spaced so far (stride.h): the pieces go by the step, with no table and no cap
-	bool by_step = ki && nstripes > 1 && per <= (size_t)kStridePtrs;
-	const Steps steps{ by_step ? (ptrdiff_t)((uintptr_t)src[cols] - (uintptr_t)src[0]) : 0,
-			   by_step ? (ptrdiff_t)((uintptr_t)dst[p->sh.rows] - (uintptr_t)dst[0]) : 0 };
-	const int step_vec = by_step && ((uintptr_t)steps.src | (uintptr_t)steps.dst) % 16 == 0 &&
-			     aligned16((const void *const *)src, cols) &&
-			     aligned16((const void *const *)dst, p->sh.rows);
 
-	*two = (size_t)nstripes > piece;
-	for (size_t s0 = 0, i = 0, ns; s0 < (size_t)nstripes; s0 += ns, i++) {
+	if (e != cudaSuccess)
+		return e;
+	for (size_t i = s0 > 0, ns; s0 < (size_t)nstripes; s0 += ns, i++) {
 		cudaStream_t ks = i % 2 ? d->st2 : d->st;
 
 		ns = (size_t)nstripes - s0 < piece ? (size_t)nstripes - s0 : piece;
-
-		by_step = by_step && pick_prepared(p, (int)ns, len)->k->fn_stride &&
-			  gfec_gpu_rows_step((const void *const *)src, cols, s0, s0 + ns, steps.src) &&
-			  gfec_gpu_rows_step((const void *const *)dst, p->sh.rows, s0, s0 + ns,
-					     steps.dst);
-		if (by_step) {
-			e = launch(c, p, col, nullptr, nullptr, (int)ns, len, step_vec, ks,
-				   src + s0 * cols, dst + s0 * p->sh.rows, &steps);
-			if (e != cudaSuccess)
-				return e;
-			piece *= kPieceGrowth;
-			continue;
-		}
 		if ((e = dev_reserve(d, nsrc + ndst)) != cudaSuccess)
 			return e;
-		if (piece > most) // after pieces by the step: the table's cap again
-			piece = most, ns = ns < most ? ns : most;
 		void **h = d->h_ptrs + s0 * per, **dv = d->d_ptrs + s0 * per;
 		const uintptr_t bits =
 			copy_ptrs(h, (const void *const *)src + s0 * cols, ns * cols) |
 			copy_ptrs(h + ns * cols, (const void *const *)dst + s0 * p->sh.rows,
 				  ns * p->sh.rows);
 
+		*two = *two || i % 2;
 		if ((e = cudaMemcpyAsync(dv, h, ns * per * sizeof(void *), cudaMemcpyHostToDevice,
 					 d->up)) != cudaSuccess ||
 		    (e = cudaEventRecord(d->ev, d->up)) != cudaSuccess ||

@@ -191,9 +191,17 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble_inline(const __grid_co
  * The same kernel on evenly spaced stripes (GemmArgsStride): the first stripe's pointers in its
  * parameters and the distance between stripes, so that a large batch laid out at one pitch needs
  * neither a pointer table in device memory nor its upload.
+ *
+ * Blocks of 512 threads run two to a multiprocessor (the tables' shared memory allows it), and
+ * ptxas is told so: left to choose, it scheduled `nibble_rg1_t512`'s strided form at 0.94-0.96x
+ * the table form (81.8-83.1 us against 77.0-80.2 on 4096 RS(10,4) stripes of 4 KiB on the H200);
+ * told, a copy of it ran at 75.1-78.2 us beside the table form's 76.6-78.3, where the same copy
+ * without the bound took 93.4-96.8 (small-2026-11-25b, call 5). Other block sizes are left to
+ * ptxas (0: no bound; a bound of 1 took their registers from 48 to 101).
  */
 template <int RG, int THREADS>
-__global__ void __launch_bounds__(THREADS) gf_gemm_nibble_stride(const __grid_constant__ GemmArgsStride p)
+__global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0)
+	gf_gemm_nibble_stride(const __grid_constant__ GemmArgsStride p)
 {
 	__shared__ uint8_t *row[kStridePtrs];
 

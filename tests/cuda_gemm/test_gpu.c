@@ -546,20 +546,20 @@ static void test_device_batches(void **state)
 
 /*
  * gfec_encode_batch on evenly spaced device buffers, which the nibble kernels take with no pointer
- * table (pieces of growing size, each launched with its first stripe's pointers and the step
- * while the host checks the next; stride.h): RS(10,4) at the sizes around the first piece (292
- * stripes) and random shapes, steps of either sign, aligned or not (odd steps), the default
- * kernel and forced ones (small-call, and one with no strided form), and the spacing broken at a
- * random stripe so that the rest goes up by tables.
+ * table (the spacing checked 292 RS(10,4) stripes at a time, then one launch with the first
+ * stripe's pointers and the step; stride.h): RS(10,4) at the sizes around one chunk and random
+ * shapes, steps of either sign, aligned or not (odd steps), the default kernel and forced ones
+ * (small-call, and one with no strided form), and the spacing broken at a random stripe (in the
+ * first chunk: all by tables; later: the chunks before it by the step, the rest by tables).
  */
 static void test_device_strided(void **state)
 {
 	static const char *const ks[] = { "", "nibble_rg2_t256", "nibble_small_rg1", "seed_t8" };
-	static const int sizes[] = { 2, 3, 291, 292, 293, 294, 600, 4096 };
+	static const int sizes[] = { 2, 3, 291, 292, 4096, 294, 600, 293, 4096 };
 
 	(void)state;
 	for (int t = 0; t < 48; t++) {
-		const int fixed = t < 8, k = fixed ? 10 : test_range(2, 20);
+		const int fixed = t < 9, k = fixed ? 10 : test_range(2, 20);
 		const int m = fixed ? 4 : test_range(1, k < 8 ? k : 8);
 		const int ns = fixed ? sizes[t] : test_range(2, t % 3 ? 400 : 3000);
 		const size_t len = ns > 1000 ? (size_t)test_range(1, 4096) : (size_t)test_range(1, 9000);
@@ -679,9 +679,9 @@ static void test_device_concurrent(void **state)
 	assert_non_null(g);
 	assert_non_null(c);
 	for (int i = 0; i < T; i++) {
-		/* small (inline) and larger (uploaded or strided) batches at once */
+		/* small (inline) and larger (uploaded, strided, or strided then uploaded) batches */
 		dev_batch_make(&b[i], c, 10, 4, i % 2 ? 1 + i : 300 * i + 7, 4096 + 16 * i, i % 3 != 0,
-			       i % 4 < 2 ? DEV_EVEN : DEV_SHUFFLED);
+			       i % 4 < 2 ? DEV_EVEN : i % 4 == 2 ? DEV_BROKEN : DEV_SHUFFLED);
 		a[i] = (struct dev_caller){ g, &b[i], 50, 0 };
 	}
 	for (int i = 0; i < T; i++)
