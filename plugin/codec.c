@@ -39,6 +39,7 @@
 #include "hybrid.h"
 #include "internal.h"
 #include "matrix.h"
+#include "ptrs.h"
 
 /* Elementary operations the reed_sol_van MDS proof may spend (about 0.1 s). */
 #define MDS_BUDGET 100000000ull
@@ -727,36 +728,6 @@ void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 	s->gpu_calls = __atomic_load_n(&c->eng.gpu_calls, __ATOMIC_RELAXED);
 }
 
-/*
- * No NULL among n pointers, 8 at a time (no early exit). On the H200 host gfec_encode_batch of
- * 4096 RS(10,4) stripes (57344 pointers) took 20 us more than the GPU backend alone
- * (perf/results/nvidia-h200/smallbatch-2026-11-24) with this check a pointer at a time, and still
- * 13.9-16.8 us more with it 4 pointers a step in SSE2 or AVX2 (small-2026-11-25, calls 1-2).
- */
-typedef uint64_t ptrs_vec __attribute__((vector_size(64)));
-
-__attribute__((target_clones("avx512f", "avx2", "default"))) static int
-ptrs_ok(const void *const *p, int n)
-{
-	ptrs_vec zv = { 0 };
-	uint64_t null = 0;
-	int i = 0;
-
-	if (!p)
-		return 0;
-	for (; i + 8 <= n; i += 8) {
-		ptrs_vec v;
-
-		memcpy(&v, p + i, sizeof(v));
-		zv |= (ptrs_vec)(v == 0);
-	}
-	for (; i < n; i++)
-		null |= p[i] == NULL;
-	for (int l = 0; l < 8; l++)
-		null |= zv[l];
-	return !null;
-}
-
 /* Parity of @p nstripes stripes (stripe s: data[s k + j], parity[s m + i]), by G or the FFT. */
 static int encode_stripes(gfec_codec *c, int nstripes, size_t len, const uint8_t *const *data,
 			  uint8_t *const *parity)
@@ -835,8 +806,8 @@ int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parit
 {
 	int ret;
 
-	if (!c || !ptrs_ok((const void *const *)data, c->k) ||
-	    !ptrs_ok((const void *const *)parity, c->m) || !len_ok(c, len))
+	if (!c || !gfec_ptrs_nonnull((const void *const *)data, (size_t)c->k) ||
+	    !gfec_ptrs_nonnull((const void *const *)parity, (size_t)c->m) || !len_ok(c, len))
 		return GFEC_E_INVAL;
 	ret = encode_stripes(c, 1, len, data, parity);
 	if (ret)
@@ -845,16 +816,31 @@ int gfec_encode(gfec_codec *c, const uint8_t *const *data, uint8_t *const *parit
 	return 0;
 }
 
+/*
+ * Whether a batch's pointers are left to the backend to check: device memory on a GPU backend
+ * that reads them all anyway and says so (gemm.h, checks_device_ptrs). This pass took 9-11 us
+ * of 4096 RS(10,4) stripes on the H200 host, a tenth of their call
+ * (perf/results/nvidia-h200/small-2026-11-25b).
+ */
+static int ptrs_checked_below(gfec_codec *c, const uint8_t *first)
+{
+	return !c->fft && c->eng.gpu_ops && c->eng.gpu_ops->checks_device_ptrs && first &&
+	       gfec_engine_is_device(&c->eng, first);
+}
+
 int gfec_encode_batch(gfec_codec *c, int nstripes, const uint8_t *const *data,
 		      uint8_t *const *parity, size_t len)
 {
 	int ret;
 
-	if (!c || nstripes < 0 || !ptrs_ok((const void *const *)data, c->k * nstripes) ||
-	    !ptrs_ok((const void *const *)parity, c->m * nstripes) || !len_ok(c, len))
+	if (!c || nstripes < 0 || !data || !parity || !len_ok(c, len))
 		return GFEC_E_INVAL;
 	if (nstripes == 0)
 		return 0;
+	if (!ptrs_checked_below(c, data[0]) &&
+	    (!gfec_ptrs_nonnull((const void *const *)data, (size_t)c->k * nstripes) ||
+	     !gfec_ptrs_nonnull((const void *const *)parity, (size_t)c->m * nstripes)))
+		return GFEC_E_INVAL;
 	ret = encode_stripes(c, nstripes, len, data, parity);
 	if (ret)
 		return ret;
@@ -869,7 +855,7 @@ int gfec_update(gfec_codec *c, int vec_i, const uint8_t *delta, uint8_t *const *
 	int ret;
 
 	if (!c || vec_i < 0 || vec_i >= c->k || !delta ||
-	    !ptrs_ok((const void *const *)parity, c->m) || !len_ok(c, len))
+	    !gfec_ptrs_nonnull((const void *const *)parity, (size_t)c->m) || !len_ok(c, len))
 		return GFEC_E_INVAL;
 	ret = c->fft ? fft_update(c, vec_i, delta, parity, len)
 		     : gfec_engine_update(&c->eng, &c->enc, c->m, vec_i, len, delta, parity);
@@ -1187,7 +1173,7 @@ int gfec_verify(gfec_codec *c, const uint8_t *const *chunks, size_t len, uint8_t
 	const uint8_t **dp = NULL;
 	int ret = 0, all = 1;
 
-	if (!c || !ptrs_ok((const void *const *)chunks, c->k + c->m) || !len_ok(c, len) ||
+	if (!c || !gfec_ptrs_nonnull((const void *const *)chunks, (size_t)(c->k + c->m)) || !len_ok(c, len) ||
 	    gfec_engine_is_device(&c->eng, chunks[0]))
 		return GFEC_E_INVAL;
 	piece = VERIFY_PIECE / len_unit(c) * len_unit(c);
@@ -1350,8 +1336,8 @@ int gfec_submit_coalesced(gfec_codec *c, struct gfec_request *req, unsigned us, 
 	    req->nstripes > GFEC_WINDOW_MAX_STRIPES || us < 1 || us > GFEC_WINDOW_MAX_US ||
 	    (int64_t)c->k * req->nstripes > INT_MAX || (int64_t)c->m * req->nstripes > INT_MAX ||
 	    max_stripes < 1 || max_stripes > GFEC_WINDOW_MAX_STRIPES ||
-	    !ptrs_ok((const void *const *)req->in, c->k * req->nstripes) ||
-	    !ptrs_ok((const void *const *)req->out, c->m * req->nstripes) || !len_ok(c, req->len))
+	    !gfec_ptrs_nonnull((const void *const *)req->in, (size_t)c->k * req->nstripes) ||
+	    !gfec_ptrs_nonnull((const void *const *)req->out, (size_t)c->m * req->nstripes) || !len_ok(c, req->len))
 		return GFEC_E_INVAL;
 	if (c->fft) /* no GEMM to gather: the queue runs it as gfec_submit() does */
 		return gfec_submit(c, req);

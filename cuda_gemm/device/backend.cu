@@ -50,6 +50,10 @@
  * the GPU's reads of that word are served one at a time, about 1 us each (264 blocks reading it
  * once: 258 us; small-2026-11-25b, call 2).
  *
+ * No NULL pointer gets past a device-buffer call before anything runs (the codec leaves that check
+ * to this backend: checks_device_ptrs in gemm.h): the evenly spaced head's follows from its first
+ * row (stride.h), the rest's are read one by one.
+ *
  * Launches of few 16-byte units (kSmallMaxUnits, all stripes together) that the default nibble
  * kernel would take run the small-call kernel instead (gemm_nibble.cuh: no table prologue, one
  * unit per thread, every load issued before the first product), on host and device buffers alike;
@@ -72,6 +76,7 @@
 #include "gfec_gpu.h"
 #include "kernels.h"
 #include "nc.h"
+#include "ptrs.h"
 #include "stride.h"
 #include "threadpool.h"
 
@@ -751,66 +756,82 @@ uintptr_t copy_ptrs(void **out, const void *const *in, size_t n)
 }
 
 /*
- * The evenly spaced head of a device-buffer call (stride.h), launched by the step on d->st once
- * checked: the stripes from the first up to where the spacing breaks (checked kStepChunkPtrs
- * pointers at a time, so a chunk that breaks is left whole), or 0 when it breaks in the first
- * chunk or the kernel for the head has no strided form. *e: a CUDA error (nothing launched).
+ * How many stripes from the first of a device-buffer call are evenly spaced (stride.h): checked
+ * kStepChunkPtrs pointers at a time, so a chunk that breaks is left whole; 0 when the first
+ * does, or when the kernel for them has no strided form. *steps: the steps between them.
  */
-size_t launch_by_step(Ctx *c, DevStream *d, const Plan *p, int col, int nstripes, size_t len,
-		      const uint8_t *const *src, uint8_t *const *dst, cudaError_t *e)
+size_t even_head(const Plan *p, int col, int nstripes, size_t len, const uint8_t *const *src,
+		 uint8_t *const *dst, Steps *steps)
 {
 	const size_t cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows, all = (size_t)nstripes;
 	const size_t chunk = kStepChunkPtrs / (cols + rows) > 0 ? kStepChunkPtrs / (cols + rows) : 1;
-	const Steps steps{ (ptrdiff_t)((uintptr_t)src[cols] - (uintptr_t)src[0]),
-			   (ptrdiff_t)((uintptr_t)dst[rows] - (uintptr_t)dst[0]) };
-	const int vec = ((uintptr_t)steps.src | (uintptr_t)steps.dst) % 16 == 0 &&
-			aligned16((const void *const *)src, cols) &&
-			aligned16((const void *const *)dst, rows);
 	size_t n = 0;
 
-	*e = cudaSuccess;
+	*steps = Steps{ (ptrdiff_t)((uintptr_t)src[cols] - (uintptr_t)src[0]),
+			(ptrdiff_t)((uintptr_t)dst[rows] - (uintptr_t)dst[0]) };
 	for (size_t n1; n < all; n = n1) {
 		n1 = all - n < chunk ? all : n + chunk;
-		if (!gfec_gpu_rows_step((const void *const *)src, cols, n, n1, steps.src) ||
-		    !gfec_gpu_rows_step((const void *const *)dst, rows, n, n1, steps.dst))
+		if (!gfec_gpu_rows_step((const void *const *)src, cols, n, n1, steps->src) ||
+		    !gfec_gpu_rows_step((const void *const *)dst, rows, n, n1, steps->dst))
 			break;
 	}
-	if (n == 0 || !pick_prepared(p, (int)n, len)->k->fn_stride)
-		return 0;
-	*e = launch(c, p, col, nullptr, nullptr, (int)n, len, vec, d->st, src, dst, &steps);
-	return *e == cudaSuccess ? n : 0;
+	return n && pick_prepared(p, (int)n, len)->k->fn_stride ? n : 0;
 }
 
-// The launches of a device-buffer call on d (not synchronised; see the top of the file);
-// *two: st2 has work too.
+/*
+ * The launches of a device-buffer call on d (not synchronised; see the top of the file), after
+ * every pointer is checked: *null (nothing launched) when one is NULL. *two: st2 has work too.
+ */
 cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstripes, size_t len,
-			 const uint8_t *const *src, uint8_t *const *dst, bool *two)
+			 const uint8_t *const *src, uint8_t *const *dst, bool *two, bool *null)
 {
-	const size_t cols = col < 0 ? p->sh.cols : 1, per = cols + p->sh.rows;
-	const size_t nsrc = (size_t)nstripes * cols, ndst = (size_t)nstripes * p->sh.rows;
-	cudaError_t e = cudaSuccess;
+	const size_t cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows, per = cols + rows;
+	const size_t nsrc = (size_t)nstripes * cols, ndst = (size_t)nstripes * rows;
+	cudaError_t e;
 
 	const KernelInfo *ki = p->g16 ? nullptr : pick_prepared(p, nstripes, len)->k;
 
-	*two = false;
+	*two = *null = false;
 	if (ki && ki->fn_inline && nsrc + ndst <= (size_t)kInlinePtrs) {
 		// the small-call kernel decides alignment per unit itself
 		const int vec = ki->kind == KernelKind::NibbleSmall ||
 				(aligned16((const void *const *)src, nsrc) &&
 				 aligned16((const void *const *)dst, ndst));
 
+		if (!gfec_ptrs_nonnull((const void *const *)src, nsrc) ||
+		    !gfec_ptrs_nonnull((const void *const *)dst, ndst))
+			return *null = true, cudaSuccess;
 		return launch(c, p, col, nullptr, nullptr, nstripes, len, vec, d->st, src, dst);
 	}
-	// an evenly spaced head needs no table; what follows it goes up in pieces on both streams
-	size_t s0 = ki && ki->fn_stride && nstripes > 1 && per <= (size_t)kStridePtrs
-			    ? launch_by_step(c, d, p, col, nstripes, len, src, dst, &e)
-			    : 0;
+	// an evenly spaced head needs no table (its NULLs follow from its first row); what follows
+	// it goes up in pieces on both streams, its pointers checked one by one first
+	Steps steps{};
+	const size_t head = ki && ki->fn_stride && nstripes > 1 && per <= (size_t)kStridePtrs
+				    ? even_head(p, col, nstripes, len, src, dst, &steps)
+				    : 0;
+	const size_t from = head && gfec_gpu_rows_nonnull((const void *const *)src, cols, head,
+							   steps.src) &&
+					    gfec_gpu_rows_nonnull((const void *const *)dst, rows, head,
+								  steps.dst)
+				    ? head
+				    : 0;
+
+	if (!gfec_ptrs_nonnull((const void *const *)src + from * cols, nsrc - from * cols) ||
+	    !gfec_ptrs_nonnull((const void *const *)dst + from * rows, ndst - from * rows))
+		return *null = true, cudaSuccess;
+	if (head) {
+		const int vec = ((uintptr_t)steps.src | (uintptr_t)steps.dst) % 16 == 0 &&
+				aligned16((const void *const *)src, cols) &&
+				aligned16((const void *const *)dst, rows);
+
+		if ((e = launch(c, p, col, nullptr, nullptr, (int)head, len, vec, d->st, src, dst,
+				&steps)) != cudaSuccess)
+			return e;
+	}
 	size_t piece = kFirstPiecePtrs / per > 0 ? kFirstPiecePtrs / per : 1;
 	const size_t most = kMaxPiecePtrs / per > piece ? kMaxPiecePtrs / per : piece;
 
-	if (e != cudaSuccess)
-		return e;
-	for (size_t i = s0 > 0, ns; s0 < (size_t)nstripes; s0 += ns, i++) {
+	for (size_t s0 = head, i = head > 0, ns; s0 < (size_t)nstripes; s0 += ns, i++) {
 		cudaStream_t ks = i % 2 ? d->st2 : d->st;
 
 		ns = (size_t)nstripes - s0 < piece ? (size_t)nstripes - s0 : piece;
@@ -819,8 +840,7 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 		void **h = d->h_ptrs + s0 * per, **dv = d->d_ptrs + s0 * per;
 		const uintptr_t bits =
 			copy_ptrs(h, (const void *const *)src + s0 * cols, ns * cols) |
-			copy_ptrs(h + ns * cols, (const void *const *)dst + s0 * p->sh.rows,
-				  ns * p->sh.rows);
+			copy_ptrs(h + ns * cols, (const void *const *)dst + s0 * rows, ns * rows);
 
 		*two = *two || i % 2;
 		if ((e = cudaMemcpyAsync(dv, h, ns * per * sizeof(void *), cudaMemcpyHostToDevice,
@@ -846,12 +866,16 @@ int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 	       const uint8_t *const *src, uint8_t *const *dst, bool sleep = false)
 {
 	DevStream *d = dev_take(c);
-	bool two = false;
+	bool two = false, null = false;
 	cudaError_t e;
 
 	if (!d)
 		return GFEC_E_DEVICE;
-	e = dev_launches(c, d, p, col, nstripes, len, src, dst, &two);
+	e = dev_launches(c, d, p, col, nstripes, len, src, dst, &two, &null);
+	if (null) {
+		dev_give(c, d);
+		return GFEC_E_INVAL;
+	}
 	if (e == cudaSuccess && sleep) {
 		if (two && (e = cudaEventRecord(d->ev2, d->st2)) == cudaSuccess)
 			e = cudaStreamWaitEvent(d->st, d->ev2, 0);
@@ -1242,6 +1266,7 @@ const struct gfec_backend_ops gpu_ops = {
 	nullptr, // devices: one device (the multi-device table lists its contexts)
 	gpu_butterfly16,  gpu_bfly16_alloc, gpu_bfly16_free, gpu_bfly16_sync, gpu_bfly16_work,
 	gpu_in_place,
+	1, // checks_device_ptrs: dev_launches
 };
 
 } // namespace

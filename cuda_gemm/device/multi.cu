@@ -615,6 +615,7 @@ const struct gfec_backend_ops multi_ops = {
 	nullptr, // butterfly16: the CPU backend's alone
 	nullptr, nullptr, nullptr, nullptr, // its companions
 	m_in_place,
+	0, // checks_device_ptrs: stripes are placed by their pointers, so the codec checks them first
 };
 
 } // namespace

@@ -43,3 +43,18 @@ gfec_gpu_rows_step(const void *const *p, size_t per, size_t r0, size_t r1, ptrdi
 	}
 	return 1;
 }
+
+int gfec_gpu_rows_nonnull(const void *const *p, size_t per, size_t rows, ptrdiff_t step)
+{
+	/* how far each run goes from the first row: (rows - 1) |step|, below 2^127 */
+	const unsigned __int128 span =
+		(unsigned __int128)(rows - 1) * (step < 0 ? -(uint64_t)step : (uint64_t)step);
+
+	for (size_t j = 0; j < per; j++) {
+		const uint64_t a = (uintptr_t)p[j];
+
+		if (a == 0 || (step < 0 ? span >= a : span > UINT64_MAX - a))
+			return 0;
+	}
+	return 1;
+}

@@ -27,6 +27,14 @@ extern "C" {
  */
 int gfec_gpu_rows_step(const void *const *p, size_t per, size_t r0, size_t r1, ptrdiff_t step);
 
+/**
+ * For rows 0 .. @p rows - 1 of @p p that gfec_gpu_rows_step has found evenly spaced by @p step:
+ * 1 when none of their pointers is NULL, read off the first row alone (each column of pointers
+ * an arithmetic run from there that stays inside 1 .. 2^64 - 1), else 0 (a NULL, or a run that
+ * wraps around zero: then look at every pointer). @p rows >= 1.
+ */
+int gfec_gpu_rows_nonnull(const void *const *p, size_t per, size_t rows, ptrdiff_t step);
+
 #ifdef __cplusplus
 }
 #endif

@@ -227,6 +227,14 @@ struct gfec_backend_ops {
 	 * two. NULL: as is_device_ptr.
 	 */
 	int (*in_place)(void *ctx, const void *p);
+
+	/**
+	 * 1 when gemm() on device memory (src[0] device memory: is_device_ptr) checks its pointer
+	 * arrays itself, answering GFEC_E_INVAL before it writes anything when any pointer is NULL
+	 * (it reads them all anyway): the codec then skips its own pass over a batch's pointers.
+	 * 0: the caller checks.
+	 */
+	int checks_device_ptrs;
 };
 
 #ifdef __cplusplus

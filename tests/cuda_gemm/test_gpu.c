@@ -571,6 +571,52 @@ static void test_device_strided(void **state)
 }
 
 /*
+ * A NULL among a device batch's pointers, which gfec_encode_batch leaves to the GPU backend to
+ * find (gemm.h, checks_device_ptrs): GFEC_E_INVAL and not a byte written, for each way the
+ * backend carries the pointers (in the launch, by the step, by tables, by the step then tables),
+ * the NULL among the inputs or the outputs, anywhere in the batch.
+ */
+static void test_device_null(void **state)
+{
+	static const int layouts[] = { DEV_EVEN, DEV_BROKEN, DEV_SHUFFLED };
+	static const int sizes[] = { 3, 300, 3000 };
+	gfec_codec *g = try_make("k=10 m=4 backend=gpu"), *c = try_make("k=10 m=4 backend=cpu");
+
+	(void)state;
+	assert_non_null(g);
+	assert_non_null(c);
+	for (int t = 0; t < 36; t++) {
+		const int ns = sizes[t % 3], layout = layouts[t / 3 % 3], in = t / 9 % 2;
+		struct dev_batch b;
+
+		dev_batch_make(&b, c, 10, 4, ns, 4096, t / 18 == 0, layout);
+		{
+			void **arr = in ? (void **)b.src : (void **)b.dst;
+			const size_t at = test_rand() % ((size_t)ns * (in ? 10 : 4));
+			void *keep = arr[at];
+			uint8_t *got = malloc(b.out_bytes);
+			size_t bad = 0;
+
+			arr[at] = NULL;
+			assert_int_equal(gfec_encode_batch(g, ns, b.src, b.dst, b.len), GFEC_E_INVAL);
+			assert_non_null(got);
+			assert_int_equal(cudaMemcpy(got, b.d_out, b.out_bytes, cudaMemcpyDeviceToHost),
+					 cudaSuccess);
+			for (size_t i = 0; i < b.out_bytes; i++)
+				bad += got[i] != TEST_POISON;
+			if (bad)
+				fail_msg("stripes=%d layout=%d NULL %s %zu: %zu bytes written", ns,
+					 layout, in ? "input" : "output", at, bad);
+			arr[at] = keep;
+			free(got);
+		}
+		dev_batch_free(&b);
+	}
+	gfec_codec_free(g);
+	gfec_codec_free(c);
+}
+
+/*
  * Small calls on device buffers, which the backend gives the small-call kernel (up to 81920
  * units of 16 bytes per launch: 320 RS(10,4) stripes of 4 KiB, 20 of 64 KiB): 1..64 stripes,
  * chunks of 1 byte to 64 KiB, aligned or not, with the default kernel and the small-call kernels
@@ -879,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_device_and_pinned_buffers),
 		cmocka_unit_test(test_device_batches),
 		cmocka_unit_test(test_device_strided),
+		cmocka_unit_test(test_device_null),
 		cmocka_unit_test(test_device_small),
 		cmocka_unit_test(test_device_concurrent),
 		cmocka_unit_test(test_auto_threshold),
