@@ -13,8 +13,8 @@
 
 typedef uint64_t ptrs_vec __attribute__((vector_size(64)));
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) int
-gfec_ptrs_nonnull(const void *const *p, size_t n)
+__attribute__((target_clones("avx512f", "avx2", "default"))) static int
+nonnull(const void *const *p, size_t n)
 {
 	ptrs_vec zv = { 0 };
 	uint64_t null = 0;
@@ -33,4 +33,11 @@ gfec_ptrs_nonnull(const void *const *p, size_t n)
 	for (int l = 0; l < 8; l++)
 		null |= zv[l];
 	return !null;
+}
+
+/* Clang 14 gives an exported function with target clones no symbol of its own name (only
+ * `.ifunc`), so the clones stay static behind this one. */
+int gfec_ptrs_nonnull(const void *const *p, size_t n)
+{
+	return nonnull(p, n);
 }
