@@ -169,8 +169,23 @@ __device__ __forceinline__ void nibble_body(const GemmArgs &args, const Stripes 
 	}
 }
 
+/*
+ * Blocks of 512 threads run two to a multiprocessor (the tables' shared memory allows it), and
+ * ptxas is told so (the second argument of __launch_bounds__). Left to choose, it scheduled
+ * `nibble_rg1_t512`'s strided form at 0.94-0.96x the table form, issuing its two unrolled input
+ * loads apart (81.8-83.1 us against 77.0-80.2 on 4096 RS(10,4) stripes of 4 KiB on the H200;
+ * small-2026-11-25b, calls 3 and 5); told, the strided form runs at 1.04x, and the table form
+ * 1.4-3.4% faster on RS(10,4) and RS(8,3) (call 9; `nibble_rg2_t512`, at 64 registers either way,
+ * unchanged). Other block sizes are left to ptxas (0: no bound; a bound of 1 took their
+ * registers from 48 to 101).
+ */
+constexpr int nibble_min_blocks(int threads)
+{
+	return threads == 512 ? 2 : 0;
+}
+
 template <int RG, int THREADS>
-__global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
+__global__ void __launch_bounds__(THREADS, nibble_min_blocks(THREADS)) gf_gemm_nibble(GemmArgs args)
 {
 	nibble_body<RG, THREADS>(args, StripeTable{ args.src, args.dst });
 }
@@ -181,7 +196,8 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble(GemmArgs args)
  * no copy before the launch.
  */
 template <int RG, int THREADS>
-__global__ void __launch_bounds__(THREADS) gf_gemm_nibble_inline(const __grid_constant__ GemmArgsInline p)
+__global__ void __launch_bounds__(THREADS, nibble_min_blocks(THREADS))
+	gf_gemm_nibble_inline(const __grid_constant__ GemmArgsInline p)
 {
 	nibble_body<RG, THREADS>(p.args,
 				 StripeTable{ p.ptrs, p.ptrs + (size_t)p.args.nstripes * p.args.cols });
@@ -191,16 +207,9 @@ __global__ void __launch_bounds__(THREADS) gf_gemm_nibble_inline(const __grid_co
  * The same kernel on evenly spaced stripes (GemmArgsStride): the first stripe's pointers in its
  * parameters and the distance between stripes, so that a large batch laid out at one pitch needs
  * neither a pointer table in device memory nor its upload.
- *
- * Blocks of 512 threads run two to a multiprocessor (the tables' shared memory allows it), and
- * ptxas is told so: left to choose, it scheduled `nibble_rg1_t512`'s strided form at 0.94-0.96x
- * the table form (81.8-83.1 us against 77.0-80.2 on 4096 RS(10,4) stripes of 4 KiB on the H200);
- * told, a copy of it ran at 75.1-78.2 us beside the table form's 76.6-78.3, where the same copy
- * without the bound took 93.4-96.8 (small-2026-11-25b, call 5). Other block sizes are left to
- * ptxas (0: no bound; a bound of 1 took their registers from 48 to 101).
  */
 template <int RG, int THREADS>
-__global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0)
+__global__ void __launch_bounds__(THREADS, nibble_min_blocks(THREADS))
 	gf_gemm_nibble_stride(const __grid_constant__ GemmArgsStride p)
 {
 	__shared__ uint8_t *row[kStridePtrs];
