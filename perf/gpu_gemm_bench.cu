@@ -799,7 +799,7 @@ static int small_batches(int ns)
 		       ns, p50, kms * 1e3 / p50);
 		json_row(json_pack("{s:s,s:i,s:f}", "case", "small_one_upload", "stripes", ns, "us", p50));
 		/* evenly spaced: the check of every pointer, then one launch by the step (what the
-		 * backend does, device/backend.cu launch_by_step, without its codec and plan) */
+		 * backend does, device/backend.cu dev_launches, without its codec and plan) */
 		host_us([&](int) {
 			sink = sink + gfec_gpu_rows_step((const void *const *)hs, k, 0, ns, sstep) +
 			       gfec_gpu_rows_step((const void *const *)hd, m, 0, ns, dstep);

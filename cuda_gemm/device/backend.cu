@@ -42,7 +42,7 @@
  *
  * A batch of evenly spaced stripes (one allocation at one pitch: stride.h) needs no table: the
  * host checks the spacing over every pointer, then launches once with the first stripe's pointers
- * and the step between stripes (launch_by_step). Where the spacing breaks, the rest goes up by
+ * and the step between stripes (even_head). Where the spacing breaks, the rest goes up by
  * tables as above. On the H200 (4096 RS(10,4) stripes of 4 KiB) the check took 8.6-11.7 us and the
  * kernel 75-77; launching pieces of growing size while checking the next one cost more in their
  * launches and prologues than it hid (96.8 us a call against 87.9-92.0), and letting the kernel
@@ -98,7 +98,7 @@ constexpr size_t kFirstPiecePtrs = 4096;
 constexpr size_t kPieceGrowth = 2;
 constexpr size_t kMaxPiecePtrs = 16384;
 // Evenly spaced stripes: the pointers checked at a time (where the spacing breaks, the chunk
-// goes up by tables with the rest: launch_by_step).
+// goes up by tables with the rest: even_head).
 constexpr size_t kStepChunkPtrs = 4096;
 
 constexpr int kMaxLanes = 16;
