@@ -405,7 +405,7 @@ static int cpu_init(const struct gfec_backend_conf *conf, void **out)
 	if (c->path == GFEC_CPU_AUTO)
 		c->path = gfec_cpu_path_best();
 	c->slice = conf && conf->slice ? conf->slice : DEFAULT_SLICE;
-	c->stream_min = conf ? conf->stream_min : 0;
+	c->stream_min = gfec_cpu_stream_min(conf ? conf->stream_min : 0);
 	if (threads <= 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 

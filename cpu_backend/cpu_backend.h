@@ -70,6 +70,12 @@ int gfec_cpu_path_supported(enum gfec_cpu_path path);
 /** What auto resolves to on this CPU (decided on the first call, thread-safe). */
 enum gfec_cpu_path gfec_cpu_path_best(void);
 
+/**
+ * The non-temporal store threshold a GFNI path uses for the knob's value @p knob: itself, or for
+ * GFEC_STREAM_MIN_AUTO the pick for this CPU's maker (cpu_path.c: where each was measured).
+ */
+size_t gfec_cpu_stream_min(size_t knob);
+
 /** The path's name as gfec_cpu_path_parse() takes it. */
 const char *gfec_cpu_path_name(enum gfec_cpu_path path);
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file cpu_path.c
- * The CPU path names and the one decision of which path auto means on this CPU, apart from
- * cpu_backend.c because the ISA-L drop-in (plugin/isal_abi), which cannot link that file, makes
- * the same decision.
+ * The CPU path names and the decisions of which path auto means on this CPU and from which
+ * chunk size its GFNI kernels store by non-temporal stores, apart from cpu_backend.c because the
+ * ISA-L drop-in (plugin/isal_abi), which cannot link that file, makes the same decisions.
  */
 #include <pthread.h>
 #include <string.h>
@@ -68,4 +68,24 @@ enum gfec_cpu_path gfec_cpu_path_best(void)
 {
 	pthread_once(&best_once, pick_best);
 	return best_path;
+}
+
+/*
+ * Non-temporal parity stores, one thread of RS(10,4) and RS(8,3) with 1 MiB chunks, off -> on
+ * against upstream ISA-L 2.32.1 in the same run:
+ * - Intel (the H200 host's Xeon, perf/results/nvidia-h200/device-run-2026-11-24g/nt.log): from
+ *   DRAM 0.99 -> 1.20x, in cache 1.07 -> 1.25x; 16 threads 0.98 -> 1.20x; 64 KiB (the slice
+ *   size) and up take them.
+ * - AMD (a Zen 5 EPYC, perf/results/dev-epyc-zen5-2core/isal-2026-11-25/stream_min.log): from
+ *   DRAM 1.32 -> 1.19x, in cache 1.48 -> 0.75x: never.
+ * Any other maker gets ordinary stores, as ISA-L writes. gfec tune measures the CPU it runs on.
+ */
+#define STREAM_MIN_INTEL ((size_t)64 << 10)
+
+size_t gfec_cpu_stream_min(size_t knob)
+{
+	if (knob != GFEC_STREAM_MIN_AUTO)
+		return knob;
+	__builtin_cpu_init();
+	return __builtin_cpu_is("intel") ? STREAM_MIN_INTEL : 0;
 }

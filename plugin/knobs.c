@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gfec/gfec_config.h"
+#include "cpu_backend.h" /* gfec_cpu_stream_min(): what auto is here */
 #include "internal.h"
 
 int gfec_settings_resolve(const char *text, struct gfec_profile *p, char *err, size_t errlen)
@@ -136,6 +137,23 @@ int gfec_config_describe(const char *profile, char *buf, size_t len)
 			     gfec_knob_origin(&p->set, (enum gfec_knob)k, origin, sizeof(origin)),
 			     d->help, from);
 
+		if (n < 0 || (size_t)n >= len - used)
+			ret = GFEC_E_INVAL;
+		else
+			used += (size_t)n;
+	}
+	if (!ret && p->set.v[GFEC_KNOB_CPU_STREAM_MIN].num == -1) {
+		const size_t at = gfec_cpu_stream_min(GFEC_STREAM_MIN_AUTO);
+		int n;
+
+		if (at)
+			n = snprintf(buf + used, len - used,
+				     "cpu_stream_min auto on this CPU: non-temporal parity stores "
+				     "from %zu-byte chunks\n",
+				     at);
+		else
+			n = snprintf(buf + used, len - used,
+				     "cpu_stream_min auto on this CPU: never non-temporal stores\n");
 		if (n < 0 || (size_t)n >= len - used)
 			ret = GFEC_E_INVAL;
 		else

@@ -78,18 +78,18 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				 .words = GFEC_CPU_PATH_NAMES, .dflt = "auto",
 				 .help = "the CPU inner path (auto: the best this CPU runs)" },
 	/*
-	 * Non-temporal parity stores skip the read-for-ownership of each parity line. On the H200
-	 * host's Xeon (perf/results/nvidia-h200/device-run-2026-11-24g/nt.log), 1 MiB chunks, off
-	 * -> on: RS(10,4) one thread from DRAM 0.99 -> 1.20x upstream ISA-L 2.32.1, in cache 1.07
-	 * -> 1.25x, 16 threads 0.98 -> 1.20x; the all-core 16 MiB row 78.5% -> 87.7% of the
-	 * memory-traffic ceiling. Chunks of 64 KiB (the slice size) and up take them.
+	 * Non-temporal parity stores skip the read-for-ownership of each parity line; whether that
+	 * pays depends on the CPU, so auto (the default) is cpu_backend's pick for this one
+	 * (gfec_cpu_stream_min(): where each pick was measured) and gfec tune measures it here.
 	 */
 	[GFEC_KNOB_CPU_STREAM_MIN] = { .name = "cpu_stream_min", .profile = 1,
 				       .env = "GFEC_CPU_STREAM_MIN", .section = "cpu",
 				       .key = "stream_min", .type = GFEC_KNOB_NUM, .lo = 0,
-				       .hi = 1ll << 40, .dflt = "65536", .ceph = 1,
+				       .hi = 1ll << 40, .special = "auto", .dflt = "auto",
+				       .ceph = 1,
 				       .help = "GFNI paths: chunks of at least this many bytes "
-					       "get parity by non-temporal stores (0 = never)" },
+					       "get parity by non-temporal stores (0 = never; auto: "
+					       "by CPU maker, gfec tune measures it)" },
 	[GFEC_KNOB_DECODE_CACHE] = { .name = "decode_cache", .profile = 1, .type = GFEC_KNOB_NUM,
 				     .lo = 1, .hi = 65536, .dflt = "64",
 				     .help = "decode matrices kept per codec (LRU)" },
@@ -148,7 +148,7 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 	[GFEC_KNOB_GPU_MAP_BYTES] = { .name = "gpu_map_bytes", .profile = 1,
 				      .env = "GFEC_GPU_MAP_BYTES", .section = "gpu",
 				      .key = "map_bytes", .type = GFEC_KNOB_NUM, .lo = 4096,
-				      .hi = 1ll << 40, .zero = 1, .off = 1, .dflt = "0",
+				      .hi = 1ll << 40, .zero = 1, .special = "off", .dflt = "0",
 				      .help = "bytes (in + out) of calls on pinned memory read in "
 					      "place that run at once per GPU; later ones wait (0 = "
 					      "the backend's 128M, off = no cap)" },
@@ -178,7 +178,7 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 						"measured by the first split call; gfec tune)" },
 	[GFEC_KNOB_HYBRID_ALPHA] = { .name = "hybrid_alpha", .profile = 1, .section = "hybrid",
 				     .key = "alpha", .type = GFEC_KNOB_NUM, .lo = 0, .hi = 100,
-				     .off = 1, .dflt = "off",
+				     .special = "off", .dflt = "off",
 				     .help = "split calls: the GPU's fixed share in percent (off: "
 					     "R_gpu / (R_gpu + R_cpu), adapted)" },
 	[GFEC_KNOB_HYBRID_EWMA] = { .name = "hybrid_ewma", .profile = 1, .section = "hybrid",
@@ -252,8 +252,8 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				 .help = "ISA-L drop-in: the real ISA-L to forward to (default: "
 					 "Debian's libisal2)" },
 	[GFEC_KNOB_ISAL_GPU_MIN] = { .name = "isal_gpu_min", .env = "GFEC_ISAL_GPU_MIN",
-				     .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50, .off = 1,
-				     .dflt = "off",
+				     .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,
+				     .special = "off", .dflt = "off",
 				     .help = "ISA-L drop-in: source bytes (k * len) from which a "
 					     "call tries the GPU" },
 };
@@ -332,7 +332,7 @@ void gfec_settings_defaults(struct gfec_settings *s)
 		struct gfec_knob_value *v = &s->v[k];
 
 		snprintf(v->text, sizeof(v->text), "%s", d->dflt);
-		if (d->type == GFEC_KNOB_NUM && strcmp(d->dflt, "off") == 0)
+		if (d->type == GFEC_KNOB_NUM && d->special && strcmp(d->dflt, d->special) == 0)
 			v->num = -1;
 		else if (d->type == GFEC_KNOB_NUM)
 			gfec_parse_number(d->dflt, LLONG_MIN, LLONG_MAX, &v->num);
@@ -353,7 +353,7 @@ int gfec_knob_set(struct gfec_settings *s, enum gfec_knob k, const char *text,
 		return -1;
 	switch (d->type) {
 	case GFEC_KNOB_NUM:
-		if (d->off && strcmp(text, "off") == 0)
+		if (d->special && strcmp(text, d->special) == 0)
 			x = -1;
 		else if (d->zero && strcmp(text, "0") == 0)
 			x = 0;
@@ -383,8 +383,9 @@ const char *gfec_knob_expect(enum gfec_knob k, char *buf, size_t len)
 
 	switch (d->type) {
 	case GFEC_KNOB_NUM:
-		snprintf(buf, len, "a number in %lld..%lld (K, M, G, T: x 2^10, 2^20, 2^30, 2^40)%s",
-			 d->lo, d->hi, d->off ? ", or off" : d->zero ? ", or 0" : "");
+		snprintf(buf, len, "a number in %lld..%lld (K, M, G, T: x 2^10, 2^20, 2^30, 2^40)%s%s",
+			 d->lo, d->hi, d->special ? ", or " : d->zero ? ", or 0" : "",
+			 d->special ? d->special : "");
 		break;
 	case GFEC_KNOB_WORD:
 		snprintf(buf, len, "one of %s", d->words);

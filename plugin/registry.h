@@ -55,7 +55,7 @@ enum gfec_knob {
 };
 
 enum gfec_knob_type {
-	GFEC_KNOB_NUM,	/* gfec_parse_number() in [lo, hi]; "off" too where off is set (num = -1) */
+	GFEC_KNOB_NUM,	/* gfec_parse_number() in [lo, hi]; the special word too where set (num = -1) */
 	GFEC_KNOB_WORD, /* one of the words "a, b, c" (num = its index) */
 	GFEC_KNOB_TEXT, /* any text of lo..hi characters (hi < GFEC_KNOB_TEXT_MAX) */
 };
@@ -70,7 +70,8 @@ struct gfec_knob_def {
 	const char *section, *key;   /* gfec.conf [section] key, or NULL */
 	enum gfec_knob_type type;
 	long long lo, hi;	     /* GFEC_KNOB_NUM: the range; GFEC_KNOB_TEXT: the length */
-	int off;		     /* GFEC_KNOB_NUM: "off" is a value (num = -1) */
+	const char *special;	     /* GFEC_KNOB_NUM: a word that is a value too (num = -1):
+					"off", "auto"; NULL: none */
 	int zero;		     /* GFEC_KNOB_NUM: 0 (the backend's default) is a value too */
 	const char *words;	     /* GFEC_KNOB_WORD: the values, "a, b, c" */
 	const char *dflt;	     /* the default's text ("" = chosen by the code that uses it) */

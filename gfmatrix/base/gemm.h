@@ -81,12 +81,16 @@ struct gfec_tune_rule {
 /** Bytes of calls on pinned memory read in place in flight per device by default (gpu_map_bytes). */
 #define GFEC_GPU_MAP_BYTES_DEFAULT ((size_t)128 << 20)
 
+/** stream_min: let the CPU backend pick for this CPU (the knob's "auto", num -1 as a size_t). */
+#define GFEC_STREAM_MIN_AUTO SIZE_MAX
+
 struct gfec_backend_conf {
 	/* CPU */
 	int threads;	       /**< worker threads, 0 = number of online CPUs */
 	size_t slice;	       /**< bytes per slice for threading, 0 = backend default */
 	size_t stream_min;     /**< GFNI paths: gemm calls of len >= this write by non-temporal
-				    stores (outputs 64-byte aligned); 0 = never */
+				    stores (outputs 64-byte aligned); 0 = never;
+				    GFEC_STREAM_MIN_AUTO = the backend's pick for this CPU */
 	const char *path;      /**< force an inner path by name (e.g. "base"); NULL = best */
 	/* GPU */
 	const char *kernel;    /**< force a kernel by name (e.g. "nibble_rg1_t512"); NULL = default */

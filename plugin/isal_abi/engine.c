@@ -140,7 +140,7 @@ static void setup(void)
 	coalesce_slots = set.v[GFEC_KNOB_GPU_COALESCE_SLOTS].num;
 	slot_min = set.v[GFEC_KNOB_GPU_COALESCE_SLOT_MIN].num;
 	cpu_path = pick_cpu_path(set.v[GFEC_KNOB_CPU_PATH].text);
-	stream_min = (size_t)set.v[GFEC_KNOB_CPU_STREAM_MIN].num;
+	stream_min = gfec_cpu_stream_min((size_t)set.v[GFEC_KNOB_CPU_STREAM_MIN].num);
 	caches_ready = gfec_plan_cache_init(&cpu_cache, CACHE_SLOTS) == 0;
 #ifdef GFEC_HAVE_CUDA
 	caches_ready = caches_ready && gfec_plan_cache_init(&gpu_cache, CACHE_SLOTS) == 0;

@@ -91,7 +91,8 @@ enum gfec_cpu_path isal_cpu_path(void);
 /**
  * GFEC_CPU_STREAM_MIN (the codec's cpu_stream_min, read once): on a GFNI path, an encode of at
  * least this many bytes per chunk whose outputs are all 64-byte aligned writes parity by
- * non-temporal stores (same bytes, no read-for-ownership of parity lines); 0: never.
+ * non-temporal stores (same bytes, no read-for-ownership of parity lines); 0: never; auto (the
+ * default): this CPU's pick, gfec_cpu_stream_min().
  */
 size_t isal_stream_min(void);
 

@@ -25,7 +25,7 @@ static inline void knobs_check_ranges(const struct gfec_settings *s)
 		FUZZ_CHECK(len > 0);
 		if (d->type == GFEC_KNOB_NUM)
 			FUZZ_CHECK((v->num >= d->lo && v->num <= d->hi) ||
-				   (d->off && v->num == -1) || (d->zero && v->num == 0));
+				   (d->special && v->num == -1) || (d->zero && v->num == 0));
 		else if (d->type == GFEC_KNOB_TEXT)
 			FUZZ_CHECK((long long)len >= d->lo && (long long)len <= d->hi);
 		else

@@ -76,11 +76,11 @@ static void test_table(void **state)
 	for (int k = 0; k < GFEC_NKNOBS; k++) {
 		const struct gfec_knob_def *d = &gfec_knobs[k];
 
-		/* a number's default is in its own range, or 0 / off where the knob takes those */
+		/* a number's default is in its own range, or 0 / its word where the knob takes those */
 		if (d->type == GFEC_KNOB_NUM) {
 			x = s.v[k].num;
 			if (!(d->lo <= x && x <= d->hi) && !(d->zero && x == 0) &&
-			    !(d->off && x == -1))
+			    !(d->special && x == -1))
 				fail_msg("%s: default %s outside %lld..%lld", d->name, d->dflt,
 					 d->lo, d->hi);
 		}
@@ -262,6 +262,23 @@ static void describe_line(const char *profile, const char *knob, char *out, size
 	while (n && out[n - 1] == ' ')
 		n--;
 	out[n] = '\0';
+}
+
+/* cpu_stream_min's auto reaches the CPU backend as GFEC_STREAM_MIN_AUTO; numbers as themselves. */
+static void test_stream_min_auto(void **state)
+{
+	struct gfec_settings s;
+
+	(void)state;
+	gfec_settings_defaults(&s);
+	assert_string_equal(s.v[GFEC_KNOB_CPU_STREAM_MIN].text, "auto");
+	assert_true((size_t)s.v[GFEC_KNOB_CPU_STREAM_MIN].num == GFEC_STREAM_MIN_AUTO);
+	assert_int_equal(gfec_knob_set(&s, GFEC_KNOB_CPU_STREAM_MIN, "0", GFEC_FROM_ENV, "x"), 0);
+	assert_int_equal(s.v[GFEC_KNOB_CPU_STREAM_MIN].num, 0);
+	assert_int_equal(gfec_knob_set(&s, GFEC_KNOB_CPU_STREAM_MIN, "64K", GFEC_FROM_ENV, "x"), 0);
+	assert_int_equal(s.v[GFEC_KNOB_CPU_STREAM_MIN].num, 65536);
+	assert_int_equal(gfec_knob_set(&s, GFEC_KNOB_CPU_STREAM_MIN, "off", GFEC_FROM_ENV, "x"), -1);
+	assert_int_equal(gfec_knob_set(&s, GFEC_KNOB_CPU_STREAM_MIN, "-1", GFEC_FROM_ENV, "x"), -1);
 }
 
 /* One knob (threads) set in the file, the environment and the profile: profile > env > file. */
