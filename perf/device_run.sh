@@ -10,7 +10,7 @@
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
 # ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu
-# fftgpu ncpapers lanes slots p99
+# fftgpu ncpapers lanes slots p99 tunecpu
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
@@ -18,7 +18,7 @@ out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
 	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu ncpapers
-	lanes slots p99}
+	lanes slots p99 tunecpu}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -177,6 +177,10 @@ nt() { # cpu_stream_min (issue 16): parity by non-temporal stores off (0) and on
 			--isal-lib $up/bin/libisal.so.2
 		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
 	done
+}
+tunecpu() { # cpu_stream_min=auto (the default) and what gfec tune measures on this CPU (issue 16)
+	./$b/tools/gfec info | grep '^cpu_stream_min'
+	./$b/tools/gfec tune --cpu-only --config "$log/gfec-cpu.conf"
 }
 cpu16() { # issue 16's noisiest rows again, twice: one thread at 4 KiB from DRAM (15 repeats) against
 	# upstream ISA-L 2.32.1, and all cores at 16 MiB against the ceiling of the same run

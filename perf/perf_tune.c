@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file perf_tune.c
- * `gfec-perf tune` (also `gfec tune`): finds this GPU's best compiled kernel for each (k,m) and
- * chunk size, and what backend=auto should do with host buffers, then writes them to gfec.conf:
+ * `gfec-perf tune` (also `gfec tune`): finds from which chunk size this CPU's GFNI kernels should
+ * store parity by non-temporal stores, this GPU's best compiled kernel for each (k,m) and chunk
+ * size, and what backend=auto should do with host buffers, then writes them to gfec.conf:
  *
+ *   [cpu]
+ *   stream_min = N       # non-temporal parity stores from N-byte chunks (0: never)
  *   [gpu]
  *   min_bytes = N        # crossover: host calls with at least N data bytes go to the GPU
  *   [hybrid]
@@ -20,15 +23,18 @@
  * each backend (cpu, gpu, hybrid) and encode single stripes of pageable memory, rotated over at
  * least 4 x L3 (cold: an earlier sweep timed one buffer that fit the 300 MiB L3 of the H200 host
  * and credited its CPU with 135 GB/s, above that host's memory bandwidth). A backend wins a size
- * only where it wins at every caller count, and from that size up.
+ * only where it wins at every caller count, and from that size up. Without a GPU (or with
+ * --cpu-only) only [cpu] stream_min is measured and written; [tune] is left as it is.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <gfec/gfec.h>
 
@@ -45,10 +51,17 @@
 #define MAX_CALLERS 8
 #define HYBRID_MARGIN 1.05 /* the split must beat the better side by 5% to be chosen */
 
+/* One knob gfec tune writes: its value and the comment beside it. */
+struct update {
+	enum gfec_knob k;
+	char value[32];
+	char comment[256];
+};
+
 struct tune_opts {
 	struct perf_opts p; /* codes and the -b/-e/-f sweep */
 	const char *config;
-	int dry_run;
+	int dry_run, cpu_only;
 	/* the host sweep */
 	int callers[MAX_CALLERS], ncallers;
 	double seconds;	 /* per (size, callers, backend) */
@@ -60,9 +73,12 @@ static void tune_usage(FILE *f)
 {
 	fprintf(f, "usage: gfec-perf tune [OPTIONS]     (gfec tune runs this)\n"
 		   "\n"
-		   "Times every compiled GPU kernel on data in GPU memory for each (k,m) and chunk\n"
-		   "size, measures the CPU/GPU crossover for backend=auto on host buffers, and writes\n"
-		   "the winners to the config file, one commented rule each, then prints what changed.\n"
+		   "Measures from which chunk size this CPU's GFNI kernels store parity faster by\n"
+		   "non-temporal stores ([cpu] stream_min: in cache and cold, one caller and one per\n"
+		   "CPU). With a GPU, also times every compiled GPU kernel on data in GPU memory for\n"
+		   "each (k,m) and chunk size and measures the CPU/GPU crossover for backend=auto on\n"
+		   "host buffers. Writes the winners to the config file, commented, then prints what\n"
+		   "changed. The host sweeps use the first -k code.\n"
 		   "\n"
 		   "  -k, --codes LIST      (k,m) pairs                           [10,4]\n"
 		   "  -b, --minbytes SIZE   smallest chunk size                   [4K]\n"
@@ -72,6 +88,7 @@ static void tune_usage(FILE *f)
 		   "      --seconds S       host sweep: seconds per point         [0.3]\n"
 		   "      --host-max SIZE   host sweep: largest chunk (from 4K, x4) [16M]\n"
 		   "      --rotate SIZE     host sweep: bytes the stripes rotate over [4 x L3]\n"
+		   "      --cpu-only        measure only [cpu] stream_min (the default without a GPU)\n"
 		   "      --config FILE     the file to update   [~/.config/gfec/gfec.conf]\n"
 		   "      --dry-run         print the new file instead of writing it\n"
 		   "  -h, --help            this text\n");
@@ -135,6 +152,8 @@ static int tune_args(int argc, char **argv, struct tune_opts *t)
 			i++;
 		} else if (strcmp(argv[i], "--dry-run") == 0) {
 			t->dry_run = 1;
+		} else if (strcmp(argv[i], "--cpu-only") == 0) {
+			t->cpu_only = 1;
 		} else if (pargc < 63) {
 			pargv[pargc++] = argv[i];
 		} else {
@@ -156,6 +175,107 @@ static int tune_args(int argc, char **argv, struct tune_opts *t)
 	t->p.maxb = (size_t)64 << 20;
 sized:
 	return 0;
+}
+
+
+/*
+ * [cpu] stream_min: RS(k,m) on CPU codecs that store parity by ordinary stores (cpu_stream_min=0)
+ * and by non-temporal ones at every size (=1), chunks of 4K x 4^i up to min(--host-max, 4M): one
+ * caller on one stripe (in cache), then one caller and one per CPU on stripes rotated over 4 x
+ * L3 (cold). stream_min is the threshold (one of the sizes, or 0: never) under which the sweep's
+ * points, each with the store kind the threshold gives its size, have the highest geometric mean:
+ * one threshold fitted to all of them, so that one noisy point does not decide it. 1 with
+ * nothing measured when the codec's CPU path has no non-temporal stores (only the GFNI paths
+ * do); -1 on failure.
+ */
+static int store_sweep(const struct tune_opts *t, int k, int m, long long *stream_min,
+		       char *comment, size_t commentlen)
+{
+	const size_t rotate = t->rotate ? t->rotate : perf_rotate_bytes(&t->p);
+	const size_t top = t->host_max < ((size_t)4 << 20) ? t->host_max : (size_t)4 << 20;
+	const int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	const int callers[2] = { 1, cpus > 1 ? cpus : 1 }, ncold = cpus > 1 ? 2 : 1;
+	char profiles[2][96], why[256], path[64];
+	const char *pp[2] = { profiles[0], profiles[1] };
+	size_t chunk[MAX_SIZES];
+	/* log GB/s per size, store kind (0 ordinary, 1 non-temporal), summed over the conditions */
+	double logsum[MAX_SIZES][2] = { { 0 } }, best = -1e300;
+	int n = 0, from = -1;
+	gfec_codec *c;
+
+	snprintf(profiles[0], sizeof(profiles[0]), "k=%d m=%d technique=cauchy backend=cpu", k, m);
+	if (gfec_codec_create(profiles[0], &c, why, sizeof(why))) {
+		fprintf(stderr, "gfec-perf tune: %s: %s\n", profiles[0], why);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s", gfec_codec_backend(c));
+	gfec_codec_free(c);
+	if (!strstr(path, "gfni")) {
+		fprintf(stderr, "CPU path %s stores parity by ordinary stores only: [cpu] stream_min "
+				"not measured\n", path);
+		return 1;
+	}
+	for (int s = 0; s < 2; s++)
+		snprintf(profiles[s], sizeof(profiles[s]),
+			 "k=%d m=%d technique=cauchy backend=cpu cpu_stream_min=%d", k, m, s);
+	for (size_t sz = 4096; sz <= top && n < MAX_SIZES; sz *= 4)
+		chunk[n++] = sz;
+	fprintf(stderr, "CPU parity stores (%s), RS(%d,%d), %.2f s a point, data GB/s "
+			"ordinary / non-temporal:\n", path, k, m, t->seconds);
+	for (int i = 0; i < n; i++) {
+		double hot[2], cold[4];
+
+		if (perf_daemon_rates(k, m, chunk[i], 1, t->seconds, pp, 2, callers, 1, hot, why,
+				      sizeof(why)) ||
+		    perf_daemon_rates(k, m, chunk[i], rotate, t->seconds, pp, 2, callers, ncold,
+				      cold, why, sizeof(why))) {
+			fprintf(stderr, "gfec-perf tune: RS(%d,%d) %zu B store sweep: %s\n", k, m,
+				chunk[i], why);
+			return -1;
+		}
+		for (int s = 0; s < 2; s++) {
+			logsum[i][s] = log(hot[s]);
+			for (int j = 0; j < ncold; j++)
+				logsum[i][s] += log(cold[s * ncold + j]);
+		}
+		fprintf(stderr, "  chunk %8zu: in cache x1 %7.2f / %7.2f   cold x1 %7.2f / %7.2f",
+			chunk[i], hot[0], hot[1], cold[0], cold[ncold]);
+		if (ncold > 1)
+			fprintf(stderr, "   cold x%d %7.2f / %7.2f", callers[1], cold[1],
+				cold[ncold + 1]);
+		fprintf(stderr, "\n");
+	}
+	/* threshold n: never; i < n: non-temporal from chunk[i] up */
+	for (int th = n; th >= 0; th--) {
+		double score = 0;
+
+		for (int i = 0; i < n; i++)
+			score += logsum[i][i >= th];
+		if (score > best)
+			best = score, from = th;
+	}
+	*stream_min = from == n ? 0 : (long long)chunk[from];
+	snprintf(comment, commentlen,
+		 "%s, RS(%d,%d), %zu to %zu-byte chunks in cache and cold, 1 and %d callers: "
+		 "the fastest threshold",
+		 path, k, m, chunk[0], chunk[n - 1], callers[ncold - 1]);
+	return 0;
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return strdup("");
+	buf = malloc(256 * 1024 + 1);
+	n = buf ? fread(buf, 1, 256 * 1024, f) : 0;
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
 }
 
 #ifdef GFEC_HAVE_CUDA
@@ -354,28 +474,120 @@ static int host_sweep(const struct tune_opts *t, int k, int m, struct host_sweep
 	return 0;
 }
 
-static char *read_all(const char *path)
+/*
+ * The GPU's part: the [tune] rules into @p tune, and gpu_min_bytes, hybrid_auto_bytes and the two
+ * hybrid rates into u[0..3]. 0; 1 without a usable GPU; -1 on failure (said on stderr).
+ */
+static int gpu_tune(const struct tune_opts *t, const char *date, char *tune, size_t tunelen,
+		    struct update *u)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
+	const char *kernels = gfec_gpu_kernels();
+	struct perf_gpu_info gi;
+	size_t used = 0;
+	struct host_sweep *hs = malloc(sizeof(*hs));
+	char table[8192];
+	struct update *gmin = &u[0], *hyb = &u[1], *rate = &u[2];
 
-	if (!f)
-		return strdup("");
-	buf = malloc(256 * 1024 + 1);
-	n = buf ? fread(buf, 1, 256 * 1024, f) : 0;
-	fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	return buf;
+	if (!hs)
+		return -1;
+	if (!kernels[0] || perf_gpu_query(&gi) != 0) {
+		free(hs);
+		return 1;
+	}
+	used += (size_t)snprintf(tune + used, tunelen - used,
+				 "[tune]\n# gfec-perf tune on %s, %s: data in GPU memory, 256 MiB "
+				 "per call, GB/s = 1e9 data bytes/s\n",
+				 gi.name, date);
+	for (int ci = 0; ci < t->p.ncodes; ci++) {
+		const int k = t->p.codes[ci].k, m = t->p.codes[ci].m;
+		struct winner w[MAX_SIZES];
+		size_t sizes[MAX_SIZES];
+		int n = 0;
+
+		for (size_t s = t->p.minb; s <= t->p.maxb && n < MAX_SIZES; s *= (size_t)t->p.factor)
+			sizes[n++] = s;
+		for (int i = 0; i < n; i++) {
+			fprintf(stderr, "RS(%d,%d), %zu-byte chunks:\n", k, m, sizes[i]);
+			if (tune_point(k, m, sizes[i], kernels, &w[i])) {
+				fprintf(stderr, "gfec-perf tune: no kernel ran RS(%d,%d) %zu B\n", k, m,
+					sizes[i]);
+				free(hs);
+				return -1;
+			}
+		}
+		/* one rule per run of sizes with the same winner; ranges meet between sizes */
+		for (int i = 0, j; i < n; i = j) {
+			double best = w[i].gbps;
+
+			for (j = i + 1; j < n && !strcmp(w[j].kernel, w[i].kernel); j++)
+				best = w[j].gbps > best ? w[j].gbps : best;
+			used += (size_t)snprintf(
+				tune + used, tunelen - used,
+				"rule = %s k=%d m=1-%d chunk=%zu-%lld   # up to %.1f GB/s, %s\n",
+				w[i].kernel, k, m, i ? sizes[i] : 0,
+				j < n ? (long long)sizes[j] - 1 : NEVER, best, date);
+		}
+	}
+	if (host_sweep(t, t->p.codes[0].k, t->p.codes[0].m, hs, table, sizeof(table))) {
+		free(hs);
+		return -1;
+	}
+	used += (size_t)snprintf(tune + used, tunelen - used,
+				 "# host: RS(%d,%d) pageable, daemon-shaped, cold (%s):\n%s",
+				 t->p.codes[0].k, t->p.codes[0].m, date, table);
+	{
+		const long long largest = (long long)hs->chunk[hs->n - 1] * t->p.codes[0].k;
+
+		snprintf(gmin->value, sizeof(gmin->value), "%lld", hs->gpu_min);
+		snprintf(hyb->value, sizeof(hyb->value), "%lld", hs->hybrid_min);
+		if (hs->gpu_min == NEVER)
+			snprintf(gmin->comment, sizeof(gmin->comment),
+				 "host buffers: the GPU did not beat the CPU at every caller count "
+				 "up to %lld data bytes (%s)",
+				 largest, date);
+		else
+			snprintf(gmin->comment, sizeof(gmin->comment),
+				 "host buffers: the GPU beats the CPU from here up, at every caller "
+				 "count (%s)",
+				 date);
+		if (hs->hybrid_min == NEVER)
+			snprintf(hyb->comment, sizeof(hyb->comment),
+				 "the CPU+GPU split did not beat both by %.0f%% at every caller count "
+				 "up to %lld data bytes (%s)",
+				 100 * (HYBRID_MARGIN - 1), largest, date);
+		else
+			snprintf(hyb->comment, sizeof(hyb->comment),
+				 "the CPU+GPU split beats both by %.0f%% from here up, at every "
+				 "caller count (%s)",
+				 100 * (HYBRID_MARGIN - 1), date);
+		snprintf(rate[0].value, sizeof(rate[0].value), "%.0f", hs->cpu_rate / 1e6);
+		snprintf(rate[1].value, sizeof(rate[1].value), "%.0f", hs->gpu_rate / 1e6);
+		snprintf(rate[0].comment, sizeof(rate[0].comment),
+			 "MB/s, one caller, %zu-byte chunks, cold (%s)", hs->chunk[hs->n - 1], date);
+		snprintf(rate[1].comment, sizeof(rate[1].comment), "%s", rate[0].comment);
+	}
+	fprintf(stderr, "backend=auto: GPU from %s data bytes, split from %s; split starts from "
+			"CPU %s MB/s, GPU %s MB/s\n",
+		gmin->value, hyb->value, rate[0].value, rate[1].value);
+
+	gmin->k = GFEC_KNOB_GPU_MIN_BYTES;
+	hyb->k = GFEC_KNOB_HYBRID_AUTO_BYTES;
+	rate[0].k = GFEC_KNOB_HYBRID_CPU_RATE;
+	rate[1].k = GFEC_KNOB_HYBRID_GPU_RATE;
+	free(hs);
+	return 0;
 }
-
 #endif /* GFEC_HAVE_CUDA */
 
 int perf_tune_main(int argc, char **argv)
 {
 	struct tune_opts t;
-	char path[1024];
+	char path[1024], date[32], tune[16384];
+	struct update u[5];
+	int nu = 0, keep_tune = 1, ret;
+	long long stream_min;
+	time_t now = time(NULL);
+	char *old, *merged;
 
 	if (tune_args(argc, argv, &t))
 		return 2;
@@ -394,113 +606,49 @@ int perf_tune_main(int argc, char **argv)
 		mkdir(path, 0755);
 		gfec_conf_user_path(path, sizeof(path));
 	}
-#ifndef GFEC_HAVE_CUDA
-	fprintf(stderr, "gfec-perf tune: this build has no GPU backend: nothing to tune\n");
-	return 1;
-#else
-	const char *kernels = gfec_gpu_kernels();
-	struct perf_gpu_info gi;
-	char tune[16384], min_value[32], min_comment[256], date[32];
-	size_t used = 0;
-	time_t now = time(NULL);
-	struct host_sweep hs;
-	char table[8192], hyb_value[32], hyb_comment[256], rate[2][32], rate_comment[160];
-	char *old, *merged;
-
-	if (!kernels[0] || perf_gpu_query(&gi) != 0) {
-		fprintf(stderr, "gfec-perf tune: no usable GPU\n");
-		return 1;
-	}
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	used += (size_t)snprintf(tune + used, sizeof(tune) - used,
-				 "[tune]\n# gfec-perf tune on %s, %s: data in GPU memory, 256 MiB "
-				 "per call, GB/s = 1e9 data bytes/s\n",
-				 gi.name, date);
-	for (int ci = 0; ci < t.p.ncodes; ci++) {
-		const int k = t.p.codes[ci].k, m = t.p.codes[ci].m;
-		struct winner w[MAX_SIZES];
-		size_t sizes[MAX_SIZES];
-		int n = 0;
-
-		for (size_t s = t.p.minb; s <= t.p.maxb && n < MAX_SIZES; s *= (size_t)t.p.factor)
-			sizes[n++] = s;
-		for (int i = 0; i < n; i++) {
-			fprintf(stderr, "RS(%d,%d), %zu-byte chunks:\n", k, m, sizes[i]);
-			if (tune_point(k, m, sizes[i], kernels, &w[i])) {
-				fprintf(stderr, "gfec-perf tune: no kernel ran RS(%d,%d) %zu B\n", k, m,
-					sizes[i]);
-				return 1;
-			}
-		}
-		/* one rule per run of sizes with the same winner; ranges meet between sizes */
-		for (int i = 0, j; i < n; i = j) {
-			double best = w[i].gbps;
-
-			for (j = i + 1; j < n && !strcmp(w[j].kernel, w[i].kernel); j++)
-				best = w[j].gbps > best ? w[j].gbps : best;
-			used += (size_t)snprintf(
-				tune + used, sizeof(tune) - used,
-				"rule = %s k=%d m=1-%d chunk=%zu-%lld   # up to %.1f GB/s, %s\n",
-				w[i].kernel, k, m, i ? sizes[i] : 0,
-				j < n ? (long long)sizes[j] - 1 : NEVER, best, date);
-		}
-	}
-	if (host_sweep(&t, t.p.codes[0].k, t.p.codes[0].m, &hs, table, sizeof(table)))
+	ret = store_sweep(&t, t.p.codes[0].k, t.p.codes[0].m, &stream_min, u[0].comment,
+			  sizeof(u[0].comment));
+	if (ret < 0)
 		return 1;
-	used += (size_t)snprintf(tune + used, sizeof(tune) - used,
-				 "# host: RS(%d,%d) pageable, daemon-shaped, cold (%s):\n%s",
-				 t.p.codes[0].k, t.p.codes[0].m, date, table);
-	{
-		const long long largest = (long long)hs.chunk[hs.n - 1] * t.p.codes[0].k;
-
-		snprintf(min_value, sizeof(min_value), "%lld", hs.gpu_min);
-		snprintf(hyb_value, sizeof(hyb_value), "%lld", hs.hybrid_min);
-		if (hs.gpu_min == NEVER)
-			snprintf(min_comment, sizeof(min_comment),
-				 "host buffers: the GPU did not beat the CPU at every caller count "
-				 "up to %lld data bytes (%s)",
-				 largest, date);
-		else
-			snprintf(min_comment, sizeof(min_comment),
-				 "host buffers: the GPU beats the CPU from here up, at every caller "
-				 "count (%s)",
-				 date);
-		if (hs.hybrid_min == NEVER)
-			snprintf(hyb_comment, sizeof(hyb_comment),
-				 "the CPU+GPU split did not beat both by %.0f%% at every caller count "
-				 "up to %lld data bytes (%s)",
-				 100 * (HYBRID_MARGIN - 1), largest, date);
-		else
-			snprintf(hyb_comment, sizeof(hyb_comment),
-				 "the CPU+GPU split beats both by %.0f%% from here up, at every "
-				 "caller count (%s)",
-				 100 * (HYBRID_MARGIN - 1), date);
-		snprintf(rate[0], sizeof(rate[0]), "%.0f", hs.cpu_rate / 1e6);
-		snprintf(rate[1], sizeof(rate[1]), "%.0f", hs.gpu_rate / 1e6);
-		snprintf(rate_comment, sizeof(rate_comment),
-			 "MB/s, one caller, %zu-byte chunks, cold (%s)", hs.chunk[hs.n - 1], date);
+	if (ret == 0) {
+		u[0].k = GFEC_KNOB_CPU_STREAM_MIN;
+		snprintf(u[0].value, sizeof(u[0].value), "%lld", stream_min);
+		snprintf(u[0].comment + strlen(u[0].comment), sizeof(u[0].comment) -
+			 strlen(u[0].comment), " (%s)", date);
+		fprintf(stderr, "[cpu] stream_min = %s\n", u[0].value);
+		nu = 1;
 	}
-	fprintf(stderr, "backend=auto: GPU from %s data bytes, split from %s; split starts from "
-			"CPU %s MB/s, GPU %s MB/s\n",
-		min_value, hyb_value, rate[0], rate[1]);
+#ifdef GFEC_HAVE_CUDA
+	if (!t.cpu_only) {
+		ret = gpu_tune(&t, date, tune, sizeof(tune), u + nu);
+		if (ret < 0)
+			return 1;
+		if (ret == 0)
+			nu += 4, keep_tune = 0;
+		else
+			fprintf(stderr, "no usable GPU: the GPU's settings and [tune] rules are "
+					"left as they are\n");
+	}
+#else
+	if (!t.cpu_only)
+		fprintf(stderr, "this build has no GPU backend: the GPU's settings and [tune] rules "
+				"are left as they are\n");
+#endif
+	if (!nu) {
+		fprintf(stderr, "gfec-perf tune: nothing to measure on this machine\n");
+		return 1;
+	}
 
 	/* the file is rewritten by the registry's writer, which knows its sections and keys */
 	old = read_all(path);
-	merged = old ? gfec_config_update(old, GFEC_KNOB_GPU_MIN_BYTES, min_value, min_comment,
-					  tune)
-		     : NULL;
-	{
-		const enum gfec_knob ks[3] = { GFEC_KNOB_HYBRID_AUTO_BYTES, GFEC_KNOB_HYBRID_CPU_RATE,
-					       GFEC_KNOB_HYBRID_GPU_RATE };
-		const char *vs[3] = { hyb_value, rate[0], rate[1] };
-		const char *cs[3] = { hyb_comment, rate_comment, rate_comment };
+	merged = old ? strdup(old) : NULL;
+	for (int i = 0; i < nu && merged; i++) {
+		char *next = gfec_config_update(merged, u[i].k, u[i].value, u[i].comment,
+						keep_tune ? NULL : tune);
 
-		for (int i = 0; i < 3 && merged; i++) {
-			char *next = gfec_config_update(merged, ks[i], vs[i], cs[i], tune);
-
-			free(merged);
-			merged = next;
-		}
+		free(merged);
+		merged = next;
 	}
 	if (!merged) {
 		fprintf(stderr, "gfec-perf tune: %s: cannot be read or updated (is it valid?)\n",
@@ -526,5 +674,4 @@ int perf_tune_main(int argc, char **argv)
 	free(old);
 	free(merged);
 	return 0;
-#endif
 }

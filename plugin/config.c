@@ -320,7 +320,7 @@ char *gfec_config_update(const char *old, enum gfec_knob k, const char *value,
 {
 	const struct gfec_knob_def *d = &gfec_knobs[k];
 	const size_t cap = strlen(old) + strlen(value) + (comment ? strlen(comment) : 0) +
-			   strlen(tune) + strlen(d->section) + strlen(d->key) + 64;
+			   (tune ? strlen(tune) : 0) + strlen(d->section) + strlen(d->key) + 64;
 	char *out = malloc(cap), section[32] = "", err[256];
 	struct conf_line *l = malloc(sizeof(*l));
 	struct gfec_settings *check = malloc(sizeof(*check));
@@ -337,8 +337,8 @@ char *gfec_config_update(const char *old, enum gfec_knob k, const char *value,
 			goto fail;
 		if (l->kind == LINE_SECTION)
 			snprintf(section, sizeof(section), "%s", l->key);
-		/* drop [tune] (header and all) and the knob's old line */
-		if (strcmp(section, "tune") != 0 &&
+		/* drop [tune] (header and all) when replacing it, and the knob's old line */
+		if (!(tune && strcmp(section, "tune") == 0) &&
 		    !(l->kind == LINE_PAIR && strcmp(section, d->section) == 0 &&
 		      strcmp(l->key, d->key) == 0)) {
 			put(out, cap, &used, "%.*s\n", (int)n, p);
@@ -353,7 +353,8 @@ char *gfec_config_update(const char *old, enum gfec_knob k, const char *value,
 		put(out, cap, &used, "[%s]\n", d->section);
 		put_knob(out, cap, &used, d->key, value, comment);
 	}
-	put(out, cap, &used, "%s", tune);
+	if (tune)
+		put(out, cap, &used, "%s", tune);
 	gfec_settings_defaults(check);
 	if (gfec_config_parse(out, "update", check, err, sizeof(err)) ||
 	    strcmp(check->v[k].text, value) != 0)

@@ -69,8 +69,8 @@ int gfec_config_parse(const char *text, const char *name, struct gfec_settings *
 /**
  * @p old (a gfec.conf's text) with knob @p k set to @p value (commented with @p comment when
  * not NULL) in its section, and the [tune] section replaced by @p tune ("[tune]\nrule = ...";
- * "" drops it). Every other line stays. The result must parse: NULL when it would not, or when
- * memory runs out. Free it with free().
+ * "" drops it; NULL keeps it as it is). Every other line stays. The result must parse: NULL when
+ * it would not, or when memory runs out. Free it with free().
  */
 char *gfec_config_update(const char *old, enum gfec_knob k, const char *value,
 			 const char *comment, const char *tune);

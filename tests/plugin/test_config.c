@@ -462,6 +462,17 @@ static void test_update(void **state)
 	assert_int_equal(gfec_config_parse(out, "fresh", &s, err, sizeof(err)), 0);
 	assert_int_equal(s.v[GFEC_KNOB_GPU_MIN_BYTES].num, 7);
 	free(out);
+	/* tune without a GPU: [cpu] stream_min set, the old [tune] rules kept as they were */
+	out = gfec_config_update(old, GFEC_KNOB_CPU_STREAM_MIN, "0", "never", NULL);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "[tune]\nrule = seed_t8 k=10 m=1-4 chunk=0-100\n"));
+	assert_non_null(strstr(out, "[cpu]\nstream_min = 0   # never\nthreads = 4\n"));
+	gfec_settings_defaults(&s);
+	assert_int_equal(gfec_config_parse(out, "cpu only", &s, err, sizeof(err)), 0);
+	assert_int_equal(s.v[GFEC_KNOB_CPU_STREAM_MIN].num, 0);
+	assert_int_equal(s.v[GFEC_KNOB_GPU_MIN_BYTES].num, 5);
+	assert_int_equal(s.nrules, 1);
+	free(out);
 	/* a value the knob does not take, or a broken old file: nothing to write */
 	assert_null(gfec_config_update("", GFEC_KNOB_GPU_MIN_BYTES, "lots", NULL, ""));
 	assert_null(gfec_config_update("[gpu]\nbogus\n", GFEC_KNOB_GPU_MIN_BYTES, "7", NULL, ""));
@@ -472,6 +483,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_stream_min_auto),
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_precedence),
