@@ -364,6 +364,7 @@ step gate gate
 step lanes lanes
 step slots slots
 step p99 p99
+step tunecpu tunecpu
 step ncctx ncctx
 step w16q w16q
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
