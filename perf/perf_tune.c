@@ -199,10 +199,16 @@ static int store_sweep(const struct tune_opts *t, int k, int m, long long *strea
 	const char *pp[2] = { profiles[0], profiles[1] };
 	size_t chunk[MAX_SIZES];
 	/* log GB/s per size, store kind (0 ordinary, 1 non-temporal), summed over the conditions */
-	double logsum[MAX_SIZES][2] = { { 0 } }, best = -1e300;
-	int n = 0, from = -1;
+	double logsum[MAX_SIZES][2] = { { 0 } }, best = -INFINITY;
+	int n = 0, from;
 	gfec_codec *c;
+	char who[32];
 
+	if (t->p.w == 16 || k + m > 256) { /* GF(2^16) has no non-temporal stores */
+		fprintf(stderr, "GF(2^16) stores parity by ordinary stores only: [cpu] stream_min not "
+				"measured\n");
+		return 1;
+	}
 	snprintf(profiles[0], sizeof(profiles[0]), "k=%d m=%d technique=cauchy backend=cpu", k, m);
 	if (gfec_codec_create(profiles[0], &c, why, sizeof(why))) {
 		fprintf(stderr, "gfec-perf tune: %s: %s\n", profiles[0], why);
@@ -229,9 +235,14 @@ static int store_sweep(const struct tune_opts *t, int k, int m, long long *strea
 				      sizeof(why)) ||
 		    perf_daemon_rates(k, m, chunk[i], rotate, t->seconds, pp, 2, callers, ncold,
 				      cold, why, sizeof(why))) {
-			fprintf(stderr, "gfec-perf tune: RS(%d,%d) %zu B store sweep: %s\n", k, m,
-				chunk[i], why);
-			return -1;
+			/* e.g. one caller per CPU of 4 MiB chunks over the memory cap: the sizes
+			 * measured so far decide */
+			fprintf(stderr, "gfec-perf tune: RS(%d,%d) %zu B store sweep: %s%s\n", k, m,
+				chunk[i], why, i ? "; the sweep ends at the size before" : "");
+			if (!i)
+				return -1;
+			n = i;
+			break;
 		}
 		for (int s = 0; s < 2; s++) {
 			logsum[i][s] = log(hot[s]);
@@ -245,7 +256,8 @@ static int store_sweep(const struct tune_opts *t, int k, int m, long long *strea
 				cold[ncold + 1]);
 		fprintf(stderr, "\n");
 	}
-	/* threshold n: never; i < n: non-temporal from chunk[i] up */
+	/* threshold n: never (also where no score is a number); i < n: non-temporal from chunk[i] */
+	from = n;
 	for (int th = n; th >= 0; th--) {
 		double score = 0;
 
@@ -255,10 +267,13 @@ static int store_sweep(const struct tune_opts *t, int k, int m, long long *strea
 			best = score, from = th;
 	}
 	*stream_min = from == n ? 0 : (long long)chunk[from];
+	if (ncold > 1)
+		snprintf(who, sizeof(who), "1 and %d callers", callers[1]);
+	else
+		snprintf(who, sizeof(who), "1 caller");
 	snprintf(comment, commentlen,
-		 "%s, RS(%d,%d), %zu to %zu-byte chunks in cache and cold, 1 and %d callers: "
-		 "the fastest threshold",
-		 path, k, m, chunk[0], chunk[n - 1], callers[ncold - 1]);
+		 "%s, RS(%d,%d), %zu to %zu-byte chunks in cache and cold, %s: the fastest threshold",
+		 path, k, m, chunk[0], chunk[n - 1], who);
 	return 0;
 }
 

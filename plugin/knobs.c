@@ -144,9 +144,17 @@ int gfec_config_describe(const char *profile, char *buf, size_t len)
 	}
 	if (!ret && p->set.v[GFEC_KNOB_CPU_STREAM_MIN].num == -1) {
 		const size_t at = gfec_cpu_stream_min(GFEC_STREAM_MIN_AUTO);
+		enum gfec_cpu_path path = GFEC_CPU_AUTO;
 		int n;
 
-		if (at)
+		gfec_cpu_path_parse(p->set.v[GFEC_KNOB_CPU_PATH].text, &path);
+		if (path == GFEC_CPU_AUTO)
+			path = gfec_cpu_path_best();
+		if (path != GFEC_CPU_GFNI512 && path != GFEC_CPU_GFNI256)
+			n = snprintf(buf + used, len - used,
+				     "cpu_stream_min auto: cpu path %s has no non-temporal stores\n",
+				     gfec_cpu_path_name(path));
+		else if (at)
 			n = snprintf(buf + used, len - used,
 				     "cpu_stream_min auto on this CPU: non-temporal parity stores "
 				     "from %zu-byte chunks\n",

@@ -14,7 +14,8 @@
  *   GFEC_CPU_PATH      auto (default): gfec's GFNI kernels on CPUs with GFNI, its AVX2 kernel on
  *                      AVX2 CPUs without AVX-512; isal or base: not
  *   GFEC_CPU_STREAM_MIN  GFNI encodes of at least this many bytes per chunk into 64-byte aligned
- *                      outputs write parity by non-temporal stores, as the codec's (0: never)
+ *                      outputs write parity by non-temporal stores, as the codec's (0: never;
+ *                      auto, the default: 64 KiB on Intel, never elsewhere)
  *   GFEC_ISAL_GPU_MIN  source bytes (k * len) from which a call tries the GPU: a number with an
  *                      optional K, M, G or T suffix (powers of 1024), or "off" (the default)
  *   GFEC_FAULT=cuda    tests: every GPU call fails

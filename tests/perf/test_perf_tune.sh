@@ -6,8 +6,9 @@
 #   [tune] rules stay, which `gfec info` reads back; on a CPU path without non-temporal stores
 #   (GFEC_CPU_PATH=isal) it measures nothing, says so and writes nothing. Exit 77 without GFNI.
 # gpu: a tiny tune (4K..64K chunks, 1 and 4 callers, stripes over 64 MiB) writes a gfec.conf that
-#   parses, holds the crossover, the split's threshold and rates and one "# host:" line per
-#   (chunk, callers), and `gfec info` reads back as what auto does. Exit 77 without a GPU.
+#   parses, holds stream_min (on a GFNI CPU), the crossover, the split's threshold and rates and
+#   one "# host:" line per (chunk, callers), and `gfec info` reads back as what auto does. Exit 77
+#   without a GPU.
 # usage: test_perf_tune.sh GFEC-PERF GFEC cpu|gpu
 set -u
 perf=$1 gfec=$2 part=$3
@@ -69,6 +70,9 @@ for key in "min_bytes = " "auto_min_bytes = " "cpu_rate = " "gpu_rate = " "^\[hy
 	"^rule = "; do
 	grep -q "$key" "$conf" || fail "gfec.conf lacks '$key'"
 done
+# the CPU's part beside the GPU's, where the CPU path has non-temporal stores at all
+grep -q "ordinary stores only" "$dir/err" || grep -q "^stream_min = " "$conf" ||
+	fail "gfec.conf lacks [cpu] stream_min"
 [ "$(grep -c '^# host: chunk' "$conf")" -eq 6 ] || fail "want 6 '# host:' lines (3 chunks x 2 callers)"
 GFEC_CONF=$conf "$gfec" info >"$dir/info" 2>"$dir/err" || fail "gfec info on the tuned file"
 grep -q "$conf:" "$dir/info" || fail "gfec info does not name the tuned file"

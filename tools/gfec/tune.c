@@ -13,13 +13,15 @@
 const char help_tune[] =
     "usage: gfec tune [OPTIONS]\n"
     "\n"
-    "Runs 'gfec-perf tune' (installed next to gfec): times every compiled GPU kernel per\n"
-    "(k,m) and chunk size, measures the CPU/GPU crossover, and writes the winners to\n"
-    "~/.config/gfec/gfec.conf (or --config FILE). 'gfec tune --help' shows its options.\n";
+    "Runs 'gfec-perf tune' (installed next to gfec): measures from which chunk size this\n"
+    "CPU's GFNI kernels store parity faster by non-temporal stores and, with a GPU, times\n"
+    "every compiled GPU kernel per (k,m) and chunk size and measures the CPU/GPU crossover;\n"
+    "writes the winners to ~/.config/gfec/gfec.conf (or --config FILE). 'gfec tune --help'\n"
+    "shows its options.\n";
 
 /*
- * gfec tune is gfec-perf's tune mode: the sweep needs GPU memory and timing code that belongs in
- * perf/. Found next to this program (installed), or in the build tree's perf/ beside tools/.
+ * gfec tune is gfec-perf's tune mode: its sweeps need the timing code (and, for the GPU, the
+ * GPU memory) that belongs in perf/. Found next to this program (installed), or in the build tree's perf/ beside tools/.
  */
 int cmd_tune(int argc, char **argv)
 {
