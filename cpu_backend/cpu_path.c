@@ -77,15 +77,20 @@ enum gfec_cpu_path gfec_cpu_path_best(void)
  *   DRAM 0.99 -> 1.20x, in cache 1.07 -> 1.25x; 16 threads 0.98 -> 1.20x; 64 KiB (the slice
  *   size) and up take them.
  * - AMD (a Zen 5 EPYC, perf/results/dev-epyc-zen5-2core/isal-2026-11-25/stream_min.log): from
- *   DRAM 1.32 -> 1.19x, in cache 1.48 -> 0.75x: never.
+ *   DRAM 1.32 -> 1.19x, in cache 1.48 -> 0.75x. gfec tune there (isal-2026-11-25b/) found them
+ *   slower in cache up to 1 MiB chunks (0.45-0.72x), even cold, and faster from 4 MiB, whose
+ *   stripes outgrow its L3 (and RS(10,4) 16 MiB on both cores +20%): from 4 MiB.
  * Any other maker gets ordinary stores, as ISA-L writes. gfec tune measures the CPU it runs on.
  */
 #define STREAM_MIN_INTEL ((size_t)64 << 10)
+#define STREAM_MIN_AMD ((size_t)4 << 20)
 
 size_t gfec_cpu_stream_min(size_t knob)
 {
 	if (knob != GFEC_STREAM_MIN_AUTO)
 		return knob;
 	__builtin_cpu_init();
-	return __builtin_cpu_is("intel") ? STREAM_MIN_INTEL : 0;
+	return __builtin_cpu_is("intel") ? STREAM_MIN_INTEL
+	       : __builtin_cpu_is("amd") ? STREAM_MIN_AMD
+					 : 0;
 }

@@ -15,7 +15,7 @@
  *                      AVX2 CPUs without AVX-512; isal or base: not
  *   GFEC_CPU_STREAM_MIN  GFNI encodes of at least this many bytes per chunk into 64-byte aligned
  *                      outputs write parity by non-temporal stores, as the codec's (0: never;
- *                      auto, the default: 64 KiB on Intel, never elsewhere)
+ *                      auto, the default: 64 KiB on Intel, 4 MiB on AMD, else never)
  *   GFEC_ISAL_GPU_MIN  source bytes (k * len) from which a call tries the GPU: a number with an
  *                      optional K, M, G or T suffix (powers of 1024), or "off" (the default)
  *   GFEC_FAULT=cuda    tests: every GPU call fails

@@ -168,11 +168,11 @@ static void test_dispatch(void **state)
 
 	(void)state;
 	assert_string_equal(gfec_cpu_path_name(gfec_cpu_path_best()), best);
-	/* cpu_stream_min: a number is itself; auto is 64 KiB on Intel, never elsewhere */
+	/* cpu_stream_min: a number is itself; auto is 64 KiB on Intel, 4 MiB on AMD, else never */
 	assert_int_equal(gfec_cpu_stream_min(0), 0);
 	assert_int_equal(gfec_cpu_stream_min(4096), 4096);
 	assert_int_equal(gfec_cpu_stream_min(GFEC_STREAM_MIN_AUTO),
-			 __builtin_cpu_is("intel") ? 65536 : 0);
+			 __builtin_cpu_is("intel") ? 65536 : __builtin_cpu_is("amd") ? 4 << 20 : 0);
 	for (const char *const *n = (const char *const[]){ "", "auto", NULL }; *n; n++) {
 		struct gfec_backend_conf conf = { .threads = 1, .path = *n };
 
