@@ -177,19 +177,18 @@ sized:
 	return 0;
 }
 
-
 /*
  * [cpu] stream_min: RS(k,m) on CPU codecs that store parity by ordinary stores (cpu_stream_min=0)
  * and by non-temporal ones at every size (=1), chunks of 4K x 4^i up to min(--host-max, 4M): one
  * caller on one stripe (in cache), then one caller and one per CPU on stripes rotated over 4 x
  * L3 (cold). stream_min is the threshold (one of the sizes, or 0: never) under which the sweep's
  * points, each with the store kind the threshold gives its size, have the highest geometric mean:
- * one threshold fitted to all of them, so that one noisy point does not decide it. 1 with
- * nothing measured when the codec's CPU path has no non-temporal stores (only the GFNI paths
- * do); -1 on failure.
+ * one threshold fitted to all of them, so that one noisy point does not decide it; into @p u,
+ * commented and dated @p date. 1 with nothing measured when the codec's CPU path has no
+ * non-temporal stores (only the GFNI paths do); -1 on failure.
  */
-static int store_sweep(const struct tune_opts *t, int k, int m, long long *stream_min,
-		       char *comment, size_t commentlen)
+static int store_sweep(const struct tune_opts *t, int k, int m, const char *date,
+		       struct update *u)
 {
 	const size_t rotate = t->rotate ? t->rotate : perf_rotate_bytes(&t->p);
 	const size_t top = t->host_max < ((size_t)4 << 20) ? t->host_max : (size_t)4 << 20;
@@ -266,14 +265,16 @@ static int store_sweep(const struct tune_opts *t, int k, int m, long long *strea
 		if (score > best)
 			best = score, from = th;
 	}
-	*stream_min = from == n ? 0 : (long long)chunk[from];
 	if (ncold > 1)
 		snprintf(who, sizeof(who), "1 and %d callers", callers[1]);
 	else
 		snprintf(who, sizeof(who), "1 caller");
-	snprintf(comment, commentlen,
-		 "%s, RS(%d,%d), %zu to %zu-byte chunks in cache and cold, %s: the fastest threshold",
-		 path, k, m, chunk[0], chunk[n - 1], who);
+	u->k = GFEC_KNOB_CPU_STREAM_MIN;
+	snprintf(u->value, sizeof(u->value), "%zu", from == n ? 0 : chunk[from]);
+	snprintf(u->comment, sizeof(u->comment),
+		 "%s, RS(%d,%d), %zu to %zu-byte chunks in cache and cold, %s: the fastest threshold "
+		 "(%s)",
+		 path, k, m, chunk[0], chunk[n - 1], who, date);
 	return 0;
 }
 
@@ -598,9 +599,8 @@ int perf_tune_main(int argc, char **argv)
 {
 	struct tune_opts t;
 	char path[1024], date[32], tune[16384];
-	struct update u[5];
+	struct update u[1 + 4]; /* store_sweep's, gpu_tune's */
 	int nu = 0, keep_tune = 1, ret;
-	long long stream_min;
 	time_t now = time(NULL);
 	char *old, *merged;
 
@@ -622,15 +622,10 @@ int perf_tune_main(int argc, char **argv)
 		gfec_conf_user_path(path, sizeof(path));
 	}
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	ret = store_sweep(&t, t.p.codes[0].k, t.p.codes[0].m, &stream_min, u[0].comment,
-			  sizeof(u[0].comment));
+	ret = store_sweep(&t, t.p.codes[0].k, t.p.codes[0].m, date, &u[0]);
 	if (ret < 0)
 		return 1;
 	if (ret == 0) {
-		u[0].k = GFEC_KNOB_CPU_STREAM_MIN;
-		snprintf(u[0].value, sizeof(u[0].value), "%lld", stream_min);
-		snprintf(u[0].comment + strlen(u[0].comment), sizeof(u[0].comment) -
-			 strlen(u[0].comment), " (%s)", date);
 		fprintf(stderr, "[cpu] stream_min = %s\n", u[0].value);
 		nu = 1;
 	}
