@@ -282,6 +282,7 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.lanes = c->prof.gpu_lanes;
 	conf.pinned_dma = c->prof.gpu_pinned_dma;
 	conf.map_bytes = c->prof.gpu_map_bytes;
+	conf.resident_us = c->prof.gpu_resident_us;
 	conf.rules = c->prof.set.rules;
 	conf.nrules = c->prof.set.nrules;
 	/* one context: cuda and cuda-ctx0 fail it; several: the backend picks (gemm.h) */

@@ -42,6 +42,7 @@ struct gfec_profile {
 	int gpu_lanes;		/* host-buffer calls in flight per device, 0 = backend default */
 	int gpu_pinned_dma;	/* pinned host buffers staged (1) or read in place (0) */
 	long long gpu_map_bytes; /* in-place bytes in flight per device; 0 default, -1 no cap */
+	long long gpu_resident_us; /* the resident kernel's idle lifetime; 0 = off */
 	int gpu_coalesce_us;	/* coalescing window (coalesce.h); 0 = off */
 	long long gpu_coalesce_bytes;
 	int gpu_coalesce_slots;	/* launches of in-place calls in flight (coalesce.h); 0 = off */

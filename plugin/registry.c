@@ -152,6 +152,14 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 				      .help = "bytes (in + out) of calls on pinned memory read in "
 					      "place that run at once per GPU; later ones wait (0 = "
 					      "the backend's 128M, off = no cap)" },
+	[GFEC_KNOB_GPU_RESIDENT_US] = { .name = "gpu_resident_us", .profile = 1,
+					.env = "GFEC_GPU_RESIDENT_US", .section = "gpu",
+					.key = "resident_us", .type = GFEC_KNOB_NUM, .lo = 0,
+					.hi = 1000000, .dflt = "0",
+					.help = "calls of one small stripe in device memory go to a "
+						"kernel kept running on the GPU, which leaves after "
+						"this many microseconds without one (0 = off: a "
+						"launch per call)" },
 	[GFEC_KNOB_HYBRID_MIN_BYTES] = { .name = "hybrid_min_bytes", .profile = 1,
 					 .section = "hybrid", .key = "min_bytes",
 					 .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,

@@ -57,7 +57,9 @@
  * Launches of few 16-byte units (kSmallMaxUnits, all stripes together) that the default nibble
  * kernel would take run the small-call kernel instead (gemm_nibble.cuh: no table prologue, one
  * unit per thread, every load issued before the first product), on host and device buffers alike;
- * its pointers travel in a short parameter block when they fit (kInlineSmallPtrs).
+ * its pointers travel in a short parameter block when they fit (kInlineSmallPtrs). With
+ * gpu_resident_us, a device-memory call of one such stripe goes instead to a kernel kept running
+ * (resident.h), with no launch.
  */
 #include <cuda_runtime.h>
 
@@ -77,6 +79,7 @@
 #include "kernels.h"
 #include "nc.h"
 #include "ptrs.h"
+#include "resident.h"
 #include "stride.h"
 #include "threadpool.h"
 
@@ -155,8 +158,9 @@ struct Ctx {
 	cudaStream_t aux = nullptr;
 	std::mutex dlock; // dfree
 	std::vector<DevStream *> dfree, dall; // idle device-call streams; all of them
-	uint64_t calls = 0, bytes_in = 0, failures = 0; // atomic
+	uint64_t calls = 0, bytes_in = 0, failures = 0, resident = 0; // atomic
 
+	Resident *res = nullptr; // gpu_resident_us: one small stripe without a launch (resident.h)
 	struct gfec_cpu_pool *pool = nullptr; // staging copies of pageable buffers, in parallel
 	Bfly16 bfly; // technique=fft's butterflies on device buffers (bfly16.h)
 };
@@ -260,6 +264,7 @@ void dev_stream_free(DevStream *d)
 void ctx_free(Ctx *c)
 {
 	cudaSetDevice(c->dev);
+	resident_destroy(c->res);
 	bfly16_release(&c->bfly);
 	for (Lane *l : c->lall)
 		lane_free(l);
@@ -417,6 +422,8 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 	// them (test_nc_gpu and test_nc_backend's LT cases failed so when they ran beside other GPU
 	// tests on the H200; so could the plan uploads below).
 	CUDA_TRY(cudaStreamCreateWithFlags(&c->aux, cudaStreamDefault));
+	if (conf && conf->resident_us > 0)
+		CUDA_TRY(resident_create(conf->resident_us, &c->res));
 	*out = c;
 	return 0;
 fail:
@@ -627,30 +634,11 @@ struct Steps {
 	ptrdiff_t src, dst;
 };
 
-/*
- * One launch over stripes whose pointers are already device pointers in d_src / d_dst, or, with
- * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
- * (the kernel must have an inline variant and the pointers fit: see run_device), or, with
- * @p steps too, only the first stripe's (h_src, h_dst) and the steps (the kernel's strided form).
- */
-cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
-		   uint8_t *const *d_dst, int nstripes, size_t len, int vec, cudaStream_t st,
-		   const uint8_t *const *h_src = nullptr, uint8_t *const *h_dst = nullptr,
-		   const Steps *steps = nullptr)
+// What kernel @p k of plan @p p is given for a launch (pointers left out).
+GemmArgs kernel_args(const Plan *p, const Prepared *k, int col, int nstripes, size_t len, int vec)
 {
 	GemmArgs args{};
-	int grid;
-	cudaError_t e;
 
-	if (c->fault)
-		return cudaErrorLaunchFailure;
-	if (p->g16)
-		return gemm16_launch(p->g16, col, d_src, d_dst, nstripes, len, vec,
-				     c->prop.multiProcessorCount, (size_t)c->prop.l2CacheSize, st);
-	const Prepared *k = pick_prepared(p, nstripes, len);
-
-	args.src = d_src;
-	args.dst = d_dst;
 	args.rows = p->sh.rows;
 	args.cols = col < 0 ? p->sh.cols : 1;
 	args.a = col < 0 ? p->d_a : p->d_a + col;
@@ -663,6 +651,34 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 	args.units = (len + 15) / 16;
 	args.vec = vec;
 	args.acc = col >= 0;
+	return args;
+}
+
+/*
+ * One launch over stripes whose pointers are already device pointers in d_src / d_dst, or, with
+ * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
+ * (the kernel must have an inline variant and the pointers fit: see run_device), or, with
+ * @p steps too, only the first stripe's (h_src, h_dst) and the steps (the kernel's strided form).
+ */
+cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
+		   uint8_t *const *d_dst, int nstripes, size_t len, int vec, cudaStream_t st,
+		   const uint8_t *const *h_src = nullptr, uint8_t *const *h_dst = nullptr,
+		   const Steps *steps = nullptr)
+{
+	GemmArgs args;
+	int grid;
+	cudaError_t e;
+
+	if (c->fault)
+		return cudaErrorLaunchFailure;
+	if (p->g16)
+		return gemm16_launch(p->g16, col, d_src, d_dst, nstripes, len, vec,
+				     c->prop.multiProcessorCount, (size_t)c->prop.l2CacheSize, st);
+	const Prepared *k = pick_prepared(p, nstripes, len);
+
+	args = kernel_args(p, k, col, nstripes, len, vec);
+	args.src = d_src;
+	args.dst = d_dst;
 	grid = kernel_grid(k->k, args, k->per_sm, c->prop.multiProcessorCount);
 	if (steps)
 		e = kernel_launch_stride(k->k, args, h_src, steps->src, h_dst, steps->dst, grid,
@@ -857,6 +873,25 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 }
 
 /*
+ * One stripe in device memory through the resident kernel (gpu_resident_us, resident.h), when the
+ * launch would be the small-call kernel's: 1 done, 0 not taken, < 0 an error (GFEC_E_INVAL: a
+ * NULL pointer).
+ */
+int run_resident(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *src,
+		 uint8_t *const *dst)
+{
+	const Prepared *k = pick_prepared(p, 1, len);
+	const int cols = col < 0 ? p->sh.cols : 1;
+
+	if (k != &p->small || cols + p->sh.rows > kResidentPtrs)
+		return 0;
+	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
+	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)p->sh.rows))
+		return GFEC_E_INVAL;
+	return resident_run(c->res, kernel_args(p, k, col, 1, len, 1), k->k->tile, src, dst);
+}
+
+/*
  * Every buffer addressable by the kernels (device memory, or pinned host memory through its
  * mapped addresses): on a stream of the pool, one synchronisation. The caller spins on device
  * memory (a call of one small stripe takes microseconds) and sleeps on host memory (@p sleep:
@@ -865,6 +900,14 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 	       const uint8_t *const *src, uint8_t *const *dst, bool sleep = false)
 {
+	if (c->res && !sleep && !c->fault && nstripes == 1 && !p->g16) {
+		const int ret = run_resident(c, p, col, len, src, dst);
+
+		if (ret > 0)
+			__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
 	DevStream *d = dev_take(c);
 	bool two = false, null = false;
 	cudaError_t e;
@@ -1217,6 +1260,7 @@ void gpu_stats(void *ctx, struct gfec_backend_stats *out)
 	out->calls = __atomic_load_n(&c->calls, __ATOMIC_RELAXED);
 	out->bytes_in = __atomic_load_n(&c->bytes_in, __ATOMIC_RELAXED);
 	out->fallbacks = __atomic_load_n(&c->failures, __ATOMIC_RELAXED);
+	out->resident = __atomic_load_n(&c->resident, __ATOMIC_RELAXED);
 }
 
 const char *gpu_path_name(void *ctx)

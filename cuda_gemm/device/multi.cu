@@ -574,6 +574,13 @@ void m_stats(void *ctx, struct gfec_backend_stats *out)
 	out->calls = m->calls;
 	out->bytes_in = m->bytes;
 	out->fallbacks = m->redone;
+	out->resident = 0;
+	for (const Dev *d : m->d) {
+		struct gfec_backend_stats one;
+
+		m->in->stats(d->ctx, &one);
+		out->resident += one.resident;
+	}
 }
 
 const char *m_path_name(void *ctx)

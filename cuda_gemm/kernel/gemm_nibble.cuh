@@ -241,19 +241,62 @@ __global__ void __launch_bounds__(THREADS, nibble_min_blocks(THREADS))
 constexpr int kSmallMaxCols = 16;
 constexpr int kSmallThreads = 64;
 
+/*
+ * How a small-call body reads memory. A launch's inputs and tables do not change under it, so
+ * they take the read-only path and outputs are read (acc) as plain loads ...
+ */
+struct LoadLaunch {
+	static __device__ __forceinline__ uint4 v16(const uint8_t *p) { return ld16(p); }
+	static __device__ __forceinline__ uint32_t word(const uint32_t *p) { return __ldg(p); }
+	static __device__ __forceinline__ uint8_t byte(const uint8_t *p) { return *p; }
+};
+
+/*
+ * ... while a kernel that outlives its inputs (resident.cu: the caller rewrites them between
+ * requests, a plan's tables may be freed and their memory reused) reads everything from L2,
+ * where other kernels' and copies' writes are, never from a stale line of its multiprocessor's
+ * L1 or read-only cache.
+ */
+struct LoadL2 {
+	static __device__ __forceinline__ uint4 v16(const uint8_t *p)
+	{
+		uint4 v;
+
+		asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
+			     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+			     : "l"(p));
+		return v;
+	}
+	static __device__ __forceinline__ uint32_t word(const uint32_t *p)
+	{
+		uint32_t v;
+
+		asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+		return v;
+	}
+	static __device__ __forceinline__ uint8_t byte(const uint8_t *p)
+	{
+		uint16_t v;
+
+		asm volatile("ld.global.cg.u8 %0, [%1];" : "=h"(v) : "l"(p));
+		return (uint8_t)v;
+	}
+};
+
 // n (< 16) bytes at p, zero-extended to a unit.
-__device__ __forceinline__ uint4 ld_bytes(const uint8_t *p, int n)
+template <class L> __device__ __forceinline__ uint4 ld_bytes(const uint8_t *p, int n)
 {
 	uint32_t w[4] = { 0, 0, 0, 0 };
 
 #pragma unroll
 	for (int b = 0; b < 16; b++)
 		if (b < n)
-			w[b >> 2] |= (uint32_t)p[b] << (8 * (b & 3));
+			w[b >> 2] |= (uint32_t)L::byte(p + b) << (8 * (b & 3));
 	return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-template <int RG, class Stripes>
+// THREADS: the block's size (the unit loop's step is a grid of such blocks).
+template <int RG, class Stripes, class L = LoadLaunch, int THREADS = kSmallThreads>
 __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const Stripes &stripes)
 {
 	const uint32_t lane = threadIdx.x & 31;
@@ -265,10 +308,10 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const St
 	for (int j = 0; j < kSmallMaxCols; j++)
 #pragma unroll
 		for (int g = 0; g < RG; g++)
-			tab[j][g] = j < cols ? __ldg(args.tables + (j * RG + g) * 32 + lane) : 0;
+			tab[j][g] = j < cols ? L::word(args.tables + (j * RG + g) * 32 + lane) : 0;
 
-	for (size_t u0 = (size_t)blockIdx.x * kSmallThreads + (threadIdx.x - lane); u0 < total;
-	     u0 += (size_t)gridDim.x * kSmallThreads) {
+	for (size_t u0 = (size_t)blockIdx.x * THREADS + (threadIdx.x - lane); u0 < total;
+	     u0 += (size_t)gridDim.x * THREADS) {
 		const size_t u = u0 + lane;
 		const bool live = u < total;
 		const size_t s = live ? u / args.units : 0;
@@ -291,11 +334,11 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const St
 		if (vec) {
 #pragma unroll
 			for (int j = 0; j < kSmallMaxCols; j++)
-				v[j] = j < cols ? ld16(sp[j]) : make_uint4(0, 0, 0, 0);
+				v[j] = j < cols ? L::v16(sp[j]) : make_uint4(0, 0, 0, 0);
 		} else {
 #pragma unroll
 			for (int j = 0; j < kSmallMaxCols; j++)
-				v[j] = j < cols ? ld_bytes(sp[j], n) : make_uint4(0, 0, 0, 0);
+				v[j] = j < cols ? ld_bytes<L>(sp[j], n) : make_uint4(0, 0, 0, 0);
 		}
 
 		uint32_t acc[RG][16];
@@ -354,7 +397,7 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const St
 					uint4 x = make_uint4(row[r][0], row[r][1], row[r][2], row[r][3]);
 
 					if (args.acc) {
-						const uint4 d = ld16(o);
+						const uint4 d = L::v16(o);
 
 						x.x ^= d.x, x.y ^= d.y, x.z ^= d.z, x.w ^= d.w;
 					}
@@ -364,7 +407,7 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const St
 					for (int b = 0; b < 16; b++)
 						if (b < n)
 							o[b] = (uint8_t)(row[r][b >> 2] >> (8 * (b & 3))) ^
-							       (args.acc ? o[b] : 0);
+							       (args.acc ? L::byte(o + b) : 0);
 				}
 			}
 		}

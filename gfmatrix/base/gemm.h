@@ -58,6 +58,7 @@ struct gfec_backend_stats {
 	uint64_t calls;		/**< gemm + update calls */
 	uint64_t bytes_in;	/**< source bytes read */
 	uint64_t fallbacks;	/**< calls redone on another path after an error */
+	uint64_t resident;	/**< GPU: calls the resident kernel ran (gpu_resident_us) */
 };
 
 /**
@@ -103,6 +104,8 @@ struct gfec_backend_conf {
 				    instead of being read and written in place by the kernels */
 	long long map_bytes;   /**< bytes (in + out) of in-place calls in flight per device: 0 =
 				    default (GFEC_GPU_MAP_BYTES_DEFAULT), -1 = no cap */
+	long long resident_us; /**< > 0: calls of one small stripe in device memory go to a kernel
+				    kept running, which leaves after this many idle microseconds */
 	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
 	int nrules;
 	int fault;	       /**< tests: 1 (GFEC_FAULT=cuda): every device call fails; 2 + i
