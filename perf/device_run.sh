@@ -10,7 +10,7 @@
 #   source .device/env.sh && GFEC_BUILD=/tmp/gfec-build bash perf/device_run.sh "$OUT" [STEP ...]
 # Steps (default: all): build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights
 # ncperf daemon hybrid nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu
-# fftgpu ncpapers lanes slots p99 tunecpu
+# fftgpu ncpapers lanes slots p99 tunecpu resident
 # .device/ (../shared/device/pack.sh) must carry the Debian libraries, nasm and
 # isa-l-2.32.1.tar.gz (the upstream ISA-L that gfec-perf isal --isal-lib compares against).
 set -uo pipefail
@@ -18,7 +18,7 @@ out=${1:?usage: device_run.sh OUTDIR [STEP ...]}
 shift
 steps=${*:-build gputest cputest gpubench nc w16 ncli perf isal ceil lt weights ncperf daemon hybrid
 	nt coalesce multi small ncsizes ltdec fft gate ncctx w16q stress cpu16 nccpu fftgpu ncpapers
-	lanes slots p99 tunecpu}
+	lanes slots p99 tunecpu resident}
 cd "$(dirname "$0")/.."
 log=$out/logs
 mkdir -p "$log"
@@ -225,6 +225,15 @@ small() { # small calls (issue 17): the small-call kernel, the batch call agains
 		GFEC_TEST_FILTER='test_device_*' compute-sanitizer --tool memcheck --error-exitcode 9 \
 			./$b/tests/test_gpu
 }
+resident() { # the resident small-call kernel (gpu_resident_us, issue 17): its test, then the
+	# small-call section twice (one stripe's P50/P99 launched and resident, in one process), then
+	# the test under compute-sanitizer's memcheck
+	timeout 300 ./$b/tests/test_gpu_resident &&
+		./$b/perf/gfec-gpu-bench --small --json "$log/resident1.json" &&
+		./$b/perf/gfec-gpu-bench --small --json "$log/resident2.json" &&
+		GFEC_TEST_FILTER='test_*l*' timeout 600 compute-sanitizer --tool memcheck \
+			--error-exitcode 9 ./$b/tests/test_gpu_resident
+}
 ncsizes() { # RLC encode (issue 12) by segments per call, n = 128, B = 4 KiB, and batch decode's stages
 	./$b/perf/gfec-nc-gpu-bench --sizes --json "$log/nc_gpu_sizes.json"
 }
@@ -354,6 +363,7 @@ step coalesce coalesce
 step cpu16 cpu16
 step multi multi
 step small small
+step resident resident
 step ncsizes ncsizes
 step ltdec ltdec
 step nccpu nccpu

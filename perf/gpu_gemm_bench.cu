@@ -23,6 +23,7 @@
 #include "gfec/gfec.h"
 #include "gfec_gpu.h"
 #include "device/kernels.h"
+#include "device/resident.h"
 #include "device/stride.h"
 #include "kernel/gemm_nibble.cuh"
 #include "gf8.h"
@@ -664,6 +665,27 @@ static int small_batches(int ns)
 				   "us", p50, "one_p50_us", one50, "one_p99_us", one99));
 		ops->plan_free(ctx, plan);
 		ops->fini(ctx);
+		/* and with the resident kernel */
+		conf.resident_us = 1000;
+		if (ops->init(&conf, &ctx) || ops->plan_create(ctx, &gm, &plan)) {
+			fprintf(stderr, "gfec-gpu-bench: the GPU backend refused RS(10,4)\n");
+			exit(2);
+		}
+		host_us([&](int i) {
+			const int t = i % ns;
+			if (ops->gemm(ctx, plan, 1, len, hs + (size_t)t * k, hd + (size_t)t * m))
+				exit(3);
+		}, 100, 5000, &one50, &one99);
+		gfec_backend_stats st{};
+		ops->stats(ctx, &st);
+		printf("backend alone, gpu_resident_us=1000: one stripe P50 %.2f us, P99 %.2f us "
+		       "(%llu of %llu calls resident)\n", one50, one99,
+		       (unsigned long long)st.resident, (unsigned long long)st.calls);
+		json_row(json_pack("{s:s,s:f,s:f,s:I,s:I}", "case", "small_backend_resident",
+				   "one_p50_us", one50, "one_p99_us", one99, "resident",
+				   (json_int_t)st.resident, "calls", (json_int_t)st.calls));
+		ops->plan_free(ctx, plan);
+		ops->fini(ctx);
 	}
 
 	/* batch sizes: the call against each kernel alone on its first n stripes (the backend takes
@@ -709,6 +731,26 @@ static int small_batches(int ns)
 	printf("gfec_encode, one %zu-byte stripe in device memory: P50 %.2f us, P99 %.2f us\n", len,
 	       p50, p99);
 	json_row(json_pack("{s:s,s:f,s:f}", "case", "small_encode_one", "p50_us", p50, "p99_us", p99));
+
+	/* the same through the resident kernel (gpu_resident_us, device/resident.h): no launch; every
+	 * stripe's parity checked after the rotation has written it */
+	{
+		gfec_codec *gr = codec("k=10 m=4 backend=gpu gpu_resident_us=1000");
+		double r50, r99;
+
+		poison(b);
+		host_us([&](int i) {
+			const int t = i % ns;
+			if (gfec_encode(gr, hs + (size_t)t * k, hd + (size_t)t * m, len))
+				exit(3);
+		}, 100, std::max(5000, ns), &r50, &r99);
+		bad += check(b, a.data(), ns);
+		printf("gfec_encode, one stripe, gpu_resident_us=1000: P50 %.2f us, P99 %.2f us "
+		       "(launched: P50 %.2f)\n", r50, r99, p50);
+		json_row(json_pack("{s:s,s:f,s:f}", "case", "small_encode_one_resident", "p50_us", r50,
+				   "p99_us", r99));
+		gfec_codec_free(gr);
+	}
 
 	/* where a call's time goes: each step alone, host clock */
 	{
@@ -779,6 +821,33 @@ static int small_batches(int ns)
 		printf("  1 stripe: small-call kernel, inline + sync    %8.2f (P99 %.2f)\n", p50, p99);
 		json_row(json_pack("{s:s,s:f,s:f}", "case", "small_kernel_launch_sync", "p50_us", p50,
 				   "p99_us", p99));
+		/* the resident kernel (device/resident.h) without the backend in front: what a request
+		 * costs, and the part that is not the stripe's bytes (one 16-byte unit) */
+		host_us([&](int) { (void)cudaStreamQuery(cudaStreamLegacy); }, 10, 1000, &p50, nullptr);
+		printf("  cudaStreamQuery, the legacy stream (idle)    %8.2f\n", p50);
+		json_row(json_pack("{s:s,s:f}", "case", "small_legacy_query", "p50_us", p50));
+		{
+			Resident *res;
+			GemmArgs r1 = s1, r16 = s1;
+			double q50, q99;
+
+			r16.len = 16, r16.units = 1;
+			CK(resident_create(1000, &res));
+			for (const GemmArgs *ra : { &r1, &r16 }) {
+				host_us([&](int i) {
+					const int t = i % ns;
+					if (resident_run(res, *ra, ksm->tile, hs + (size_t)t * k,
+							 hd + (size_t)t * m) != 1)
+						exit(3);
+				}, 100, 5000, &q50, &q99);
+				printf("  1 stripe of %4zu-byte chunks: resident kernel %8.2f (P99 %.2f)\n",
+				       ra->len, q50, q99);
+				json_row(json_pack("{s:s,s:I,s:f,s:f}", "case", "small_resident_run",
+						   "len", (json_int_t)ra->len, "p50_us", q50, "p99_us",
+						   q99));
+			}
+			resident_destroy(res);
+		}
 		host_us([&](int) {
 			CK(cudaMemcpyAsync(dp, hp, (k + m) * sizeof(void *), cudaMemcpyHostToDevice, st));
 			CK(kernel_launch(kd, a1, g1, p.smem, g_logexp, st));
