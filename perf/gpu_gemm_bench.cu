@@ -607,6 +607,15 @@ static int small_batches(int ns)
 	gfec_codec *g = codec("k=10 m=4 backend=gpu");
 	const uint8_t *const *hs = b.hsrc.data();
 	uint8_t *const *hd = b.hdst.data();
+	/* @p reps calls of one stripe each, rotating over the batch's stripes, after 100 warm ones:
+	 * call(src, dst) is nonzero when it failed */
+	auto rotate = [&](auto call, int reps, double *q50, double *q99) {
+		host_us([&](int i) {
+			const int t = i % ns;
+			if (call(hs + (size_t)t * k, hd + (size_t)t * m))
+				exit(3);
+		}, 100, reps, q50, q99);
+	};
 	poison(b);
 	host_us([&](int) { if (gfec_encode_batch(g, ns, hs, hd, len)) exit(3); }, 3, 50, &p50, nullptr);
 	bad += check(b, a.data(), 8);
@@ -645,19 +654,21 @@ static int small_batches(int ns)
 		gfec_gemm_matrix gm{};
 		void *ctx = nullptr, *plan = nullptr;
 		double one50, one99;
+		auto open = [&] {
+			if (ops->init(&conf, &ctx) || ops->plan_create(ctx, &gm, &plan)) {
+				fprintf(stderr, "gfec-gpu-bench: the GPU backend refused RS(10,4)\n");
+				exit(2);
+			}
+		};
+		auto gemm_one = [&](const uint8_t *const *src, uint8_t *const *dst) {
+			return ops->gemm(ctx, plan, 1, len, src, dst);
+		};
 
 		gm.w = 8, gm.rows = m, gm.cols = k, gm.a = a.data();
-		if (ops->init(&conf, &ctx) || ops->plan_create(ctx, &gm, &plan)) {
-			fprintf(stderr, "gfec-gpu-bench: the GPU backend refused RS(10,4)\n");
-			exit(2);
-		}
+		open();
 		host_us([&](int) { if (ops->gemm(ctx, plan, ns, len, hs, hd)) exit(3); }, 3, 50, &p50,
 			nullptr);
-		host_us([&](int i) {
-			const int t = i % ns;
-			if (ops->gemm(ctx, plan, 1, len, hs + (size_t)t * k, hd + (size_t)t * m))
-				exit(3);
-		}, 100, 5000, &one50, &one99);
+		rotate(gemm_one, 5000, &one50, &one99);
 		printf("backend alone (gpu_ops->gemm): %d stripes %.2f us = %.3f x the kernel alone; "
 		       "one stripe P50 %.2f us, P99 %.2f us\n",
 		       ns, p50, kms * 1e3 / p50, one50, one99);
@@ -667,15 +678,8 @@ static int small_batches(int ns)
 		ops->fini(ctx);
 		/* and with the resident kernel */
 		conf.resident_us = 1000;
-		if (ops->init(&conf, &ctx) || ops->plan_create(ctx, &gm, &plan)) {
-			fprintf(stderr, "gfec-gpu-bench: the GPU backend refused RS(10,4)\n");
-			exit(2);
-		}
-		host_us([&](int i) {
-			const int t = i % ns;
-			if (ops->gemm(ctx, plan, 1, len, hs + (size_t)t * k, hd + (size_t)t * m))
-				exit(3);
-		}, 100, 5000, &one50, &one99);
+		open();
+		rotate(gemm_one, 5000, &one50, &one99);
 		gfec_backend_stats st{};
 		ops->stats(ctx, &st);
 		printf("backend alone, gpu_resident_us=1000: one stripe P50 %.2f us, P99 %.2f us "
@@ -723,11 +727,9 @@ static int small_batches(int ns)
 	}
 
 	/* one stripe through gfec_encode, rotating over the batch's stripes */
-	host_us([&](int i) {
-		const int t = i % ns;
-		if (gfec_encode(g, hs + (size_t)t * k, hd + (size_t)t * m, len))
-			exit(3);
-	}, 100, 5000, &p50, &p99);
+	rotate([&](const uint8_t *const *src, uint8_t *const *dst) {
+		return gfec_encode(g, src, dst, len);
+	}, 5000, &p50, &p99);
 	printf("gfec_encode, one %zu-byte stripe in device memory: P50 %.2f us, P99 %.2f us\n", len,
 	       p50, p99);
 	json_row(json_pack("{s:s,s:f,s:f}", "case", "small_encode_one", "p50_us", p50, "p99_us", p99));
@@ -739,11 +741,9 @@ static int small_batches(int ns)
 		double r50, r99;
 
 		poison(b);
-		host_us([&](int i) {
-			const int t = i % ns;
-			if (gfec_encode(gr, hs + (size_t)t * k, hd + (size_t)t * m, len))
-				exit(3);
-		}, 100, std::max(5000, ns), &r50, &r99);
+		rotate([&](const uint8_t *const *src, uint8_t *const *dst) {
+			return gfec_encode(gr, src, dst, len);
+		}, std::max(5000, ns), &r50, &r99);
 		bad += check(b, a.data(), ns);
 		printf("gfec_encode, one stripe, gpu_resident_us=1000: P50 %.2f us, P99 %.2f us "
 		       "(launched: P50 %.2f)\n", r50, r99, p50);
@@ -834,12 +834,9 @@ static int small_batches(int ns)
 			r16.len = 16, r16.units = 1;
 			CK(resident_create(1000, &res));
 			for (const GemmArgs *ra : { &r1, &r16 }) {
-				host_us([&](int i) {
-					const int t = i % ns;
-					if (resident_run(res, *ra, ksm->tile, hs + (size_t)t * k,
-							 hd + (size_t)t * m) != 1)
-						exit(3);
-				}, 100, 5000, &q50, &q99);
+				rotate([&](const uint8_t *const *src, uint8_t *const *dst) {
+					return resident_run(res, *ra, ksm->tile, src, dst) != 1;
+				}, 5000, &q50, &q99);
 				printf("  1 stripe of %4zu-byte chunks: resident kernel %8.2f (P99 %.2f)\n",
 				       ra->len, q50, q99);
 				json_row(json_pack("{s:s,s:I,s:f,s:f}", "case", "small_resident_run",

@@ -883,7 +883,7 @@ int run_resident(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *cons
 	const Prepared *k = pick_prepared(p, 1, len);
 	const int cols = col < 0 ? p->sh.cols : 1;
 
-	if (k != &p->small || cols + p->sh.rows > kResidentPtrs)
+	if (k != &p->small)
 		return 0;
 	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
 	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)p->sh.rows))

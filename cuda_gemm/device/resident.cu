@@ -242,8 +242,8 @@ int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 {
 	std::unique_lock<std::mutex> g(r->lock, std::try_to_lock);
 
-	if (!g.owns_lock() || r->broken || args.nstripes != 1 ||
-	    args.cols + args.rows > kResidentPtrs || args.units > kResidentMaxUnits)
+	if (!g.owns_lock() || r->broken || args.cols + args.rows > kResidentPtrs ||
+	    args.units > kResidentMaxUnits)
 		return 0;
 	// the caller's work queued on the legacy stream first (a launch on a blocking stream would
 	// wait for it; the resident kernel does not)

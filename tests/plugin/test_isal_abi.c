@@ -386,8 +386,9 @@ static void test_encode(void **state)
 
 /*
  * Long encodes into 64-byte aligned outputs: on the GFNI routes, those of at least
- * cpu_stream_min bytes (64 KiB: tests/CMakeLists.txt sets it) write parity by non-temporal stores. Lengths on both
- * sides of the cut, outputs aligned or (every third call) one of them not.
+ * cpu_stream_min bytes (64 KiB: tests/CMakeLists.txt sets it) write parity by non-temporal
+ * stores. Lengths on both sides of the cut, outputs aligned or (every third call) one of them
+ * not.
  */
 static void test_encode_stream(void **state)
 {

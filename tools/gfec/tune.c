@@ -21,7 +21,8 @@ const char help_tune[] =
 
 /*
  * gfec tune is gfec-perf's tune mode: its sweeps need the timing code (and, for the GPU, the
- * GPU memory) that belongs in perf/. Found next to this program (installed), or in the build tree's perf/ beside tools/.
+ * GPU memory) that belongs in perf/. Found next to this program (installed), or in the build
+ * tree's perf/ beside tools/.
  */
 int cmd_tune(int argc, char **argv)
 {
