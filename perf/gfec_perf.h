@@ -108,6 +108,12 @@ enum perf_xor_mode {
 	PERF_XOR_STREAM, /**< output = the XOR, by non-temporal stores (ordinary where an output
 			      is not aligned to the vector) */
 };
+/**
+ * OR'ed into a mode: each source is also prefetched PERF_XOR_PREFETCH_AHEAD bytes ahead of the
+ * block being XORed (within @p n), as gfec's GFNI kernels prefetch theirs (gfni.c).
+ */
+#define PERF_XOR_PREFETCH 0x100
+#define PERF_XOR_PREFETCH_AHEAD 512 /* gfni.c's GFNI_PREFETCH */
 
 /**
  * The XOR-stream kernel (perf_membw.c): [0, n) of each of @p ndst outputs becomes the XOR of the

@@ -320,13 +320,16 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	 * the prefetchers may serve better). The codec's kernels take up to 6 or 4 per pass; a bound
 	 * must not lose to the row's order, so the shape gets the faster one, with its own spread.
 	 * Outputs that are written, not updated, are also written by non-temporal stores, as gfec's
-	 * GFNI kernels write them from cpu_stream_min on: the faster store kind counts too.
+	 * GFNI kernels write them from cpu_stream_min on: the faster store kind counts too; and the
+	 * one-pass order runs again with the sources prefetched ahead, as those kernels fetch them
+	 * (variants 2 and 5).
 	 */
 	const int modes = x->op == PERF_UPDATE ? 1 : 2;
 
-	for (int v = 0; v < 2 * modes; v++) {
-		w.group = v % 2 ? 1 : ndst;
-		w.mode = x->op == PERF_UPDATE ? PERF_XOR_RMW : v / 2 ? PERF_XOR_STREAM : PERF_XOR_SET;
+	for (int v = 0; v < 3 * modes; v++) {
+		w.group = v % 3 == 1 ? 1 : ndst;
+		w.mode = x->op == PERF_UPDATE ? PERF_XOR_RMW : v / 3 ? PERF_XOR_STREAM : PERF_XOR_SET;
+		w.mode |= v % 3 == 2 ? PERF_XOR_PREFETCH : 0;
 		for (int trial = 0; trial < XOR_TRIALS; trial++)
 			if ((g[trial] = xor_sweep_run(&w, threads,
 						      per_set * b.nsets * (double)passes)) <= 0)

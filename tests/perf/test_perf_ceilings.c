@@ -136,7 +136,8 @@ static void test_key(void **state)
 
 /* The XOR-stream kernel against a byte loop: random shapes, lengths and misalignments, outputs
  * poisoned first, guard bytes after every buffer, on every vector width this CPU runs, in every
- * mode (set, in place, non-temporal stores, these with outputs aligned half of the time), in both
+ * mode (set, in place, non-temporal stores, these with outputs aligned half of the time, each
+ * with the sources prefetched ahead half of the time), in both
  * orders a ceiling measures (all outputs per pass, one per pass) and a random group between. */
 static void test_xor_kernel(void **state)
 {
@@ -153,9 +154,10 @@ static void test_xor_kernel(void **state)
 		for (int trial = 0; trial < 300; trial++) {
 			const int nsrc = 1 + (int)(perf_xorshift(&seed) % MAXS);
 			const int ndst = 1 + (int)(perf_xorshift(&seed) % MAXS);
-			const int mode = (int)(perf_xorshift(&seed) % 3);
-			const int rmw = mode == PERF_XOR_RMW;
-			const int aligned = mode == PERF_XOR_STREAM && perf_xorshift(&seed) % 2;
+			const int base = (int)(perf_xorshift(&seed) % 3);
+			const int mode = base | (perf_xorshift(&seed) % 2 ? PERF_XOR_PREFETCH : 0);
+			const int rmw = base == PERF_XOR_RMW;
+			const int aligned = base == PERF_XOR_STREAM && perf_xorshift(&seed) % 2;
 			const size_t n = perf_xorshift(&seed) % (trial < 20 ? 300 : MAXN);
 			const uint8_t *sp[MAXS];
 			uint8_t *dp[MAXS], sum[MAXN] = { 0 };
@@ -181,7 +183,7 @@ static void test_xor_kernel(void **state)
 				memcpy(dst, poison, sizeof(dst));
 				perf_xor_streams_group(width, n, nsrc, sp, ndst, dp, mode, groups[g]);
 				if (memcmp(dst, want, sizeof(dst)) != 0)
-					fail_msg("width %d: %d sources into %d outputs (mode %d, %d "
+					fail_msg("width %d: %d sources into %d outputs (mode %#x, %d "
 						 "per pass), %zu bytes differ from the byte loop",
 						 width, nsrc, ndst, mode, groups[g], n);
 			}
