@@ -60,8 +60,8 @@ struct perf_code_ceil {
  * The CPU XOR-stream ceiling of one row shape: a plain XOR kernel with the row's streams (encode:
  * k read into m written; decode: k read into e written; update: 1 read into m updated in place),
  * on the rows' thread count, in the codec's 64 KiB slices claimed in turn, over buffers laid out
- * and rotated as the row's are; the faster of two orders over a slice (all outputs in one pass, or
- * one output after another). Every batch size of a shape shares its figure.
+ * and rotated as the row's are; the fastest of its ways over a slice (perf_xor_measure). Every
+ * batch size of a shape shares its figure.
  */
 struct perf_xor_ceil {
 	enum perf_op op;
@@ -114,14 +114,21 @@ enum perf_xor_mode {
  */
 #define PERF_XOR_PREFETCH 0x100
 #define PERF_XOR_PREFETCH_AHEAD 512 /* gfni.c's GFNI_PREFETCH */
+/** A mode without PERF_XOR_PREFETCH: the enum perf_xor_mode it writes by. */
+#define PERF_XOR_BASE(mode) ((mode) & ~PERF_XOR_PREFETCH)
+_Static_assert(PERF_XOR_STREAM < PERF_XOR_PREFETCH, "PERF_XOR_PREFETCH is a bit above the modes");
+/** cpu_backend.c's DEFAULT_SLICE: the bytes of every stream that one task of a call covers. */
+#define PERF_CPU_SLICE ((size_t)64 << 10)
+/** gfni.c's GROUP_512 and GROUP_256: the outputs its kernels write per pass over the sources. */
+#define PERF_CPU_GROUP(width) ((width) == 512 ? 6 : 4)
 
 /**
  * The XOR-stream kernel (perf_membw.c): [0, n) of each of @p ndst outputs becomes the XOR of the
- * @p nsrc >= 1 sources, written as @p mode (enum perf_xor_mode) says. Built for AVX-512, AVX2 and
- * the baseline; @p width (a figure perf_xor_width() returned, or smaller) picks one. The outputs go
- * @p group >= 1 per pass over the sources (>= ndst: all in one pass; 1: one output after another,
- * the sources read again, from cache where they fit). No alignment needed; outputs must not overlap
- * the sources.
+ * @p nsrc >= 1 sources, written as @p mode (enum perf_xor_mode, | PERF_XOR_PREFETCH) says. Built
+ * for AVX-512, AVX2 and the baseline; @p width (a figure perf_xor_width() returned, or smaller)
+ * picks one. The outputs go @p group >= 1 per pass over the sources (>= ndst: all in one pass; 1:
+ * one output after another, the sources read again, from cache where they fit). No alignment
+ * needed; outputs must not overlap the sources.
  */
 void perf_xor_streams_group(int width, size_t n, int nsrc, const uint8_t *const *src, int ndst,
 			    uint8_t *const *dst, int mode, int group);
@@ -137,7 +144,7 @@ size_t perf_rotate_bytes(const struct perf_opts *o);
 void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
 		       const struct perf_ceilings *c, int threads);
 /** A --ceilings-cache file's first line; a file without it (an older format) is not used. */
-#define PERF_CEILINGS_VERSION "gfec-perf ceilings 4" /* 4: XOR streams with non-temporal stores */
+#define PERF_CEILINGS_VERSION "gfec-perf ceilings 5" /* 5: XOR streams also prefetched */
 
 /**
  * Reads a ceilings cache written by perf_ceilings_save() with the same @p key into @p c: 0; 1 if
@@ -164,9 +171,10 @@ const struct perf_xor_ceil *perf_xor_ceil(const struct perf_ceilings *c, enum pe
 					  int m, int e, size_t chunk);
 /**
  * Measures @p x's XOR-stream ceiling on @p threads threads (perf_run.c, beside the rows' buffers):
- * a few sweeps in each order of perf_xor_streams_group() (all outputs per pass, one per pass),
- * the best sweep of the faster order into x->gbps and that order's spread into x->spread. 0, or -1
- * where the buffers or the threads cannot be had (then both 0).
+ * a few sweeps in each way of perf_xor_streams_group(): all outputs per pass, one per pass, and
+ * the GFNI kernels' groups with the sources prefetched; written outputs also by non-temporal
+ * stores. The best sweep of the fastest way into x->gbps, that way's spread into x->spread. 0, or
+ * -1 where the buffers or the threads cannot be had (then both 0).
  */
 int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_ceil *x);
 

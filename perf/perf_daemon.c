@@ -13,8 +13,9 @@
  *                                                     | caller's thread)
  *
  * The stripes of a (code, chunk, memory) cover at least 4 x L3 (perf_rotate_bytes) in all, times
- * callers / CPUs where the callers outnumber the CPUs (pool_alloc), and every caller has at least
- * one of its own, so no row is served from cache. Per row: aggregate
+ * the run's most callers / CPUs where those outnumber the CPUs (pool_alloc; every row of the pool
+ * rotates over as much), and every caller has at least one of its own, so no row is served from
+ * cache; a line says where memory caps the pool short of that. Per row: aggregate
  * data GB/s (k x chunk per stripe, over the row's whole window), P50/P99 per call, CPU-s/GB
  * (getrusage of the whole process over the window: callers, gfec's threads, the CUDA runtime's),
  * and from the codec's stats the GPU calls per second and the share of calls the GPU completed;
@@ -29,8 +30,7 @@
  *     daemon-shaped XOR stream measured right after the row: its callers, each looping over its
  *     stripes as the row's did, each "call" a plain XOR of the call's streams (xor_call), its
  *     outputs by ordinary or non-temporal stores and its sources prefetched or not, the best of
- *     the four (the GFNI kernels store by non-temporal stores from cpu_stream_min on and
- *     prefetch their sources). The
+ *     the four (daemon_xor). The
  *     generic sweeps split one stripe set among the CPUs; C callers keep C independent calls'
  *     streams in flight (on the H200 host's 16 CPUs, an RS(10,4) 64K decode row ran at 1.28x
  *     the generic XOR stream);
@@ -313,6 +313,7 @@ static int parse_args(int argc, char **argv, struct dmn_opts *o)
 struct dmn_pool {
 	int k, m, e, nstripes;
 	size_t chunk, pitch, bytes;
+	size_t wanted; /* the bytes the rotation asked for, over the cap where bytes < wanted */
 	int pinned;
 	uint8_t *mem;
 	const uint8_t **data; /* nstripes x k */
@@ -337,12 +338,14 @@ static void pool_free(struct dmn_pool *p)
 }
 
 /*
- * 0; -1 with the reason in @p why. Parity is left for the caller to compute. The stripes cover
- * @p rotate bytes x callers / CPUs where @p callers outnumber the CPUs: each caller loops over
- * its own share, and only the callers running at once touch memory, so that their shares too
- * cover @p rotate (64 callers of RS(10,4) 64K encodes on the H200 host's 16 CPUs, whose shares
- * then held 4 x L3 / 4, ran at 1.07-1.52x the daemon-shaped XOR stream and above every memory
- * sweep: perf/results/nvidia-h200/bound-2026-11-25).
+ * 0; -1 with the reason in @p why. Parity is left for the caller to compute. @p callers: the
+ * most callers of any row on the pool. The stripes cover @p rotate bytes x callers / CPUs where
+ * the callers outnumber the CPUs: each caller loops over its own share, and only the callers
+ * running at once touch memory, so that their shares too cover @p rotate (64 callers of RS(10,4)
+ * 64K encodes on the H200 host's 16 CPUs, whose shares then held 4 x L3 / 4, ran at 1.07-1.52x
+ * the daemon-shaped XOR stream and above every memory sweep:
+ * perf/results/nvidia-h200/bound-2026-11-25). Under a cap of min(RAM / 4, 8 GiB); p->wanted says
+ * what the rotation asked for.
  */
 static int pool_alloc(struct dmn_pool *p, int k, int m, size_t chunk, int pinned, size_t rotate,
 		      int callers, char *why, size_t whylen)
@@ -351,7 +354,7 @@ static int pool_alloc(struct dmn_pool *p, int k, int m, size_t chunk, int pinned
 	const size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
 	const size_t cap = phys / 4 < ((size_t)8 << 30) ? phys / 4 : (size_t)8 << 30;
 	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t stripe_bytes, touched;
+	size_t stripe_bytes, touched, nstripes;
 
 	if (cpus > 0 && callers > cpus)
 		rotate = rotate * (size_t)((callers + cpus - 1) / cpus);
@@ -360,19 +363,20 @@ static int pool_alloc(struct dmn_pool *p, int k, int m, size_t chunk, int pinned
 	p->pitch = (chunk + 63) & ~(size_t)63;
 	stripe_bytes = p->pitch * (size_t)(n + e);
 	touched = p->pitch * (size_t)n; /* what one call reads and writes, at least */
-	p->nstripes = (int)((rotate + touched - 1) / touched);
-	if (p->nstripes < callers)
-		p->nstripes = callers;
-	if ((size_t)p->nstripes * stripe_bytes > cap) {
-		if ((size_t)callers * stripe_bytes > cap) {
+	nstripes = (rotate + touched - 1) / touched;
+	nstripes = nstripes < (size_t)callers ? (size_t)callers : nstripes;
+	p->wanted = nstripes * stripe_bytes;
+	if (nstripes > cap / stripe_bytes) {
+		if ((size_t)callers > cap / stripe_bytes) {
 			snprintf(why, whylen,
 				 "%d callers' stripes need %zu MiB, over the %zu MiB cap", callers,
 				 ((size_t)callers * stripe_bytes) >> 20, cap >> 20);
 			return -1;
 		}
-		p->nstripes = (int)(cap / stripe_bytes);
+		nstripes = cap / stripe_bytes;
 	}
-	p->bytes = (size_t)p->nstripes * stripe_bytes;
+	p->nstripes = (int)nstripes; /* <= cap / stripe_bytes < 2^31: 8 GiB over >= 2 x 64 bytes */
+	p->bytes = nstripes * stripe_bytes;
 #ifdef GFEC_HAVE_CUDA
 	if (pinned)
 		p->mem = perf_pinned_malloc(p->bytes);
@@ -460,11 +464,6 @@ struct dmn_row {
 	struct dmn_caller *c;
 };
 
-/* cpu_backend.c's DEFAULT_SLICE: the bytes of every stream that one task of a call covers */
-#define CPU_SLICE ((size_t)64 << 10)
-/* gfni.c's GROUP_512 and GROUP_256: the outputs its kernels write per pass over the sources */
-#define CPU_GROUP(width) ((width) == 512 ? 6 : 4)
-
 /*
  * The daemon-shaped XOR stream's "call" on stripe @p s: the call's streams XORed, no GF work, in
  * the order the codec's kernels go (cpu_backend.c: DEFAULT_SLICE slices in turn, with -T 1 on the
@@ -487,8 +486,9 @@ static void xor_call(int width, int mode, enum perf_op op, const struct dmn_pool
 							: p->in[(size_t)s * n + i];
 	for (int i = 0; i < p->e; i++)
 		dst[i] = p->out[(size_t)s * n + i];
-	for (size_t off = 0; off < p->chunk; off += CPU_SLICE) {
-		const size_t len = p->chunk - off < CPU_SLICE ? p->chunk - off : CPU_SLICE;
+	for (size_t off = 0; off < p->chunk; off += PERF_CPU_SLICE) {
+		const size_t len =
+		    p->chunk - off < PERF_CPU_SLICE ? p->chunk - off : PERF_CPU_SLICE;
 		const uint8_t *sv[GFEC_MAX_CHUNKS];
 		uint8_t *dv[GFEC_MAX_CHUNKS];
 
@@ -496,7 +496,7 @@ static void xor_call(int width, int mode, enum perf_op op, const struct dmn_pool
 			sv[i] = src[i] + off;
 		for (int i = 0; i < p->e; i++)
 			dv[i] = dst[i] + off;
-		perf_xor_streams_group(width, len, nsrc, sv, p->e, dv, mode, CPU_GROUP(width));
+		perf_xor_streams_group(width, len, nsrc, sv, p->e, dv, mode, PERF_CPU_GROUP(width));
 	}
 }
 
@@ -772,10 +772,11 @@ static int drive(struct dmn_row *x, pthread_t *tid, double seconds, double *win,
 
 /*
  * The daemon-shaped XOR stream of row @p r, on its stripes @p p with its callers for as long
- * (xor_call), its outputs stored and its sources fetched each way the GFNI kernels may (by
- * ordinary or non-temporal stores, prefetched or not): the best way's bytes read + written per
- * second as the row counts them into xd->gbps, its sub-windows' spread into xd->spread. 0; -1
- * where the threads or memory could not be had.
+ * (xor_call), four ways: by ordinary or non-temporal stores (the GFNI kernels store parity so
+ * from cpu_stream_min on), each with the sources prefetched (as the GFNI kernels fetch them) or
+ * not (as the AVX2 and ISA-L paths do). The best way's bytes read + written per second as the
+ * row counts them into xd->gbps, its sub-windows' spread into xd->spread. 0; -1 where the
+ * threads or memory could not be had.
  */
 static int daemon_xor(const struct dmn_opts *o, const struct dmn_pool *p, const struct perf_row *r,
 		      struct perf_xor_ceil *xd)
@@ -1195,9 +1196,9 @@ int perf_daemon_main(int argc, char **argv)
 	       "synchronous single-stripe calls on its own stripes; %.2f s per row after %d "
 	       "warm-up calls per caller\n",
 	       o.threads, o.seconds, o.warmup);
-	printf("# stripes rotate over >= %zu MiB (4 x L3; x callers / CPUs where they outnumber "
-	       "the CPUs) per code, chunk and memory, at least one per caller; decode loses the "
-	       "first m data chunks\n",
+	printf("# stripes rotate over >= %zu MiB (4 x L3; x the most callers / CPUs where they "
+	       "outnumber the CPUs) per code, chunk and memory, at least one per caller; decode "
+	       "loses the first m data chunks\n",
 	       perf_rotate_bytes(&po) >> 20);
 	printf("# GB/s = 10^9 data bytes (k x chunk per stripe) per second over the row's window; "
 	       "p50/p99 per call; cpu-s/GB: getrusage of the process over the window\n");
@@ -1251,6 +1252,11 @@ int perf_daemon_main(int argc, char **argv)
 					run.done += pool_rows[mem];
 					continue;
 				}
+				if (p.bytes < p.wanted)
+					printf("# RS(%d,%d) %s %s: stripes rotate over %zu MiB, "
+					       "not %zu (the cap)\n",
+					       k, m, size, perf_data_names[mem], p.bytes >> 20,
+					       p.wanted >> 20);
 				if (pool_parity(&p)) {
 					fprintf(stderr,
 						"gfec-perf daemon: RS(%d,%d) %s: the CPU "

@@ -82,8 +82,8 @@ typedef uint64_t vec32 __attribute__((vector_size(32)));
 	{                                                                                          \
 		enum { U = 128 / sizeof(V) };                                                      \
 		const int pf = mode & PERF_XOR_PREFETCH;                                           \
-		const int rmw = (mode & ~PERF_XOR_PREFETCH) == PERF_XOR_RMW;                       \
-		int nt = (mode & ~PERF_XOR_PREFETCH) == PERF_XOR_STREAM;                           \
+		const int rmw = PERF_XOR_BASE(mode) == PERF_XOR_RMW;                               \
+		int nt = PERF_XOR_BASE(mode) == PERF_XOR_STREAM;                                   \
 		size_t p = 0;                                                                      \
                                                                                                    \
 		for (int r = 0; r < ndst; r++) /* non-temporal stores need aligned outputs */     \
@@ -95,10 +95,10 @@ typedef uint64_t vec32 __attribute__((vector_size(32)));
 			if (pf && p + PERF_XOR_PREFETCH_AHEAD + 128 <= n)                          \
 				for (int j = 0; j < nsrc; j++) {                                   \
 					_mm_prefetch((const char *)src[j] + p +                    \
-							     PERF_XOR_PREFETCH_AHEAD,              \
+							 PERF_XOR_PREFETCH_AHEAD,                  \
 						     _MM_HINT_T0);                                 \
 					_mm_prefetch((const char *)src[j] + p +                    \
-							     PERF_XOR_PREFETCH_AHEAD + 64,         \
+							 PERF_XOR_PREFETCH_AHEAD + 64,             \
 						     _MM_HINT_T0);                                 \
 				}                                                                  \
 			XOR_UNROLL for (int u = 0; u < U; u++)                                     \

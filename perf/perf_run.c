@@ -191,8 +191,6 @@ fail:
 
 /* ------------------------------------------------------------------ XOR-stream ceiling */
 
-/* cpu_backend.c's DEFAULT_SLICE: the bytes of every stream that one task of a threaded call covers */
-#define CPU_SLICE ((size_t)64 << 10)
 /* sweeps per shape, the best kept (as the memory ceiling's) */
 #define XOR_TRIALS 5
 /* each sweep touches at least this many times the rotation size */
@@ -202,7 +200,7 @@ struct xor_sweep {
 	const struct bufs *b;
 	enum perf_op op;
 	int width, nsrc, ndst, group; /* group: outputs per pass over a slice's sources */
-	int mode;		      /* enum perf_xor_mode */
+	int mode;		      /* enum perf_xor_mode | PERF_XOR_PREFETCH */
 	size_t nslices, ntasks;
 	atomic_size_t next; /* the first unclaimed task */
 	atomic_int go;	    /* 0 wait, 1 run, -1 give up */
@@ -261,8 +259,9 @@ static void *xor_worker(void *arg)
 		return NULL;
 	while ((t = atomic_fetch_add(&w->next, 1)) < w->ntasks) {
 		const size_t set = t / w->nslices % (size_t)w->b->nsets;
-		const size_t off = t % w->nslices * CPU_SLICE;
-		const size_t n = w->b->chunk - off < CPU_SLICE ? w->b->chunk - off : CPU_SLICE;
+		const size_t off = t % w->nslices * PERF_CPU_SLICE;
+		const size_t n =
+		    w->b->chunk - off < PERF_CPU_SLICE ? w->b->chunk - off : PERF_CPU_SLICE;
 
 		xor_streams_of(w, &w->b->sets[set], off, src, dst);
 		perf_xor_streams_group(w->width, n, w->nsrc, src, w->ndst, dst, w->mode, w->group);
@@ -309,26 +308,28 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	    bufs_alloc(&b, k, m, e, 1, x->chunk, PERF_PAGEABLE, rotate, nsrc + ndst))
 		return -1;
 	w.b = &b, w.op = x->op, w.width = perf_xor_width(), w.nsrc = nsrc, w.ndst = ndst;
-	w.nslices = (x->chunk + CPU_SLICE - 1) / CPU_SLICE;
+	w.nslices = (x->chunk + PERF_CPU_SLICE - 1) / PERF_CPU_SLICE;
 	per_set = (double)x->chunk * (x->op == PERF_UPDATE ? 1 + 2 * m : nsrc + ndst);
 	touched = (size_t)b.nsets * (size_t)(nsrc + ndst) * x->chunk;
 	passes = (XOR_PASSES * rotate + touched - 1) / touched;
 	w.ntasks = passes * (size_t)b.nsets * w.nslices;
 	/*
-	 * Both orders over a slice: all outputs in one pass (the fewest bytes moved), and one output
-	 * after another while the slice's sources stay in cache (the fewest streams at once, which
-	 * the prefetchers may serve better). The codec's kernels take up to 6 or 4 per pass; a bound
-	 * must not lose to the row's order, so the shape gets the faster one, with its own spread.
-	 * Outputs that are written, not updated, are also written by non-temporal stores, as gfec's
-	 * GFNI kernels write them from cpu_stream_min on: the faster store kind counts too; and the
-	 * one-pass order runs again with the sources prefetched ahead, as those kernels fetch them
-	 * (variants 2 and 5).
+	 * Both orders over a slice: all outputs in one pass (the fewest bytes moved), and one
+	 * output after another while the slice's sources stay in cache (the fewest streams at once,
+	 * which the prefetchers may serve better). The codec's kernels take up to 6 or 4 per pass;
+	 * a bound must not lose to the row's order, so the shape gets the faster one, with its own
+	 * spread. Outputs that are written, not updated, are also written by non-temporal stores,
+	 * as gfec's GFNI kernels write them from cpu_stream_min on: the faster store kind counts
+	 * too; and each store kind runs a third way, as those kernels go: their groups (all of
+	 * RS(10,4)'s outputs in one pass) with the sources prefetched ahead.
 	 */
 	const int modes = x->op == PERF_UPDATE ? 1 : 2;
 
 	for (int v = 0; v < 3 * modes; v++) {
-		w.group = v % 3 == 1 ? 1 : ndst;
-		w.mode = x->op == PERF_UPDATE ? PERF_XOR_RMW : v / 3 ? PERF_XOR_STREAM : PERF_XOR_SET;
+		w.group = v % 3 == 1 ? 1 : v % 3 == 2 ? PERF_CPU_GROUP(w.width) : ndst;
+		w.mode = x->op == PERF_UPDATE ? PERF_XOR_RMW
+			 : v / 3	      ? PERF_XOR_STREAM
+					      : PERF_XOR_SET;
 		w.mode |= v % 3 == 2 ? PERF_XOR_PREFETCH : 0;
 		for (int trial = 0; trial < XOR_TRIALS; trial++)
 			if ((g[trial] = xor_sweep_run(&w, threads,

@@ -447,8 +447,9 @@ static int host_sweep(const struct tune_opts *t, int k, int m, struct host_sweep
 	memset(h, 0, sizeof(*h));
 	for (size_t chunk = 4096; chunk <= t->host_max && h->n < MAX_SIZES; chunk *= 4)
 		h->chunk[h->n++] = chunk;
-	fprintf(stderr, "host buffers, RS(%d,%d), stripes rotated over %zu MiB, %.2f s a point:\n",
-		k, m, rotate >> 20, t->seconds);
+	fprintf(stderr,
+		"host buffers, RS(%d,%d), stripes rotated over >= %zu MiB, %.2f s a point:\n", k, m,
+		rotate >> 20, t->seconds);
 	for (int i = 0; i < h->n; i++) {
 		double g[H_N * MAX_CALLERS];
 
