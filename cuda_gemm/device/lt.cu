@@ -94,7 +94,10 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	if (cudaSetDevice(v.dev) != cudaSuccess)
 		return stream_fail(v.stream);
 
-	int vec = B % 16 == 0 && stride % 16 == 0 && (uintptr_t)out % 16 == 0;
+	// 16-byte units where B and the segments allow; their outputs in 16-byte stores where out
+	// and stride allow, else in 4-byte ones (payloads after a 28-byte block header), else bytes
+	const int out16 = stride % 16 == 0 && (uintptr_t)out % 16 == 0;
+	int vec = B % 16 == 0 && (out16 || (stride % 4 == 0 && (uintptr_t)out % 4 == 0));
 	for (int s = 0; s < nseg; s++)
 		vec &= (uintptr_t)segs[s] % 16 == 0;
 	const int sms = v.prop->multiProcessorCount;
@@ -155,6 +158,7 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	a.segs = d_segs, a.out = out, a.partial = d_part, a.deg = d_deg, a.ioff = d_ioff;
 	a.idx = d_idx, a.item = d_item, a.B = B, a.stride = stride, a.units = B / 16;
 	a.count = count, a.items = items, a.n = n, a.seed0 = seed0, a.nseg = nseg, a.vec = vec;
+	a.out16 = out16;
 	if (cudaGetLastError() != cudaSuccess || ev.mark(3, st) != cudaSuccess)
 		return stream_fail(st);
 	lt_xor<<<grid_for((size_t)count + items, (const void *)lt_xor, xor_smem, sms),

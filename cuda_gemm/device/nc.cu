@@ -535,6 +535,41 @@ extern "C" int gfec_gpu_nc_memcpy2d(void *ctx, void *dst, size_t dpitch, const v
 	return 0;
 }
 
+extern "C" int gfec_gpu_nc_seed_headers(void *ctx, const uint8_t *tmpl, size_t hlen,
+					size_t seed_off, int nseg, uint32_t seed0, uint32_t count,
+					uint8_t *out, size_t stride)
+{
+	if (!ctx || !tmpl || !out || nseg < 1 || count < 1 || hlen < 4 || seed_off > hlen - 4 ||
+	    stride < hlen)
+		return GFEC_E_INVAL;
+	const CtxView v = ctx_view(ctx);
+	std::lock_guard<std::mutex> g(*v.lock);
+
+	if (v.fault)
+		return GFEC_E_DEVICE;
+	if (!ctx_is_device(out))
+		return GFEC_E_NOTSUP;
+	if (cudaSetDevice(v.dev) != cudaSuccess)
+		return stream_fail(v.stream);
+	const std::vector<uint8_t> t(tmpl, tmpl + (size_t)nseg * hlen);
+	const size_t nblk = (size_t)nseg * count;
+	const int words =
+		(uintptr_t)out % 4 == 0 && stride % 4 == 0 && hlen % 4 == 0 && seed_off % 4 == 0;
+	cudaStream_t st = v.stream;
+	StreamScratch sc{ st, {} };
+	uint8_t *d_t = nullptr;
+
+	if (to_device(sc, t, &d_t) != cudaSuccess)
+		return stream_fail(st);
+	nc_seed_headers<<<(unsigned)std::min<size_t>((nblk + 255) / 256,
+						     (size_t)v.prop->multiProcessorCount * 8),
+			  256, 0, st>>>(d_t, hlen, seed_off, seed0, count, nblk, out, stride,
+					words);
+	if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(st) != cudaSuccess)
+		return stream_fail(st);
+	return 0;
+}
+
 extern "C" int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *const *src,
 				       const size_t *len, uint8_t *const *dst)
 {

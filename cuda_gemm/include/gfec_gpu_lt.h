@@ -33,10 +33,10 @@ extern "C" {
  * @param segs  @p nseg pointers (a host array) to n * B bytes of device memory each
  * @param out   device memory, (nseg * count - 1) * stride + B bytes; stride >= B
  *
- * Any B, alignment and stride; 16-byte aligned segments and outputs with B and stride multiples
- * of 16 take the vector path. Scratch memory (264 bytes per 64 neighbours or part of them of each
- * coded block, and per segment B bytes per 64 neighbours past a block's first 64) comes from the
- * stream-ordered pool.
+ * Any B, alignment and stride; 16-byte aligned segments with B a multiple of 16 take the vector
+ * path, whose outputs need out and stride multiples of 4 (16: one store per 16 bytes). Scratch
+ * memory (264 bytes per 64 neighbours or part of them of each coded block, and per segment B bytes
+ * per 64 neighbours past a block's first 64) comes from the stream-ordered pool.
  *
  * @returns 0; GFEC_E_INVAL (NULL, n < 1 or > 65536, len >= n, B < 1, stride < B, count < 1,
  * nseg < 1, seed0 + count past 2^32, count * ceil(n / 64) past 2^31); GFEC_E_NOTSUP (a segment

@@ -123,7 +123,9 @@ struct LtArgs {
 	size_t B, stride, units;    // units = B / 16 on the vector path
 	uint32_t count, items;	    // coded blocks; items of the multi-item blocks
 	uint32_t n, seed0;	    // what a block of one item draws its neighbours from
-	int nseg, vec;
+	int nseg, vec;		    // vec: 16-byte units (B and the segments 16-byte aligned)
+	int out16;		    // vec's outputs take 16-byte stores (else four of 4 bytes: out
+				    // and stride 4-byte aligned, as payloads after a block header)
 };
 
 template <class T> GFEC_LT_HD T lt_load(const T *p)
@@ -135,17 +137,40 @@ template <class T> GFEC_LT_HD T lt_load(const T *p)
 #endif
 }
 
-/** *p = v; outputs (@p stream) bypass L2's normal policy so that the sources stay there. */
-GFEC_LT_HD void lt_store(LtU4 *p, const LtU4 &v, int stream)
+/**
+ * The 16 bytes at @p p = v, in one store where @p a16 (p 16-byte aligned), else in four of 4 bytes
+ * (p 4-byte aligned); outputs (@p stream) bypass L2's normal policy so that the sources stay there.
+ */
+GFEC_LT_HD void lt_store(uint8_t *p, const LtU4 &v, int stream, int a16)
 {
+	uint32_t *w = (uint32_t *)p;
+
 #ifdef __CUDA_ARCH__
+	if (stream && a16) {
+		__stcs((LtU4 *)p, v);
+		return;
+	}
 	if (stream) {
-		__stcs(p, v);
+		__stcs(w, v.x), __stcs(w + 1, v.y), __stcs(w + 2, v.z), __stcs(w + 3, v.w);
 		return;
 	}
 #endif
 	(void)stream;
-	*p = v;
+	if (a16) {
+		*(LtU4 *)p = v;
+		return;
+	}
+	w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+}
+
+/** The 16 bytes at @p p, aligned as lt_store's. */
+GFEC_LT_HD LtU4 lt_fetch(const uint8_t *p, int a16)
+{
+	const uint32_t *w = (const uint32_t *)p;
+
+	if (a16)
+		return *(const LtU4 *)p;
+	return LtU4{ w[0], w[1], w[2], w[3] };
 }
 
 /**
@@ -157,7 +182,7 @@ GFEC_LT_HD void lt_xor_vec(const LtArgs &a, const uint32_t *nb, uint32_t cnt, in
 {
 	const LtU4 *seg = (const LtU4 *)a.segs[s];
 	const size_t bu = a.B / 16;
-	LtU4 *dst = (LtU4 *)dst8;
+	const int a16 = a.out16 || !stream; // partials are 16-byte aligned
 
 	for (size_t u = lane; u < a.units; u += 64) {
 		const int two = u + 32 < a.units;
@@ -185,9 +210,9 @@ GFEC_LT_HD void lt_xor_vec(const LtArgs &a, const uint32_t *nb, uint32_t cnt, in
 			if (two)
 				lt_xor4(acc1, lt_load(p + 32));
 		}
-		lt_store(dst + u, acc0, stream);
+		lt_store(dst8 + 16 * u, acc0, stream, a16);
 		if (two)
-			lt_store(dst + u + 32, acc1, stream);
+			lt_store(dst8 + 16 * (u + 32), acc1, stream, a16);
 	}
 }
 
@@ -261,11 +286,11 @@ GFEC_LT_HD void lt_combine_block(const LtArgs &a, uint32_t i, int s, uint32_t la
 		return;
 	if (a.vec) {
 		for (size_t u = lane; u < a.units; u += 32) {
-			LtU4 acc = ((const LtU4 *)dst)[u];
+			LtU4 acc = lt_fetch(dst + 16 * u, a.out16);
 
 			for (uint32_t g = 1; g < ni; g++)
 				lt_xor4(acc, ((const LtU4 *)(part + (size_t)(g - 1) * a.B))[u]);
-			((LtU4 *)dst)[u] = acc;
+			lt_store(dst + 16 * u, acc, 0, a.out16);
 		}
 		return;
 	}

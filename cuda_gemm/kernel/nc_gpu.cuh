@@ -535,5 +535,31 @@ __global__ void nc_copy_pieces(const uint8_t *const *src, const size_t *len, uin
 	}
 }
 
+/**
+ * The header of block i = s * count + j at out + i * stride: the @p hlen bytes of template s
+ * (tmpl + s * hlen) with seed0 + j, little-endian, in its 4 bytes at @p seed_off. One thread a
+ * block; 4-byte words where @p words (out, stride, hlen and seed_off multiples of 4).
+ */
+__global__ void nc_seed_headers(const uint8_t *tmpl, size_t hlen, size_t seed_off, uint32_t seed0,
+				uint32_t count, size_t nblk, uint8_t *out, size_t stride, int words)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nblk;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		const uint8_t *t = tmpl + i / count * hlen;
+		const uint32_t seed = seed0 + (uint32_t)(i % count);
+		uint8_t *d = out + i * stride;
+
+		if (words) {
+			for (size_t w = 0; w < hlen / 4; w++)
+				reinterpret_cast<uint32_t *>(d)[w] =
+					4 * w == seed_off ? seed
+							  : reinterpret_cast<const uint32_t *>(t)[w];
+			continue;
+		}
+		for (size_t b = 0; b < hlen; b++)
+			d[b] = b - seed_off < 4 ? (uint8_t)(seed >> (8 * (b - seed_off))) : t[b];
+	}
+}
+
 } // namespace gfec
 #endif // __CUDACC__

@@ -164,7 +164,10 @@ static void test_tables(void)
 	}
 }
 
-/** The four launches of one gfec_gpu_lt_encode call on host memory; vec as the host picks it. */
+/**
+ * The four launches of one gfec_gpu_lt_encode call on host memory; vec as the host picks it (0
+ * bytes, 1 16-byte units stored whole, 2 stored in 4-byte words).
+ */
 static void emulate_encode(const struct gfec_lt_dist *dist, size_t B, uint32_t seed0,
 			   uint32_t count, const std::vector<const uint8_t *> &segs, uint8_t *out,
 			   size_t stride, int vec)
@@ -202,7 +205,7 @@ static void emulate_encode(const struct gfec_lt_dist *dist, size_t B, uint32_t s
 	a.segs = segs.data(), a.out = out, a.partial = part.data(), a.deg = deg.data();
 	a.ioff = ioff.data(), a.idx = idx.data(), a.item = item.data(), a.B = B;
 	a.stride = stride, a.units = B / 16, a.count = count, a.items = items, a.n = n;
-	a.seed0 = seed0, a.nseg = (int)segs.size(), a.vec = vec;
+	a.seed0 = seed0, a.nseg = (int)segs.size(), a.vec = vec != 0, a.out16 = vec == 1;
 	size_t drawn = 0;
 
 	for (size_t w = 0; w < (size_t)count + items; w++) { // lt_xor, unit by unit
@@ -228,13 +231,14 @@ static void emulate_encode(const struct gfec_lt_dist *dist, size_t B, uint32_t s
 static void test_encode(uint32_t n, size_t B, uint32_t count, int nseg, int vec)
 {
 	struct gfec_lt_dist *dist;
-	const size_t stride = vec ? B + 32 : B + 7, seg_bytes = (size_t)n * B;
+	// vec 2: payloads after a 28-byte block header, 4-byte aligned
+	const size_t stride = vec == 1 ? B + 32 : vec ? B + 28 : B + 7, seg_bytes = (size_t)n * B;
 	const uint32_t seed0 = rnd() % 1000000;
 	// 16-byte aligned storage; the byte path starts segments and outputs at odd addresses
 	std::vector<LtU4> src_store((nseg * seg_bytes + 32) / 16 + 1);
 	std::vector<LtU4> out_store(((size_t)nseg * count * stride + 64) / 16 + 1);
 	uint8_t *src = (uint8_t *)src_store.data() + (vec ? 0 : 3);
-	uint8_t *out = (uint8_t *)out_store.data() + (vec ? 0 : 5);
+	uint8_t *out = (uint8_t *)out_store.data() + (vec == 1 ? 0 : vec ? 28 : 5);
 	std::vector<uint8_t> want(B);
 	std::vector<const uint8_t *> segs(nseg);
 
@@ -273,11 +277,13 @@ int main(void)
 
 	for (uint32_t n : ns) {
 		for (size_t B : vec_B)
-			test_encode(n, B, n >= 1024 ? 300 : 200, 1 + (int)(rnd() % 3), 1);
+			for (int vec = 1; vec <= 2; vec++)
+				test_encode(n, B, n >= 1024 ? 300 : 200, 1 + (int)(rnd() % 3), vec);
 		for (size_t B : byte_B)
 			test_encode(n, B, n >= 1024 ? 100 : 200, 1 + (int)(rnd() % 2), 0);
 	}
 	test_encode(10240, 1024, 400, 1, 1);
+	test_encode(10240, 1024, 400, 2, 2);
 	test_encode(10240, 33, 200, 2, 0);
 	if (failures) {
 		fprintf(stderr, "lt_emulate: %d failures\n", failures);

@@ -621,7 +621,8 @@ static void one_lt(uint32_t n, uint32_t B, int nseg, uint32_t count)
 	for (int s = 0; s < nseg; s++) {
 		segs[s] = (struct gfec_nc_segment){.id = test_rand(), .data = data + s * seg};
 		dsegs[s] = segs[s];
-		/* 16-byte aligned (with B % 16 == 0: payloads through scratch) 3 times in 4 */
+		/* 16-byte aligned (with B % 16 == 0 and a 4-byte aligned output: the encoder's
+		 * 16-byte path) 3 times in 4 */
 		dsegs[s].data = dev_alloc(seg,
 					  (unsigned)(test_range(0, 3) ? 16 * test_range(0, 1)
 								      : test_range(1, 15)),

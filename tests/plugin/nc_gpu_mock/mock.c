@@ -217,6 +217,27 @@ int gfec_gpu_nc_memcpy2d(void *ctx, void *dst, size_t dpitch, const void *src, s
 	return 0;
 }
 
+int gfec_gpu_nc_seed_headers(void *ctx, const uint8_t *tmpl, size_t hlen, size_t seed_off, int nseg,
+			     uint32_t seed0, uint32_t count, uint8_t *out, size_t stride)
+{
+	FAULT(ctx);
+	if (!tmpl || !out || nseg < 1 || count < 1 || hlen < 4 || seed_off > hlen - 4 ||
+	    stride < hlen)
+		return GFEC_E_INVAL;
+	if (!is_dev(out, 1))
+		return GFEC_E_NOTSUP;
+	for (size_t i = 0; i < (size_t)nseg * count; i++) {
+		const uint32_t seed = seed0 + (uint32_t)(i % count);
+		uint8_t *d = out + i * stride;
+
+		must_be_dev(d, hlen);
+		memcpy(d, tmpl + i / count * hlen, hlen);
+		for (int b = 0; b < 4; b++)
+			d[seed_off + b] = (uint8_t)(seed >> (8 * b));
+	}
+	return 0;
+}
+
 int gfec_gpu_nc_copy_pieces(void *ctx, size_t count, const uint8_t *const *src, const size_t *len,
 			    uint8_t *const *dst)
 {
