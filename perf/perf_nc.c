@@ -36,7 +36,7 @@
  * (the XORs' repeated reads of sources only add traffic), so the self-check applies. Encodes are
  * checked against a plain XOR of the neighbours lt.h names, decodes against the segment.
  * With a GPU, an LT encode row on device buffers too: max(n, 262144) blocks of one segment per
- * call (the GPU encoder needs that many to fill the device), against the GPU copy bound for the
+ * call (the GPU encoder needs that many to fill the device; --lt-gpu-blocks), against the GPU copy bound for the
  * same least traffic; its first 4096 blocks are checked.
  *
  * GPU contexts (issue 18): the GPU rows' codes take gpu_devices= (GFEC_GPU_DEVICES) as any code
@@ -68,7 +68,7 @@
 #define SEED 0x6e63u
 #define NC_MAX_LIST 16
 /* LT's GPU encode row: blocks per call (at least n) */
-#define LT_GPU_BLOCKS 262144u
+#define LT_GPU_BLOCKS 262144
 
 /* Row @p r's contexts from @p nc (a GPU row's code, which ran only its calls). */
 static void note_contexts(gfec_nc *nc, struct perf_row *r)
@@ -99,6 +99,7 @@ struct nc_opts {
 	int rlc, lt; /* the families run */
 	unsigned ops; /* the RLC workloads run: OP_* bits */
 	int threads, repeats, cpu, gpu, quick;
+	long lt_gpu_blocks; /* LT GPU encode: coded blocks per call (at least n) */
 	double seconds; /* per repeat */
 	size_t call_bytes;
 	const char *json, *svg;
@@ -109,8 +110,8 @@ void perf_nc_usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: gfec-perf nc [--family rlc,lt] [--n LIST] [--block LIST] [--lt-n LIST]\n"
-	    "                    [--lt-block LIST] [-T THREADS] [-a cpu,gpu] [-r REPEATS]\n"
-	    "                    [--quick] [--json FILE] [--svg PREFIX]\n"
+	    "                    [--lt-block LIST] [--lt-gpu-blocks N] [-T THREADS] [-a cpu,gpu]\n"
+	    "                    [-r REPEATS] [--quick] [--json FILE] [--svg PREFIX]\n"
 	    "RLC (gfec_nc.h) encode, progressive decode (eager, deferred), batch decode and "
 	    "recode\n"
 	    "on the CPU and on the GPU (device buffers), each row beside raw ISA-L with the same\n"
@@ -126,6 +127,8 @@ void perf_nc_usage(FILE *f)
 	    "  --block LIST   RLC block sizes B (default 128,1K,4K,32K; --quick 4K)\n"
 	    "  --lt-n LIST    LT segment widths, 1..65536 (default 10240; --quick 1024)\n"
 	    "  --lt-block LIST  LT block sizes B (default 1K)\n"
+	    "  --lt-gpu-blocks N  LT GPU encode: coded blocks per call, at least n (default "
+	    "262144)\n"
 	    "  -T THREADS     CPU threads for encode, batch decode and recode (default: online "
 	    "CPUs)\n"
 	    "  -a LIST        cpu, gpu or both (default: cpu, and gpu where there is one)\n"
@@ -195,6 +198,12 @@ static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 			ops = val;
 		} else if (!strcmp(f, "-a")) {
 			a = val;
+		} else if (!strcmp(f, "--lt-gpu-blocks")) {
+			if (perf_parse_long(val, 1, 1L << 22, &o->lt_gpu_blocks)) {
+				fprintf(stderr, "gfec-perf nc: %s %s: expected a number in 1..%ld\n",
+					f, val, 1L << 22);
+				return -1;
+			}
 		} else if (!strcmp(f, "-T") || !strcmp(f, "-r")) {
 			if (perf_parse_long(val, f[1] == 'T' ? 0 : 1, f[1] == 'T' ? 1024 : 1000,
 					    &v)) {
@@ -308,6 +317,8 @@ static int parse_args(int argc, char **argv, struct nc_opts *o, int *help)
 	}
 	if (o->repeats < 0)
 		o->repeats = o->quick ? 3 : 5;
+	if (!o->lt_gpu_blocks)
+		o->lt_gpu_blocks = LT_GPU_BLOCKS;
 	o->seconds = o->quick ? 0.03 : 0.2;
 	o->call_bytes = o->quick ? (size_t)1 << 20 : (size_t)8 << 20;
 	return 0;
@@ -1020,7 +1031,7 @@ out:
 
 #ifdef GFEC_HAVE_CUDA
 /*
- * LT encode on the GPU, device buffers: max(n, LT_GPU_BLOCKS) coded blocks (seeds count ..) of
+ * LT encode on the GPU, device buffers: max(n, --lt-gpu-blocks) coded blocks (seeds count ..) of
  * one segment per call, against the GPU copy bound @p d2d for the least traffic (the segment
  * read once, the blocks written); GB/s of coded payload. The first 4096 blocks are checked.
  */
@@ -1031,7 +1042,7 @@ static int row_lt_gpu(const struct nc_opts *o, uint32_t n, size_t B, double d2d,
 				   .block_size = (uint32_t)B,
 				   .family = GFEC_NC_LT,
 				   .backend = GFEC_NC_BACKEND_GPU};
-	const uint32_t count = n > LT_GPU_BLOCKS ? n : LT_GPU_BLOCKS, nchk = 4096;
+	const uint32_t count = n > o->lt_gpu_blocks ? n : (uint32_t)o->lt_gpu_blocks, nchk = 4096;
 	const size_t seg = (size_t)n * B, sbytes = gfec_nc_header_bytes(GFEC_NC_KIND_SEED, n) + B;
 	struct gfec_nc_segment sg = {.id = 1};
 	struct enc_arg a = {.nseg = 1, .count = count, .olen = (size_t)count * sbytes, .segs = &sg};
@@ -1310,11 +1321,14 @@ int perf_nc_main(int argc, char **argv)
 		printf("# LT(n) rows (w = 1, XOR): encode n blocks per call on %d threads, decode on "
 		       "1 from the fewest blocks (m); %%ceil against the CPU memory sweeps of this "
 		       "run (%.1f GB/s on 1 thread, %.1f on %d, read + written) for the least "
-		       "traffic (self-checked)%s\n",
-		       threads, ce.cpu_mem_1, ce.cpu_mem_t, threads,
-		       gpu ? "; GPU encode: max(n, 262144) blocks per call from GPU memory against "
-			     "the GPU copy for the same least traffic, GB/s of coded payload"
-			   : "");
+		       "traffic (self-checked)",
+		       threads, ce.cpu_mem_1, ce.cpu_mem_t, threads);
+	if (o.lt && gpu)
+		printf("; GPU encode: max(n, %ld) blocks per call from GPU memory against the GPU "
+		       "copy for the same least traffic, GB/s of coded payload",
+		       o.lt_gpu_blocks);
+	if (o.lt)
+		printf("\n");
 	if (gfec_cpu_pool_create(threads, &pool)) {
 		fprintf(stderr, "gfec-perf nc: cannot start %d threads\n", threads);
 		return 1;

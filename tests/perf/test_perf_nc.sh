@@ -48,7 +48,7 @@ PY
 	fail "--op encode,batch: $(cat "$dir/out")"
 for bad in "--n 0" "--n 5000" "--block 0" "-a tpu" "-T x" "--bogus 1" "--family raptor" \
 	"--lt-n 0" "--lt-n 70000" "--lt-block 0" "--lt-n 65536 --lt-block 1M" "--op code" \
-	"--op encode,"; do
+	"--op encode," "--lt-gpu-blocks 0" "--lt-gpu-blocks 5000000"; do
 	set +e
 	# shellcheck disable=SC2086
 	"$perf" nc $bad >"$dir/out" 2>"$dir/err"
