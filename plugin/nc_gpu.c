@@ -246,61 +246,63 @@ static void pack_headers(const struct gfec_nc_params *p, const struct gfec_nc_se
 	}
 }
 
-/* Encode with every buffer in device memory. */
+/*
+ * Encode with every buffer in device memory: the headers from two templates per segment (a
+ * systematic block's, a coded one's) made on the device, a systematic code's source blocks by one
+ * copy of pieces, the coded payloads by the GEMM straight into the blocks.
+ */
 static int encode_device(void *ctx, const struct gfec_nc_params *p,
 			 const struct gfec_nc_segment *segs, int nseg, uint32_t first,
 			 uint32_t count, uint32_t nsys, uint8_t *out)
 {
-	const size_t B = p->block_size, bytes = SEED_HDR + B;
-	const size_t nblk = (size_t)nseg * count, npieces = nblk + (size_t)nseg * nsys;
+	const size_t B = p->block_size, bytes = SEED_HDR + B, seg_out = (size_t)count * bytes;
 	const uint32_t ncoded = count - nsys;
-	uint8_t *hdr = malloc(nblk * SEED_HDR);
-	/* reused for the GEMM: nseg segments and nseg * ncoded outputs, fewer than npieces */
-	const uint8_t **src = malloc(sizeof(*src) * npieces);
-	uint8_t **dst = malloc(sizeof(*dst) * npieces);
-	size_t *len = malloc(sizeof(*len) * npieces);
-	uint8_t *d_hdr = NULL;
-	int ret;
+	/* the GEMM's nseg segments and nseg * ncoded outputs, or the nseg * nsys source pieces */
+	const size_t nptr = (size_t)nseg * (nsys > ncoded + 1 ? nsys : ncoded + 1);
+	uint8_t *tmpl = malloc((size_t)2 * nseg * SEED_HDR), *coded;
+	const uint8_t **src = malloc(sizeof(*src) * nptr);
+	uint8_t **dst = malloc(sizeof(*dst) * nptr);
+	size_t *len = malloc(sizeof(*len) * nptr);
+	int ret = 0;
 
-	if (!hdr || !src || !dst || !len) {
+	if (!tmpl || !src || !dst || !len) {
 		ret = GFEC_E_NOMEM;
 		goto out;
 	}
-	pack_headers(p, segs, nseg, first, count, nsys, hdr, SEED_HDR);
-	ret = gfec_gpu_nc_alloc(ctx, nblk * SEED_HDR, (void **)&d_hdr);
-	if (!ret)
-		ret = gfec_gpu_nc_memcpy(ctx, d_hdr, hdr, nblk * SEED_HDR);
-	if (ret)
-		goto out;
-	/* pieces: every header, then every source block of a systematic code */
-	for (size_t i = 0; i < nblk; i++) {
-		src[i] = d_hdr + i * SEED_HDR;
-		dst[i] = out + i * bytes;
-		len[i] = SEED_HDR;
-	}
-	for (int s = 0; s < nseg; s++) {
-		for (uint32_t j = 0; j < nsys; j++) {
-			const size_t i = nblk + (size_t)s * nsys + j;
+	coded = tmpl + (size_t)nseg * SEED_HDR;
+	pack_headers(p, segs, nseg, 0, 1, 1, tmpl, SEED_HDR);
+	pack_headers(p, segs, nseg, 0, 1, 0, coded, SEED_HDR);
+	if (nsys) {
+		for (int s = 0; s < nseg; s++) {
+			for (uint32_t j = 0; j < nsys; j++) {
+				const size_t i = (size_t)s * nsys + j;
 
-			src[i] = segs[s].data + (size_t)(first + j) * B;
-			dst[i] = out + ((size_t)s * count + j) * bytes + SEED_HDR;
-			len[i] = B;
+				src[i] = segs[s].data + (size_t)(first + j) * B;
+				dst[i] = out + s * seg_out + j * bytes + SEED_HDR;
+				len[i] = B;
+			}
 		}
+		ret = gfec_gpu_nc_seed_headers(ctx, tmpl, SEED_HDR, GFEC_NC_HEADER_FIXED, nseg,
+					       first, nsys, out, bytes, seg_out);
+		if (!ret)
+			ret = gfec_gpu_nc_copy_pieces(ctx, (size_t)nseg * nsys, src, len, dst);
 	}
-	ret = gfec_gpu_nc_copy_pieces(ctx, npieces, src, len, dst);
 	if (ret || !ncoded)
+		goto out;
+	ret = gfec_gpu_nc_seed_headers(ctx, coded, SEED_HDR, GFEC_NC_HEADER_FIXED, nseg,
+				       first + nsys, ncoded, out + nsys * bytes, bytes, seg_out);
+	if (ret)
 		goto out;
 	for (int s = 0; s < nseg; s++) {
 		src[s] = segs[s].data;
 		for (uint32_t r = 0; r < ncoded; r++)
 			dst[(size_t)s * ncoded + r] =
-			    out + ((size_t)s * count + nsys + r) * bytes + SEED_HDR;
+			    out + s * seg_out + (nsys + r) * bytes + SEED_HDR;
 	}
 	ret = gfec_gpu_nc_encode(ctx, p->n, B, !!(p->flags & GFEC_NC_ZERO_COEFS), first + nsys,
 				 ncoded, nseg, src, dst);
 out:
-	gfec_gpu_nc_free(ctx, d_hdr);
-	free(hdr);
+	free(tmpl);
 	free(src);
 	free(dst);
 	free(len);
@@ -412,7 +414,7 @@ static int lt_device(void *ctx, const struct gfec_nc_params *p, const struct gfe
 	}
 	if (!ret)
 		ret = gfec_gpu_nc_seed_headers(ctx, tmpl, SEED_HDR, GFEC_NC_HEADER_FIXED, nseg,
-					       first, count, out, bytes);
+					       first, count, out, bytes, count * bytes);
 	free(tmpl);
 	free(sp);
 	return ret;

@@ -537,7 +537,7 @@ extern "C" int gfec_gpu_nc_memcpy2d(void *ctx, void *dst, size_t dpitch, const v
 
 extern "C" int gfec_gpu_nc_seed_headers(void *ctx, const uint8_t *tmpl, size_t hlen,
 					size_t seed_off, int nseg, uint32_t seed0, uint32_t count,
-					uint8_t *out, size_t stride)
+					uint8_t *out, size_t stride, size_t seg_stride)
 {
 	if (!ctx || !tmpl || !out || nseg < 1 || count < 1 || hlen < 4 || seed_off > hlen - 4 ||
 	    stride < hlen)
@@ -553,8 +553,8 @@ extern "C" int gfec_gpu_nc_seed_headers(void *ctx, const uint8_t *tmpl, size_t h
 		return stream_fail(v.stream);
 	const std::vector<uint8_t> t(tmpl, tmpl + (size_t)nseg * hlen);
 	const size_t nblk = (size_t)nseg * count;
-	const int words =
-		(uintptr_t)out % 4 == 0 && stride % 4 == 0 && hlen % 4 == 0 && seed_off % 4 == 0;
+	const int words = (uintptr_t)out % 4 == 0 && stride % 4 == 0 && seg_stride % 4 == 0 &&
+			  hlen % 4 == 0 && seed_off % 4 == 0;
 	cudaStream_t st = v.stream;
 	StreamScratch sc{ st, {} };
 	uint8_t *d_t = nullptr;
@@ -564,7 +564,7 @@ extern "C" int gfec_gpu_nc_seed_headers(void *ctx, const uint8_t *tmpl, size_t h
 	nc_seed_headers<<<(unsigned)std::min<size_t>((nblk + 255) / 256,
 						     (size_t)v.prop->multiProcessorCount * 8),
 			  256, 0, st>>>(d_t, hlen, seed_off, seed0, count, nblk, out, stride,
-					words);
+					seg_stride, words);
 	if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(st) != cudaSuccess)
 		return stream_fail(st);
 	return 0;

@@ -93,11 +93,13 @@ int gfec_gpu_nc_memcpy2d(void *ctx, void *dst, size_t dpitch, const void *src, s
 /**
  * The headers of a seed-carrying encode's blocks, in one launch: block (s, j) (s < @p nseg,
  * j < @p count) gets the @p hlen bytes of template s (@p tmpl + s * hlen, host memory) with
- * seed0 + j, little-endian, in their 4 bytes at @p seed_off, at out + (s * count + j) * @p stride
- * (device memory). 0; GFEC_E_INVAL; GFEC_E_NOTSUP when out is not device memory; GFEC_E_DEVICE.
+ * seed0 + j, little-endian, in their 4 bytes at @p seed_off, at out + s * @p seg_stride + j *
+ * @p stride (device memory). 0; GFEC_E_INVAL; GFEC_E_NOTSUP when out is not device memory;
+ * GFEC_E_DEVICE.
  */
 int gfec_gpu_nc_seed_headers(void *ctx, const uint8_t *tmpl, size_t hlen, size_t seed_off, int nseg,
-			     uint32_t seed0, uint32_t count, uint8_t *out, size_t stride);
+			     uint32_t seed0, uint32_t count, uint8_t *out, size_t stride,
+			     size_t seg_stride);
 /**
  * Piece i: len[i] bytes from src[i] to dst[i], all device memory, in one launch (the arrays are
  * host memory). 0; GFEC_E_NOTSUP when src[0] or dst[0] is not device memory; GFEC_E_DEVICE.

@@ -536,18 +536,21 @@ __global__ void nc_copy_pieces(const uint8_t *const *src, const size_t *len, uin
 }
 
 /**
- * The header of block i = s * count + j at out + i * stride: the @p hlen bytes of template s
- * (tmpl + s * hlen) with seed0 + j, little-endian, in its 4 bytes at @p seed_off. One thread a
- * block; 4-byte words where @p words (out, stride, hlen and seed_off multiples of 4).
+ * The header of block (s, j), i = s * count + j, at out + s * seg_stride + j * stride: the @p hlen
+ * bytes of template s (tmpl + s * hlen) with seed0 + j, little-endian, in its 4 bytes at
+ * @p seed_off. One thread a block; 4-byte words where @p words (out, the strides, hlen and
+ * seed_off multiples of 4).
  */
 __global__ void nc_seed_headers(const uint8_t *tmpl, size_t hlen, size_t seed_off, uint32_t seed0,
-				uint32_t count, size_t nblk, uint8_t *out, size_t stride, int words)
+				uint32_t count, size_t nblk, uint8_t *out, size_t stride,
+				size_t seg_stride, int words)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nblk;
 	     i += (size_t)gridDim.x * blockDim.x) {
-		const uint8_t *t = tmpl + i / count * hlen;
-		const uint32_t seed = seed0 + (uint32_t)(i % count);
-		uint8_t *d = out + i * stride;
+		const size_t s = i / count, j = i % count;
+		const uint8_t *t = tmpl + s * hlen;
+		const uint32_t seed = seed0 + (uint32_t)j;
+		uint8_t *d = out + s * seg_stride + j * stride;
 
 		if (words) {
 			for (size_t w = 0; w < hlen / 4; w++)

@@ -218,7 +218,8 @@ int gfec_gpu_nc_memcpy2d(void *ctx, void *dst, size_t dpitch, const void *src, s
 }
 
 int gfec_gpu_nc_seed_headers(void *ctx, const uint8_t *tmpl, size_t hlen, size_t seed_off, int nseg,
-			     uint32_t seed0, uint32_t count, uint8_t *out, size_t stride)
+			     uint32_t seed0, uint32_t count, uint8_t *out, size_t stride,
+			     size_t seg_stride)
 {
 	FAULT(ctx);
 	if (!tmpl || !out || nseg < 1 || count < 1 || hlen < 4 || seed_off > hlen - 4 ||
@@ -228,7 +229,7 @@ int gfec_gpu_nc_seed_headers(void *ctx, const uint8_t *tmpl, size_t hlen, size_t
 		return GFEC_E_NOTSUP;
 	for (size_t i = 0; i < (size_t)nseg * count; i++) {
 		const uint32_t seed = seed0 + (uint32_t)(i % count);
-		uint8_t *d = out + i * stride;
+		uint8_t *d = out + i / count * seg_stride + i % count * stride;
 
 		must_be_dev(d, hlen);
 		memcpy(d, tmpl + i / count * hlen, hlen);

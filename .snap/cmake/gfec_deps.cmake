@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Dependencies from Debian: ISA-L (libisal-dev) always; CMocka (libcmocka-dev) for the tests.
+find_package(Threads REQUIRED)
+find_package(PkgConfig QUIET)
+
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(ISAL QUIET IMPORTED_TARGET libisal)
+endif()
+if(TARGET PkgConfig::ISAL)
+  add_library(gfec::isal ALIAS PkgConfig::ISAL)
+  set(GFEC_ISAL_VERSION ${ISAL_VERSION})
+else()
+  find_path(GFEC_ISAL_INCLUDE isa-l/erasure_code.h)
+  find_library(GFEC_ISAL_LIB isal)
+  if(NOT GFEC_ISAL_INCLUDE OR NOT GFEC_ISAL_LIB)
+    message(FATAL_ERROR "Intel ISA-L was not found. On Debian/Ubuntu: apt-get install libisal-dev")
+  endif()
+  add_library(gfec_isal_lib INTERFACE)
+  target_include_directories(gfec_isal_lib INTERFACE ${GFEC_ISAL_INCLUDE})
+  target_link_libraries(gfec_isal_lib INTERFACE ${GFEC_ISAL_LIB})
+  add_library(gfec::isal ALIAS gfec_isal_lib)
+  set(GFEC_ISAL_VERSION unknown)
+endif()

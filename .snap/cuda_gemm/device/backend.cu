@@ -1,0 +1,1340 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file backend.cu
+ * The GPU behind the backend table: plans (A and its tables on the device), the host-buffer
+ * pipeline, device-pointer calls, fault injection and counters.
+ *
+ * Host pipeline, one slot per stream (default 2), pieces taken in turn:
+ *
+ *   slot 0:  [stage in][H2D][kernel][D2H]                [copy out]
+ *   slot 1:            [stage in][H2D][kernel][D2H]                [copy out]
+ *   slot 2:                      [stage in][H2D][kernel][D2H]               ...
+ *
+ * A piece is a byte range of one stripe (long chunks) or several whole stripes (short chunks,
+ * e.g. Ceph's 4 KiB), so small stripes still reach the GPU in large transfers and one launch.
+ * Each staged request holds a *lane* (its own slots, streams and staging buffers) from a pool of
+ * `lanes` per device (gpu_lanes), so that concurrent callers' pieces overlap: one's copies, H2D
+ * and D2H beside another's. A caller past the pool waits for a lane (the engine's gate in front
+ * of the backend hands them out in arrival order, plugin/engine.c).
+ *
+ * Pinned host buffers (gpu_pinned=map, the default) skip the pipeline: the kernels read and write
+ * them in place through their mapped addresses, a call of host memory then running as a call of
+ * device memory does (below), with no staging, no copy engine and no lane. Updates, and calls with
+ * any pageable buffer, are staged. Their bytes in flight per device are capped (gpu_map_bytes):
+ * past the cap a call waits in arrival order for earlier ones to finish, so that many callers'
+ * large calls do not all read across PCIe at once.
+ *
+ * Device buffers take no lock: each call borrows a stream of its own from a pool (DevStream) and
+ * gives it back at the end, so concurrent callers run side by side. Their pointer tables:
+ *
+ *   up to kInlinePtrs pointers, nibble kernels:  in the launch's parameters (no copy, one launch)
+ *   more:   pieces (growing, capped)  [copy ptrs][H2D]  [copy ptrs][H2D]     ...     (upload stream)
+ *                                               [kernel 0        ]                   (kernel stream 0)
+ *                                                         [kernel 1      ]           (kernel stream 1)
+ *
+ * The host's pass over the caller's pointers (copy to pinned memory, alignment) of piece i+1 and
+ * its upload run while piece i's kernel does; the first piece is small so that the GPU starts
+ * early. Pieces alternate between two kernel streams, so a piece whose table is up starts on the
+ * multiprocessors the previous one leaves (its last wave, or a first piece too small to fill the
+ * GPU) instead of after it: on the H200 a launch of 1..64 stripes took 11-13 us and one of 292
+ * stripes 17 us, against 17 ns per stripe in a large one (run smallbatch-2026-11-24). One
+ * synchronisation per kernel stream, at the end.
+ *
+ * A batch of evenly spaced stripes (one allocation at one pitch: stride.h) needs no table: the
+ * host checks the spacing over every pointer, then launches once with the first stripe's pointers
+ * and the step between stripes (even_head). Where the spacing breaks, the rest goes up by
+ * tables as above. On the H200 (4096 RS(10,4) stripes of 4 KiB) the check took 8.6-11.7 us and the
+ * kernel 75-77; launching pieces of growing size while checking the next one cost more in their
+ * launches and prologues than it hid (96.8 us a call against 87.9-92.0), and letting the kernel
+ * start at once and wait on a word in mapped host memory for the check is no way on this host:
+ * the GPU's reads of that word are served one at a time, about 1 us each (264 blocks reading it
+ * once: 258 us; small-2026-11-25b, call 2).
+ *
+ * No NULL pointer gets past a device-buffer call before anything runs (the codec leaves that check
+ * to this backend: checks_device_ptrs in gemm.h): the evenly spaced head's follows from its first
+ * row (stride.h), the rest's are read one by one.
+ *
+ * Launches of few 16-byte units (kSmallMaxUnits, all stripes together) that the default nibble
+ * kernel would take run the small-call kernel instead (gemm_nibble.cuh: no table prologue, one
+ * unit per thread, every load issued before the first product), on host and device buffers alike;
+ * its pointers travel in a short parameter block when they fit (kInlineSmallPtrs). With
+ * gpu_resident_us, a device-memory call of one such stripe goes instead to a kernel kept running
+ * (resident.h), with no launch.
+ */
+#include <cuda_runtime.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <new>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+#include <vector>
+
+#include "bfly16.h"
+#include "fifo_gate.h"
+#include "gemm16.h"
+#include "gfec_gpu.h"
+#include "kernels.h"
+#include "nc.h"
+#include "ptrs.h"
+#include "resident.h"
+#include "stride.h"
+#include "threadpool.h"
+
+namespace gfec {
+namespace {
+
+// From the pinned sweep on the H200 (perf/results/nvidia-h200/gpu_bench_2026-11-22d.log):
+// 32 MiB pieces on 2 streams moved RS(10,4) at 0.90x pinned H2D; 16 MiB pieces 0.85-0.86x.
+constexpr int kDefaultStreams = 2;
+constexpr size_t kDefaultSegment = (size_t)32 << 20; // staging bytes per slot (inputs)
+constexpr size_t kMaxPtrs = 1 << 20;		      // pointer-array entries per piece
+constexpr size_t kPitchAlign = 256;
+// Device-buffer calls: the first piece's pointers, the growth of the next ones and their cap (see
+// the top). On the H200 host the pass over the pointers (45 us for 57344) outran the kernel (78 us
+// for their 4096 RS(10,4) stripes of 4 KiB), but with growth 4 the last piece (2636 stripes) waited
+// for 29 us of that pass while the GPU had 1168 stripes to run (integration run g): pieces stop
+// growing once the host is ahead, so the last one is short.
+constexpr size_t kFirstPiecePtrs = 4096;
+constexpr size_t kPieceGrowth = 2;
+constexpr size_t kMaxPiecePtrs = 16384;
+// Evenly spaced stripes: the pointers checked at a time (where the spacing breaks, the chunk
+// goes up by tables with the rest: even_head).
+constexpr size_t kStepChunkPtrs = 4096;
+
+constexpr int kMaxLanes = 16;
+
+struct Slot {
+	cudaStream_t stream = nullptr;
+	cudaEvent_t done = nullptr;
+	uint8_t *h_in = nullptr, *h_out = nullptr; // pinned staging
+	uint8_t *d_in = nullptr, *d_out = nullptr;
+	void **h_ptrs = nullptr;		   // pinned: src pointers, then dst pointers
+	void **d_ptrs = nullptr;
+	// what the slot's pending piece must copy out when it completes
+	int busy = 0;
+	int s0 = 0, ns = 0;
+	size_t off = 0, n = 0, pitch = 0;
+	int direct = 0;	// outputs went straight to the caller's pinned buffers
+};
+
+// One staged host-buffer request at a time: its pipeline's slots and their staging buffers.
+struct Lane {
+	Slot slots[8];
+	size_t in_cap = 0, out_cap = 0, ptr_cap = 0;
+};
+
+// A stream (and its pointer tables) for one device-buffer call at a time.
+struct DevStream {
+	cudaStream_t st = nullptr; // kernels (inline launches, even pieces)
+	cudaStream_t st2 = nullptr; // kernels (odd pieces)
+	cudaStream_t up = nullptr; // pointer-table uploads
+	cudaEvent_t ev = nullptr;  // "this piece's table is on the device"
+	cudaEvent_t ev2 = nullptr; // "st2's pieces are done" (host-memory calls)
+	cudaEvent_t done = nullptr; // blocking-sync: a host-memory call's caller sleeps on it
+	void **h_ptrs = nullptr;   // pinned
+	void **d_ptrs = nullptr;
+	size_t cap = 0; // entries of each table
+};
+
+struct Ctx {
+	int dev = 0;
+	cudaDeviceProp prop{};
+	const KernelInfo *forced = nullptr;
+	int nslots = kDefaultStreams;
+	size_t segment = kDefaultSegment;
+	int nlanes = GFEC_GPU_LANES_DEFAULT, pinned_map = 1;
+	size_t map_cap = GFEC_GPU_MAP_BYTES_DEFAULT; // 0: no cap
+	gfec_fifo_gate map_gate{}; // mapped calls' bytes in flight under map_cap, first come first served
+	std::mutex llock; // lfree, lall
+	std::condition_variable lcv;
+	std::vector<Lane *> lfree, lall; // idle lanes; all of them (at most nlanes)
+	uint8_t *d_logexp = nullptr;
+	std::vector<gfec_tune_rule> rules; // gfec.conf [tune], first match wins
+	int fault = 0;
+	std::mutex lock;	       // the network-coding and LT entry points (ctx_view), on aux
+	cudaStream_t aux = nullptr;
+	std::mutex dlock; // dfree
+	std::vector<DevStream *> dfree, dall; // idle device-call streams; all of them
+	uint64_t calls = 0, bytes_in = 0, failures = 0, resident = 0; // atomic
+
+	Resident *res = nullptr; // gpu_resident_us: one small stripe without a launch (resident.h)
+	struct gfec_cpu_pool *pool = nullptr; // staging copies of pageable buffers, in parallel
+	Bfly16 bfly; // technique=fft's butterflies on device buffers (bfly16.h)
+};
+
+// One staging memcpy. Pageable buffers reach pinned memory only through the CPU, and one core's
+// memcpy (~5 GB/s measured) is far below PCIe, so a piece's copies are spread over a few threads.
+struct Copy {
+	void *d;
+	const void *s;
+	size_t n;
+};
+
+constexpr int kCopyThreads = 8;
+constexpr size_t kParallelCopyMin = (size_t)1 << 20;
+
+void copy_task(void *arg, size_t i)
+{
+	const Copy &c = static_cast<const Copy *>(arg)[i];
+
+	memcpy(c.d, c.s, c.n);
+}
+
+void run_copies(Ctx *c, std::vector<Copy> &v)
+{
+	size_t total = 0;
+
+	for (const Copy &x : v)
+		total += x.n;
+	if (c->pool && v.size() > 1 && total >= kParallelCopyMin)
+		gfec_cpu_pool_run(c->pool, v.size(), copy_task, v.data());
+	else
+		for (size_t i = 0; i < v.size(); i++)
+			copy_task(v.data(), i);
+	v.clear();
+}
+
+// A kernel made ready for one matrix: its tables on the device and the calls it serves.
+struct Prepared {
+	const KernelInfo *k = nullptr;
+	uint32_t *d_tables = nullptr;
+	size_t smem = 0;
+	int per_sm = 1; // blocks per multiprocessor, found once: launches need no queries
+	size_t len_min = 0, len_max = SIZE_MAX; // the tuning rule's range (default: all)
+};
+
+struct Plan {
+	Shape sh;
+	uint8_t *d_a = nullptr;
+	std::vector<Prepared> ks; // tuned kernels first, the default last
+	Prepared small;		  // the small-call kernel (k = nullptr: none; see pick_prepared)
+	Gemm16Plan *g16 = nullptr; // w = 16: the one GF(2^16) kernel's plan (ks is empty)
+};
+
+#define CUDA_TRY(call)                                                                             \
+	do {                                                                                       \
+		if ((call) != cudaSuccess)                                                         \
+			goto fail;                                                                 \
+	} while (0)
+
+// The slot's staging buffers (not its stream and event), which grow by being replaced.
+void slot_free_buffers(Slot &s)
+{
+	cudaFreeHost(s.h_in);
+	cudaFreeHost(s.h_out);
+	cudaFreeHost(s.h_ptrs);
+	cudaFree(s.d_in);
+	cudaFree(s.d_out);
+	cudaFree(s.d_ptrs);
+	s.h_in = s.h_out = s.d_in = s.d_out = nullptr;
+	s.h_ptrs = s.d_ptrs = nullptr;
+}
+
+void lane_free(Lane *l)
+{
+	for (Slot &s : l->slots) {
+		if (s.stream)
+			cudaStreamDestroy(s.stream);
+		if (s.done)
+			cudaEventDestroy(s.done);
+		slot_free_buffers(s);
+	}
+	delete l;
+}
+
+void dev_stream_free(DevStream *d)
+{
+	if (d->st)
+		cudaStreamDestroy(d->st);
+	if (d->st2)
+		cudaStreamDestroy(d->st2);
+	if (d->up)
+		cudaStreamDestroy(d->up);
+	for (cudaEvent_t e : { d->ev, d->ev2, d->done })
+		if (e)
+			cudaEventDestroy(e);
+	cudaFreeHost(d->h_ptrs);
+	cudaFree(d->d_ptrs);
+	delete d;
+}
+
+void ctx_free(Ctx *c)
+{
+	cudaSetDevice(c->dev);
+	resident_destroy(c->res);
+	bfly16_release(&c->bfly);
+	for (Lane *l : c->lall)
+		lane_free(l);
+	if (c->aux)
+		cudaStreamDestroy(c->aux);
+	for (DevStream *d : c->dall)
+		dev_stream_free(d);
+	cudaFree(c->d_logexp);
+	gfec_cpu_pool_destroy(c->pool);
+	gfec_fifo_gate_destroy(&c->map_gate); // gpu_init makes it before anything ctx_free undoes
+	delete c;
+}
+
+/*
+ * A new member @p x of a pool (its lock held): listed in @p all, with room kept in @p idle for
+ * every member so that giving one back never allocates. nullptr, x released, when memory runs out.
+ */
+template <typename T>
+T *pool_add(std::vector<T *> &all, std::vector<T *> &idle, T *x, void (*release)(T *))
+{
+	try {
+		all.push_back(x);
+		idle.reserve(all.size());
+	} catch (const std::bad_alloc &) {
+		if (!all.empty() && all.back() == x)
+			all.pop_back();
+		release(x);
+		return nullptr;
+	}
+	return x;
+}
+
+// Staging buffers grow on demand (a codec that only sees device pointers never allocates them).
+int slots_reserve(const Ctx *c, Lane *l, size_t in, size_t out, size_t ptrs)
+{
+	if (in <= l->in_cap && out <= l->out_cap && ptrs <= l->ptr_cap)
+		return 0;
+	in = in > l->in_cap ? in : l->in_cap;
+	out = out > l->out_cap ? out : l->out_cap;
+	ptrs = ptrs > l->ptr_cap ? ptrs : l->ptr_cap;
+	for (int i = 0; i < c->nslots; i++) {
+		Slot &s = l->slots[i];
+
+		slot_free_buffers(s);
+		if (cudaMallocHost(&s.h_in, in) != cudaSuccess ||
+		    cudaMallocHost(&s.h_out, out) != cudaSuccess ||
+		    cudaMallocHost(&s.h_ptrs, ptrs * sizeof(void *)) != cudaSuccess ||
+		    cudaMalloc(&s.d_in, in) != cudaSuccess || cudaMalloc(&s.d_out, out) != cudaSuccess ||
+		    cudaMalloc(&s.d_ptrs, ptrs * sizeof(void *)) != cudaSuccess) {
+			l->in_cap = l->out_cap = l->ptr_cap = 0;
+			return GFEC_E_DEVICE;
+		}
+	}
+	l->in_cap = in, l->out_cap = out, l->ptr_cap = ptrs;
+	return 0;
+}
+
+// A lane for one staged request: an idle one, a new one while there are fewer than nlanes, else
+// the first to come back; nullptr when CUDA cannot make one.
+Lane *lane_take(Ctx *c)
+{
+	std::unique_lock<std::mutex> g(c->llock);
+
+	c->lcv.wait(g, [c] { return !c->lfree.empty() || (int)c->lall.size() < c->nlanes; });
+	if (!c->lfree.empty()) {
+		Lane *l = c->lfree.back();
+
+		c->lfree.pop_back();
+		return l;
+	}
+	Lane *l = new (std::nothrow) Lane;
+
+	if (!l)
+		return nullptr;
+	// Blocking streams (see gpu_init); blocking-sync events: a waiting caller sleeps.
+	for (int i = 0; i < c->nslots; i++)
+		if (cudaStreamCreateWithFlags(&l->slots[i].stream, cudaStreamDefault) != cudaSuccess ||
+		    cudaEventCreateWithFlags(&l->slots[i].done,
+					     cudaEventDisableTiming | cudaEventBlockingSync) !=
+			    cudaSuccess) {
+			cudaGetLastError();
+			lane_free(l);
+			return nullptr;
+		}
+	return pool_add(c->lall, c->lfree, l, lane_free);
+}
+
+void lane_give(Ctx *c, Lane *l)
+{
+	{
+		std::lock_guard<std::mutex> g(c->llock);
+
+		c->lfree.push_back(l);
+	}
+	c->lcv.notify_one();
+}
+
+int gpu_init(const struct gfec_backend_conf *conf, void **out)
+{
+	int n = 0;
+	Ctx *c;
+
+	if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1)
+		return GFEC_E_NOBACKEND;
+	c = new (std::nothrow) Ctx;
+	if (!c)
+		return GFEC_E_NOMEM;
+	c->dev = conf ? conf->device : 0;
+	c->fault = conf && conf->fault;
+	c->bfly.dev = c->dev;
+	c->bfly.fault = c->fault != 0;
+	if (conf && conf->streams > 0)
+		c->nslots = conf->streams < 8 ? conf->streams : 8;
+	if (conf && conf->segment)
+		c->segment = conf->segment;
+	if (conf && conf->lanes > 0)
+		c->nlanes = conf->lanes < kMaxLanes ? conf->lanes : kMaxLanes;
+	if (conf) {
+		c->pinned_map = !conf->pinned_dma;
+		if (conf->map_bytes)
+			c->map_cap = conf->map_bytes > 0 ? (size_t)conf->map_bytes : 0;
+	}
+	if (conf && conf->rules)
+		c->rules.assign(conf->rules, conf->rules + conf->nrules);
+	if (conf && conf->kernel && conf->kernel[0]) {
+		c->forced = kernel_find(conf->kernel);
+		if (!c->forced) {
+			delete c;
+			return GFEC_E_INVAL;
+		}
+	}
+	if (c->dev < 0 || c->dev >= n) {
+		delete c;
+		return GFEC_E_NOBACKEND;
+	}
+	if (gfec_fifo_gate_init(&c->map_gate, c->map_cap)) {
+		delete c;
+		return GFEC_E_SYSTEM;
+	}
+	uint8_t le[768];
+	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* no pool on one core, and a failed pool only means serial copies */
+	if (cpus > 1 && gfec_cpu_pool_create(cpus < kCopyThreads ? (int)cpus : kCopyThreads, &c->pool))
+		c->pool = nullptr;
+	kernel_logexp(le);
+	CUDA_TRY(cudaSetDevice(c->dev));
+	CUDA_TRY(cudaGetDeviceProperties(&c->prop, c->dev));
+	CUDA_TRY(cudaMalloc(&c->d_logexp, sizeof(le)));
+	CUDA_TRY(cudaMemcpy(c->d_logexp, le, sizeof(le), cudaMemcpyHostToDevice));
+	// Blocking streams (cudaStreamDefault), here and in dev_stream_get: their work waits for
+	// what the caller queued before on the legacy default stream. A cudaMemcpy from pageable
+	// memory returns once the bytes are staged, before its DMA lands, and a cudaMemset on device
+	// memory returns at once: with non-blocking streams the kernels read the buffers before
+	// them (test_nc_gpu and test_nc_backend's LT cases failed so when they ran beside other GPU
+	// tests on the H200; so could the plan uploads below).
+	CUDA_TRY(cudaStreamCreateWithFlags(&c->aux, cudaStreamDefault));
+	if (conf && conf->resident_us > 0)
+		CUDA_TRY(resident_create(conf->resident_us, &c->res));
+	*out = c;
+	return 0;
+fail:
+	cudaGetLastError();
+	ctx_free(c);
+	return GFEC_E_NOBACKEND;
+}
+
+void gpu_fini(void *ctx)
+{
+	if (ctx)
+		ctx_free(static_cast<Ctx *>(ctx));
+}
+
+const KernelInfo *pick(Ctx *c, const struct gfec_gemm_matrix *a)
+{
+	const Shape sh = { a->rows, a->cols, a->packetsize };
+
+	if (a->w != 8)
+		return nullptr;
+	if (c->forced)
+		return kernel_can_implement(c->forced, sh, c->prop.sharedMemPerBlockOptin)
+			       ? nullptr
+			       : c->forced;
+	return kernel_default(sh, c->prop.sharedMemPerBlockOptin);
+}
+
+int gpu_can_implement(void *ctx, const struct gfec_gemm_matrix *a)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+
+	// w = 16 has one kernel (gpu_kernel names only w = 8 ones); its limit is the table's size.
+	// A matrix given only in a generated form (a = NULL) is the CPU backend's.
+	if (a->w == 16)
+		return a->a ? gemm16_can_implement(a->rows, a->cols, a->packetsize,
+						   c->prop.totalGlobalMem)
+			    : GFEC_E_NOTSUP;
+	return pick(c, a) ? 0 : GFEC_E_NOTSUP;
+}
+
+void gpu_plan_free(void *ctx, void *plan)
+{
+	Plan *p = static_cast<Plan *>(plan);
+
+	if (!p)
+		return;
+	cudaSetDevice(static_cast<Ctx *>(ctx)->dev);
+	cudaFree(p->d_a);
+	for (Prepared &k : p->ks)
+		cudaFree(k.d_tables);
+	cudaFree(p->small.d_tables);
+	gemm16_plan_free(p->g16);
+	delete p;
+}
+
+/*
+ * The small-call kernel (gemm_nibble.cuh: no prologue, one unit per thread) for a plan whose
+ * default is a nibble kernel, or nullptr. It takes launches of up to kSmallMaxUnits 16-byte
+ * units (one RS(10,4) stripe of 4 KiB chunks is 256): on the H200, RS(10,4) 4 KiB, it ran 1..292
+ * stripes in 8.5-13.8 us against 11.7-15.9 for nibble_rg1_t512, and 1024 in 30.0 against 25.8
+ * (perf/results/nvidia-h200/small2-2026-11-24h, call 1).
+ */
+constexpr size_t kSmallMaxUnits = 81920;
+
+const KernelInfo *small_kernel(const KernelInfo *def, const Shape &sh, const Ctx *c)
+{
+	const KernelInfo *k = def->kind != KernelKind::Nibble ? nullptr
+			      : sh.rows <= 4			    ? kernel_find("nibble_small_rg1")
+								    : kernel_find("nibble_small_rg2");
+
+	return k && !kernel_can_implement(k, sh, c->prop.sharedMemPerBlockOptin) ? k : nullptr;
+}
+
+cudaError_t prepare(const KernelInfo *k, const Shape &sh, const uint8_t *a, Prepared *out)
+{
+	std::vector<uint32_t> t(kernel_table_words(k, sh));
+
+	out->k = k;
+	out->smem = kernel_smem(k, sh);
+	cudaError_t e = kernel_occupancy(k, out->smem, &out->per_sm);
+
+	if (e != cudaSuccess || t.empty())
+		return e;
+	kernel_build_tables(k, sh, a, t.data());
+	e = cudaMalloc(&out->d_tables, t.size() * 4);
+	return e != cudaSuccess ? e
+				: cudaMemcpy(out->d_tables, t.data(), t.size() * 4,
+					     cudaMemcpyHostToDevice);
+}
+
+int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+	const KernelInfo *k = pick(c, a);
+	Plan *p;
+	const size_t n = (size_t)a->rows * a->cols;
+
+	if (a->w == 16) {
+		int ret = gpu_can_implement(ctx, a);
+
+		if (ret)
+			return ret;
+		p = new (std::nothrow) Plan;
+		if (!p)
+			return GFEC_E_NOMEM;
+		p->sh = { a->rows, a->cols, 0 };
+		if (cudaSetDevice(c->dev) != cudaSuccess) {
+			cudaGetLastError();
+			delete p;
+			return GFEC_E_DEVICE;
+		}
+		ret = gemm16_plan_create(a->rows, a->cols, reinterpret_cast<const uint16_t *>(a->a),
+					 &p->g16);
+		if (ret) {
+			delete p;
+			return ret;
+		}
+		*out = p;
+		return 0;
+	}
+	if (!k)
+		return GFEC_E_NOTSUP;
+	p = new (std::nothrow) Plan;
+	if (!p)
+		return GFEC_E_NOMEM;
+	p->sh = { a->rows, a->cols, a->packetsize };
+	CUDA_TRY(cudaSetDevice(c->dev));
+	CUDA_TRY(cudaMalloc(&p->d_a, n));
+	CUDA_TRY(cudaMemcpy(p->d_a, a->a, n, cudaMemcpyHostToDevice));
+	// Tuning rules that match this shape (unless a kernel is forced), then the default.
+	for (const gfec_tune_rule &r : c->forced ? std::vector<gfec_tune_rule>() : c->rules) {
+		const KernelInfo *rk = kernel_find(r.kernel);
+
+		if (!rk || a->cols < r.cols_min || a->cols > r.cols_max || a->rows < r.rows_min ||
+		    a->rows > r.rows_max ||
+		    kernel_can_implement(rk, p->sh, c->prop.sharedMemPerBlockOptin))
+			continue;
+		p->ks.emplace_back();
+		p->ks.back().len_min = r.len_min;
+		p->ks.back().len_max = r.len_max;
+		CUDA_TRY(prepare(rk, p->sh, a->a, &p->ks.back()));
+	}
+	p->ks.emplace_back();
+	CUDA_TRY(prepare(k, p->sh, a->a, &p->ks.back()));
+	if (const KernelInfo *sk = c->forced ? nullptr : small_kernel(k, p->sh, c))
+		CUDA_TRY(prepare(sk, p->sh, a->a, &p->small));
+	*out = p;
+	return 0;
+fail:
+	cudaGetLastError();
+	gpu_plan_free(ctx, p);
+	return GFEC_E_DEVICE;
+}
+
+// What CUDA knows of @p p (type cudaMemoryTypeUnregistered for memory it does not know).
+cudaPointerAttributes attrs(const void *p)
+{
+	cudaPointerAttributes at;
+
+	if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+		cudaGetLastError();
+		at = cudaPointerAttributes();
+		at.type = cudaMemoryTypeUnregistered;
+	}
+	return at;
+}
+
+bool device_type(const cudaPointerAttributes &at)
+{
+	return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
+}
+
+int is_device(const void *p)
+{
+	return device_type(attrs(p));
+}
+
+int gpu_is_device_ptr(void *ctx, const void *p)
+{
+	(void)ctx;
+	return is_device(p);
+}
+
+// The plan's w = 8 kernel for calls of @p len bytes: the first tuning rule whose range holds
+// it, else the default (the last).
+const Prepared *choose(const Plan *p, size_t len)
+{
+	for (const Prepared &cand : p->ks)
+		if (len >= cand.len_min && len <= cand.len_max)
+			return &cand;
+	return &p->ks.back();
+}
+
+// ... and for a launch of @p nstripes stripes: calls of at most kSmallMaxUnits 16-byte units
+// (of all stripes together) that the default would take go to the small-call kernel instead.
+const Prepared *pick_prepared(const Plan *p, int nstripes, size_t len)
+{
+	const Prepared *k = choose(p, len);
+
+	if (p->small.k && k == &p->ks.back() &&
+	    (size_t)nstripes * ((len + 15) / 16) <= kSmallMaxUnits)
+		return &p->small;
+	return k;
+}
+
+// The steps between evenly spaced stripes (stride.h), in bytes.
+struct Steps {
+	ptrdiff_t src, dst;
+};
+
+// What kernel @p k of plan @p p is given for a launch (pointers left out).
+GemmArgs kernel_args(const Plan *p, const Prepared *k, int col, int nstripes, size_t len, int vec)
+{
+	GemmArgs args{};
+
+	args.rows = p->sh.rows;
+	args.cols = col < 0 ? p->sh.cols : 1;
+	args.a = col < 0 ? p->d_a : p->d_a + col;
+	args.lda = p->sh.cols;
+	args.tables = k->d_tables ? k->d_tables + (col < 0 ? 0 : kernel_column_tables(k->k, p->sh, col))
+				  : nullptr;
+	args.packetsize = p->sh.packetsize;
+	args.nstripes = nstripes;
+	args.len = len;
+	args.units = (len + 15) / 16;
+	args.vec = vec;
+	args.acc = col >= 0;
+	return args;
+}
+
+/*
+ * One launch over stripes whose pointers are already device pointers in d_src / d_dst, or, with
+ * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
+ * (the kernel must have an inline variant and the pointers fit: see run_device), or, with
+ * @p steps too, only the first stripe's (h_src, h_dst) and the steps (the kernel's strided form).
+ */
+cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
+		   uint8_t *const *d_dst, int nstripes, size_t len, int vec, cudaStream_t st,
+		   const uint8_t *const *h_src = nullptr, uint8_t *const *h_dst = nullptr,
+		   const Steps *steps = nullptr)
+{
+	GemmArgs args;
+	int grid;
+	cudaError_t e;
+
+	if (c->fault)
+		return cudaErrorLaunchFailure;
+	if (p->g16)
+		return gemm16_launch(p->g16, col, d_src, d_dst, nstripes, len, vec,
+				     c->prop.multiProcessorCount, (size_t)c->prop.l2CacheSize, st);
+	const Prepared *k = pick_prepared(p, nstripes, len);
+
+	args = kernel_args(p, k, col, nstripes, len, vec);
+	args.src = d_src;
+	args.dst = d_dst;
+	grid = kernel_grid(k->k, args, k->per_sm, c->prop.multiProcessorCount);
+	if (steps)
+		e = kernel_launch_stride(k->k, args, h_src, steps->src, h_dst, steps->dst, grid,
+					 k->smem, st);
+	else if (h_src)
+		e = kernel_launch_inline(k->k, args, h_src, (size_t)nstripes * args.cols, h_dst,
+					 (size_t)nstripes * args.rows, grid, k->smem, st);
+	else
+		e = kernel_launch(k->k, args, grid, k->smem, c->d_logexp, st);
+	return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+int aligned16(const void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((uintptr_t)p[i] % 16)
+			return 0;
+	return 1;
+}
+
+// A stream of the pool for one call, made on first need; nullptr when CUDA cannot make one.
+DevStream *dev_take(Ctx *c)
+{
+	DevStream *d;
+
+	{
+		std::lock_guard<std::mutex> g(c->dlock);
+
+		if (!c->dfree.empty()) {
+			d = c->dfree.back();
+			c->dfree.pop_back();
+			return d;
+		}
+	}
+	d = new (std::nothrow) DevStream;
+	if (!d)
+		return nullptr;
+	if (cudaStreamCreateWithFlags(&d->st, cudaStreamDefault) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&d->st2, cudaStreamDefault) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&d->up, cudaStreamDefault) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&d->ev, cudaEventDisableTiming) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&d->ev2, cudaEventDisableTiming) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&d->done, cudaEventDisableTiming | cudaEventBlockingSync) !=
+		    cudaSuccess) {
+		cudaGetLastError();
+		dev_stream_free(d);
+		return nullptr;
+	}
+	std::lock_guard<std::mutex> g(c->dlock);
+
+	return pool_add(c->dall, c->dfree, d, dev_stream_free);
+}
+
+void dev_give(Ctx *c, DevStream *d)
+{
+	std::lock_guard<std::mutex> g(c->dlock);
+
+	c->dfree.push_back(d);
+}
+
+// Pointer tables of at least n entries (grown by being replaced).
+cudaError_t dev_reserve(DevStream *d, size_t n)
+{
+	cudaError_t e;
+
+	if (n <= d->cap)
+		return cudaSuccess;
+	n = n > 2 * d->cap ? n : 2 * d->cap;
+	cudaFreeHost(d->h_ptrs);
+	cudaFree(d->d_ptrs);
+	d->h_ptrs = d->d_ptrs = nullptr;
+	d->cap = 0;
+	e = cudaMallocHost(&d->h_ptrs, n * sizeof(void *));
+	if (e == cudaSuccess)
+		e = cudaMalloc(&d->d_ptrs, n * sizeof(void *));
+	if (e == cudaSuccess)
+		d->cap = n;
+	return e;
+}
+
+// Copies n pointers; the OR of their addresses (16-byte alignment of them all: % 16 == 0).
+uintptr_t copy_ptrs(void **out, const void *const *in, size_t n)
+{
+	uintptr_t bits = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bits |= (uintptr_t)in[i];
+		out[i] = const_cast<void *>(in[i]);
+	}
+	return bits;
+}
+
+/*
+ * How many stripes from the first of a device-buffer call are evenly spaced (stride.h): checked
+ * kStepChunkPtrs pointers at a time, so a chunk that breaks is left whole; 0 when the first
+ * does, or when the kernel for them has no strided form. *steps: the steps between them.
+ */
+size_t even_head(const Plan *p, int col, int nstripes, size_t len, const uint8_t *const *src,
+		 uint8_t *const *dst, Steps *steps)
+{
+	const size_t cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows, all = (size_t)nstripes;
+	const size_t chunk = kStepChunkPtrs / (cols + rows) > 0 ? kStepChunkPtrs / (cols + rows) : 1;
+	size_t n = 0;
+
+	*steps = Steps{ (ptrdiff_t)((uintptr_t)src[cols] - (uintptr_t)src[0]),
+			(ptrdiff_t)((uintptr_t)dst[rows] - (uintptr_t)dst[0]) };
+	for (size_t n1; n < all; n = n1) {
+		n1 = all - n < chunk ? all : n + chunk;
+		if (!gfec_gpu_rows_step((const void *const *)src, cols, n, n1, steps->src) ||
+		    !gfec_gpu_rows_step((const void *const *)dst, rows, n, n1, steps->dst))
+			break;
+	}
+	return n && pick_prepared(p, (int)n, len)->k->fn_stride ? n : 0;
+}
+
+/*
+ * The launches of a device-buffer call on d (not synchronised; see the top of the file), after
+ * every pointer is checked: *null (nothing launched) when one is NULL. *two: st2 has work too.
+ */
+cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstripes, size_t len,
+			 const uint8_t *const *src, uint8_t *const *dst, bool *two, bool *null)
+{
+	const size_t cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows, per = cols + rows;
+	const size_t nsrc = (size_t)nstripes * cols, ndst = (size_t)nstripes * rows;
+	cudaError_t e;
+
+	const KernelInfo *ki = p->g16 ? nullptr : pick_prepared(p, nstripes, len)->k;
+
+	*two = *null = false;
+	if (ki && ki->fn_inline && nsrc + ndst <= (size_t)kInlinePtrs) {
+		// the small-call kernel decides alignment per unit itself
+		const int vec = ki->kind == KernelKind::NibbleSmall ||
+				(aligned16((const void *const *)src, nsrc) &&
+				 aligned16((const void *const *)dst, ndst));
+
+		if (!gfec_ptrs_nonnull((const void *const *)src, nsrc) ||
+		    !gfec_ptrs_nonnull((const void *const *)dst, ndst))
+			return *null = true, cudaSuccess;
+		return launch(c, p, col, nullptr, nullptr, nstripes, len, vec, d->st, src, dst);
+	}
+	// an evenly spaced head needs no table (its NULLs follow from its first row); what follows
+	// it goes up in pieces on both streams, its pointers checked one by one first
+	Steps steps{};
+	const size_t head = ki && ki->fn_stride && nstripes > 1 && per <= (size_t)kStridePtrs
+				    ? even_head(p, col, nstripes, len, src, dst, &steps)
+				    : 0;
+	const size_t from = head && gfec_gpu_rows_nonnull((const void *const *)src, cols, head,
+							   steps.src) &&
+					    gfec_gpu_rows_nonnull((const void *const *)dst, rows, head,
+								  steps.dst)
+				    ? head
+				    : 0;
+
+	if (!gfec_ptrs_nonnull((const void *const *)src + from * cols, nsrc - from * cols) ||
+	    !gfec_ptrs_nonnull((const void *const *)dst + from * rows, ndst - from * rows))
+		return *null = true, cudaSuccess;
+	if (head) {
+		const int vec = ((uintptr_t)steps.src | (uintptr_t)steps.dst) % 16 == 0 &&
+				aligned16((const void *const *)src, cols) &&
+				aligned16((const void *const *)dst, rows);
+
+		if ((e = launch(c, p, col, nullptr, nullptr, (int)head, len, vec, d->st, src, dst,
+				&steps)) != cudaSuccess)
+			return e;
+	}
+	size_t piece = kFirstPiecePtrs / per > 0 ? kFirstPiecePtrs / per : 1;
+	const size_t most = kMaxPiecePtrs / per > piece ? kMaxPiecePtrs / per : piece;
+
+	for (size_t s0 = head, i = head > 0, ns; s0 < (size_t)nstripes; s0 += ns, i++) {
+		cudaStream_t ks = i % 2 ? d->st2 : d->st;
+
+		ns = (size_t)nstripes - s0 < piece ? (size_t)nstripes - s0 : piece;
+		if ((e = dev_reserve(d, nsrc + ndst)) != cudaSuccess)
+			return e;
+		void **h = d->h_ptrs + s0 * per, **dv = d->d_ptrs + s0 * per;
+		const uintptr_t bits =
+			copy_ptrs(h, (const void *const *)src + s0 * cols, ns * cols) |
+			copy_ptrs(h + ns * cols, (const void *const *)dst + s0 * rows, ns * rows);
+
+		*two = *two || i % 2;
+		if ((e = cudaMemcpyAsync(dv, h, ns * per * sizeof(void *), cudaMemcpyHostToDevice,
+					 d->up)) != cudaSuccess ||
+		    (e = cudaEventRecord(d->ev, d->up)) != cudaSuccess ||
+		    (e = cudaStreamWaitEvent(ks, d->ev, 0)) != cudaSuccess ||
+		    (e = launch(c, p, col, (const uint8_t *const *)dv,
+				(uint8_t *const *)(dv + ns * cols), (int)ns, len, bits % 16 == 0,
+				ks)) != cudaSuccess)
+			return e;
+		piece = piece * kPieceGrowth < most ? piece * kPieceGrowth : most;
+	}
+	return cudaSuccess;
+}
+
+/*
+ * One stripe in device memory through the resident kernel (gpu_resident_us, resident.h), when the
+ * launch would be the small-call kernel's: 1 done, 0 not taken, < 0 an error (GFEC_E_INVAL: a
+ * NULL pointer).
+ */
+int run_resident(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *src,
+		 uint8_t *const *dst)
+{
+	const Prepared *k = pick_prepared(p, 1, len);
+	const int cols = col < 0 ? p->sh.cols : 1;
+
+	if (k != &p->small)
+		return 0;
+	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
+	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)p->sh.rows))
+		return GFEC_E_INVAL;
+	return resident_run(c->res, kernel_args(p, k, col, 1, len, 1), k->k->tile, src, dst);
+}
+
+/*
+ * Every buffer addressable by the kernels (device memory, or pinned host memory through its
+ * mapped addresses): on a stream of the pool, one synchronisation. The caller spins on device
+ * memory (a call of one small stripe takes microseconds) and sleeps on host memory (@p sleep:
+ * PCIe makes those calls long, and a daemon's CPU is what the GPU is there to free).
+ */
+int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
+	       const uint8_t *const *src, uint8_t *const *dst, bool sleep = false)
+{
+	if (c->res && !sleep && !c->fault && nstripes == 1 && !p->g16) {
+		const int ret = run_resident(c, p, col, len, src, dst);
+
+		if (ret > 0)
+			__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	DevStream *d = dev_take(c);
+	bool two = false, null = false;
+	cudaError_t e;
+
+	if (!d)
+		return GFEC_E_DEVICE;
+	e = dev_launches(c, d, p, col, nstripes, len, src, dst, &two, &null);
+	if (null) {
+		dev_give(c, d);
+		return GFEC_E_INVAL;
+	}
+	if (e == cudaSuccess && sleep) {
+		if (two && (e = cudaEventRecord(d->ev2, d->st2)) == cudaSuccess)
+			e = cudaStreamWaitEvent(d->st, d->ev2, 0);
+		if (e == cudaSuccess && (e = cudaEventRecord(d->done, d->st)) == cudaSuccess)
+			e = cudaEventSynchronize(d->done);
+	} else if (e == cudaSuccess) {
+		e = cudaStreamSynchronize(d->st);
+		if (e == cudaSuccess && two) // even an idle stream's synchronisation costs 1.4-1.6 us
+			e = cudaStreamSynchronize(d->st2);
+	}
+	if (e != cudaSuccess) { // let every stream drain, so that the tables can be reused
+		cudaGetLastError();
+		cudaStreamSynchronize(d->up);
+		cudaStreamSynchronize(d->st);
+		cudaStreamSynchronize(d->st2);
+		cudaGetLastError();
+	}
+	dev_give(c, d);
+	return e == cudaSuccess ? 0 : GFEC_E_DEVICE;
+}
+
+// Copies a completed piece's outputs from pinned staging to the caller's buffers.
+void copy_out(Ctx *c, const Slot &s, const Plan *p, uint8_t *const *dst)
+{
+	std::vector<Copy> v;
+
+	if (s.direct)
+		return;
+	for (int t = 0; t < s.ns; t++)
+		for (int i = 0; i < p->sh.rows; i++)
+			v.push_back({ dst[(size_t)(s.s0 + t) * p->sh.rows + i] + s.off,
+				      s.h_out + ((size_t)t * p->sh.rows + i) * s.pitch, s.n });
+	run_copies(c, v);
+}
+
+bool mapped_type(const cudaPointerAttributes &at)
+{
+	return at.type == cudaMemoryTypeHost && at.devicePointer;
+}
+
+/*
+ * The mapped (device-side) address of @p len bytes of pinned host memory at @p h, or nullptr when
+ * they are not all pinned: the first and the last byte must both be page-locked and mapped, at
+ * addresses len - 1 apart. (Page-locked memory is mapped on every 64-bit platform CUDA 13 runs on;
+ * a caller that registers a chunk's two ends but not a page between them is not caught.) @p first:
+ * h's attributes where the caller has them.
+ */
+const uint8_t *mapped_addr(const uint8_t *h, size_t len,
+			   const cudaPointerAttributes *first = nullptr)
+{
+	const cudaPointerAttributes a = first ? *first : attrs(h);
+
+	if (!mapped_type(a))
+		return nullptr;
+	const cudaPointerAttributes b = len > 1 ? attrs(h + len - 1) : a;
+
+	if (!mapped_type(b) ||
+	    (const uint8_t *)b.devicePointer != (const uint8_t *)a.devicePointer + (len - 1))
+		return nullptr;
+	return static_cast<const uint8_t *>(a.devicePointer);
+}
+
+// A call's pointers translated to their mapped addresses: sources, then destinations.
+struct Mapped {
+	std::vector<const uint8_t *> ptrs;
+
+	const uint8_t *const *src() const { return ptrs.data(); }
+	uint8_t *const *dst(const Plan *p, int nstripes) const
+	{
+		return const_cast<uint8_t *const *>(ptrs.data() + (size_t)nstripes * p->sh.cols);
+	}
+};
+
+/*
+ * Whether every buffer of the call is pinned host memory; its mapped addresses in *m if so. The
+ * run of chunks last found pinned (merged while they touch, at one mapping offset) answers for
+ * the chunks inside it, so a batch laid out in one pinned pool costs a few queries, not two per
+ * chunk. @p first: src[0]'s attributes.
+ */
+bool map_stripes(const Plan *p, int nstripes, size_t len, const uint8_t *const *src,
+		 uint8_t *const *dst, const cudaPointerAttributes &first, Mapped *m)
+{
+	const size_t nsrc = (size_t)nstripes * p->sh.cols, ndst = (size_t)nstripes * p->sh.rows;
+	uintptr_t lo = 1, hi = 0; // the known run [lo, hi], empty at first
+	uintptr_t delta = 0;	  // its mapped address minus its host address (mod 2^64)
+
+	try {
+		m->ptrs.resize(nsrc + ndst);
+	} catch (const std::bad_alloc &) {
+		return false; // the staged path needs no such table
+	}
+	for (size_t i = 0; i < nsrc + ndst; i++) {
+		const uint8_t *h = i < nsrc ? src[i] : dst[i - nsrc];
+		const uintptr_t a = (uintptr_t)h, b = a + (len - 1);
+
+		if (a < lo || b > hi) {
+			const uint8_t *d = mapped_addr(h, len, i == 0 ? &first : nullptr);
+
+			if (!d)
+				return false;
+			const uintptr_t dd = (uintptr_t)d - a;
+
+			if (dd == delta && lo <= hi && a <= hi + 1 && b + 1 >= lo) {
+				lo = a < lo ? a : lo;
+				hi = b > hi ? b : hi;
+			} else {
+				lo = a, hi = b, delta = dd;
+			}
+		}
+		m->ptrs[i] = (const uint8_t *)(a + delta);
+	}
+	return true;
+}
+
+// Room for a mapped call of @p bytes under the cap (one call in flight always fits).
+void map_enter(Ctx *c, size_t bytes)
+{
+	if (c->map_cap)
+		gfec_fifo_gate_enter(&c->map_gate, bytes);
+}
+
+// The call is done: its room goes to the first waiters it now fits.
+void map_leave(Ctx *c, size_t bytes)
+{
+	if (c->map_cap)
+		gfec_fifo_gate_leave(&c->map_gate, bytes);
+}
+
+/*
+ * Host buffers: the staged pipeline. For an update (col >= 0) the current parity travels in
+ * too and the kernel XORs into it. *done = bytes of every dst that are final (single stripe).
+ * A single stripe whose buffers are all pinned skips the staging copies: the DMA engines read
+ * and write the caller's buffers directly (never for updates, whose outputs must only change
+ * once a piece is known good).
+ */
+int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
+	     const uint8_t *const *src, uint8_t *const *dst, size_t *done)
+{
+	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
+	size_t piece_len, pitch;
+	int piece_stripes;
+	int ret = 0, next = 0;
+
+	*done = 0;
+	// Cut the work: a byte range of one stripe, or whole stripes, per slot. Ranges are whole
+	// pitch units, and whole CRS blocks for packet layouts.
+	if (len * (size_t)cols >= c->segment / 2 || nstripes == 1) {
+		const size_t unit = p->sh.packetsize ? 8 * p->sh.packetsize : kPitchAlign;
+
+		piece_len = c->segment / (size_t)cols;
+		piece_len = piece_len > len ? len : piece_len / unit * unit;
+		if (piece_len == 0)
+			piece_len = len < unit ? len : unit;
+		piece_stripes = 1;
+	} else {
+		piece_len = len;
+		const size_t per = (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign * cols;
+		size_t ns = c->segment / per;
+
+		ns = ns < 1 ? 1 : ns;
+		ns = ns > kMaxPtrs / (size_t)(cols + rows) ? kMaxPtrs / (size_t)(cols + rows) : ns;
+		piece_stripes = (int)(ns < (size_t)nstripes ? ns : (size_t)nstripes);
+	}
+	pitch = (piece_len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+	if (pitch == 0)
+		pitch = kPitchAlign;
+	const size_t ptrs = (size_t)piece_stripes * (cols + rows);
+	int direct = col < 0 && piece_stripes == 1;
+
+	// every byte pinned, not just the first: a DMA from a chunk that runs past its
+	// registration fails (test_gpu_pinned's test_partly_pinned)
+	for (int t = 0; direct && t < nstripes; t++) {
+		for (int j = 0; direct && j < cols; j++)
+			direct = mapped_addr(src[(size_t)t * cols + j], len) != nullptr;
+		for (int i = 0; direct && i < rows; i++)
+			direct = mapped_addr(dst[(size_t)t * rows + i], len) != nullptr;
+	}
+
+	if (slots_reserve(c, l, pitch * cols * piece_stripes, pitch * rows * piece_stripes, ptrs))
+		return GFEC_E_DEVICE;
+
+	for (int s0 = 0; s0 < nstripes; s0 += piece_stripes)
+		for (size_t off = 0; off < len; off += piece_len) {
+			Slot &s = l->slots[next];
+			const int ns = nstripes - s0 < piece_stripes ? nstripes - s0 : piece_stripes;
+			const size_t n = len - off < piece_len ? len - off : piece_len;
+
+			next = (next + 1) % c->nslots;
+			if (s.busy) { // retire this slot's previous piece first
+				CUDA_TRY(cudaEventSynchronize(s.done));
+				copy_out(c, s, p, dst);
+				s.busy = 0;
+				if (nstripes == 1)
+					*done = s.off + s.n;
+			}
+			s.s0 = s0, s.ns = ns, s.off = off, s.n = n, s.pitch = pitch;
+			s.direct = direct;
+			std::vector<Copy> copies;
+
+			for (int t = 0; t < ns; t++) {
+				for (int j = 0; j < cols; j++) {
+					if (direct)
+						CUDA_TRY(cudaMemcpyAsync(
+							s.d_in + ((size_t)t * cols + j) * pitch,
+							src[(size_t)(s0 + t) * cols + j] + off, n,
+							cudaMemcpyHostToDevice, s.stream));
+					else
+						copies.push_back({ s.h_in + ((size_t)t * cols + j) * pitch,
+								   src[(size_t)(s0 + t) * cols + j] + off,
+								   n });
+					s.h_ptrs[(size_t)t * cols + j] =
+						s.d_in + ((size_t)t * cols + j) * pitch;
+				}
+				for (int i = 0; i < rows; i++) {
+					if (col >= 0)
+						copies.push_back({ s.h_out + ((size_t)t * rows + i) * pitch,
+								   dst[(size_t)(s0 + t) * rows + i] + off,
+								   n });
+					s.h_ptrs[(size_t)ns * cols + (size_t)t * rows + i] =
+						s.d_out + ((size_t)t * rows + i) * pitch;
+				}
+			}
+			run_copies(c, copies);
+			CUDA_TRY(cudaMemcpyAsync(s.d_ptrs, s.h_ptrs,
+						 (size_t)ns * (cols + rows) * sizeof(void *),
+						 cudaMemcpyHostToDevice, s.stream));
+			// Rows are pitch apart, so one copy moves the whole piece.
+			if (!direct)
+				CUDA_TRY(cudaMemcpyAsync(s.d_in, s.h_in, pitch * cols * ns,
+							 cudaMemcpyHostToDevice, s.stream));
+			if (col >= 0)
+				CUDA_TRY(cudaMemcpyAsync(s.d_out, s.h_out, pitch * rows * ns,
+							 cudaMemcpyHostToDevice, s.stream));
+			CUDA_TRY(launch(c, p, col, (const uint8_t *const *)s.d_ptrs,
+					(uint8_t *const *)(s.d_ptrs + (size_t)ns * cols), ns, n, 1,
+					s.stream));
+			if (direct)
+				for (int i = 0; i < rows; i++)
+					CUDA_TRY(cudaMemcpyAsync(dst[(size_t)s0 * rows + i] + off,
+								 s.d_out + (size_t)i * pitch, n,
+								 cudaMemcpyDeviceToHost, s.stream));
+			else
+				CUDA_TRY(cudaMemcpyAsync(s.h_out, s.d_out, pitch * rows * ns,
+							 cudaMemcpyDeviceToHost, s.stream));
+			CUDA_TRY(cudaEventRecord(s.done, s.stream));
+			s.busy = 1;
+		}
+	// Drain in submission order, so *done stays a prefix.
+	for (int i = 0; i < c->nslots; i++) {
+		Slot &s = l->slots[(next + i) % c->nslots];
+
+		if (!s.busy)
+			continue;
+		CUDA_TRY(cudaEventSynchronize(s.done));
+		copy_out(c, s, p, dst);
+		s.busy = 0;
+		if (nstripes == 1)
+			*done = s.off + s.n;
+	}
+	*done = len;
+	return ret;
+fail:
+	cudaGetLastError();
+	for (int i = 0; i < c->nslots; i++) {
+		cudaStreamSynchronize(l->slots[i].stream);
+		l->slots[i].busy = 0;
+	}
+	cudaGetLastError();
+	return GFEC_E_DEVICE;
+}
+
+int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t *const *src,
+	uint8_t *const *dst, size_t *done)
+{
+	Mapped m;
+	int ret;
+
+	*done = 0;
+	if (len == 0 || nstripes == 0) {
+		*done = len;
+		return 0;
+	}
+	if (cudaSetDevice(c->dev) != cudaSuccess) {
+		cudaGetLastError();
+		return GFEC_E_DEVICE;
+	}
+	__atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->bytes_in, (uint64_t)len * nstripes * (col < 0 ? p->sh.cols : 1),
+			   __ATOMIC_RELAXED);
+	const cudaPointerAttributes at = attrs(src[0]);
+
+	if (device_type(at)) {
+		ret = run_device(c, p, col, nstripes, len, src, dst);
+		*done = ret ? 0 : len;
+	} else if (col < 0 && c->pinned_map && mapped_type(at) &&
+		   map_stripes(p, nstripes, len, src, dst, at, &m)) {
+		const size_t bytes = (size_t)nstripes * len * (p->sh.cols + p->sh.rows);
+
+		map_enter(c, bytes);
+		ret = run_device(c, p, col, nstripes, len, m.src(), m.dst(p, nstripes), true);
+		map_leave(c, bytes);
+		*done = ret ? 0 : len;
+	} else if (Lane *l = lane_take(c)) {
+		ret = run_host(c, l, p, col, nstripes, len, src, dst, done);
+		lane_give(c, l);
+	} else {
+		ret = GFEC_E_DEVICE;
+	}
+	if (ret)
+		__atomic_fetch_add(&c->failures, 1, __ATOMIC_RELAXED);
+	return ret;
+}
+
+int gpu_gemm(void *ctx, const void *plan, int nstripes, size_t len, const uint8_t *const *src,
+	     uint8_t *const *dst)
+{
+	const Plan *p = static_cast<const Plan *>(plan);
+	size_t done;
+
+	if (p->g16 && len % 2)
+		return GFEC_E_INVAL; // w = 16: whole 16-bit symbols
+	return run(static_cast<Ctx *>(ctx), p, -1, nstripes, len, src, dst, &done);
+}
+
+int gpu_update(void *ctx, const void *plan, int col, size_t len, const uint8_t *src,
+	       uint8_t *const *dst, size_t *done)
+{
+	const Plan *p = static_cast<const Plan *>(plan);
+
+	if (col < 0 || col >= p->sh.cols || (p->g16 && len % 2))
+		return GFEC_E_INVAL;
+	return run(static_cast<Ctx *>(ctx), p, col, 1, len, &src, dst, done);
+}
+
+void gpu_stats(void *ctx, struct gfec_backend_stats *out)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+
+	out->calls = __atomic_load_n(&c->calls, __ATOMIC_RELAXED);
+	out->bytes_in = __atomic_load_n(&c->bytes_in, __ATOMIC_RELAXED);
+	out->fallbacks = __atomic_load_n(&c->failures, __ATOMIC_RELAXED);
+	out->resident = __atomic_load_n(&c->resident, __ATOMIC_RELAXED);
+}
+
+const char *gpu_path_name(void *ctx)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+
+	return c->forced ? c->forced->name : "auto";
+}
+
+// technique=fft's ops on device regions (bfly16.h): stream-ordered, so with alloc/free/sync.
+int gpu_butterfly16(void *ctx, int kind, int n, size_t len, uint8_t *const *x, uint8_t *const *y,
+		    const uint16_t *c)
+{
+	return bfly16_run(&static_cast<Ctx *>(ctx)->bfly, kind, n, len, x, y, c);
+}
+
+void *gpu_bfly16_alloc(void *ctx, size_t bytes)
+{
+	return bfly16_alloc(&static_cast<Ctx *>(ctx)->bfly, bytes);
+}
+
+void gpu_bfly16_free(void *ctx, void *p)
+{
+	bfly16_free(&static_cast<Ctx *>(ctx)->bfly, p);
+}
+
+int gpu_bfly16_sync(void *ctx)
+{
+	return bfly16_sync(&static_cast<Ctx *>(ctx)->bfly);
+}
+
+size_t gpu_bfly16_work(void *ctx)
+{
+	return bfly16_work(&static_cast<Ctx *>(ctx)->bfly);
+}
+
+int gpu_in_place(void *ctx, const void *p)
+{
+	const cudaPointerAttributes at = attrs(p);
+
+	return device_type(at) || (static_cast<Ctx *>(ctx)->pinned_map && mapped_type(at));
+}
+
+const struct gfec_backend_ops gpu_ops = {
+	"gpu",	       gpu_init,   gpu_fini,  gpu_can_implement, gpu_plan_create, gpu_plan_free,
+	gpu_gemm,      gpu_update, gpu_is_device_ptr, gpu_stats,	 gpu_path_name,
+	nullptr, // devices: one device (the multi-device table lists its contexts)
+	gpu_butterfly16,  gpu_bfly16_alloc, gpu_bfly16_free, gpu_bfly16_sync, gpu_bfly16_work,
+	gpu_in_place,
+	1, // checks_device_ptrs: dev_launches
+};
+
+} // namespace
+
+CtxView ctx_view(void *ctx)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+
+	return { c->dev, &c->prop, c->fault, &c->lock, c->d_logexp, c->aux };
+}
+
+int ctx_is_device(const void *p)
+{
+	return is_device(p);
+}
+
+} // namespace gfec
+
+extern "C" const struct gfec_backend_ops *gfec_gpu_backend(void)
+{
+	return &gfec::gpu_ops;
+}
+
+extern "C" const char *gfec_gpu_kernel_names(void)
+{
+	return gfec::kernel_names();
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file resident.h
+ * A kernel kept running on the GPU for calls of one small stripe in device memory (gpu_resident_us,
+ * issue 17): the call's arguments go to it through pinned host memory instead of a launch, which
+ * on the H200 host costs 8.3-10.4 us with its synchronisation before any work is done.
+ *
+ *   host:  request -> box.req, ++seq -> box.seq           spin on box.done == seq
+ *   GPU:   one thread polls box.seq (one PCIe read, ~1 us) -> the block reads box.req -> the
+ *          small-call body (gemm_nibble.cuh, L2 loads) -> fences -> box.done = seq
+ *
+ * The kernel leaves after idle_us without a request, and at the latest after kLifeUs (so that a
+ * device-wide synchronisation elsewhere, cudaFree's included, waits at most that long); the next
+ * request launches it again. One request at a time: a caller that finds the box taken, or work
+ * of its own still queued on the legacy default stream (which the resident kernel's non-blocking
+ * stream would not wait for), launches as before.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernel/gemm_args.cuh"
+
+namespace gfec {
+
+struct Resident;
+
+/** Pointers (inputs then outputs) a request carries: the small-call kernel's columns and rows. */
+constexpr int kResidentPtrs = 24;
+
+/** Units (16 bytes of one stripe) above which a call is launched as before: one block's worth. */
+constexpr size_t kResidentMaxUnits = 1024;
+
+/** The longest a resident kernel stays, whatever idle_us says. */
+constexpr long long kLifeUs = 4000;
+
+/**
+ * A resident engine for the current device (nothing runs until the first request); @p idle_us
+ * > 0; the error of the CUDA call that failed.
+ */
+cudaError_t resident_create(long long idle_us, Resident **out);
+
+/** Stops the kernel if it runs and frees everything (nullptr: nothing). */
+void resident_destroy(Resident *r);
+
+/**
+ * Runs one stripe (args.nstripes = 1; args.src / dst unused) of the small-call kernel with @p rg
+ * row groups (1 or 2), pointers @p src (args.cols) and @p dst (args.rows), all non-NULL device
+ * memory, and waits for it: 1 done, 0 not taken (the caller launches instead), GFEC_E_DEVICE on
+ * a CUDA error (the engine is then off for good; the outputs are as after any failed launch).
+ */
+int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
+		 uint8_t *const *dst);
+
+} // namespace gfec
