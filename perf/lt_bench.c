@@ -6,11 +6,13 @@
  * measured in the same run (the best of a threaded memset and memcpy over 256 MiB, counted in
  * bytes written, which is all the encoder must send to memory: its segment stays in cache);
  * decode MB/s on one thread (add every block, then peel and eliminate; and the same fewest
- * blocks through the public gfec_nc.h decoder, headers, completion checks and all); and the decoding
- * overhead (extra blocks / n) at n in {128, 1024, 4096, 10240}, with inactivation and with
- * peeling alone, beside the thesis's peeling figures. GB/s are 10^9 bytes: of coded output for
+ * blocks through the public gfec_nc.h decoder, headers, completion checks and all); and the
+ * decoding overhead (extra blocks / n) at n in {128, 1024, 4096, 10240}, with inactivation and with
+ * peeling alone, beside the thesis's peeling figures, each row checked against the bounds that
+ * tests/gfmatrix/test_lt.c derives (exit 5 past one). GB/s are 10^9 bytes: of coded output for
  * encode, of decoded segment for decode.
  */
+#include <math.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,12 +56,15 @@ static uint32_t rnd(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gfec-lt-bench [-n N] [-B BYTES] [-t THREADS] [-s SEGMENTS] [-r REPS]\n"
-		   "  -n  source blocks for encode/decode timing (default 10240)\n"
-		   "  -B  block size in bytes (default 1024)\n"
-		   "  -t  encoder threads for the all-cores row (default: online CPUs)\n"
-		   "  -s  segments per n for the overhead table (default 1000; 10240 gets s/10)\n"
-		   "  -r  timed repetitions, best kept (default 5)\n");
+	fprintf(f,
+		"usage: gfec-lt-bench [-n N] [-B BYTES] [-t THREADS] [-s SEGMENTS] [-r REPS]\n"
+		"  -n  source blocks for encode/decode timing (default 10240)\n"
+		"  -B  block size in bytes (default 1024)\n"
+		"  -t  encoder threads for the all-cores row (default: online CPUs)\n"
+		"  -s  segments per n for the overhead table (default 1000)\n"
+		"  -r  timed repetitions, best kept (default 5)\n"
+		"exit: 0; 2 usage; 3 no memory or a library error; 4 a decode failed or differs;\n"
+		"5 an overhead row past its bounds\n");
 }
 
 static int parse(const char *s, long lo, long hi, long *out)
@@ -167,13 +172,18 @@ static int needed(struct gfec_lt_decoder *dec, uint32_t base, uint32_t n, unsign
 	return 0;
 }
 
+/*
+ * One row of the overhead table; 1 when it is past test_lt.c's bounds (with inactivation: mean at
+ * most 2% + 10 blocks, every segment decoded by n ln(10^4 n segs) / mean + 30 blocks; peeling
+ * alone: mean within 0.3-2x the thesis's), else 0 or a negative error.
+ */
 static int overhead_row(uint32_t n, int segs, double paper)
 {
 	struct gfec_lt_dist *d;
 	struct gfec_lt_decoder *dec;
 	double *o = malloc((size_t)segs * sizeof(double)), *p = malloc((size_t)segs * sizeof(double));
-	double so = 0.0, sp = 0.0, sk = 0.0;
-	int rc;
+	double so = 0.0, sp = 0.0, sk = 0.0, max_m;
+	int rc, ok;
 
 	if (!o || !p)
 		return GFEC_E_NOMEM;
@@ -183,6 +193,7 @@ static int overhead_row(uint32_t n, int segs, double paper)
 	rc = gfec_lt_decoder_create(d, 1, &dec);
 	if (rc)
 		return rc;
+	max_m = n * log(1e4 * n * segs) / d->mean + 30;
 	for (int s = 0; s < segs; s++) {
 		uint32_t base = rnd() & 0x7FFFFFFFu, m, mp;
 
@@ -198,16 +209,21 @@ static int overhead_row(uint32_t n, int segs, double paper)
 	}
 	qsort(o, (size_t)segs, sizeof(double), cmp_double);
 	qsort(p, (size_t)segs, sizeof(double), cmp_double);
-	printf("%6u %6d  %6.2f%% %6.2f%% %6.2f%% %6.2f%%  %6.1f   %6.2f%% %6.2f%% %6.2f%%   %5.0f%%\n",
-	       n, segs, 100 * so / segs, 100 * o[segs / 2], 100 * o[segs * 99 / 100],
-	       100 * o[segs - 1], sk / segs, 100 * sp / segs, 100 * p[segs / 2],
-	       100 * p[segs * 99 / 100], 100 * paper);
+	ok = so / segs <= 0.02 + 10.0 / n && n + o[segs - 1] * n <= max_m &&
+	     sp / segs >= 0.3 * paper && sp / segs <= 2.0 * paper;
+	printf(
+	    "%6u %6d  %6.2f%% %6.2f%% %6.2f%% %6.2f%%  %6.1f   %6.2f%% %6.2f%% %6.2f%%   %5.0f%%  "
+	    "%s (mean <= %.2f%%, max <= %.1f%%, peeling %.0f-%.0f%%)\n",
+	    n, segs, 100 * so / segs, 100 * o[segs / 2], 100 * o[segs * 99 / 100],
+	    100 * o[segs - 1], sk / segs, 100 * sp / segs, 100 * p[segs / 2],
+	    100 * p[segs * 99 / 100], 100 * paper, ok ? "ok" : "PAST", 2 + 1000.0 / n,
+	    100 * (max_m - n) / n, 30 * paper, 200 * paper);
 	fflush(stdout);
 	gfec_lt_decoder_free(dec);
 	gfec_lt_dist_free(d);
 	free(o);
 	free(p);
-	return 0;
+	return !ok;
 }
 
 /*
@@ -275,7 +291,7 @@ int main(int argc, char **argv)
 	double bound, t_enc1 = 1e30, t_encT = 1e30, c_enc1 = 1e30;
 	double t_dec[2] = {1e30, 1e30}, c_dec[2] = {1e30, 1e30}, t_api, c_api;
 	uint32_t ms[2], ks[2];
-	int c, rc;
+	int c, rc, past = 0;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--help")) {
@@ -390,18 +406,18 @@ int main(int argc, char **argv)
 	       "decode, 1 thread, gfec_nc API", (double)n * B / t_api / 1e9,
 	       (double)n * B / c_api / 1e9, "144.1", m);
 	printf("\n# overhead = extra blocks / n, over segments of consecutive seeds\n");
-	printf("%6s %6s  %-36s  %-26s   %s\n", "n", "segs", "with inactivation: mean p50 p99 max, "
-	       "k", "peeling alone: mean p50 p99", "thesis (peeling)");
+	printf("%6s %6s  %-36s  %-26s   %s  %s\n", "n", "segs",
+	       "with inactivation: mean p50 p99 max, k", "peeling alone: mean p50 p99",
+	       "thesis (peeling)", "bounds (tests/gfmatrix/test_lt.c)");
 	static const uint32_t ns[] = {128, 1024, 4096, 10240};
 	static const double paper[] = {0.40, 0.17, 0.09, 0.05};
 
 	for (int i = 0; i < 4; i++) {
-		int s = ns[i] >= 10240 ? (int)(segs / 10 > 0 ? segs / 10 : 1) : (int)segs;
-
-		if ((rc = overhead_row(ns[i], s, paper[i])) < 0) {
+		if ((rc = overhead_row(ns[i], (int)segs, paper[i])) < 0) {
 			fprintf(stderr, "gfec-lt-bench: %s\n", gfec_strerror(rc));
 			return 3;
 		}
+		past |= rc;
 	}
 	gfec_lt_decoder_free(dec);
 	gfec_lt_dist_free(d);
@@ -410,5 +426,7 @@ int main(int argc, char **argv)
 	free(seg);
 	free(coded);
 	free(out);
-	return 0;
+	if (past)
+		fprintf(stderr, "gfec-lt-bench: an overhead row is past its bounds\n");
+	return past ? 5 : 0;
 }
