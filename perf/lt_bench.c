@@ -183,7 +183,7 @@ static int overhead_row(uint32_t n, int segs, double paper)
 	struct gfec_lt_decoder *dec;
 	double *o = malloc((size_t)segs * sizeof(double)), *p = malloc((size_t)segs * sizeof(double));
 	double so = 0.0, sp = 0.0, sk = 0.0, max_m;
-	int rc, ok;
+	int rc, ok, peel_short = 0;
 
 	if (!o || !p)
 		return GFEC_E_NOMEM;
@@ -193,7 +193,7 @@ static int overhead_row(uint32_t n, int segs, double paper)
 	rc = gfec_lt_decoder_create(d, 1, &dec);
 	if (rc)
 		return rc;
-	max_m = n * log(1e4 * n * segs) / d->mean + 30;
+	max_m = (uint32_t)(n * log(1e4 * n * segs) / d->mean) + 30;
 	for (int s = 0; s < segs; s++) {
 		uint32_t base = rnd() & 0x7FFFFFFFu, m, mp;
 
@@ -202,6 +202,7 @@ static int overhead_row(uint32_t n, int segs, double paper)
 		sk += gfec_lt_decoder_inactivated(dec);
 		if ((rc = needed(dec, base, n, GFEC_LT_PEEL_ONLY, &mp)) < 0)
 			return rc;
+		peel_short |= mp < m; /* peeling alone cannot need fewer than the exact decoder */
 		o[s] = (double)(m - n) / n;
 		p[s] = (double)(mp - n) / n;
 		so += o[s];
@@ -209,7 +210,7 @@ static int overhead_row(uint32_t n, int segs, double paper)
 	}
 	qsort(o, (size_t)segs, sizeof(double), cmp_double);
 	qsort(p, (size_t)segs, sizeof(double), cmp_double);
-	ok = so / segs <= 0.02 + 10.0 / n && n + o[segs - 1] * n <= max_m &&
+	ok = !peel_short && so / segs <= 0.02 + 10.0 / n && n + o[segs - 1] * n <= max_m + 0.5 &&
 	     sp / segs >= 0.3 * paper && sp / segs <= 2.0 * paper;
 	printf(
 	    "%6u %6d  %6.2f%% %6.2f%% %6.2f%% %6.2f%%  %6.1f   %6.2f%% %6.2f%% %6.2f%%   %5.0f%%  "

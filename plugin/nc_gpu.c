@@ -391,11 +391,11 @@ static int lt_payloads(void *ctx, const struct gfec_nc_params *p, const struct g
 
 /*
  * LT encode with every buffer in device memory: the payloads straight into the blocks (B + 28
- * bytes apart: with B a multiple of 16 and aligned segments the encoder's vector path stores them
- * in 4-byte words), then the headers from one template per segment, made on the device. Before,
- * the payloads went through scratch and a copy with every header packed on the host, whose piece
- * tables cost more than the encode (run h on an H200: 10.9 GB/s through gfec_nc.h at n = 10240
- * against 410 for the encoder alone).
+ * bytes apart: with B a multiple of 16, 16-byte aligned segments and a 4-byte aligned output the
+ * encoder's vector path stores them in 4-byte words, else its byte path), then the headers from one
+ * template per segment, made on the device. Before, the payloads went through scratch and a copy
+ * with every header packed on the host, whose piece tables cost more than the encode (run h on an
+ * H200: 10.9 GB/s through gfec_nc.h at n = 10240 against 410 for the encoder alone).
  */
 static int lt_device(void *ctx, const struct gfec_nc_params *p, const struct gfec_lt_dist *dist,
 		     const struct gfec_nc_segment *segs, int nseg, uint32_t first, uint32_t count,

@@ -94,12 +94,9 @@ int lt_encode(void *ctx, uint32_t n, size_t B, const uint32_t *cdf, uint32_t len
 	if (cudaSetDevice(v.dev) != cudaSuccess)
 		return stream_fail(v.stream);
 
-	// 16-byte units where B and the segments allow; their outputs in 16-byte stores where out
-	// and stride allow, else in 4-byte ones (payloads after a 28-byte block header), else bytes
-	const int out16 = stride % 16 == 0 && (uintptr_t)out % 16 == 0;
-	int vec = B % 16 == 0 && (out16 || (stride % 4 == 0 && (uintptr_t)out % 4 == 0));
-	for (int s = 0; s < nseg; s++)
-		vec &= (uintptr_t)segs[s] % 16 == 0;
+	int vec, out16;
+
+	lt_paths(B, segs, nseg, out, stride, &vec, &out16);
 	const int sms = v.prop->multiProcessorCount;
 	cudaStream_t st = v.stream;
 	StreamScratch sc{ st, {} };

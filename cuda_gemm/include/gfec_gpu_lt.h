@@ -33,8 +33,9 @@ extern "C" {
  * @param segs  @p nseg pointers (a host array) to n * B bytes of device memory each
  * @param out   device memory, (nseg * count - 1) * stride + B bytes; stride >= B
  *
- * Any B, alignment and stride; 16-byte aligned segments with B a multiple of 16 take the vector
- * path, whose outputs need out and stride multiples of 4 (16: one store per 16 bytes). Scratch
+ * Any B, alignment and stride. The vector path runs where B is a multiple of 16, the segments are
+ * 16-byte aligned and out and stride are multiples of 4 (of 16: one store per 16 bytes, else
+ * four); anything else takes the byte path. Scratch
  * memory (264 bytes per 64 neighbours or part of them of each coded block, and per segment B bytes
  * per 64 neighbours past a block's first 64) comes from the stream-ordered pool.
  *

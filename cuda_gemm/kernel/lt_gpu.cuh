@@ -128,6 +128,20 @@ struct LtArgs {
 				    // and stride 4-byte aligned, as payloads after a block header)
 };
 
+/**
+ * The paths of an encode (LtArgs' vec and out16): 16-byte units where B is a multiple of 16 and
+ * the @p nseg segments are 16-byte aligned, stored 16 bytes at a time where @p out and @p stride
+ * allow, else 4 (both multiples of 4: payloads after a block header), else the byte path.
+ */
+inline void lt_paths(size_t B, const uint8_t *const *segs, int nseg, const uint8_t *out,
+		     size_t stride, int *vec, int *out16)
+{
+	*out16 = stride % 16 == 0 && (uintptr_t)out % 16 == 0;
+	*vec = B % 16 == 0 && (*out16 || (stride % 4 == 0 && (uintptr_t)out % 4 == 0));
+	for (int s = 0; s < nseg; s++)
+		*vec &= (uintptr_t)segs[s] % 16 == 0;
+}
+
 template <class T> GFEC_LT_HD T lt_load(const T *p)
 {
 #ifdef __CUDA_ARCH__

@@ -248,6 +248,11 @@ static void test_encode(uint32_t n, size_t B, uint32_t count, int nseg, int vec)
 	memset(out, 0x5A, (size_t)nseg * count * stride);
 	for (int s = 0; s < nseg; s++)
 		segs[s] = src + s * seg_bytes;
+	int pv, p16; // the paths lt.cu picks for these buffers: the ones this case means to take
+
+	lt_paths(B, segs.data(), nseg, out, stride, &pv, &p16);
+	CHECK(pv == (vec != 0) && p16 == (vec == 1), "n=%u B=%zu vec=%d: lt_paths picks %d, %d", n,
+	      B, vec, pv, p16);
 	emulate_encode(dist, B, seed0, count, segs, out, stride, vec);
 	for (int s = 0; s < nseg; s++) {
 		std::vector<uint8_t> ref((size_t)count * B);

@@ -5,7 +5,9 @@
  *  - coded bytes: every block equals gfec_lt_encode()'s, byte for byte, for n in
  *    {1, 2, 128, 1024, 10240}, B from 1 byte to 4099 (odd sizes: the byte path; multiples of 16:
  *    the vector path), several seed ranges and segments per call, the degree table in host or
- *    device memory, outputs at a stride with poisoned guard bytes, segments at odd addresses;
+ *    device memory, outputs at a stride with poisoned guard bytes (for the vector path also 28
+ *    bytes after each block header, as gfec_nc.h lays blocks out: 4-byte stores), segments at
+ *    odd addresses;
  *    20,000 blocks at n = 10240, B = 1 KiB (blocks split into items of 64 neighbours, combined);
  *  - neighbour lists: with source block j the bitmap of {j} (B = n / 8), a coded block is the
  *    bitmap of its neighbour set, which must be gfec_lt_block()'s (n = 1024 and 10240);
@@ -68,12 +70,14 @@ struct Table {
 	}
 };
 
-static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nseg, int dev_cdf)
+// hdr: with B a multiple of 16, outputs 28 bytes past 16-byte alignment at a stride of B + 28
+static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nseg, int dev_cdf,
+			int hdr = 0)
 {
 	Table tab(n);
 	const int vec = B % 16 == 0;
-	const size_t seg_bytes = (size_t)n * B, stride = vec ? B + 48 : B + 5;
-	const size_t soff = vec ? 0 : 1 + rnd() % 15, ooff = vec ? 16 : 3;
+	const size_t seg_bytes = (size_t)n * B, stride = vec ? B + (hdr ? 28 : 48) : B + 5;
+	const size_t soff = vec ? 0 : 1 + rnd() % 15, ooff = vec ? (hdr ? 28 : 16) : 3;
 	const uint32_t seed0 = rnd();
 	const uint32_t s0 = (uint64_t)seed0 + count > UINT32_MAX ? UINT32_MAX - count + 1 : seed0;
 	std::vector<uint8_t> h((size_t)nseg * seg_bytes), got((size_t)nseg * count * stride);
@@ -92,7 +96,8 @@ static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nse
 	const int ret = gfec_gpu_lt_encode(ctx, n, B, dev_cdf ? tab.dev : tab.d->cdf, tab.d->len,
 					   s0, count, nseg, segs.data(), d_out + ooff, stride);
 
-	CHECK(ret == 0, "encode n=%u B=%zu count=%u nseg=%d: %d", n, B, count, nseg, ret);
+	CHECK(ret == 0, "encode n=%u B=%zu count=%u nseg=%d hdr=%d: %d", n, B, count, nseg, hdr,
+	      ret);
 	CUDA(cudaMemcpy(got.data(), d_out + ooff, got.size(), cudaMemcpyDeviceToHost));
 	for (int s = 0; s < nseg && ret == 0; s++) {
 		CHECK(gfec_lt_encode(tab.d, h.data() + s * seg_bytes, B, s0, count, want.data(), B,
@@ -102,11 +107,12 @@ static void test_encode(void *ctx, uint32_t n, size_t B, uint32_t count, int nse
 			const uint8_t *g = got.data() + ((size_t)s * count + r) * stride;
 
 			CHECK(memcmp(g, want.data() + (size_t)r * B, B) == 0,
-			      "encode n=%u B=%zu seg %d block %u (seed %u) differs from the CPU", n,
-			      B, s, r, s0 + r);
+			      "encode n=%u B=%zu hdr=%d seg %d block %u (seed %u) differs from the "
+			      "CPU",
+			      n, B, hdr, s, r, s0 + r);
 			for (size_t k = B; k < stride; k++)
-				CHECK(g[k] == 0x5A, "encode n=%u B=%zu: wrote past block %u", n, B,
-				      r);
+				CHECK(g[k] == 0x5A, "encode n=%u B=%zu hdr=%d: wrote past block %u",
+				      n, B, hdr, r);
 		}
 	}
 	cudaFree(d_seg);
@@ -212,9 +218,10 @@ int main(void)
 				continue;
 			for (int rep = 0; rep < 2; rep++, k++)
 				test_encode(ctx, n, B, n >= 1024 ? 2000 : 500, 1 + (int)(rnd() % 3),
-					    k & 1);
+					    k & 1, rep);
 		}
 	test_encode(ctx, 10240, 1024, 20000, 1, 1);
+	test_encode(ctx, 10240, 1024, 20000, 2, 0, 1);
 	test_encode(ctx, 10240, 1024, 3000, 3, 0);
 	test_neighbours(ctx, 1024, 3000);
 	test_neighbours(ctx, 10240, 3000);
