@@ -12,8 +12,8 @@
  * tests/gfmatrix/test_lt.c derives (exit 5 past one). GB/s are 10^9 bytes: of coded output for
  * encode, of decoded segment for decode.
  */
-#include <math.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

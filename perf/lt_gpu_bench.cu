@@ -13,10 +13,10 @@
  *     thread + their upload + the xor-stream kernel, each timed, summed.
  * The encode rows time whole gfec_gpu_lt_encode() calls (median of -r), scratch allocation and the
  * call's one host round trip included, into contiguous blocks and into the payloads of blocks laid
- * out as gfec_nc.h's (a 28-byte header before each, so stored in 4-byte words); a second series of calls times its stages with CUDA events
- * (median of each), beside the thesis's breakdown (T:2119: degrees 1%, sort 2%, indices 58%, XOR
- * 39%). Every encode is checked: the first 4096 blocks against
- * gfmatrix/lt.c's gfec_lt_encode() on the CPU.
+ * out as gfec_nc.h's (a 28-byte header before each, so stored in 4-byte words); a second series
+ * of calls times its stages with CUDA events (median of each), beside the thesis's breakdown
+ * (T:2119: degrees 1%, sort 2%, indices 58%, XOR 39%). Every encode is checked: the first 4096
+ * blocks against gfmatrix/lt.c's gfec_lt_encode() on the CPU.
  * Exit: 0, 1 a check failed, 2 usage or an unwritable --json, 3 no GPU or a CUDA error.
  */
 #include <cuda_runtime.h>

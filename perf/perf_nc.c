@@ -36,8 +36,8 @@
  * (the XORs' repeated reads of sources only add traffic), so the self-check applies. Encodes are
  * checked against a plain XOR of the neighbours lt.h names, decodes against the segment.
  * With a GPU, an LT encode row on device buffers too: max(n, 262144) blocks of one segment per
- * call (the GPU encoder needs that many to fill the device; --lt-gpu-blocks), against the GPU copy bound for the
- * same least traffic; its first 4096 blocks are checked.
+ * call (the GPU encoder needs that many to fill the device; --lt-gpu-blocks sets another count),
+ * against the GPU copy bound for the same least traffic; its first 4096 blocks are checked.
  *
  * GPU contexts (issue 18): the GPU rows' codes take gpu_devices= (GFEC_GPU_DEVICES) as any code
  * does, one context per entry. The run lists every context with its GPU's ceilings (copy, the

@@ -35,9 +35,9 @@ extern "C" {
  *
  * Any B, alignment and stride. The vector path runs where B is a multiple of 16, the segments are
  * 16-byte aligned and out and stride are multiples of 4 (of 16: one store per 16 bytes, else
- * four); anything else takes the byte path. Scratch
- * memory (264 bytes per 64 neighbours or part of them of each coded block, and per segment B bytes
- * per 64 neighbours past a block's first 64) comes from the stream-ordered pool.
+ * four); anything else takes the byte path. Scratch memory (264 bytes per 64 neighbours or part of
+ * them of each coded block, and per segment B bytes per 64 neighbours past a block's first 64)
+ * comes from the stream-ordered pool.
  *
  * @returns 0; GFEC_E_INVAL (NULL, n < 1 or > 65536, len >= n, B < 1, stride < B, count < 1,
  * nseg < 1, seed0 + count past 2^32, count * ceil(n / 64) past 2^31); GFEC_E_NOTSUP (a segment
