@@ -139,13 +139,24 @@ void gfec_cpu_gfni_matrices(const uint8_t *a, size_t n, uint64_t *out);
 /** 1 when the CPU (and OS) can run the 512- or 256-bit GFNI kernels, by CPUID. */
 int gfec_cpu_gfni_supported(int bits);
 
-/** How gfec_cpu_gemm_gfni512/256 write dst. */
+/** Outputs per pass over the sources of gfec_cpu_gemm_gfni512 and gfec_cpu_gemm_gfni256. */
+#define GFEC_GFNI_GROUP512 6
+#define GFEC_GFNI_GROUP256 4
+
+/** How gfec_cpu_gemm_gfni512/256 write dst, with GFEC_GFNI_PREFETCH or'ed in or not. */
 enum gfec_gfni_mode {
 	GFEC_GFNI_SET,	  /**< dst[i] = the product */
 	GFEC_GFNI_UPDATE, /**< dst[i] ^= the product */
 	GFEC_GFNI_STREAM, /**< dst[i] = the product, full vectors by non-temporal stores; every
 			       dst[i] must then be 64-byte (gfni512) or 32-byte (gfni256) aligned */
+	GFEC_GFNI_PREFETCH = 4, /**< a flag: sources also prefetched ahead (gfni.c) */
 };
+
+/**
+ * @p mode (SET, UPDATE or STREAM) with GFEC_GFNI_PREFETCH or'ed in where the GFNI kernels gain
+ * from prefetching their sources on this CPU in that mode (cpu_path.c: where it was measured).
+ */
+int gfec_cpu_gfni_prefetch(int mode);
 
 /**
  * dst[i] = sum_j mat[i*cols+j] (x) src[j] for i < rows, where mat holds gfec_cpu_gfni_matrix()
@@ -161,8 +172,9 @@ void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows, const uint64_t *mat,
 /**
  * What a GFNI path (@p path GFEC_CPU_GFNI512, else the 256-bit kernel) runs for a call or an
  * update (the codec's slices, the ISA-L drop-in): @p col < 0, dst = A src written as @p mode
- * (GFEC_GFNI_SET or GFEC_GFNI_STREAM); else dst[i] ^= a[i*cols+col] * src[0], column @p col's
- * matrices gathered first (rows <= GFEC_MAX_CHUNKS) and @p mode not used.
+ * (GFEC_GFNI_SET or GFEC_GFNI_STREAM, GFEC_GFNI_PREFETCH or'ed in or not); else dst[i] ^=
+ * a[i*cols+col] * src[0], column @p col's matrices gathered first (rows <= GFEC_MAX_CHUNKS) and
+ * of @p mode only GFEC_GFNI_PREFETCH used.
  */
 void gfec_cpu_gfni_apply(enum gfec_cpu_path path, size_t len, int cols, int rows,
 			 const uint64_t *mat, int col, int mode, const uint8_t *const *src,

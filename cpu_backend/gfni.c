@@ -29,17 +29,19 @@
 #include "cpu_backend.h"
 #include "gf8.h"
 
-#define GROUP_512 6
-#define GROUP_256 4
+#define GROUP_512 GFEC_GFNI_GROUP512
+#define GROUP_256 GFEC_GFNI_GROUP256
 /*
  * Sources are also prefetched this many bytes ahead of the block being multiplied. The L2
  * streamer stops at every 4 KiB page and must see misses again before it runs ahead on the next
  * one; with ten or more streams per thread, that happens every few blocks. A prefetch already in
  * flight when the block is reached keeps the loads off the critical path of the GF work, which
- * matters once every core shares the memory bus. Only within the call's own bytes. On the H200
- * host's Xeon (perf/results/nvidia-h200/allcore-2026-11-24h), RS(10,4) 16 MiB on 16 threads
- * (one or two rows each): 77.9 GB/s without, 99.9 with; in variants whose pool spun between
- * jobs, 75.5 without, 92.4 at 512 bytes, 91.3 at 1024, 84.6 into L2 only (PREFETCHT1).
+ * matters once every core shares the memory bus. Only within the call's own bytes, and only
+ * with GFEC_GFNI_PREFETCH in the mode (gfec_cpu_gfni_prefetch() says where). On the H200 host's
+ * Xeon (perf/results/nvidia-h200/allcore-2026-11-24h), RS(10,4) 16 MiB on 16 threads (one or two
+ * rows each): 77.9 GB/s without, 99.9 with; in variants whose pool spun between jobs, 75.5
+ * without, 92.4 at 512 bytes, 91.3 at 1024, 84.6 into L2 only (PREFETCHT1). A Zen 5 core storing
+ * by non-temporal stores ran slower with it at every distance tried, 512 to 4096 bytes.
  */
 #define GFNI_PREFETCH 512
 
@@ -89,11 +91,12 @@ static inline __attribute__((always_inline, target(T512))) void
 group512(size_t len, int cols, const int R, const uint64_t *mat,
 	 const uint8_t *const *src, uint8_t *const *dst, int mode)
 {
-	const int update = mode == GFEC_GFNI_UPDATE, stream = mode == GFEC_GFNI_STREAM;
+	const int how = mode & ~GFEC_GFNI_PREFETCH, prefetch = mode & GFEC_GFNI_PREFETCH;
+	const int update = how == GFEC_GFNI_UPDATE, stream = how == GFEC_GFNI_STREAM;
 	size_t p = 0;
 
 	for (; p + 128 <= len; p += 128) {
-		const int pf = GFNI_PREFETCH && p + GFNI_PREFETCH + 128 <= len;
+		const int pf = prefetch && p + GFNI_PREFETCH + 128 <= len;
 		__m512i a0[GROUP_512], a1[GROUP_512];
 
 #pragma GCC unroll 6
@@ -182,11 +185,12 @@ static inline __attribute__((always_inline, target(T256))) void
 group256(size_t len, int cols, const int R, const uint64_t *mat,
 	 const uint8_t *const *src, uint8_t *const *dst, int mode)
 {
-	const int update = mode == GFEC_GFNI_UPDATE, stream = mode == GFEC_GFNI_STREAM;
+	const int how = mode & ~GFEC_GFNI_PREFETCH, prefetch = mode & GFEC_GFNI_PREFETCH;
+	const int update = how == GFEC_GFNI_UPDATE, stream = how == GFEC_GFNI_STREAM;
 	size_t p = 0;
 
 	for (; p + 64 <= len; p += 64) {
-		const int pf = GFNI_PREFETCH && p + GFNI_PREFETCH + 64 <= len;
+		const int pf = prefetch && p + GFNI_PREFETCH + 64 <= len;
 		__m256i a0[GROUP_256], a1[GROUP_256];
 
 #pragma GCC unroll 4
@@ -285,7 +289,7 @@ void gfec_cpu_gfni_apply(enum gfec_cpu_path path, size_t len, int cols, int rows
 			column[i] = mat[(size_t)i * cols + col];
 		mat = column;
 		cols = 1;
-		mode = GFEC_GFNI_UPDATE;
+		mode = GFEC_GFNI_UPDATE | (mode & GFEC_GFNI_PREFETCH);
 	}
 	if (path == GFEC_CPU_GFNI512)
 		gfec_cpu_gemm_gfni512(len, cols, rows, mat, src, dst, mode);

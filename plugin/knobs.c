@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gfec/gfec_config.h"
-#include "cpu_backend.h" /* gfec_cpu_stream_min(): what auto is here */
+#include "cpu_backend.h" /* gfec_cpu_stream_min(), gfec_cpu_gfni_prefetch(): what auto is here */
 #include "internal.h"
 
 int gfec_settings_resolve(const char *text, struct gfec_profile *p, char *err, size_t errlen)
@@ -162,6 +162,15 @@ int gfec_config_describe(const char *profile, char *buf, size_t len)
 		else
 			n = snprintf(buf + used, len - used,
 				     "cpu_stream_min auto on this CPU: never non-temporal stores\n");
+		if (n >= 0 && (size_t)n < len - used &&
+		    (path == GFEC_CPU_GFNI512 || path == GFEC_CPU_GFNI256)) {
+			used += (size_t)n;
+			n = snprintf(buf + used, len - used,
+				     "GFNI kernels on this CPU: sources prefetched ahead %s\n",
+				     gfec_cpu_gfni_prefetch(GFEC_GFNI_STREAM) & GFEC_GFNI_PREFETCH
+					 ? "whatever the parity stores"
+					 : "with ordinary parity stores, not non-temporal ones");
+		}
 		if (n < 0 || (size_t)n >= len - used)
 			ret = GFEC_E_INVAL;
 		else

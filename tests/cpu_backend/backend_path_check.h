@@ -3,8 +3,9 @@
  * @file backend_path_check.h
  * One CPU path behind the backend table (test_gfni.c's variants, test_avx2.c): on 1 and 3
  * threads, with non-temporal stores from 1 byte up and never, random shapes and lengths with
- * misaligned, poisoned outputs, the plan's tables or matrices, slices and update route, against
- * raw ISA-L's ec_encode_data with the same matrix.
+ * misaligned, poisoned outputs, the plan's tables or matrices, slices (4 KiB ones, and on 3
+ * threads the default's, up to 3 MiB calls so that one-pass GFNI products take long ones) and
+ * update route, against raw ISA-L's ec_encode_data with the same matrix.
  */
 #ifndef GFEC_TESTS_BACKEND_PATH_CHECK_H
 #define GFEC_TESTS_BACKEND_PATH_CHECK_H
@@ -21,17 +22,21 @@ static void check_backend_path(const char *path)
 {
 	const struct gfec_backend_ops *ops = gfec_cpu_backend();
 
-	for (int cfg = 0; cfg < 4; cfg++) {
-		const int threads = cfg % 2 ? 3 : 1;
-		struct gfec_backend_conf conf = { .threads = threads, .path = path, .slice = 4096,
-						  .stream_min = cfg / 2 ? 1 : 0 };
+	for (int cfg = 0; cfg < 6; cfg++) {
+		const int threads = cfg % 2 || cfg >= 4 ? 3 : 1;
+		const size_t longest = cfg >= 4 ? 3 << 20 : 400000;
+		struct gfec_backend_conf conf = {.threads = threads,
+						 .path = path,
+						 .slice = cfg >= 4 ? 0 : 4096,
+						 .stream_min = cfg % 4 >= 2 || cfg == 5 ? 1 : 0};
 		void *ctx;
 
 		assert_int_equal(ops->init(&conf, &ctx), 0);
 		assert_string_equal(ops->path_name(ctx), path);
 		for (int t = 0; t < 30; t++) {
 			const int k = test_range(1, 24), m = test_range(1, 12), col = test_range(0, k - 1);
-			const size_t len = t % 3 ? (size_t)test_range(0, 1000) : (size_t)test_range(0, 400000);
+			const size_t len = t % 3 ? (size_t)test_range(0, 1000)
+						 : (size_t)test_range(0, (int)longest);
 			uint8_t *a = malloc((size_t)k * m), tbls[32 * 24 * 12];
 			struct gfec_gemm_matrix gm = { .w = 8, .rows = m, .cols = k, .a = a };
 			struct test_buf sb[24], pb[12], rb[12];

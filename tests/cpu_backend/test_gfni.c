@@ -113,15 +113,22 @@ static void gfni_coefs(const uint8_t *a, size_t n, void *mat)
 	gfec_cpu_gfni_matrices(a, n, mat);
 }
 
-/* kernel_shape_check.h's random shapes, by normal and by non-temporal stores. */
+/*
+ * kernel_shape_check.h's random shapes, by normal and by non-temporal stores, with and without
+ * the sources prefetched (whichever gfec_cpu_gfni_prefetch() picks here, the other runs too).
+ */
 static void random_shapes(int vi)
 {
 	const struct variant *v = need(vi);
-	const struct kernel_check kc = { .name = v->name, .coef_bytes = sizeof(uint64_t),
-					 .coefs = gfni_coefs, .run = v->fn, .set = GFEC_GFNI_SET,
-					 .update = GFEC_GFNI_UPDATE, .stream = GFEC_GFNI_STREAM };
+	struct kernel_check kc = {
+	    .name = v->name, .coef_bytes = sizeof(uint64_t), .coefs = gfni_coefs, .run = v->fn};
 
-	check_kernel_shapes(&kc);
+	for (int pf = 0; pf <= GFEC_GFNI_PREFETCH; pf += GFEC_GFNI_PREFETCH) {
+		kc.set = GFEC_GFNI_SET | pf;
+		kc.update = GFEC_GFNI_UPDATE | pf;
+		kc.stream = GFEC_GFNI_STREAM | pf;
+		check_kernel_shapes(&kc);
+	}
 }
 
 static void test_shapes_512(void **state)
@@ -173,6 +180,12 @@ static void test_dispatch(void **state)
 	assert_int_equal(gfec_cpu_stream_min(4096), 4096);
 	assert_int_equal(gfec_cpu_stream_min(GFEC_STREAM_MIN_AUTO),
 			 __builtin_cpu_is("intel") ? 65536 : __builtin_cpu_is("amd") ? 4 << 20 : 0);
+	/* prefetching: not by non-temporal stores on AMD, else always */
+	for (int mode = GFEC_GFNI_SET; mode <= GFEC_GFNI_STREAM; mode++)
+		assert_int_equal(gfec_cpu_gfni_prefetch(mode),
+				 __builtin_cpu_is("amd") && mode == GFEC_GFNI_STREAM
+				     ? mode
+				     : mode | GFEC_GFNI_PREFETCH);
 	for (const char *const *n = (const char *const[]){ "", "auto", NULL }; *n; n++) {
 		struct gfec_backend_conf conf = { .threads = 1, .path = *n };
 
