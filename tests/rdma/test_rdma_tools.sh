@@ -46,10 +46,12 @@ start_server() {
 }
 
 # A server still up 5 s after its SIGTERM shows what its threads are doing before `timeout`
-# kills it: once in a few hundred runs under ASan+UBSan, one hung there with no counters shown
-# while another process (LeakSanitizer's exit-time tracer) ptraced it.
+# kills it. Under ASan+UBSan, once in a few hundred runs (and once in CI), one hung there after its
+# threads had ended: its last thread running, ptraced by a process it had cloned itself, which is
+# LeakSanitizer's exit-time tracer (StopTheWorld; the runtime's hang of google/sanitizers#1330).
+# That case is killed and reported, its leak check lost; any other server still up fails.
 stop_server() {
-	local child
+	local child tracer
 	child=$(pgrep -P "$SPID" | head -1 || true)
 	kill -TERM "$SPID"
 	for _ in $(seq 100); do
@@ -64,6 +66,15 @@ stop_server() {
 				echo "task ${t##*/}: $(cut -d' ' -f3 "$t/stat") $(cat "$t/wchan") $(cat "$t/comm")"
 			done
 		} >&2 2>/dev/null || true
+		tracer=$(awk '$1 == "TracerPid:" { print $2 }' "/proc/$child/status" 2>/dev/null || true)
+		if [[ ${tracer:-0} != 0 ]] &&
+			[[ $(awk '$1 == "PPid:" { print $2 }' "/proc/$tracer/status" 2>/dev/null) == "$child" ]]; then
+			echo "== server $child: LeakSanitizer's exit-time tracer $tracer hung;" \
+				"both killed, this server's leak check lost" >&2
+			kill -9 "$tracer" "$child" 2>/dev/null || true
+			wait "$SPID" || true
+			return 0
+		fi
 	fi
 	wait "$SPID" || fail "server exited with $? after SIGTERM"
 }
