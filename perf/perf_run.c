@@ -201,7 +201,7 @@ struct xor_sweep {
 	enum perf_op op;
 	int width, nsrc, ndst, group; /* group: outputs per pass over a slice's sources */
 	int mode;		      /* enum perf_xor_mode | PERF_XOR_PREFETCH */
-	size_t nslices, ntasks;
+	size_t slice, nslices, ntasks;
 	atomic_size_t next; /* the first unclaimed task */
 	atomic_int go;	    /* 0 wait, 1 run, -1 give up */
 	atomic_int tid;	    /* the next worker's index */
@@ -259,9 +259,8 @@ static void *xor_worker(void *arg)
 		return NULL;
 	while ((t = atomic_fetch_add(&w->next, 1)) < w->ntasks) {
 		const size_t set = t / w->nslices % (size_t)w->b->nsets;
-		const size_t off = t % w->nslices * PERF_CPU_SLICE;
-		const size_t n =
-		    w->b->chunk - off < PERF_CPU_SLICE ? w->b->chunk - off : PERF_CPU_SLICE;
+		const size_t off = t % w->nslices * w->slice;
+		const size_t n = w->b->chunk - off < w->slice ? w->b->chunk - off : w->slice;
 
 		xor_streams_of(w, &w->b->sets[set], off, src, dst);
 		perf_xor_streams_group(w->width, n, w->nsrc, src, w->ndst, dst, w->mode, w->group);
@@ -298,7 +297,7 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	struct xor_sweep w = { 0 };
 	struct bufs b;
 	double g[XOR_TRIALS], per_set;
-	size_t touched, passes;
+	size_t touched, passes, long_slice;
 	int ret = -1;
 
 	x->gbps = x->spread = 0;
@@ -308,11 +307,12 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	    bufs_alloc(&b, k, m, e, 1, x->chunk, PERF_PAGEABLE, rotate, nsrc + ndst))
 		return -1;
 	w.b = &b, w.op = x->op, w.width = perf_xor_width(), w.nsrc = nsrc, w.ndst = ndst;
-	w.nslices = (x->chunk + PERF_CPU_SLICE - 1) / PERF_CPU_SLICE;
 	per_set = (double)x->chunk * (x->op == PERF_UPDATE ? 1 + 2 * m : nsrc + ndst);
 	touched = (size_t)b.nsets * (size_t)(nsrc + ndst) * x->chunk;
 	passes = (XOR_PASSES * rotate + touched - 1) / touched;
-	w.ntasks = passes * (size_t)b.nsets * w.nslices;
+	/* cpu_backend.c's slice_bytes() for a one-pass GFNI product that does not prefetch */
+	long_slice = x->chunk / (4 * (size_t)threads) / 64 * 64;
+	long_slice = long_slice > PERF_CPU_LONG_SLICE ? PERF_CPU_LONG_SLICE : long_slice;
 	/*
 	 * Both orders over a slice: all outputs in one pass (the fewest bytes moved), and one
 	 * output after another while the slice's sources stay in cache (the fewest streams at once,
@@ -321,16 +321,23 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	 * spread. Outputs that are written, not updated, are also written by non-temporal stores,
 	 * as gfec's GFNI kernels write them from cpu_stream_min on: the faster store kind counts
 	 * too; and each store kind runs a third way, as those kernels go: their groups (all of
-	 * RS(10,4)'s outputs in one pass) with the sources prefetched ahead.
+	 * RS(10,4)'s outputs in one pass) with the sources prefetched ahead; and a fourth, as the
+	 * codec cuts a call that runs one pass without prefetching: in longer slices, where the
+	 * chunk makes them longer.
 	 */
 	const int modes = x->op == PERF_UPDATE ? 1 : 2;
 
-	for (int v = 0; v < 3 * modes; v++) {
-		w.group = v % 3 == 1 ? 1 : v % 3 == 2 ? PERF_CPU_GROUP(w.width) : ndst;
+	for (int v = 0; v < 4 * modes; v++) {
+		if (v % 4 == 3 && (x->op == PERF_UPDATE || long_slice <= PERF_CPU_SLICE))
+			continue;
+		w.slice = v % 4 == 3 ? long_slice : PERF_CPU_SLICE;
+		w.nslices = (x->chunk + w.slice - 1) / w.slice;
+		w.ntasks = passes * (size_t)b.nsets * w.nslices;
+		w.group = v % 4 == 1 ? 1 : v % 4 == 2 ? PERF_CPU_GROUP(w.width) : ndst;
 		w.mode = x->op == PERF_UPDATE ? PERF_XOR_RMW
-			 : v / 3	      ? PERF_XOR_STREAM
+			 : v / 4	      ? PERF_XOR_STREAM
 					      : PERF_XOR_SET;
-		w.mode |= v % 3 == 2 ? PERF_XOR_PREFETCH : 0;
+		w.mode |= v % 4 == 2 ? PERF_XOR_PREFETCH : 0;
 		for (int trial = 0; trial < XOR_TRIALS; trial++)
 			if ((g[trial] = xor_sweep_run(&w, threads,
 						      per_set * b.nsets * (double)passes)) <= 0)
