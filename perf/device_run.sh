@@ -59,11 +59,11 @@ stress() { # the GPU tests all at once, three rounds: work queued by a test on t
 		ctest --test-dir $b -L gpu -j"$jobs" --output-on-failure --timeout 600 | tail -n 25
 	done
 }
-gpubench() { ./$b/perf/gfec-gpu-bench --json "$log/gpu_bench.json"; }
-nc() { ./$b/perf/gfec-nc-gpu-bench --json "$log/nc_gpu_bench.json"; }
+gpubench() { $b/perf/gfec-gpu-bench --json "$log/gpu_bench.json"; }
+nc() { $b/perf/gfec-nc-gpu-bench --json "$log/nc_gpu_bench.json"; }
 perf() {
-	./$b/perf/gfec-perf --quick --json "$log/quick.json" &&
-		./$b/perf/gfec-perf -k 10,4 -b 1M -e 16M -f 16 -o encode,decode,update -a cpu,gpu \
+	$b/perf/gfec-perf --quick --json "$log/quick.json" &&
+		$b/perf/gfec-perf -k 10,4 -b 1M -e 16M -f 16 -o encode,decode,update -a cpu,gpu \
 			--json "$log/sweep.json"
 }
 upstream_isal() { # upstream ISA-L 2.32.1 (carried source, carried nasm) in /tmp, once
@@ -75,12 +75,12 @@ upstream_isal() { # upstream ISA-L 2.32.1 (carried source, carried nasm) in /tmp
 isal() {
 	local up=/tmp/isa-l-2.32.1
 	upstream_isal &&
-		./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --isal-lib $up/bin/libisal.so.2 &&
-		./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --hot --isal-lib $up/bin/libisal.so.2 &&
-		./$b/perf/gfec-perf isal -k '10,4 4,2 223,32 128,16 128,64 128,128' -b 4K -e 4K -T 1 -r 7 --hot \
+		$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --isal-lib $up/bin/libisal.so.2 &&
+		$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 --hot --isal-lib $up/bin/libisal.so.2 &&
+		$b/perf/gfec-perf isal -k '10,4 4,2 223,32 128,16 128,64 128,128' -b 4K -e 4K -T 1 -r 7 --hot \
 			--isal-lib $up/bin/libisal.so.2 &&
-		./$b/perf/gfec-perf isal -k '4,2 223,32' -b 4K -e 4K -T 1 -r 7 --isal-lib $up/bin/libisal.so.2 &&
-		./$b/perf/gfec-perf isal -k '10,4' -b 1M -e 1M -T "$jobs" -r 7 --isal-lib $up/bin/libisal.so.2
+		$b/perf/gfec-perf isal -k '4,2 223,32' -b 4K -e 4K -T 1 -r 7 --isal-lib $up/bin/libisal.so.2 &&
+		$b/perf/gfec-perf isal -k '10,4' -b 1M -e 1M -T "$jobs" -r 7 --isal-lib $up/bin/libisal.so.2
 }
 
 ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB rows beat it here once
@@ -88,65 +88,65 @@ ceil() { # CPU rows against the memory-traffic ceiling: update, whose 16 MiB row
 	local a
 	for a in "-k 10,4 -b 16M -e 16M" "-k 10,4 -b 64M -e 64M" "-k 4,2 -b 16M -e 16M"; do
 		# shellcheck disable=SC2086
-		./$b/perf/gfec-perf $a -o encode,decode,update -a cpu -r 3
+		$b/perf/gfec-perf $a -o encode,decode,update -a cpu -r 3
 	done
 }
 lt() {
-	./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5
+	$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1000 -r 5
 	# gfec-perf nc's LT rows: encode on every CPU and decode on one, against this run's memory
-	./$b/perf/gfec-perf nc -a cpu --family lt --lt-n 1024,10240 -r 5 --json "$log/nc_lt.json"
-	./$b/perf/gfec-lt-gpu-bench --json "$log/lt_gpu_bench.json"
-	./$b/perf/gfec-lt-gpu-bench -N 1000000 -r 5
-	compute-sanitizer --tool racecheck --error-exitcode 9 ./$b/perf/gfec-lt-gpu-bench -N 1000 -r 1 |
+	$b/perf/gfec-perf nc -a cpu --family lt --lt-n 1024,10240 -r 5 --json "$log/nc_lt.json"
+	$b/perf/gfec-lt-gpu-bench --json "$log/lt_gpu_bench.json"
+	$b/perf/gfec-lt-gpu-bench -N 1000000 -r 5
+	compute-sanitizer --tool racecheck --error-exitcode 9 $b/perf/gfec-lt-gpu-bench -N 1000 -r 1 |
 		tail -n 5
 }
 w16() { # GF(2^16): the GPU kernel against its bounds, (32768,32768) included; the codec's rows
-	./$b/perf/gfec-gf16-gpu-bench -n 5
-	timeout 300 ./$b/perf/gfec-gf16-gpu-bench -n 1 -s 1 --big
-	./$b/perf/gfec-perf -w 16 -k "10,4 100,20" -o encode,decode,update -b 1M -e 16M -a cpu,gpu \
+	$b/perf/gfec-gf16-gpu-bench -n 5
+	timeout 300 $b/perf/gfec-gf16-gpu-bench -n 1 -s 1 --big
+	$b/perf/gfec-perf -w 16 -k "10,4 100,20" -o encode,decode,update -b 1M -e 16M -a cpu,gpu \
 		--json "$log/w16_codec.json"
 	# issue 13's (1000,200) at 64 KiB: one CPU thread against Jerasure w=16 (and the decode
 	# matrix's three paths), the codec's CPU rows, and its GPU rows on device buffers
-	./$b/perf/gfec-gf16-bench 1000 200 65536 3
-	./$b/perf/gfec-perf -w 16 -k 1000,200 -o encode,decode -b 64K -e 64K -a cpu \
+	$b/perf/gfec-gf16-bench 1000 200 65536 3
+	$b/perf/gfec-perf -w 16 -k 1000,200 -o encode,decode -b 64K -e 64K -a cpu \
 		--json "$log/w16_1000_cpu.json"
-	./$b/perf/gfec-perf -w 16 -k 1000,200 -o encode,decode -b 64K -e 64K -B 1,16 -a gpu -d gpu \
+	$b/perf/gfec-perf -w 16 -k 1000,200 -o encode,decode -b 64K -e 64K -B 1,16 -a gpu -d gpu \
 		--json "$log/w16_1000_gpu.json"
 }
 ncli() { # gfec nc on a 1 GiB file: GPU encode, GPU batch decode, CPU decode; the simulations
 	local d
 	d=$(mktemp -d)
 	head -c 1073741824 /dev/urandom >"$d/in" &&
-		/usr/bin/time -f "nc encode gpu: %e s" ./$b/tools/gfec nc encode "$d/in" -o "$d/s" -n 128 \
+		/usr/bin/time -f "nc encode gpu: %e s" $b/tools/gfec nc encode "$d/in" -o "$d/s" -n 128 \
 			-B 4096 --overhead 5 --backend gpu &&
-		/usr/bin/time -f "nc decode gpu: %e s" ./$b/tools/gfec nc decode "$d/s" -o "$d/g" \
+		/usr/bin/time -f "nc decode gpu: %e s" $b/tools/gfec nc decode "$d/s" -o "$d/g" \
 			--backend gpu &&
-		/usr/bin/time -f "nc decode cpu: %e s" ./$b/tools/gfec nc decode "$d/s" -o "$d/c" &&
+		/usr/bin/time -f "nc decode cpu: %e s" $b/tools/gfec nc decode "$d/s" -o "$d/c" &&
 		cmp "$d/in" "$d/g" && cmp "$d/in" "$d/c" && echo "both decodes equal the input"
 	rm -rf "$d"
 	# LT on a 256 MiB file, c and delta not the defaults (the stream carries them), batch decode
 	d=$(mktemp -d)
 	head -c 268435456 /dev/urandom >"$d/in" &&
-		/usr/bin/time -f "nc encode lt: %e s" ./$b/tools/gfec nc encode "$d/in" -o "$d/s" \
+		/usr/bin/time -f "nc encode lt: %e s" $b/tools/gfec nc encode "$d/in" -o "$d/s" \
 			--family lt -n 10240 -B 1024 --overhead 3 --lt-c 0.05 --lt-delta 0.1 &&
-		/usr/bin/time -f "nc decode lt --batch: %e s" ./$b/tools/gfec nc decode "$d/s" \
+		/usr/bin/time -f "nc decode lt --batch: %e s" $b/tools/gfec nc decode "$d/s" \
 			-o "$d/b" --batch &&
-		/usr/bin/time -f "nc decode lt: %e s" ./$b/tools/gfec nc decode "$d/s" -o "$d/p" &&
+		/usr/bin/time -f "nc decode lt: %e s" $b/tools/gfec nc decode "$d/s" -o "$d/p" &&
 		cmp "$d/in" "$d/b" && cmp "$d/in" "$d/p" && echo "both LT decodes equal the input"
 	rm -rf "$d"
-	./$b/tools/gfec nc simulate -n 128 -B 4096 --segments 2000 --relays 2 --loss 0.1 \
+	$b/tools/gfec nc simulate -n 128 -B 4096 --segments 2000 --relays 2 --loss 0.1 \
 		--json "$log/nc_sim_rlc.json"
-	./$b/tools/gfec nc simulate --family lt -n 1024 -B 1024 --segments 300 --relays 2 --loss 0.1 \
+	$b/tools/gfec nc simulate --family lt -n 1024 -B 1024 --segments 300 --relays 2 --loss 0.1 \
 		--json "$log/nc_sim_lt.json"
 }
 ncperf() { # RLC through gfec_nc.h: GPU rows on device buffers, CPU rows against raw ISA-L
-	./$b/perf/gfec-perf nc -a gpu --n 128,256,512,1024 --block 128,4K,32K -r 3 \
+	$b/perf/gfec-perf nc -a gpu --n 128,256,512,1024 --block 128,4K,32K -r 3 \
 		--json "$log/nc_gpu.json"
-	./$b/perf/gfec-perf nc -a cpu --family rlc --n 128,256 --block 1K,4K,32K -r 3 \
+	$b/perf/gfec-perf nc -a cpu --family rlc --n 128,256 --block 1K,4K,32K -r 3 \
 		--json "$log/nc_cpu.json" # (the LT rows: step lt)
 }
 daemon() { # daemon-shaped callers: N threads of synchronous single-stripe calls on one codec
-	./$b/perf/gfec-perf daemon -k 10,4 -b "4K 64K 1M" --callers "1 16 64" -a cpu,gpu,auto \
+	$b/perf/gfec-perf daemon -k 10,4 -b "4K 64K 1M" --callers "1 16 64" -a cpu,gpu,auto \
 		--memory pageable,pinned -d 0.3 --json "$log/daemon.json"
 }
 hybrid() { # backend=hybrid (issue 17): its tests, split vs cpu-only and gpu-only on host buffers
@@ -155,12 +155,12 @@ hybrid() { # backend=hybrid (issue 17): its tests, split vs cpu-only and gpu-onl
 	# host memory-traffic roofline in the same run, on each '# hybrid' line), and gfec tune's host
 	# sweep with what gfec info makes of it
 	ctest --test-dir $b -R '^(hybrid|perf_tune)$' --output-on-failure --timeout 600
-	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 16M" --callers 1 -T 0 -o encode \
+	$b/perf/gfec-perf daemon -k 10,4 -b "2M 16M" --callers 1 -T 0 -o encode \
 		-a cpu,gpu,hybrid --memory pageable,pinned -d 0.5 --json "$log/hybrid_1.json"
-	./$b/perf/gfec-perf daemon -k 10,4 -b "2M 4M" --callers "16 64" -T 1 -o encode \
+	$b/perf/gfec-perf daemon -k 10,4 -b "2M 4M" --callers "16 64" -T 1 -o encode \
 		-a cpu,gpu,hybrid --memory pageable,pinned -d 0.5 --json "$log/hybrid_16.json"
-	./$b/tools/gfec tune --config "$log/gfec.conf" -k 10,4 -b 1M -e 1M --seconds 0.2
-	GFEC_CONF="$log/gfec.conf" ./$b/tools/gfec info | tail -n 4
+	$b/tools/gfec tune --config "$log/gfec.conf" -k 10,4 -b 1M -e 1M --seconds 0.2
+	GFEC_CONF="$log/gfec.conf" $b/tools/gfec info | tail -n 4
 }
 nt() { # cpu_stream_min (issue 16): parity by non-temporal stores off (0) and on (64 KiB chunks
 	# and up), one thread against upstream ISA-L 2.32.1 from DRAM and in cache, and all cores
@@ -169,26 +169,26 @@ nt() { # cpu_stream_min (issue 16): parity by non-temporal stores off (0) and on
 	upstream_isal || return
 	for s in 0 64K; do
 		echo "## GFEC_CPU_STREAM_MIN=$s"
-		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 \
+		GFEC_CPU_STREAM_MIN=$s $b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 \
 			--isal-lib $up/bin/libisal.so.2
-		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 \
+		GFEC_CPU_STREAM_MIN=$s $b/perf/gfec-perf isal -k '10,4 8,3' -b 1M -e 1M -T 1 -r 7 \
 			--hot --isal-lib $up/bin/libisal.so.2
-		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf isal -k '10,4' -b 1M -e 1M -T "$jobs" -r 7 \
+		GFEC_CPU_STREAM_MIN=$s $b/perf/gfec-perf isal -k '10,4' -b 1M -e 1M -T "$jobs" -r 7 \
 			--isal-lib $up/bin/libisal.so.2
-		GFEC_CPU_STREAM_MIN=$s ./$b/perf/gfec-perf -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
+		GFEC_CPU_STREAM_MIN=$s $b/perf/gfec-perf -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
 	done
 }
 tunecpu() { # cpu_stream_min=auto (the default) and what gfec tune measures on this CPU (issue 16)
-	./$b/tools/gfec info | grep '^cpu_stream_min'
-	./$b/tools/gfec tune --cpu-only --config "$log/gfec-cpu.conf"
+	$b/tools/gfec info | grep '^cpu_stream_min'
+	$b/tools/gfec tune --cpu-only --config "$log/gfec-cpu.conf"
 }
 cpu16() { # issue 16's noisiest rows again, twice: one thread at 4 KiB from DRAM (15 repeats) against
 	# upstream ISA-L 2.32.1, and all cores at 16 MiB against the ceiling of the same run
 	local up=/tmp/isa-l-2.32.1 i
 	upstream_isal || return
 	for i in 1 2; do
-		./$b/perf/gfec-perf isal -k '4,2 223,32' -b 4K -e 4K -T 1 -r 15 --isal-lib $up/bin/libisal.so.2
-		./$b/perf/gfec-perf -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
+		$b/perf/gfec-perf isal -k '4,2 223,32' -b 4K -e 4K -T 1 -r 15 --isal-lib $up/bin/libisal.so.2
+		$b/perf/gfec-perf -k 10,4 -b 16M -e 16M -o encode -a cpu -r 3
 	done
 }
 coalesce() { # cross-call coalescing (issue 17): its GPU test, then the daemon's GPU rows with
@@ -196,11 +196,11 @@ coalesce() { # cross-call coalescing (issue 17): its GPU test, then the daemon's
 	local us
 	ctest --test-dir $b -R '^coalesce' --output-on-failure --timeout 600
 	for us in 0 20 100; do
-		GFEC_GPU_COALESCE_US=$us ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" \
+		GFEC_GPU_COALESCE_US=$us $b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" \
 			--callers "16 64" -o encode,decode -a gpu --memory pageable,pinned -d 0.5 \
 			--json "$log/daemon_coalesce_us$us.json"
 	done
-	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode,decode \
+	$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode,decode \
 		-a cpu -d 0.5 --json "$log/daemon_coalesce_cpu.json"
 }
 multi() { # several GPUs (issue 18): every visible device, RS(10,4) from GPU and pinned memory
@@ -210,66 +210,66 @@ multi() { # several GPUs (issue 18): every visible device, RS(10,4) from GPU and
 	GFEC_TEST_GPU_DEVICES=$all ctest --test-dir $b -R '^multi_gpu$' --output-on-failure \
 		--timeout 600
 	# test_gpu's cases with every call split over every device (gpu_two_contexts does 0,0)
-	GFEC_GPU_DEVICES=$all GFEC_GPU_SPLIT_MIN=1 ./$b/tests/test_gpu 2>&1 | tail -n 20
-	GFEC_GPU_DEVICES=$all ./$b/tools/gfec info | grep 'gpu context'
-	./$b/perf/gfec-multigpu-bench --devices "$all" --stripes 64 -n 7
-	./$b/perf/gfec-multigpu-bench --devices "$all" --chunk 4194304 --stripes 32 -n 7
+	GFEC_GPU_DEVICES=$all GFEC_GPU_SPLIT_MIN=1 $b/tests/test_gpu 2>&1 | tail -n 20
+	GFEC_GPU_DEVICES=$all $b/tools/gfec info | grep 'gpu context'
+	$b/perf/gfec-multigpu-bench --devices "$all" --stripes 64 -n 7
+	$b/perf/gfec-multigpu-bench --devices "$all" --chunk 4194304 --stripes 32 -n 7
 	# RLC encode (n = 128, 4 KiB) from pinned memory, one context against all (after RS rows)
-	./$b/perf/gfec-multigpu-bench --devices "$all" --stripes 16 -n 5 --nc --segments 32
+	$b/perf/gfec-multigpu-bench --devices "$all" --stripes 16 -n 5 --nc --segments 32
 }
 small() { # small calls (issue 17): the small-call kernel, the batch call against the kernel alone,
 	# one stripe's P50/P99, an empty kernel's launch + sync, in one process; twice. Then the
 	# device-batch tests (tables, steps, small calls) under compute-sanitizer's memcheck
-	./$b/perf/gfec-gpu-bench --small --json "$log/small1.json" &&
-		./$b/perf/gfec-gpu-bench --small --json "$log/small2.json" &&
+	$b/perf/gfec-gpu-bench --small --json "$log/small1.json" &&
+		$b/perf/gfec-gpu-bench --small --json "$log/small2.json" &&
 		GFEC_TEST_FILTER='test_device_*' compute-sanitizer --tool memcheck --error-exitcode 9 \
-			./$b/tests/test_gpu
+			$b/tests/test_gpu
 }
 resident() { # the resident small-call kernel (gpu_resident_us, issue 17): its test, then the
 	# small-call section twice (one stripe's P50/P99 launched and resident, in one process), then
 	# the test under compute-sanitizer's memcheck
-	timeout 300 ./$b/tests/test_gpu_resident &&
-		./$b/perf/gfec-gpu-bench --small --json "$log/resident1.json" &&
-		./$b/perf/gfec-gpu-bench --small --json "$log/resident2.json" &&
+	timeout 300 $b/tests/test_gpu_resident &&
+		$b/perf/gfec-gpu-bench --small --json "$log/resident1.json" &&
+		$b/perf/gfec-gpu-bench --small --json "$log/resident2.json" &&
 		GFEC_TEST_FILTER='test_*l*' timeout 600 compute-sanitizer --tool memcheck \
-			--error-exitcode 9 ./$b/tests/test_gpu_resident
+			--error-exitcode 9 $b/tests/test_gpu_resident
 }
 ncsizes() { # RLC encode (issue 12) by segments per call, n = 128, B = 4 KiB, and batch decode's stages
-	./$b/perf/gfec-nc-gpu-bench --sizes --json "$log/nc_gpu_sizes.json"
+	$b/perf/gfec-nc-gpu-bench --sizes --json "$log/nc_gpu_sizes.json"
 }
 nccpu() { # RLC on the CPU (issue 12), n = 128, B = 4 KiB: progressive decode on one thread against
 	# one raw ISA-L 128 x 128 product of the segment, encode on every thread against raw ISA-L; twice;
 	# then the papers' CPU table (encode on 1 and every thread, decode, n x n inversions)
 	local i
 	for i in 1 2; do
-		./$b/perf/gfec-nc-bench --reps 15 --threads 1 --segments 100 &&
-			./$b/perf/gfec-nc-bench --reps 15 --threads "$jobs" --segments 10
+		$b/perf/gfec-nc-bench --reps 15 --threads 1 --segments 100 &&
+			$b/perf/gfec-nc-bench --reps 15 --threads "$jobs" --segments 10
 	done
-	./$b/perf/gfec-nc-bench --papers --reps 9 --threads "$jobs" --segments 30
+	$b/perf/gfec-nc-bench --papers --reps 9 --threads "$jobs" --segments 30
 }
 ncpapers() { # the seed papers' GPU rows (issue 12) and their figures beside ours, one table
-	./$b/perf/gfec-nc-gpu-bench --papers --json "$log/nc_gpu_papers.json"
+	$b/perf/gfec-nc-gpu-bench --papers --json "$log/nc_gpu_papers.json"
 }
 ltdec() { # LT decode (issue 14), n = 10240, B = 1 KiB, one thread: three runs of ten
 	local i
-	for i in 1 2 3; do ./$b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1 -r 10; done
+	for i in 1 2 3; do $b/perf/gfec-lt-bench -n 10240 -B 1024 -s 1 -r 10; done
 }
 fft() { # technique=fft at w = 16 (issue 13): its tests, then (32768,32768) and (1000,200), 64 KiB
 	ctest --test-dir $b -R '^(fft16|codec_fft.*|cli_w16)$' --output-on-failure --timeout 600
-	./$b/perf/gfec-fft16-bench -k 32768 -m 32768 -l 65536 -T "$jobs" -n 2
-	./$b/perf/gfec-fft16-bench -k 1000 -m 200 -l 65536 -T "$jobs" -n 5
-	./$b/perf/gfec-fft16-bench -k 1000 -m 200 -l 65536 -T 1 -n 3
+	$b/perf/gfec-fft16-bench -k 32768 -m 32768 -l 65536 -T "$jobs" -n 2
+	$b/perf/gfec-fft16-bench -k 1000 -m 200 -l 65536 -T "$jobs" -n 5
+	$b/perf/gfec-fft16-bench -k 1000 -m 200 -l 65536 -T 1 -n 3
 }
 fftgpu() { # technique=fft on GPU memory (issue 13): its GPU test and the kernels' emulation, then
 	# (1000,200) and (32768,32768) at 64 KiB against the device copy of the bytes its passes move
 	ctest --test-dir $b -R '^(fft16_gpu|fft16_async|bfly16_emulate|codec_fft)$' --output-on-failure \
 		--timeout 600
-	./$b/perf/gfec-fft16-gpu-bench -n 5 -l 65536
+	$b/perf/gfec-fft16-gpu-bench -n 5 -l 65536
 }
 gate() { # the FIFO gate before host-buffer GPU calls (issue 17): windows off, 16 and 64 callers
 	ctest --test-dir $b -R '^(coalesce.*|rdma_coalesce|rdma_server|rdma_tools)$' --output-on-failure \
 		--timeout 600
-	GFEC_GPU_COALESCE_US=0 ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
+	GFEC_GPU_COALESCE_US=0 $b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
 		-o encode -a gpu --memory pageable,pinned -d 0.5 --json "$log/daemon_gate.json"
 }
 lanes() { # host buffers from many callers (issue 17): pinned ones read in place by the kernels
@@ -283,10 +283,10 @@ lanes() { # host buffers from many callers (issue 17): pinned ones read in place
 		set -- $cfg
 		echo "== gpu_pinned=$1 gpu_lanes=$2 gpu_coalesce_us=$3 gpu_map_bytes=${4:-0}"
 		GFEC_GPU_PINNED=$1 GFEC_GPU_LANES=$2 GFEC_GPU_COALESCE_US=$3 GFEC_GPU_MAP_BYTES=${4:-0} \
-			./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode \
+			$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode \
 			-a gpu --memory pageable,pinned -d 0.5 --json "$log/daemon_lanes_$1_$2_$3${4:+_$4}.json"
 	done
-	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode -a cpu \
+	$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" -o encode -a cpu \
 		--memory pageable,pinned -d 0.5 --json "$log/daemon_lanes_cpu.json"
 }
 slots() { # launch slots (issue 17, gpu_coalesce_slots / _slot_min): pinned RS(10,4) encodes from 16
@@ -297,14 +297,14 @@ slots() { # launch slots (issue 17, gpu_coalesce_slots / _slot_min): pinned RS(1
 	for s in ${GFEC_SLOTS_LIST:-0:1M 4:1M 2:1M 0:1M 4:1M 2:1M 8:1M}; do
 		echo "== gpu_coalesce_slots=${s%%:*} gpu_coalesce_slot_min=${s##*:}"
 		GFEC_GPU_COALESCE_SLOTS=${s%%:*} GFEC_GPU_COALESCE_SLOT_MIN=${s##*:} \
-			./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" \
+			$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" \
 			-o encode -a gpu --memory pinned -d 0.5 \
 			--json "$log/daemon_slots_$((i++))_${s/:/_}.json"
 	done
 	echo "== gpu_coalesce_slots=4, pageable"
-	GFEC_GPU_COALESCE_SLOTS=4 ./$b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
+	GFEC_GPU_COALESCE_SLOTS=4 $b/perf/gfec-perf daemon -k 10,4 -b "64K 1M" --callers "16 64" \
 		-o encode -a gpu --memory pageable -d 0.5 --json "$log/daemon_slots_pageable.json"
-	./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode -a cpu \
+	$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode -a cpu \
 		--memory pageable -d 0.5 --json "$log/daemon_slots_cpu.json"
 }
 p99() { # issue 17's P99 under coalescing against the deadline + 2 x the window's transfer time
@@ -317,7 +317,7 @@ p99() { # issue 17's P99 under coalescing against the deadline + 2 x the window'
 			"gpu_coalesce_bytes=${c[3]}"
 		GFEC_GPU_COALESCE_SLOTS=${c[0]} GFEC_GPU_COALESCE_US=${c[1]} \
 			GFEC_GPU_COALESCE_SLOT_MIN=${c[2]} GFEC_GPU_COALESCE_BYTES=${c[3]} \
-			./$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode \
+			$b/perf/gfec-perf daemon -k 10,4 -b "64K 256K 1M" --callers "16 64" -o encode \
 			-a gpu --memory pinned -d 0.5 --json "$log/daemon_p99_${s//:/_}.json"
 	done
 }
@@ -325,21 +325,21 @@ ncctx() { # gfec_nc.h on GPU contexts (issues 14, 18): LT encode through the API
 	# on one GPU ("0,0"): the nc tests, RLC and RS rows with each context's share
 	GFEC_GPU_DEVICES=0,0 ctest --test-dir $b -R 'nc_backend_gpu$|cli_nc_gpu|perf_nc' \
 		--output-on-failure --timeout 600
-	./$b/perf/gfec-perf nc -a gpu --family lt --quick --lt-n 1024,10240 --json "$log/nc_lt_gpu.json"
-	GFEC_GPU_DEVICES=0,0 GFEC_GPU_SPLIT_MIN=1 ./$b/perf/gfec-perf nc -a gpu --family rlc \
+	$b/perf/gfec-perf nc -a gpu --family lt --quick --lt-n 1024,10240 --json "$log/nc_lt_gpu.json"
+	GFEC_GPU_DEVICES=0,0 GFEC_GPU_SPLIT_MIN=1 $b/perf/gfec-perf nc -a gpu --family rlc \
 		--op encode,batch --n 128 --block 4K --json "$log/nc_ctx00.json"
-	GFEC_GPU_DEVICES=0,0 ./$b/perf/gfec-perf -a gpu -o encode -k 10,4 -b 1M -e 1M -B 64 \
+	GFEC_GPU_DEVICES=0,0 $b/perf/gfec-perf -a gpu -o encode -k 10,4 -b 1M -e 1M -B 64 \
 		--json "$log/rs_ctx00.json"
 }
 w16q() { # GF(2^16), the short form of w16: the GEMM kernel at (1000,200) 64 KiB against its bounds
 	# (16 stripes), and the CPU on 1..16 threads against Jerasure w=16 on one
-	./$b/perf/gfec-gf16-gpu-bench -n 7 -s 16 -l 65536
-	./$b/perf/gfec-gf16-bench 1000 200 65536 3
+	$b/perf/gfec-gf16-gpu-bench -n 7 -s 16 -l 65536
+	$b/perf/gfec-gf16-bench 1000 200 65536 3
 }
 weights() { # the paper's t sweep of the (127,22) BCH code: GPU, CPU (best kernel), CPU POPCNT
-	bash perf/weights_sweep.sh ./$b/tools/gfec 11 22 --backend gpu &&
-		bash perf/weights_sweep.sh ./$b/tools/gfec 11 21 --backend cpu &&
-		bash perf/weights_sweep.sh ./$b/tools/gfec 18 20 --backend cpu --popcnt
+	bash perf/weights_sweep.sh $b/tools/gfec 11 22 --backend gpu &&
+		bash perf/weights_sweep.sh $b/tools/gfec 11 21 --backend cpu &&
+		bash perf/weights_sweep.sh $b/tools/gfec 18 20 --backend cpu --popcnt
 }
 
 step build build
