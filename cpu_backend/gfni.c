@@ -86,12 +86,16 @@ int gfec_cpu_gfni_supported(int bits)
 
 /* ---- AVX-512 ---------------------------------------------------------------------------- */
 
-/* R outputs (a compile-time constant once inlined) over all sources; mat is R x cols. */
+/*
+ * R outputs over all sources; mat is R x cols. R and prefetch (@p mode's GFEC_GFNI_PREFETCH) are
+ * compile-time constants once inlined: with the flag tested in the loop instead, a Zen 5 core ran
+ * RS(4,2) 4 KiB calls in cache at 105-109 GB/s, against 117-122 with it a constant.
+ */
 static inline __attribute__((always_inline, target(T512))) void
-group512(size_t len, int cols, const int R, const uint64_t *mat,
+group512(size_t len, int cols, const int R, const int prefetch, const uint64_t *mat,
 	 const uint8_t *const *src, uint8_t *const *dst, int mode)
 {
-	const int how = mode & ~GFEC_GFNI_PREFETCH, prefetch = mode & GFEC_GFNI_PREFETCH;
+	const int how = mode & ~GFEC_GFNI_PREFETCH;
 	const int update = how == GFEC_GFNI_UPDATE, stream = how == GFEC_GFNI_STREAM;
 	size_t p = 0;
 
@@ -159,33 +163,46 @@ group512(size_t len, int cols, const int R, const uint64_t *mat,
 		_mm_sfence(); /* the stores are weakly ordered: complete them before returning */
 }
 
-__attribute__((target(T512))) void gfec_cpu_gemm_gfni512(size_t len, int cols, int rows,
-							   const uint64_t *mat,
-							   const uint8_t *const *src,
-							   uint8_t *const *dst, int mode)
+/* gfec_cpu_gemm_gfni512 with @p prefetch a constant once inlined */
+static inline __attribute__((always_inline, target(T512))) void
+gemm512(size_t len, int cols, int rows, const int prefetch, const uint64_t *mat,
+	const uint8_t *const *src, uint8_t *const *dst, int mode)
 {
 	for (int i = 0; i < rows; i += GROUP_512) {
 		const uint64_t *m = mat + (size_t)i * cols;
 		uint8_t *const *d = dst + i;
 
+		/* clang-format off */
 		switch (rows - i) {
-		case 1: group512(len, cols, 1, m, src, d, mode); break;
-		case 2: group512(len, cols, 2, m, src, d, mode); break;
-		case 3: group512(len, cols, 3, m, src, d, mode); break;
-		case 4: group512(len, cols, 4, m, src, d, mode); break;
-		case 5: group512(len, cols, 5, m, src, d, mode); break;
-		default: group512(len, cols, 6, m, src, d, mode); break;
+		case 1: group512(len, cols, 1, prefetch, m, src, d, mode); break;
+		case 2: group512(len, cols, 2, prefetch, m, src, d, mode); break;
+		case 3: group512(len, cols, 3, prefetch, m, src, d, mode); break;
+		case 4: group512(len, cols, 4, prefetch, m, src, d, mode); break;
+		case 5: group512(len, cols, 5, prefetch, m, src, d, mode); break;
+		default: group512(len, cols, 6, prefetch, m, src, d, mode); break;
 		}
+		/* clang-format on */
 	}
+}
+
+__attribute__((target(T512))) void gfec_cpu_gemm_gfni512(size_t len, int cols, int rows,
+							 const uint64_t *mat,
+							 const uint8_t *const *src,
+							 uint8_t *const *dst, int mode)
+{
+	if (mode & GFEC_GFNI_PREFETCH)
+		gemm512(len, cols, rows, 1, mat, src, dst, mode);
+	else
+		gemm512(len, cols, rows, 0, mat, src, dst, mode);
 }
 
 /* ---- AVX2 ------------------------------------------------------------------------------- */
 
 static inline __attribute__((always_inline, target(T256))) void
-group256(size_t len, int cols, const int R, const uint64_t *mat,
+group256(size_t len, int cols, const int R, const int prefetch, const uint64_t *mat,
 	 const uint8_t *const *src, uint8_t *const *dst, int mode)
 {
-	const int how = mode & ~GFEC_GFNI_PREFETCH, prefetch = mode & GFEC_GFNI_PREFETCH;
+	const int how = mode & ~GFEC_GFNI_PREFETCH;
 	const int update = how == GFEC_GFNI_UPDATE, stream = how == GFEC_GFNI_STREAM;
 	size_t p = 0;
 
@@ -259,22 +276,34 @@ group256(size_t len, int cols, const int R, const uint64_t *mat,
 		_mm_sfence();
 }
 
-__attribute__((target(T256))) void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows,
-							   const uint64_t *mat,
-							   const uint8_t *const *src,
-							   uint8_t *const *dst, int mode)
+static inline __attribute__((always_inline, target(T256))) void
+gemm256(size_t len, int cols, int rows, const int prefetch, const uint64_t *mat,
+	const uint8_t *const *src, uint8_t *const *dst, int mode)
 {
 	for (int i = 0; i < rows; i += GROUP_256) {
 		const uint64_t *m = mat + (size_t)i * cols;
 		uint8_t *const *d = dst + i;
 
+		/* clang-format off */
 		switch (rows - i) {
-		case 1: group256(len, cols, 1, m, src, d, mode); break;
-		case 2: group256(len, cols, 2, m, src, d, mode); break;
-		case 3: group256(len, cols, 3, m, src, d, mode); break;
-		default: group256(len, cols, 4, m, src, d, mode); break;
+		case 1: group256(len, cols, 1, prefetch, m, src, d, mode); break;
+		case 2: group256(len, cols, 2, prefetch, m, src, d, mode); break;
+		case 3: group256(len, cols, 3, prefetch, m, src, d, mode); break;
+		default: group256(len, cols, 4, prefetch, m, src, d, mode); break;
 		}
+		/* clang-format on */
 	}
+}
+
+__attribute__((target(T256))) void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows,
+							 const uint64_t *mat,
+							 const uint8_t *const *src,
+							 uint8_t *const *dst, int mode)
+{
+	if (mode & GFEC_GFNI_PREFETCH)
+		gemm256(len, cols, rows, 1, mat, src, dst, mode);
+	else
+		gemm256(len, cols, rows, 0, mat, src, dst, mode);
 }
 
 void gfec_cpu_gfni_apply(enum gfec_cpu_path path, size_t len, int cols, int rows,

@@ -145,11 +145,12 @@ void isal_cpu_run(const struct isal_plan *m, int len, int vec_i, unsigned char *
 {
 	const struct isal_real *real = isal_real();
 	const int stream = m->mats && vec_i < 0 && gfni_stream(m->rows, len, coding);
-	const int mode = gfec_cpu_gfni_prefetch(stream ? GFEC_GFNI_STREAM : GFEC_GFNI_SET);
 
 	if (m->mats)
-		gfec_cpu_gfni_apply(isal_cpu_path(), (size_t)len, m->k, m->rows, m->mats, vec_i,
-				    mode, (const uint8_t *const *)data, coding);
+		gfec_cpu_gfni_apply(
+		    isal_cpu_path(), (size_t)len, m->k, m->rows, m->mats, vec_i,
+		    gfec_cpu_gfni_prefetch(stream ? GFEC_GFNI_STREAM : GFEC_GFNI_SET),
+		    (const uint8_t *const *)data, coding);
 	else if (m->avx2)
 		gfec_cpu_avx2_apply((size_t)len, m->k, m->rows, m->tbls, vec_i,
 				    (const uint8_t *const *)data, coding);
