@@ -143,13 +143,13 @@ int gfec_cpu_gfni_supported(int bits);
 #define GFEC_GFNI_GROUP512 6
 #define GFEC_GFNI_GROUP256 4
 
-/** How gfec_cpu_gemm_gfni512/256 write dst, with GFEC_GFNI_PREFETCH or'ed in or not. */
+/** How gfec_cpu_gemm_gfni512/256 write dst; gfec_cpu_gfni_apply() also takes the flag. */
 enum gfec_gfni_mode {
 	GFEC_GFNI_SET,	  /**< dst[i] = the product */
 	GFEC_GFNI_UPDATE, /**< dst[i] ^= the product */
 	GFEC_GFNI_STREAM, /**< dst[i] = the product, full vectors by non-temporal stores; every
 			       dst[i] must then be 64-byte (gfni512) or 32-byte (gfni256) aligned */
-	GFEC_GFNI_PREFETCH = 4, /**< a flag: sources also prefetched ahead (gfni.c) */
+	GFEC_GFNI_PREFETCH = 4, /**< a flag: the kernels that prefetch their sources (gfni.c) */
 };
 
 /**
@@ -160,14 +160,19 @@ int gfec_cpu_gfni_prefetch(int mode);
 
 /**
  * dst[i] = sum_j mat[i*cols+j] (x) src[j] for i < rows, where mat holds gfec_cpu_gfni_matrix()
- * of each coefficient, written as @p mode (enum gfec_gfni_mode) says. Any len; no alignment
- * requirement but GFEC_GFNI_STREAM's; sources and outputs must not overlap. Call only when
- * gfec_cpu_gfni_supported(512) (resp. 256) says so.
+ * of each coefficient, written as @p mode (SET, UPDATE or STREAM) says, the sources prefetched
+ * ahead (the _plain forms: not). Any len; no alignment requirement but GFEC_GFNI_STREAM's;
+ * sources and outputs must not overlap. Call only when gfec_cpu_gfni_supported(512) (resp. 256)
+ * says so.
  */
 void gfec_cpu_gemm_gfni512(size_t len, int cols, int rows, const uint64_t *mat,
 			   const uint8_t *const *src, uint8_t *const *dst, int mode);
 void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows, const uint64_t *mat,
 			   const uint8_t *const *src, uint8_t *const *dst, int mode);
+void gfec_cpu_gemm_gfni512_plain(size_t len, int cols, int rows, const uint64_t *mat,
+				 const uint8_t *const *src, uint8_t *const *dst, int mode);
+void gfec_cpu_gemm_gfni256_plain(size_t len, int cols, int rows, const uint64_t *mat,
+				 const uint8_t *const *src, uint8_t *const *dst, int mode);
 
 /**
  * What a GFNI path (@p path GFEC_CPU_GFNI512, else the 256-bit kernel) runs for a call or an

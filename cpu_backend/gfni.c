@@ -36,18 +36,28 @@
  * streamer stops at every 4 KiB page and must see misses again before it runs ahead on the next
  * one; with ten or more streams per thread, that happens every few blocks. A prefetch already in
  * flight when the block is reached keeps the loads off the critical path of the GF work, which
- * matters once every core shares the memory bus. Only within the call's own bytes, and only
- * with GFEC_GFNI_PREFETCH in the mode (gfec_cpu_gfni_prefetch() says where). On the H200 host's
- * Xeon (perf/results/nvidia-h200/allcore-2026-11-24h), RS(10,4) 16 MiB on 16 threads (one or two
- * rows each): 77.9 GB/s without, 99.9 with; in variants whose pool spun between jobs, 75.5
- * without, 92.4 at 512 bytes, 91.3 at 1024, 84.6 into L2 only (PREFETCHT1). A Zen 5 core storing
- * by non-temporal stores ran slower with it at every distance tried, 512 to 4096 bytes.
+ * matters once every core shares the memory bus. Only within the call's own bytes. On the H200
+ * host's Xeon (perf/results/nvidia-h200/allcore-2026-11-24h), RS(10,4) 16 MiB on 16 threads
+ * (one or two rows each): 77.9 GB/s without, 99.9 with; in variants whose pool spun between
+ * jobs, 75.5 without, 92.4 at 512 bytes, 91.3 at 1024, 84.6 into L2 only (PREFETCHT1). A Zen 5
+ * core storing by non-temporal stores ran slower with it at every distance tried, 512 to 4096
+ * bytes: gfni_plain.c compiles this file again with GFNI_PLAIN defined, for the same kernels
+ * without the prefetch, named _plain (gfec_cpu_gfni_prefetch() says which runs). Two
+ * compilations rather than a flag: with the flag a constant in one function, or tested in the
+ * loop, RS(4,2) 4 KiB calls in cache on that core ran 4-10% slower than these kernels alone.
  */
+#ifdef GFNI_PLAIN
+#define GFNI_PREFETCH 0
+#define GFNI_KERNEL(name) name##_plain
+#else
 #define GFNI_PREFETCH 512
+#define GFNI_KERNEL(name) name
+#endif
 
 #define T512 "avx512f,avx512bw,avx512vl,gfni"
 #define T256 "avx2,gfni"
 
+#ifndef GFNI_PLAIN
 uint64_t gfec_cpu_gfni_matrix(uint8_t c)
 {
 	/*
@@ -84,23 +94,20 @@ int gfec_cpu_gfni_supported(int bits)
 	return bits == 256 && __builtin_cpu_supports("avx2");
 }
 
+#endif
+
 /* ---- AVX-512 ---------------------------------------------------------------------------- */
 
-/*
- * R outputs over all sources; mat is R x cols. R and prefetch (@p mode's GFEC_GFNI_PREFETCH) are
- * compile-time constants once inlined: with the flag tested in the loop instead, a Zen 5 core ran
- * RS(4,2) 4 KiB calls in cache at 105-109 GB/s, against 117-122 with it a constant.
- */
+/* R outputs (a compile-time constant once inlined) over all sources; mat is R x cols. */
 static inline __attribute__((always_inline, target(T512))) void
-group512(size_t len, int cols, const int R, const int prefetch, const uint64_t *mat,
-	 const uint8_t *const *src, uint8_t *const *dst, int mode)
+group512(size_t len, int cols, const int R, const uint64_t *mat, const uint8_t *const *src,
+	 uint8_t *const *dst, int mode)
 {
-	const int how = mode & ~GFEC_GFNI_PREFETCH;
-	const int update = how == GFEC_GFNI_UPDATE, stream = how == GFEC_GFNI_STREAM;
+	const int update = mode == GFEC_GFNI_UPDATE, stream = mode == GFEC_GFNI_STREAM;
 	size_t p = 0;
 
 	for (; p + 128 <= len; p += 128) {
-		const int pf = prefetch && p + GFNI_PREFETCH + 128 <= len;
+		const int pf = GFNI_PREFETCH && p + GFNI_PREFETCH + 128 <= len;
 		__m512i a0[GROUP_512], a1[GROUP_512];
 
 #pragma GCC unroll 6
@@ -163,10 +170,10 @@ group512(size_t len, int cols, const int R, const int prefetch, const uint64_t *
 		_mm_sfence(); /* the stores are weakly ordered: complete them before returning */
 }
 
-/* gfec_cpu_gemm_gfni512 with @p prefetch a constant once inlined */
-static inline __attribute__((always_inline, target(T512))) void
-gemm512(size_t len, int cols, int rows, const int prefetch, const uint64_t *mat,
-	const uint8_t *const *src, uint8_t *const *dst, int mode)
+__attribute__((target(T512))) void GFNI_KERNEL(gfec_cpu_gemm_gfni512)(size_t len, int cols,
+								      int rows, const uint64_t *mat,
+								      const uint8_t *const *src,
+								      uint8_t *const *dst, int mode)
 {
 	for (int i = 0; i < rows; i += GROUP_512) {
 		const uint64_t *m = mat + (size_t)i * cols;
@@ -174,40 +181,28 @@ gemm512(size_t len, int cols, int rows, const int prefetch, const uint64_t *mat,
 
 		/* clang-format off */
 		switch (rows - i) {
-		case 1: group512(len, cols, 1, prefetch, m, src, d, mode); break;
-		case 2: group512(len, cols, 2, prefetch, m, src, d, mode); break;
-		case 3: group512(len, cols, 3, prefetch, m, src, d, mode); break;
-		case 4: group512(len, cols, 4, prefetch, m, src, d, mode); break;
-		case 5: group512(len, cols, 5, prefetch, m, src, d, mode); break;
-		default: group512(len, cols, 6, prefetch, m, src, d, mode); break;
+		case 1: group512(len, cols, 1, m, src, d, mode); break;
+		case 2: group512(len, cols, 2, m, src, d, mode); break;
+		case 3: group512(len, cols, 3, m, src, d, mode); break;
+		case 4: group512(len, cols, 4, m, src, d, mode); break;
+		case 5: group512(len, cols, 5, m, src, d, mode); break;
+		default: group512(len, cols, 6, m, src, d, mode); break;
 		}
 		/* clang-format on */
 	}
 }
 
-__attribute__((target(T512))) void gfec_cpu_gemm_gfni512(size_t len, int cols, int rows,
-							 const uint64_t *mat,
-							 const uint8_t *const *src,
-							 uint8_t *const *dst, int mode)
-{
-	if (mode & GFEC_GFNI_PREFETCH)
-		gemm512(len, cols, rows, 1, mat, src, dst, mode);
-	else
-		gemm512(len, cols, rows, 0, mat, src, dst, mode);
-}
-
 /* ---- AVX2 ------------------------------------------------------------------------------- */
 
 static inline __attribute__((always_inline, target(T256))) void
-group256(size_t len, int cols, const int R, const int prefetch, const uint64_t *mat,
-	 const uint8_t *const *src, uint8_t *const *dst, int mode)
+group256(size_t len, int cols, const int R, const uint64_t *mat, const uint8_t *const *src,
+	 uint8_t *const *dst, int mode)
 {
-	const int how = mode & ~GFEC_GFNI_PREFETCH;
-	const int update = how == GFEC_GFNI_UPDATE, stream = how == GFEC_GFNI_STREAM;
+	const int update = mode == GFEC_GFNI_UPDATE, stream = mode == GFEC_GFNI_STREAM;
 	size_t p = 0;
 
 	for (; p + 64 <= len; p += 64) {
-		const int pf = prefetch && p + GFNI_PREFETCH + 64 <= len;
+		const int pf = GFNI_PREFETCH && p + GFNI_PREFETCH + 64 <= len;
 		__m256i a0[GROUP_256], a1[GROUP_256];
 
 #pragma GCC unroll 4
@@ -276,9 +271,10 @@ group256(size_t len, int cols, const int R, const int prefetch, const uint64_t *
 		_mm_sfence();
 }
 
-static inline __attribute__((always_inline, target(T256))) void
-gemm256(size_t len, int cols, int rows, const int prefetch, const uint64_t *mat,
-	const uint8_t *const *src, uint8_t *const *dst, int mode)
+__attribute__((target(T256))) void GFNI_KERNEL(gfec_cpu_gemm_gfni256)(size_t len, int cols,
+								      int rows, const uint64_t *mat,
+								      const uint8_t *const *src,
+								      uint8_t *const *dst, int mode)
 {
 	for (int i = 0; i < rows; i += GROUP_256) {
 		const uint64_t *m = mat + (size_t)i * cols;
@@ -286,42 +282,37 @@ gemm256(size_t len, int cols, int rows, const int prefetch, const uint64_t *mat,
 
 		/* clang-format off */
 		switch (rows - i) {
-		case 1: group256(len, cols, 1, prefetch, m, src, d, mode); break;
-		case 2: group256(len, cols, 2, prefetch, m, src, d, mode); break;
-		case 3: group256(len, cols, 3, prefetch, m, src, d, mode); break;
-		default: group256(len, cols, 4, prefetch, m, src, d, mode); break;
+		case 1: group256(len, cols, 1, m, src, d, mode); break;
+		case 2: group256(len, cols, 2, m, src, d, mode); break;
+		case 3: group256(len, cols, 3, m, src, d, mode); break;
+		default: group256(len, cols, 4, m, src, d, mode); break;
 		}
 		/* clang-format on */
 	}
 }
 
-__attribute__((target(T256))) void gfec_cpu_gemm_gfni256(size_t len, int cols, int rows,
-							 const uint64_t *mat,
-							 const uint8_t *const *src,
-							 uint8_t *const *dst, int mode)
-{
-	if (mode & GFEC_GFNI_PREFETCH)
-		gemm256(len, cols, rows, 1, mat, src, dst, mode);
-	else
-		gemm256(len, cols, rows, 0, mat, src, dst, mode);
-}
-
+#ifndef GFNI_PLAIN
 void gfec_cpu_gfni_apply(enum gfec_cpu_path path, size_t len, int cols, int rows,
 			 const uint64_t *mat, int col, int mode, const uint8_t *const *src,
 			 uint8_t *const *dst)
 {
+	const int prefetch = mode & GFEC_GFNI_PREFETCH;
 	uint64_t column[GFEC_MAX_CHUNKS];
 
+	mode &= ~GFEC_GFNI_PREFETCH;
 	/* An update applies one column: its matrices, gathered, as a rows x 1 product into dst. */
 	if (col >= 0) {
 		for (int i = 0; i < rows; i++)
 			column[i] = mat[(size_t)i * cols + col];
 		mat = column;
 		cols = 1;
-		mode = GFEC_GFNI_UPDATE | (mode & GFEC_GFNI_PREFETCH);
+		mode = GFEC_GFNI_UPDATE;
 	}
 	if (path == GFEC_CPU_GFNI512)
-		gfec_cpu_gemm_gfni512(len, cols, rows, mat, src, dst, mode);
+		(prefetch ? gfec_cpu_gemm_gfni512
+			  : gfec_cpu_gemm_gfni512_plain)(len, cols, rows, mat, src, dst, mode);
 	else
-		gfec_cpu_gemm_gfni256(len, cols, rows, mat, src, dst, mode);
+		(prefetch ? gfec_cpu_gemm_gfni256
+			  : gfec_cpu_gemm_gfni256_plain)(len, cols, rows, mat, src, dst, mode);
 }
+#endif
