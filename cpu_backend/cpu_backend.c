@@ -48,7 +48,7 @@ struct cpu_ctx {
 	size_t slice;
 	int long_slices; /* the slice not set: one-pass GFNI products cut longer (slice_bytes()) */
 	size_t stream_min; /* GFNI gemm calls with len >= this store by non-temporal stores; 0: never */
-	int stream_prefetch;	    /* what gfec_cpu_gfni_prefetch() adds to GFEC_GFNI_STREAM */
+	int prefetch[GFEC_GFNI_STREAM + 1]; /* per GFNI mode, what gfec_cpu_gfni_prefetch() adds */
 	struct gfec_cpu_pool *pool; /* NULL when running on one thread */
 };
 
@@ -285,9 +285,8 @@ static void run_slice(void *arg, size_t index)
 		const int mode = j->stream && off % 64 == 0 ? GFEC_GFNI_STREAM : GFEC_GFNI_SET;
 
 		gfec_cpu_gfni_apply(j->ctx->path, n, p->cols, p->rows, p->mats, j->col,
-				    mode | (mode == GFEC_GFNI_STREAM ? j->ctx->stream_prefetch
-								     : GFEC_GFNI_PREFETCH),
-				    (const uint8_t *const *)src, dst);
+				    mode | j->ctx->prefetch[mode], (const uint8_t *const *)src,
+				    dst);
 	} else if (j->ctx->path == GFEC_CPU_AVX2) {
 		gfec_cpu_avx2_apply(n, p->cols, p->rows, p->tbls, j->col,
 				    (const uint8_t *const *)src, dst);
@@ -381,8 +380,7 @@ static size_t slice_bytes(const struct cpu_ctx *c, const struct slice_job *j, si
 	const int mode = j->stream ? GFEC_GFNI_STREAM : GFEC_GFNI_SET;
 	size_t slice = c->slice;
 
-	if (c->long_slices && p->mats && p->rows <= group &&
-	    !(gfec_cpu_gfni_prefetch(mode) & GFEC_GFNI_PREFETCH)) {
+	if (c->long_slices && p->mats && p->rows <= group && !c->prefetch[mode]) {
 		const size_t even = j->len / (4 * (size_t)gfec_cpu_pool_threads(c->pool)) / 64 * 64;
 
 		slice = even > LONG_SLICE ? LONG_SLICE : even > slice ? even : slice;
@@ -441,7 +439,8 @@ static int cpu_init(const struct gfec_backend_conf *conf, void **out)
 	c->slice = conf && conf->slice ? conf->slice : DEFAULT_SLICE;
 	c->long_slices = !(conf && conf->slice);
 	c->stream_min = gfec_cpu_stream_min(conf ? conf->stream_min : 0);
-	c->stream_prefetch = gfec_cpu_gfni_prefetch(GFEC_GFNI_STREAM) & GFEC_GFNI_PREFETCH;
+	for (int mode = GFEC_GFNI_SET; mode <= GFEC_GFNI_STREAM; mode++)
+		c->prefetch[mode] = gfec_cpu_gfni_prefetch(mode) & GFEC_GFNI_PREFETCH;
 	if (threads <= 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 

@@ -177,7 +177,7 @@ void gfec_cpu_gemm_gfni256_plain(size_t len, int cols, int rows, const uint64_t 
 /**
  * What a GFNI path (@p path GFEC_CPU_GFNI512, else the 256-bit kernel) runs for a call or an
  * update (the codec's slices, the ISA-L drop-in): @p col < 0, dst = A src written as @p mode
- * (GFEC_GFNI_SET or GFEC_GFNI_STREAM, GFEC_GFNI_PREFETCH or'ed in or not); else dst[i] ^=
+ * (any enum gfec_gfni_mode, GFEC_GFNI_PREFETCH or'ed in or not); else dst[i] ^=
  * a[i*cols+col] * src[0], column @p col's matrices gathered first (rows <= GFEC_MAX_CHUNKS) and
  * of @p mode only GFEC_GFNI_PREFETCH used.
  */

@@ -47,17 +47,20 @@ int gfec_cpu_path_supported(enum gfec_cpu_path path)
 	return 1;
 }
 
+/* What CPUID says, read once (read_cpu()): the best path, and whether the maker is AMD. */
 static enum gfec_cpu_path best_path;
-static pthread_once_t best_once = PTHREAD_ONCE_INIT;
+static int amd;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
 /*
  * Without GFNI, ISA-L's AVX-512 kernels where the CPU has AVX-512BW (gfec's AVX2 kernel was never
  * measured against them), else gfec's AVX2 kernel, which beat both Debian's ISA-L 2.30 and
  * upstream 2.32.1's AVX2 kernels on the development machine.
  */
-static void pick_best(void)
+static void read_cpu(void)
 {
 	__builtin_cpu_init();
+	amd = __builtin_cpu_is("amd");
 	best_path = gfec_cpu_path_supported(GFEC_CPU_GFNI512)	? GFEC_CPU_GFNI512
 		    : gfec_cpu_path_supported(GFEC_CPU_GFNI256) ? GFEC_CPU_GFNI256
 		    : __builtin_cpu_supports("avx512bw")	? GFEC_CPU_ISAL
@@ -67,7 +70,7 @@ static void pick_best(void)
 
 enum gfec_cpu_path gfec_cpu_path_best(void)
 {
-	pthread_once(&best_once, pick_best);
+	pthread_once(&cpu_once, read_cpu);
 	return best_path;
 }
 
@@ -105,18 +108,9 @@ size_t gfec_cpu_stream_min(size_t knob)
  *   (16 MiB, 1 thread 29.3-30.0 -> 26.1-27.2; both cores 39.8-41.1 -> 30.3-31.0).
  * Any other maker prefetches, as before these were measured.
  */
-static int amd;
-static pthread_once_t amd_once = PTHREAD_ONCE_INIT;
-
-static void find_amd(void)
-{
-	__builtin_cpu_init();
-	amd = __builtin_cpu_is("amd");
-}
-
 int gfec_cpu_gfni_prefetch(int mode)
 {
 	/* once: the drop-in asks on every call; asking CPUID each time showed in 4 KiB calls */
-	pthread_once(&amd_once, find_amd);
+	pthread_once(&cpu_once, read_cpu);
 	return amd && mode == GFEC_GFNI_STREAM ? mode : mode | GFEC_GFNI_PREFETCH;
 }

@@ -21,19 +21,17 @@
 #include "backend_path_check.h"
 #include "kernel_shape_check.h"
 
-/* mode with GFEC_GFNI_PREFETCH: the kernel that prefetches, else the _plain one */
+/* through gfec_cpu_gfni_apply(): mode with GFEC_GFNI_PREFETCH runs the kernel that prefetches */
 static void run512(size_t len, int cols, int rows, const void *mat, const uint8_t *const *src,
 		   uint8_t *const *dst, int mode)
 {
-	(mode & GFEC_GFNI_PREFETCH ? gfec_cpu_gemm_gfni512 : gfec_cpu_gemm_gfni512_plain)(
-	    len, cols, rows, mat, src, dst, mode & ~GFEC_GFNI_PREFETCH);
+	gfec_cpu_gfni_apply(GFEC_CPU_GFNI512, len, cols, rows, mat, -1, mode, src, dst);
 }
 
 static void run256(size_t len, int cols, int rows, const void *mat, const uint8_t *const *src,
 		   uint8_t *const *dst, int mode)
 {
-	(mode & GFEC_GFNI_PREFETCH ? gfec_cpu_gemm_gfni256 : gfec_cpu_gemm_gfni256_plain)(
-	    len, cols, rows, mat, src, dst, mode & ~GFEC_GFNI_PREFETCH);
+	gfec_cpu_gfni_apply(GFEC_CPU_GFNI256, len, cols, rows, mat, -1, mode, src, dst);
 }
 
 struct variant {
