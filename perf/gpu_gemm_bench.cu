@@ -843,7 +843,34 @@ static int small_batches(int ns)
 						   "len", (json_int_t)ra->len, "p50_us", q50, "p99_us",
 						   q99));
 			}
+			/* the longest chunks it takes (16 KiB), on 1024 stripes of their own */
+			const size_t l16k = 16384;
+			const int n16k = 1024;
+			uint8_t *big;
+			std::vector<const uint8_t *> bs((size_t)n16k * k);
+			std::vector<uint8_t *> bd((size_t)n16k * m);
+			GemmArgs rl = s1;
+
+			CK(cudaMalloc(&big, (size_t)n16k * (k + m) * l16k));
+			CK(cudaMemset(big, 0x5a, (size_t)n16k * (k + m) * l16k));
+			CK(cudaStreamSynchronize(0)); // else the legacy stream is busy: no request taken
+			for (size_t i = 0; i < bs.size(); i++)
+				bs[i] = big + i * l16k;
+			for (size_t i = 0; i < bd.size(); i++)
+				bd[i] = big + (bs.size() + i) * l16k;
+			rl.len = l16k, rl.units = l16k / 16;
+			host_us([&](int i) {
+				const size_t t = (size_t)(i % n16k);
+
+				if (resident_run(res, rl, ksm->tile, bs.data() + t * k, bd.data() + t * m) != 1)
+					exit(3);
+			}, 100, 5000, &q50, &q99);
+			printf("  1 stripe of %4zu-byte chunks: resident kernel %8.2f (P99 %.2f)\n", l16k,
+			       q50, q99);
+			json_row(json_pack("{s:s,s:I,s:f,s:f}", "case", "small_resident_run", "len",
+					   (json_int_t)l16k, "p50_us", q50, "p99_us", q99));
 			resident_destroy(res);
+			CK(cudaFree(big));
 		}
 		host_us([&](int) {
 			CK(cudaMemcpyAsync(dp, hp, (k + m) * sizeof(void *), cudaMemcpyHostToDevice, st));

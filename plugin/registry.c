@@ -157,9 +157,10 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					.key = "resident_us", .type = GFEC_KNOB_NUM, .lo = 0,
 					.hi = 1000000, .dflt = "0",
 					.help = "calls of one small stripe in device memory go to a "
-						"kernel kept running on the GPU, which leaves after "
-						"this many microseconds without one (0 = off: a "
-						"launch per call)" },
+						"kernel kept running on the GPU (holding 8 "
+						"multiprocessors), which leaves after this many "
+						"microseconds without one (0 = off: a launch per "
+						"call)" },
 	[GFEC_KNOB_HYBRID_MIN_BYTES] = { .name = "hybrid_min_bytes", .profile = 1,
 					 .section = "hybrid", .key = "min_bytes",
 					 .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,

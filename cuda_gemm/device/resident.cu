@@ -11,6 +11,7 @@
  * request still wait with no kernel left, the waiting host finds that out by querying the stream
  * now and then, and launches again.
  */
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <mutex>
@@ -24,7 +25,12 @@
 namespace gfec {
 namespace {
 
+namespace cg = cooperative_groups;
+
+// A cluster of kBlocks blocks of kThreads (nibble_word_body: a 16 KiB chunk is one word a thread
+// over two passes); block 0 polls and shares the request through distributed shared memory.
 constexpr int kThreads = 256;
+constexpr int kBlocks = 8;
 constexpr uint64_t kIdle = 0;	      // the kernel's "nothing new" (requests count from 1)
 constexpr uint64_t kLeave = ~0ull; // box.seq: the host stops the kernel; the kernel's "leave"
 // Spins of a waiting host between two queries of the kernel's stream (each ~0.1 us).
@@ -106,49 +112,71 @@ __device__ uint64_t next_request(Box *box, uint64_t last, uint64_t t0, uint64_t 
 	return s;
 }
 
-__global__ void __launch_bounds__(kThreads)
+__global__ void __cluster_dims__(kBlocks, 1, 1) __launch_bounds__(kThreads)
 	gf_resident(Box *box, uint64_t *served, uint64_t idle_ns, uint64_t life_ns)
 {
+	// Block 0's thread 0 polls alone, in a tight loop, while the other blocks wait at the cluster
+	// barrier; block 0 rewrites cmd and raw only after the next barrier, by which every block
+	// has read them.
 	__shared__ uint64_t cmd;
 	__shared__ uint64_t raw[kReqWords];
+	const cg::cluster_group cluster = cg::this_cluster();
+	const unsigned rank = cluster.block_rank();
 	uint64_t last = 0, t0 = 0, tidle = 0;
 
-	if (threadIdx.x == 0) {
+	if (rank == 0 && threadIdx.x == 0) {
 		last = *(volatile uint64_t *)served;
 		t0 = tidle = now_ns();
 		st_running(&box->running, 1);
 	}
 	for (;;) {
-		if (threadIdx.x == 0)
-			cmd = next_request(box, last, t0, tidle, idle_ns, life_ns);
-		__syncthreads();
-		const uint64_t s = cmd;
-
-		if (s == kLeave)
-			return;
-		if (s != kIdle) {
-			const uint64_t *src = reinterpret_cast<const uint64_t *>(&box->req);
-
-			for (int i = threadIdx.x; i < kReqWords; i += kThreads)
-				raw[i] = ld_relaxed_sys(src + i);
-			__syncthreads();
-			const Request &r = *reinterpret_cast<const Request *>(raw);
-			const StripeTable st{ r.ptrs, r.ptrs + r.args.cols };
-
-			if (r.rg == 1)
-				nibble_small_body<1, StripeTable, LoadL2, kThreads>(r.args, st);
-			else
-				nibble_small_body<2, StripeTable, LoadL2, kThreads>(r.args, st);
-			__threadfence(); // this thread's outputs, before the block's "done"
-			__syncthreads();
+		if (rank == 0) {
 			if (threadIdx.x == 0) {
-				last = s;
-				*(volatile uint64_t *)served = s;
-				st_release_sys(&box->done, s); // after the outputs and served
-				tidle = now_ns();
+				uint64_t c;
+
+				while ((c = next_request(box, last, t0, tidle, idle_ns, life_ns)) == kIdle)
+					;
+				cmd = c;
+			}
+			__syncthreads();
+			if (cmd != kLeave) {
+				const uint64_t *src = reinterpret_cast<const uint64_t *>(&box->req);
+
+				for (int i = threadIdx.x; i < kReqWords; i += kThreads)
+					raw[i] = ld_relaxed_sys(src + i);
 			}
 		}
-		__syncthreads(); // cmd and raw are rewritten next round
+		cluster.sync();
+		const uint64_t s = *cluster.map_shared_rank(&cmd, 0);
+
+		if (s == kLeave) {
+			cluster.sync(); // no block reads block 0's shared memory once it has left
+			return;
+		}
+		if (rank != 0) {
+			const uint64_t *r0 = cluster.map_shared_rank(raw, 0);
+
+			for (int i = threadIdx.x; i < kReqWords; i += kThreads)
+				raw[i] = r0[i];
+			__syncthreads();
+		}
+		const Request &r = *reinterpret_cast<const Request *>(raw);
+		const uint8_t *const *in = r.ptrs;
+
+		if (r.rg == 1)
+			nibble_word_body<1, LoadL2, kThreads>(r.args, in, r.ptrs + r.args.cols, rank,
+							      kBlocks);
+		else
+			nibble_word_body<2, LoadL2, kThreads>(r.args, in, r.ptrs + r.args.cols, rank,
+							      kBlocks);
+		__threadfence(); // this thread's outputs, before the cluster's "done"
+		cluster.sync();
+		if (rank == 0 && threadIdx.x == 0) {
+			last = s;
+			*(volatile uint64_t *)served = s;
+			st_release_sys(&box->done, s); // after every block's outputs and served
+			tidle = now_ns();
+		}
 	}
 }
 
@@ -210,7 +238,7 @@ namespace {
 cudaError_t launch_resident(Resident *r)
 {
 	__atomic_store_n(&r->box->running, 1u, __ATOMIC_SEQ_CST);
-	gf_resident<<<1, kThreads, 0, r->st>>>(r->dbox, r->served, r->idle_ns, r->life_ns);
+	gf_resident<<<kBlocks, kThreads, 0, r->st>>>(r->dbox, r->served, r->idle_ns, r->life_ns);
 	return cudaGetLastError();
 }
 

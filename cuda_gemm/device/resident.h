@@ -6,8 +6,11 @@
  * on the H200 host costs 8.3-10.4 us with its synchronisation before any work is done.
  *
  *   host:  request -> box.req, ++seq -> box.seq           spin on box.done == seq
- *   GPU:   one thread polls box.seq (one PCIe read, ~1 us) -> the block reads box.req -> the
- *          small-call body (gemm_nibble.cuh, L2 loads) -> fences -> box.done = seq
+ *   GPU:   a cluster of 8 blocks on 8 multiprocessors; block 0's thread 0 polls box.seq (one
+ *          PCIe read, ~1.3 us) -> block 0 reads box.req -> cluster barrier, the others copy it
+ *          from block 0's shared memory -> each block a share of the stripe's words
+ *          (nibble_word_body, gemm_nibble.cuh, L2 loads) -> fences, cluster barrier ->
+ *          box.done = seq
  *
  * The kernel leaves after idle_us without a request, and at the latest after kLifeUs (so that a
  * device-wide synchronisation elsewhere, cudaFree's included, waits at most that long); the next
@@ -30,7 +33,7 @@ struct Resident;
 /** Pointers (inputs then outputs) a request carries: the small-call kernel's columns and rows. */
 constexpr int kResidentPtrs = 24;
 
-/** Units (16 bytes of one stripe) above which a call is launched as before: one block's worth. */
+/** Units (16 bytes of one stripe) above which a call is launched as before: 16 KiB chunks. */
 constexpr size_t kResidentMaxUnits = 1024;
 
 /** The longest a resident kernel stays, whatever idle_us says. */

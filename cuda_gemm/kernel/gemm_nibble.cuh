@@ -414,6 +414,125 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const St
 	}
 }
 
+// One word (n bytes, 1..4) of every source at @p off; whole aligned words (VEC) by word loads.
+template <bool VEC, class L>
+__device__ __forceinline__ void ld_words(const uint8_t *const *in, int cols, size_t off, int n,
+					 uint32_t (&v)[kSmallMaxCols])
+{
+#pragma unroll
+	for (int j = 0; j < kSmallMaxCols; j++) {
+		v[j] = 0;
+		if (j >= cols || n == 0)
+			continue;
+		if (VEC) {
+			v[j] = L::word(reinterpret_cast<const uint32_t *>(in[j] + off));
+		} else {
+			for (int b = 0; b < n; b++)
+				v[j] |= (uint32_t)L::byte(in[j] + off + b) << (8 * b);
+		}
+	}
+}
+
+template <int RG, class L, int THREADS, bool VEC>
+__device__ __forceinline__ void nibble_words(const GemmArgs &args, const uint8_t *const *in,
+					     uint8_t *const *out, unsigned block, unsigned blocks,
+					     const uint32_t (&tab)[kSmallMaxCols][RG])
+{
+	const uint32_t lane = threadIdx.x & 31;
+	const int cols = args.cols, rows = args.rows;
+	const size_t words = (args.len + 3) / 4;
+
+	// the words advance a warp at a time: shuffles need the whole warp
+	for (size_t w0 = (size_t)block * THREADS + (threadIdx.x - lane); w0 < words;
+	     w0 += (size_t)blocks * THREADS) {
+		const size_t off = (w0 + lane) * 4;
+		const int n = off < args.len ? (int)(args.len - off < 4 ? args.len - off : 4) : 0;
+		uint32_t v[kSmallMaxCols], acc[RG][4];
+
+		ld_words<VEC, L>(in, cols, off, n, v);
+#pragma unroll
+		for (int g = 0; g < RG; g++)
+#pragma unroll
+			for (int b = 0; b < 4; b++)
+				acc[g][b] = 0;
+#pragma unroll
+		for (int j = 0; j < kSmallMaxCols; j++) {
+			if (j >= cols) // the same for the whole warp
+				break;
+			const uint32_t lo = v[j] & 0x0f0f0f0fu;
+			const uint32_t hi = ((v[j] >> 4) & 0x0f0f0f0fu) | 0x10101010u;
+
+#pragma unroll
+			for (int b = 0; b < 4; b++) {
+				const int sl = (int)(lo >> (8 * b)), sh = (int)(hi >> (8 * b));
+
+#pragma unroll
+				for (int g = 0; g < RG; g++)
+					acc[g][b] ^= __shfl_sync(0xffffffffu, tab[j][g], sl) ^
+						     __shfl_sync(0xffffffffu, tab[j][g], sh);
+			}
+		}
+		if (!n)
+			continue;
+#pragma unroll
+		for (int g = 0; g < RG; g++) {
+			uint32_t row[4]; // row[r]: the word of output row 4g+r
+
+			transpose4(acc[g], row);
+#pragma unroll
+			for (int r = 0; r < 4; r++) {
+				if (4 * g + r >= rows)
+					continue;
+				uint8_t *o = out[4 * g + r] + off;
+
+				if (VEC) {
+					uint32_t *o32 = reinterpret_cast<uint32_t *>(o);
+
+					*o32 = row[r] ^ (args.acc ? L::word(o32) : 0);
+				} else {
+					for (int b = 0; b < n; b++)
+						o[b] = (uint8_t)(row[r] >> (8 * b)) ^
+						       (args.acc ? L::byte(o + b) : 0);
+				}
+			}
+		}
+	}
+}
+
+/*
+ * The resident kernel's body (resident.cu): the small-call body's lookups with one 4-byte word
+ * per thread instead of a 16-byte unit, over @p blocks blocks (this one is @p block). Its sixteen
+ * products per source and per row group come four to a thread, so a stripe spreads over four
+ * times the warps: on the H200 one stripe of RS(10,4) with 4 KiB chunks took 3.8 us as 16-byte
+ * units in one block of 256 threads and 1.4 us as words over 8 such blocks, from the same loads
+ * (perf/results/nvidia-h200/resident-body-2026-11-25). One stripe: @p in (args.cols) and @p out
+ * (args.rows), every pointer to device memory; word loads and stores when every pointer is
+ * 4-byte aligned and the length a multiple of 4, else bytes.
+ */
+template <int RG, class L, int THREADS>
+__device__ __forceinline__ void nibble_word_body(const GemmArgs &args, const uint8_t *const *in,
+						 uint8_t *const *out, unsigned block, unsigned blocks)
+{
+	const uint32_t lane = threadIdx.x & 31;
+	const int cols = args.cols, rows = args.rows;
+	uint32_t tab[kSmallMaxCols][RG];
+	uintptr_t bits = args.len;
+
+#pragma unroll
+	for (int j = 0; j < kSmallMaxCols; j++)
+#pragma unroll
+		for (int g = 0; g < RG; g++)
+			tab[j][g] = j < cols ? L::word(args.tables + (j * RG + g) * 32 + lane) : 0;
+	for (int j = 0; j < cols; j++)
+		bits |= (uintptr_t)in[j];
+	for (int i = 0; i < rows; i++)
+		bits |= (uintptr_t)out[i];
+	if (bits % 4 == 0)
+		nibble_words<RG, L, THREADS, true>(args, in, out, block, blocks, tab);
+	else
+		nibble_words<RG, L, THREADS, false>(args, in, out, block, blocks, tab);
+}
+
 template <int RG>
 __global__ void __launch_bounds__(kSmallThreads) gf_gemm_nibble_small(GemmArgs args)
 {
