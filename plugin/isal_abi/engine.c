@@ -317,13 +317,18 @@ static int plan_build(void *arg, struct gfec_engine *e, struct gfec_eplan *out)
 	return gfec_engine_plan_create(e, arg, out);
 }
 
-/* The cache key: shape and hash first (they tell most matrices apart), then the coefficients. */
-static uint8_t *plan_key(int k, int rows, const uint8_t *coef, size_t *keylen)
+/*
+ * The cache key: shape and hash first (they tell most matrices apart), then the coefficients; in
+ * @p buf when it fits (@p size bytes), else allocated.
+ */
+static uint8_t *plan_key(int k, int rows, const uint8_t *coef, size_t *keylen, uint8_t *buf,
+			 size_t size)
 {
 	const size_t n = (size_t)k * rows;
 	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)k << 32 | (uint32_t)rows);
 	int32_t shape[2] = { k, rows };
-	uint8_t *key = malloc(sizeof(shape) + sizeof(h) + n);
+	const size_t len = sizeof(shape) + sizeof(h) + n;
+	uint8_t *key = len <= size ? buf : malloc(len);
 
 	if (!key)
 		return NULL;
@@ -332,7 +337,7 @@ static uint8_t *plan_key(int k, int rows, const uint8_t *coef, size_t *keylen)
 	memcpy(key, shape, sizeof(shape));
 	memcpy(key + sizeof(shape), &h, sizeof(h));
 	memcpy(key + sizeof(shape) + sizeof(h), coef, n);
-	*keylen = sizeof(shape) + sizeof(h) + n;
+	*keylen = len;
 	return key;
 }
 
@@ -343,6 +348,7 @@ int isal_run(int k, int rows, const uint8_t *coef, int len, int vec_i, unsigned 
 	struct gfec_plan_cache *pc;
 	struct gfec_engine *e;
 	struct gfec_cached_plan *d;
+	uint8_t buf[512]; /* the key of up to 496 coefficients: no allocation per call */
 	size_t keylen;
 	uint8_t *key;
 	int ret;
@@ -353,7 +359,7 @@ int isal_run(int k, int rows, const uint8_t *coef, int len, int vec_i, unsigned 
 	e = engine_for(len, k, rows, &pc);
 	if (e == &cpu_engine && !real_handle && cpu_path == GFEC_CPU_ISAL)
 		return GFEC_E_NOTSUP; /* plain C: nothing to prepare */
-	key = plan_key(k, rows, coef, &keylen);
+	key = plan_key(k, rows, coef, &keylen, buf, sizeof(buf));
 	if (!key)
 		return GFEC_E_NOMEM;
 	ret = gfec_plan_cache_get(pc, e, key, keylen, plan_build, (void *)&a, &d);
@@ -362,7 +368,8 @@ int isal_run(int k, int rows, const uint8_t *coef, int len, int vec_i, unsigned 
 		pc = &cpu_cache;
 		ret = gfec_plan_cache_get(pc, e, key, keylen, plan_build, (void *)&a, &d);
 	}
-	free(key);
+	if (key != buf)
+		free(key);
 	if (ret)
 		return ret;
 	if (vec_i < 0)
