@@ -295,6 +295,29 @@ template <class L> __device__ __forceinline__ uint4 ld_bytes(const uint8_t *p, i
 	return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+/*
+ * The products of one source word's four bytes, XORed into acc[g][at + b] (byte b, row group g),
+ * with @p tab this source's compact-table words (lane l holds word l).
+ */
+template <int RG, int N>
+__device__ __forceinline__ void lookup_word(const uint32_t (&tab)[RG], uint32_t w,
+					    uint32_t (&acc)[RG][N], int at)
+{
+	const uint32_t lo = w & 0x0f0f0f0fu;
+	const uint32_t hi = ((w >> 4) & 0x0f0f0f0fu) | 0x10101010u;
+
+#pragma unroll
+	for (int b = 0; b < 4; b++) {
+		// shfl reads lane (srcLane mod 32): bits 0-4 of the byte
+		const int sl = (int)(lo >> (8 * b)), sh = (int)(hi >> (8 * b));
+
+#pragma unroll
+		for (int g = 0; g < RG; g++)
+			acc[g][at + b] ^= __shfl_sync(0xffffffffu, tab[g], sl) ^
+					  __shfl_sync(0xffffffffu, tab[g], sh);
+	}
+}
+
 // THREADS: the block's size (the unit loop's step is a grid of such blocks).
 template <int RG, class Stripes, class L = LoadLaunch, int THREADS = kSmallThreads>
 __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const Stripes &stripes)
@@ -355,22 +378,8 @@ __device__ __forceinline__ void nibble_small_body(const GemmArgs &args, const St
 			const uint32_t w[4] = { v[j].x, v[j].y, v[j].z, v[j].w };
 
 #pragma unroll
-			for (int q = 0; q < 4; q++) {
-				const uint32_t lo = w[q] & 0x0f0f0f0fu;
-				const uint32_t hi = ((w[q] >> 4) & 0x0f0f0f0fu) | 0x10101010u;
-
-#pragma unroll
-				for (int b = 0; b < 4; b++) {
-					// shfl reads lane (srcLane mod 32): bits 0-4 of the byte
-					const int sl = (int)(lo >> (8 * b)), sh = (int)(hi >> (8 * b));
-
-#pragma unroll
-					for (int g = 0; g < RG; g++)
-						acc[g][q * 4 + b] ^=
-							__shfl_sync(0xffffffffu, tab[j][g], sl) ^
-							__shfl_sync(0xffffffffu, tab[j][g], sh);
-				}
-			}
+			for (int q = 0; q < 4; q++)
+				lookup_word<RG>(tab[j], w[q], acc, q * 4);
 		}
 		if (!live)
 			continue;
@@ -459,18 +468,7 @@ __device__ __forceinline__ void nibble_words(const GemmArgs &args, const uint8_t
 		for (int j = 0; j < kSmallMaxCols; j++) {
 			if (j >= cols) // the same for the whole warp
 				break;
-			const uint32_t lo = v[j] & 0x0f0f0f0fu;
-			const uint32_t hi = ((v[j] >> 4) & 0x0f0f0f0fu) | 0x10101010u;
-
-#pragma unroll
-			for (int b = 0; b < 4; b++) {
-				const int sl = (int)(lo >> (8 * b)), sh = (int)(hi >> (8 * b));
-
-#pragma unroll
-				for (int g = 0; g < RG; g++)
-					acc[g][b] ^= __shfl_sync(0xffffffffu, tab[j][g], sl) ^
-						     __shfl_sync(0xffffffffu, tab[j][g], sh);
-			}
+			lookup_word<RG>(tab[j], v[j], acc, 0);
 		}
 		if (!n)
 			continue;
@@ -504,8 +502,8 @@ __device__ __forceinline__ void nibble_words(const GemmArgs &args, const uint8_t
  * per thread instead of a 16-byte unit, over @p blocks blocks (this one is @p block). Its sixteen
  * products per source and per row group come four to a thread, so a stripe spreads over four
  * times the warps: on the H200 one stripe of RS(10,4) with 4 KiB chunks took 3.8 us as 16-byte
- * units in one block of 256 threads and 1.4 us as words over 8 such blocks, from the same loads
- * (perf/results/nvidia-h200/resident-body-2026-11-25). One stripe: @p in (args.cols) and @p out
+ * units in one block of 256 threads and 2.0 us as words over 8 such blocks in resident.cu (1.4 in
+ * a stand-alone harness; perf/results/nvidia-h200/resident-body-2026-11-25). One stripe: @p in (args.cols) and @p out
  * (args.rows), every pointer to device memory; word loads and stores when every pointer is
  * 4-byte aligned and the length a multiple of 4, else bytes.
  */
