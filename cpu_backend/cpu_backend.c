@@ -19,7 +19,6 @@
 #include "gfec/gfec_errors.h"
 #include "threadpool.h"
 
-#define DEFAULT_SLICE ((size_t)64 << 10)
 /* The longest slice of a GFNI product in one pass over the sources (slice_bytes()). */
 #define LONG_SLICE ((size_t)1 << 20)
 /* Below this many bytes per stream, threads cost more than they save. */
@@ -363,16 +362,23 @@ static int gf16_run(struct cpu_ctx *c, struct slice_job *j, int nstripes)
 
 /*
  * The slices a parallel call of @p j->len bytes per stream is cut in, whole @p units: the
- * context's, or by default DEFAULT_SLICE, so that a slice's sources stay in L2 while each group
+ * context's, or by default GFEC_CPU_SLICE, so that a slice's sources stay in L2 while each group
  * of outputs reads them again. A GFNI product whose outputs all go in one pass reads each source
  * once; where it runs without prefetching (gfec_cpu_gfni_prefetch()), the hardware prefetchers
  * carry its loads and start over at each slice, so it takes len / (4 x threads), from
- * DEFAULT_SLICE up to LONG_SLICE, still four slices a thread. RS(10,4), 16 MiB chunks, from
+ * GFEC_CPU_SLICE up to LONG_SLICE, still four slices a thread. RS(10,4), 16 MiB chunks, from
  * DRAM, on all cores, in 64 KiB slices and in these (prefetch-2026-11-25 in the results of
  * dev-epyc-zen5-2core and of nvidia-h200): a Zen 5 EPYC's two cores, by non-temporal stores
  * without prefetching, 34.6-35.3 -> mostly 40.2-43.1 GB/s; the H200 host's 16 Xeon threads,
  * prefetching, 97.8-101.1 -> 90.5-96.5 (so not there).
  */
+size_t gfec_cpu_long_slice(size_t len, int threads)
+{
+	const size_t even = len / (4 * (size_t)threads) / 64 * 64;
+
+	return even > LONG_SLICE ? LONG_SLICE : even;
+}
+
 static size_t slice_bytes(const struct cpu_ctx *c, const struct slice_job *j, size_t unit)
 {
 	const struct cpu_plan *p = j->plan;
@@ -381,9 +387,9 @@ static size_t slice_bytes(const struct cpu_ctx *c, const struct slice_job *j, si
 	size_t slice = c->slice;
 
 	if (c->long_slices && p->mats && p->rows <= group && !c->prefetch[mode]) {
-		const size_t even = j->len / (4 * (size_t)gfec_cpu_pool_threads(c->pool)) / 64 * 64;
+		const size_t even = gfec_cpu_long_slice(j->len, gfec_cpu_pool_threads(c->pool));
 
-		slice = even > LONG_SLICE ? LONG_SLICE : even > slice ? even : slice;
+		slice = even > slice ? even : slice;
 	}
 	return slice < unit ? unit : slice / unit * unit;
 }
@@ -436,7 +442,7 @@ static int cpu_init(const struct gfec_backend_conf *conf, void **out)
 	}
 	if (c->path == GFEC_CPU_AUTO)
 		c->path = gfec_cpu_path_best();
-	c->slice = conf && conf->slice ? conf->slice : DEFAULT_SLICE;
+	c->slice = conf && conf->slice ? conf->slice : GFEC_CPU_SLICE;
 	c->long_slices = !(conf && conf->slice);
 	c->stream_min = gfec_cpu_stream_min(conf ? conf->stream_min : 0);
 	for (int mode = GFEC_GFNI_SET; mode <= GFEC_GFNI_STREAM; mode++)

@@ -142,6 +142,18 @@ int gfec_cpu_gfni_supported(int bits);
 /** Outputs per pass over the sources of gfec_cpu_gemm_gfni512 and gfec_cpu_gemm_gfni256. */
 #define GFEC_GFNI_GROUP512 6
 #define GFEC_GFNI_GROUP256 4
+/** The group of the kernels @p width bits wide (512 or 256). */
+#define GFEC_GFNI_GROUP(width) ((width) == 512 ? GFEC_GFNI_GROUP512 : GFEC_GFNI_GROUP256)
+
+/** The bytes of every stream that one task of a parallel call covers, unless configured. */
+#define GFEC_CPU_SLICE ((size_t)64 << 10)
+
+/**
+ * The slice of a one-pass GFNI product without the prefetch on @p threads threads, for @p len
+ * bytes per stream: len / (4 x threads) in whole 64 bytes, at most 1 MiB (the codec takes it
+ * where it is longer than its slice; cpu_backend.c's slice_bytes() says why).
+ */
+size_t gfec_cpu_long_slice(size_t len, int threads);
 
 /** How gfec_cpu_gemm_gfni512/256 write dst; gfec_cpu_gfni_apply() also takes the flag. */
 enum gfec_gfni_mode {

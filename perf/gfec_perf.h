@@ -117,12 +117,6 @@ enum perf_xor_mode {
 /** A mode without PERF_XOR_PREFETCH: the enum perf_xor_mode it writes by. */
 #define PERF_XOR_BASE(mode) ((mode) & ~PERF_XOR_PREFETCH)
 _Static_assert(PERF_XOR_STREAM < PERF_XOR_PREFETCH, "PERF_XOR_PREFETCH is a bit above the modes");
-/** cpu_backend.c's DEFAULT_SLICE: the bytes of every stream that one task of a call covers. */
-#define PERF_CPU_SLICE ((size_t)64 << 10)
-/** cpu_backend.c's LONG_SLICE: the longest slice of a one-pass GFNI product unprefetched. */
-#define PERF_CPU_LONG_SLICE ((size_t)1 << 20)
-/** gfni.c's GROUP_512 and GROUP_256: the outputs its kernels write per pass over the sources. */
-#define PERF_CPU_GROUP(width) ((width) == 512 ? 6 : 4)
 
 /**
  * The XOR-stream kernel (perf_membw.c): [0, n) of each of @p ndst outputs becomes the XOR of the

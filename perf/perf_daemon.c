@@ -61,6 +61,7 @@
 #include <gfec/gfec.h>
 
 #include "coalesce.h" /* gfec_codec_coalesce_stats: launches and stripes per launch */
+#include "cpu_backend.h" /* the codec's slices and GFNI groups, which the bound follows */
 #include "gfec_perf.h"
 #include "perf_daemon.h"
 #include "perf_util.h"
@@ -466,7 +467,7 @@ struct dmn_row {
 
 /*
  * The daemon-shaped XOR stream's "call" on stripe @p s: the call's streams XORed, no GF work, in
- * the order the codec's kernels go (cpu_backend.c: DEFAULT_SLICE slices in turn, with -T 1 on the
+ * the order the codec's kernels go (cpu_backend.c: GFEC_CPU_SLICE slices in turn, with -T 1 on the
  * caller's thread; in each, gfni.c's groups of up to 6 outputs (AVX-512) or 4 per pass over the
  * sources, so every output of an RS(10,4) call in one pass). Encode reads the k data
  * chunks into m outputs; these are the stripe's spare chunks (the decode outputs, as large and
@@ -486,9 +487,9 @@ static void xor_call(int width, int mode, enum perf_op op, const struct dmn_pool
 							: p->in[(size_t)s * n + i];
 	for (int i = 0; i < p->e; i++)
 		dst[i] = p->out[(size_t)s * n + i];
-	for (size_t off = 0; off < p->chunk; off += PERF_CPU_SLICE) {
+	for (size_t off = 0; off < p->chunk; off += GFEC_CPU_SLICE) {
 		const size_t len =
-		    p->chunk - off < PERF_CPU_SLICE ? p->chunk - off : PERF_CPU_SLICE;
+		    p->chunk - off < GFEC_CPU_SLICE ? p->chunk - off : GFEC_CPU_SLICE;
 		const uint8_t *sv[GFEC_MAX_CHUNKS];
 		uint8_t *dv[GFEC_MAX_CHUNKS];
 
@@ -496,7 +497,8 @@ static void xor_call(int width, int mode, enum perf_op op, const struct dmn_pool
 			sv[i] = src[i] + off;
 		for (int i = 0; i < p->e; i++)
 			dv[i] = dst[i] + off;
-		perf_xor_streams_group(width, len, nsrc, sv, p->e, dv, mode, PERF_CPU_GROUP(width));
+		perf_xor_streams_group(width, len, nsrc, sv, p->e, dv, mode,
+				       GFEC_GFNI_GROUP(width));
 	}
 }
 

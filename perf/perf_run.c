@@ -19,6 +19,7 @@
 #include <gfec/gfec.h>
 #include <gfec/gfec_limits.h>
 
+#include "cpu_backend.h" /* the codec's slices and GFNI groups, which the bounds follow */
 #include "gfec_perf.h"
 #include "perf_util.h"
 #ifdef GFEC_HAVE_CUDA
@@ -310,9 +311,8 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	per_set = (double)x->chunk * (x->op == PERF_UPDATE ? 1 + 2 * m : nsrc + ndst);
 	touched = (size_t)b.nsets * (size_t)(nsrc + ndst) * x->chunk;
 	passes = (XOR_PASSES * rotate + touched - 1) / touched;
-	/* cpu_backend.c's slice_bytes() for a one-pass GFNI product that does not prefetch */
-	long_slice = x->chunk / (4 * (size_t)threads) / 64 * 64;
-	long_slice = long_slice > PERF_CPU_LONG_SLICE ? PERF_CPU_LONG_SLICE : long_slice;
+	/* the codec's slice for a one-pass GFNI product that does not prefetch */
+	long_slice = gfec_cpu_long_slice(x->chunk, threads);
 	/*
 	 * Both orders over a slice: all outputs in one pass (the fewest bytes moved), and one
 	 * output after another while the slice's sources stay in cache (the fewest streams at once,
@@ -328,12 +328,12 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	const int modes = x->op == PERF_UPDATE ? 1 : 2;
 
 	for (int v = 0; v < 4 * modes; v++) {
-		if (v % 4 == 3 && (x->op == PERF_UPDATE || long_slice <= PERF_CPU_SLICE))
+		if (v % 4 == 3 && (x->op == PERF_UPDATE || long_slice <= GFEC_CPU_SLICE))
 			continue;
-		w.slice = v % 4 == 3 ? long_slice : PERF_CPU_SLICE;
+		w.slice = v % 4 == 3 ? long_slice : GFEC_CPU_SLICE;
 		w.nslices = (x->chunk + w.slice - 1) / w.slice;
 		w.ntasks = passes * (size_t)b.nsets * w.nslices;
-		w.group = v % 4 == 1 ? 1 : v % 4 == 2 ? PERF_CPU_GROUP(w.width) : ndst;
+		w.group = v % 4 == 1 ? 1 : v % 4 == 2 ? GFEC_GFNI_GROUP(w.width) : ndst;
 		w.mode = x->op == PERF_UPDATE ? PERF_XOR_RMW
 			 : v / 4	      ? PERF_XOR_STREAM
 					      : PERF_XOR_SET;
