@@ -723,8 +723,8 @@ void gfec_codec_stats(const gfec_codec *c, struct gfec_stats *s)
 	s->verifies = gfec_counters_get(&c->calls, N_VERIFIES);
 	s->updates = gfec_counters_get(&c->calls, N_UPDATES);
 	s->bytes = gfec_counters_get(&c->calls, N_BYTES);
-	s->decode_cache_hits = __atomic_load_n(&c->dcache.hits, __ATOMIC_RELAXED);
-	s->decode_cache_misses = __atomic_load_n(&c->dcache.misses, __ATOMIC_RELAXED);
+	s->decode_cache_hits = gfec_plan_cache_hits(&c->dcache);
+	s->decode_cache_misses = gfec_plan_cache_misses(&c->dcache);
 	s->fallbacks = __atomic_load_n(&c->eng.fallbacks, __ATOMIC_RELAXED);
 	s->gpu_calls = __atomic_load_n(&c->eng.gpu_calls, __ATOMIC_RELAXED);
 }
@@ -1095,7 +1095,7 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 	for (int g0 = 0, g1; g0 < nstripes; g0 = g1) {
 		const uint64_t *key = order[g0].key;
 		const size_t nw = (words - 1) / 2;
-		struct gfec_cached_plan *d;
+		struct gfec_plan_hold h;
 		int nwant;
 
 		for (g1 = g0 + 1; g1 < nstripes && !cmp_key(&order[g0], &order[g1]); g1++)
@@ -1115,11 +1115,11 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 		struct dplan_args args = { c, src, want, nwant };
 
 		ret = gfec_plan_cache_get(&c->dcache, &c->eng, key, words * sizeof(*key),
-					  dplan_build, &args, &d);
+					  dplan_build, &args, &h);
 		if (ret)
 			goto out;
-		ret = gfec_engine_gemm(&c->eng, &d->plan, c->k, g1 - g0, len, sp, wp);
-		gfec_plan_cache_put(&c->dcache, &c->eng, d);
+		ret = gfec_engine_gemm(&c->eng, &h.d->plan, c->k, g1 - g0, len, sp, wp);
+		gfec_plan_cache_put(&c->eng, &h);
 		if (ret)
 			goto out;
 		done += (uint64_t)(g1 - g0);

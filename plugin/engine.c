@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file engine.c  Dispatch, the CPU redo after a GPU error, and the plan cache (engine.h). */
+#define _GNU_SOURCE /* sched_getcpu */
 #include "engine.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coalesce.h"
 #include "fifo_gate.h"
@@ -221,14 +224,31 @@ int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int ro
 
 /* ---- the plan cache -------------------------------------------------------------------------- */
 
+#define PLAN_FRONTS_MAX 64
+
 int gfec_plan_cache_init(struct gfec_plan_cache *pc, int cap)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
 	memset(pc, 0, sizeof(*pc));
+	pc->nfront = cpus < 1 ? 1 : cpus > PLAN_FRONTS_MAX ? PLAN_FRONTS_MAX : (int)cpus;
 	pc->slot = calloc((size_t)cap, sizeof(*pc->slot));
-	if (!pc->slot)
+	pc->front = aligned_alloc(sizeof(*pc->front), sizeof(*pc->front) * (size_t)pc->nfront);
+	if (!pc->slot || !pc->front) {
+		free(pc->slot);
+		free(pc->front);
+		pc->slot = NULL;
+		pc->front = NULL;
 		return GFEC_E_NOMEM;
+	}
 	pc->cap = cap;
 	pthread_mutex_init(&pc->lock, NULL);
+	for (int i = 0; i < pc->nfront; i++) {
+		pthread_mutex_init(&pc->front[i].lock, NULL);
+		pc->front[i].d = NULL;
+		pc->front[i].users = 0;
+		pc->front[i].hits = 0;
+	}
 	return 0;
 }
 
@@ -238,27 +258,59 @@ static void entry_free(struct gfec_engine *e, struct gfec_cached_plan *d)
 	free(d);
 }
 
+/* Drops a reference; the last one frees the plan. */
+static void unref(struct gfec_engine *e, struct gfec_cached_plan *d)
+{
+	if (__atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		entry_free(e, d);
+}
+
+static void ref(struct gfec_cached_plan *d)
+{
+	__atomic_add_fetch(&d->refs, 1, __ATOMIC_RELAXED);
+}
+
 void gfec_plan_cache_fini(struct gfec_plan_cache *pc, struct gfec_engine *e)
 {
 	if (!pc->slot)
 		return;
+	for (int i = 0; i < pc->nfront; i++) { /* a plan still cached keeps the cache's reference */
+		if (pc->front[i].d)
+			unref(e, pc->front[i].d);
+		pthread_mutex_destroy(&pc->front[i].lock);
+	}
 	for (int i = 0; i < pc->n; i++)
 		entry_free(e, pc->slot[i]);
 	free(pc->slot);
+	free(pc->front);
 	pc->slot = NULL;
+	pc->front = NULL;
 	pthread_mutex_destroy(&pc->lock);
 }
 
-void gfec_plan_cache_put(struct gfec_plan_cache *pc, struct gfec_engine *e,
-			 struct gfec_cached_plan *d)
+void gfec_plan_cache_put(struct gfec_engine *e, const struct gfec_plan_hold *h)
 {
-	int last;
+	if (!h->f) {
+		unref(e, h->d);
+		return;
+	}
+	pthread_mutex_lock(&h->f->lock);
+	h->f->users--;
+	pthread_mutex_unlock(&h->f->lock);
+}
 
-	pthread_mutex_lock(&pc->lock);
-	last = --d->refs == 0;
-	pthread_mutex_unlock(&pc->lock);
-	if (last)
-		entry_free(e, d);
+static int same_key(const struct gfec_cached_plan *d, const void *key, size_t keylen)
+{
+	return d->keylen == keylen && memcmp(d->key, key, keylen) == 0;
+}
+
+/* With the lock held: the clock's next tick (fronts read it without the lock). */
+static uint64_t tick(struct gfec_plan_cache *pc)
+{
+	const uint64_t t = pc->clock + 1;
+
+	__atomic_store_n(&pc->clock, t, __ATOMIC_RELAXED);
+	return t;
 }
 
 /* With the lock held: the cached plan for a key, referenced, or NULL. */
@@ -267,9 +319,9 @@ static struct gfec_cached_plan *find(struct gfec_plan_cache *pc, const void *key
 	for (int i = 0; i < pc->n; i++) {
 		struct gfec_cached_plan *d = pc->slot[i];
 
-		if (d->keylen == keylen && memcmp(d->key, key, keylen) == 0) {
-			d->refs++;
-			d->used = ++pc->clock;
+		if (same_key(d, key, keylen)) {
+			ref(d);
+			__atomic_store_n(&d->used, tick(pc), __ATOMIC_RELAXED);
 			return d;
 		}
 	}
@@ -285,33 +337,97 @@ static struct gfec_cached_plan *insert(struct gfec_plan_cache *pc, struct gfec_c
 	if (pc->n == pc->cap) {
 		slot = 0;
 		for (int i = 1; i < pc->n; i++)
-			if (pc->slot[i]->used < pc->slot[slot]->used)
+			if (__atomic_load_n(&pc->slot[i]->used, __ATOMIC_RELAXED) <
+			    __atomic_load_n(&pc->slot[slot]->used, __ATOMIC_RELAXED))
 				slot = i;
-		victim = pc->slot[slot];
-		if (--victim->refs > 0)
-			victim = NULL; /* still in use; its last put frees it */
+		victim = pc->slot[slot]; /* the caller drops the cache's reference */
 	} else {
 		pc->n++;
 	}
 	d->refs = 2; /* the cache's and the caller's */
-	d->used = ++pc->clock;
+	d->used = tick(pc);
 	pc->slot[slot] = d;
 	return victim;
 }
 
+/* The front of the CPU this thread runs on. */
+static struct gfec_plan_front *front_here(struct gfec_plan_cache *pc)
+{
+	const int cpu = sched_getcpu();
+
+	return &pc->front[cpu < 0 ? 0 : cpu % pc->nfront];
+}
+
+/* 1 with the front's plan held through it in *out when its key is @p key, else 0. */
+static int front_get(struct gfec_plan_cache *pc, struct gfec_plan_front *f, const void *key,
+		     size_t keylen, struct gfec_plan_hold *out)
+{
+	struct gfec_cached_plan *d;
+	int hit;
+
+	pthread_mutex_lock(&f->lock);
+	d = f->d;
+	hit = d && same_key(d, key, keylen);
+	if (hit) {
+		f->users++;
+		__atomic_store_n(&f->hits, f->hits + 1, __ATOMIC_RELAXED);
+		/* now and then, so that the cache does not take it for unused */
+		if (f->hits % 64 == 0)
+			__atomic_store_n(&d->used, __atomic_load_n(&pc->clock, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+		*out = (struct gfec_plan_hold){d, f};
+	}
+	pthread_mutex_unlock(&f->lock);
+	return hit;
+}
+
+/* Makes @p d the front's plan, with a reference of its own, unless its plan is held through it. */
+static void front_set(struct gfec_engine *e, struct gfec_plan_front *f, struct gfec_cached_plan *d)
+{
+	struct gfec_cached_plan *old = NULL;
+
+	pthread_mutex_lock(&f->lock);
+	if (f->d != d && f->users == 0) {
+		old = f->d;
+		ref(d);
+		f->d = d;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (old)
+		unref(e, old);
+}
+
+uint64_t gfec_plan_cache_hits(const struct gfec_plan_cache *pc)
+{
+	uint64_t n = __atomic_load_n(&pc->hits, __ATOMIC_RELAXED);
+
+	for (int i = 0; pc->front && i < pc->nfront; i++)
+		n += __atomic_load_n(&pc->front[i].hits, __ATOMIC_RELAXED);
+	return n;
+}
+
+uint64_t gfec_plan_cache_misses(const struct gfec_plan_cache *pc)
+{
+	return __atomic_load_n(&pc->misses, __ATOMIC_RELAXED);
+}
+
 int gfec_plan_cache_get(struct gfec_plan_cache *pc, struct gfec_engine *e, const void *key,
 			size_t keylen, gfec_plan_build_fn build, void *arg,
-			struct gfec_cached_plan **out)
+			struct gfec_plan_hold *out)
 {
-	struct gfec_cached_plan *d, *victim;
+	struct gfec_plan_front *f = front_here(pc);
+	struct gfec_cached_plan *d, *victim, *found;
 	int ret;
 
+	if (front_get(pc, f, key, keylen, out))
+		return 0;
 	pthread_mutex_lock(&pc->lock);
 	d = find(pc, key, keylen);
 	pthread_mutex_unlock(&pc->lock);
 	if (d) {
 		count(&pc->hits, 1);
-		*out = d;
+		front_set(e, f, d);
+		*out = (struct gfec_plan_hold){d, NULL};
 		return 0;
 	}
 	count(&pc->misses, 1);
@@ -328,14 +444,16 @@ int gfec_plan_cache_get(struct gfec_plan_cache *pc, struct gfec_engine *e, const
 	d->keylen = keylen;
 
 	pthread_mutex_lock(&pc->lock);
-	*out = find(pc, key, keylen); /* another thread may have built it meanwhile */
-	victim = *out ? NULL : insert(pc, d);
+	found = find(pc, key, keylen); /* another thread may have built it meanwhile */
+	victim = found ? NULL : insert(pc, d);
 	pthread_mutex_unlock(&pc->lock);
-	if (*out)
+	if (found) {
 		entry_free(e, d);
-	else
-		*out = d;
+		d = found;
+	}
 	if (victim)
-		entry_free(e, victim);
+		unref(e, victim); /* the cache's reference */
+	front_set(e, f, d);
+	*out = (struct gfec_plan_hold){d, NULL};
 	return 0;
 }

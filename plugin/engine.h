@@ -105,23 +105,45 @@ int gfec_engine_update(struct gfec_engine *e, const struct gfec_eplan *p, int ro
 /** A cached plan: valid between gfec_plan_cache_get() and the matching _put(). */
 struct gfec_cached_plan {
 	struct gfec_eplan plan;
-	int refs;	/* the cache's reference + one per user */
-	uint64_t used;	/* LRU clock */
+	int refs;      /* atomic: the cache's reference, a front's, one per user */
+	uint64_t used; /* atomic: LRU clock */
 	size_t keylen;
 	uint8_t key[];	/* keylen bytes */
+};
+
+/* The plan a CPU's callers used last, with a reference, behind a lock of its own. */
+struct gfec_plan_front {
+	pthread_mutex_t lock;
+	struct gfec_cached_plan *d; /* replaced only while no one holds it through this front */
+	int users;		    /* holds through this front */
+	uint64_t hits;		    /* written under lock, read atomically */
+} __attribute__((aligned(64)));
+
+/** What gfec_plan_cache_get() hands out: the plan, and the front it came through, if one. */
+struct gfec_plan_hold {
+	struct gfec_cached_plan *d;
+	struct gfec_plan_front *f;
 };
 
 /**
  * Up to @p cap plans keyed by byte strings of any length (the codec's erasure pattern; the ISA-L
  * drop-in's whole coefficient matrix). Keys are compared with memcmp: put what tells keys apart
  * (a hash, the shape) first.
+ *
+ * In front of it, one slot per CPU (up to 64) keeps the plan last used there: a call that finds
+ * its key there counts itself on that slot, under that CPU's lock, and touches nothing shared,
+ * so that many threads using the same few plans do not all queue on the cache's lock twice a
+ * call, nor pass one plan's reference count between CPUs. A plan the cache drops lives on in
+ * the fronts that hold it until they move on (at most one extra plan per CPU).
  */
 struct gfec_plan_cache {
 	pthread_mutex_t lock;
 	struct gfec_cached_plan **slot;
 	int n, cap;
-	uint64_t clock;
-	uint64_t hits, misses; /* atomic */
+	uint64_t clock;	       /* atomic reads outside the lock */
+	uint64_t hits, misses; /* atomic; the fronts' hits are theirs */
+	struct gfec_plan_front *front;
+	int nfront;
 };
 
 /** Makes the plan for a key that is not cached: 0, or a GFEC_E_* code. */
@@ -137,8 +159,12 @@ void gfec_plan_cache_fini(struct gfec_plan_cache *pc, struct gfec_engine *e);
  */
 int gfec_plan_cache_get(struct gfec_plan_cache *pc, struct gfec_engine *e, const void *key,
 			size_t keylen, gfec_plan_build_fn build, void *arg,
-			struct gfec_cached_plan **out);
-void gfec_plan_cache_put(struct gfec_plan_cache *pc, struct gfec_engine *e,
-			 struct gfec_cached_plan *d);
+			struct gfec_plan_hold *out);
+/** Gives back what gfec_plan_cache_get() handed out. */
+void gfec_plan_cache_put(struct gfec_engine *e, const struct gfec_plan_hold *h);
+
+/** Lookups that found their plan (in the cache or a front), and those that built one. */
+uint64_t gfec_plan_cache_hits(const struct gfec_plan_cache *pc);
+uint64_t gfec_plan_cache_misses(const struct gfec_plan_cache *pc);
 
 #endif

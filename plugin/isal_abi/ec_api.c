@@ -18,34 +18,66 @@
 #include "cpu_backend.h"
 #include "isal_abi.h"
 
-const uint8_t *isal_tbl_coef(const unsigned char *t, int k, int rows)
+/* The header's k x rows of our table @p t, or 0 when @p t is not one. */
+static uint64_t tbl_size(const unsigned char *t)
 {
 	uint32_t tk, trows;
 
-	if (memcmp(t, ISAL_TBL_MAGIC, 8) != 0)
-		return NULL;
+	if (memcmp(t, ISAL_TBL_MAGIC, ISAL_TBL_MAGIC_LEN) != 0)
+		return 0;
 	memcpy(&tk, t + 8, 4);
 	memcpy(&trows, t + 12, 4);
-	if ((uint64_t)k * (uint64_t)rows > (uint64_t)tk * trows)
-		return NULL;
-	return t + ISAL_TBL_HDR;
+	return (uint64_t)tk * trows;
+}
+
+/* Where the GFNI matrices of a table of @p n coefficients start. */
+static size_t tbl_mats_off(uint64_t n)
+{
+	return (ISAL_TBL_HDR + (size_t)n + 7) & ~(size_t)7;
+}
+
+const uint8_t *isal_tbl_coef(const unsigned char *t, int k, int rows)
+{
+	const uint64_t n = tbl_size(t);
+
+	return n && (uint64_t)k * (uint64_t)rows <= n ? t + ISAL_TBL_HDR : NULL;
+}
+
+/* The GFNI matrices of our table @p t (version '2', aligned where it lies now), or NULL. */
+static const uint64_t *tbl_mats(const unsigned char *t)
+{
+	const unsigned char *m = t + tbl_mats_off(tbl_size(t));
+
+	return t[7] == '2' && (uintptr_t)m % 8 == 0 ? (const uint64_t *)(const void *)m : NULL;
 }
 
 static int is_ours(const unsigned char *t)
 {
-	return memcmp(t, ISAL_TBL_MAGIC, 8) == 0;
+	return memcmp(t, ISAL_TBL_MAGIC, ISAL_TBL_MAGIC_LEN) == 0;
+}
+
+static int gfni_path(enum gfec_cpu_path p)
+{
+	return p == GFEC_CPU_GFNI512 || p == GFEC_CPU_GFNI256;
 }
 
 ISAL_API void ec_init_tables(int k, int rows, unsigned char *a, unsigned char *g_tbls)
 {
+	const size_t n = (size_t)k * (size_t)rows;
+	const size_t off = tbl_mats_off(n);
 	uint32_t hk = (uint32_t)k, hrows = (uint32_t)rows;
+	int mats;
 
 	if (k <= 0 || rows <= 0)
 		return;
-	memcpy(g_tbls, ISAL_TBL_MAGIC, 8);
+	mats = gfni_path(isal_cpu_path()) && (uintptr_t)(g_tbls + off) % 8 == 0;
+	memcpy(g_tbls, ISAL_TBL_MAGIC, ISAL_TBL_MAGIC_LEN);
+	g_tbls[7] = mats ? '2' : '1';
 	memcpy(g_tbls + 8, &hk, 4);
 	memcpy(g_tbls + 12, &hrows, 4);
-	memcpy(g_tbls + ISAL_TBL_HDR, a, (size_t)k * rows);
+	memcpy(g_tbls + ISAL_TBL_HDR, a, n);
+	if (mats)
+		gfec_cpu_gfni_matrices(a, n, (uint64_t *)(void *)(g_tbls + off));
 }
 
 /* Coefficient (row l, column j) of a table in ISA-L's 32-byte layout: its entry for c * 1. */
@@ -140,17 +172,23 @@ ISAL_API void ec_encode_data_update_base(int len, int k, int rows, int vec_i, un
 		update_base(len, k, rows, vec_i, v, data, dest);
 }
 
+void isal_gfni_run(int k, int rows, const uint64_t *mats, int len, int vec_i, unsigned char **data,
+		   unsigned char **coding)
+{
+	const int stream = vec_i < 0 && gfni_stream(rows, len, coding);
+
+	gfec_cpu_gfni_apply(isal_cpu_path(), (size_t)len, k, rows, mats, vec_i,
+			    gfec_cpu_gfni_prefetch(stream ? GFEC_GFNI_STREAM : GFEC_GFNI_SET),
+			    (const uint8_t *const *)data, coding);
+}
+
 void isal_cpu_run(const struct isal_plan *m, int len, int vec_i, unsigned char **data,
 		  unsigned char **coding)
 {
 	const struct isal_real *real = isal_real();
-	const int stream = m->mats && vec_i < 0 && gfni_stream(m->rows, len, coding);
 
 	if (m->mats)
-		gfec_cpu_gfni_apply(
-		    isal_cpu_path(), (size_t)len, m->k, m->rows, m->mats, vec_i,
-		    gfec_cpu_gfni_prefetch(stream ? GFEC_GFNI_STREAM : GFEC_GFNI_SET),
-		    (const uint8_t *const *)data, coding);
+		isal_gfni_run(m->k, m->rows, m->mats, len, vec_i, data, coding);
 	else if (m->avx2)
 		gfec_cpu_avx2_apply((size_t)len, m->k, m->rows, m->tbls, vec_i,
 				    (const uint8_t *const *)data, coding);
@@ -181,7 +219,7 @@ ISAL_API void ec_encode_data(int len, int k, int rows, unsigned char *g_tbls, un
 			encode_base(len, k, rows, g_tbls, data, coding);
 		return;
 	}
-	if (isal_run(k, rows, coef, len, -1, data, coding) != 0)
+	if (isal_run(k, rows, coef, tbl_mats(g_tbls), len, -1, data, coding) != 0)
 		encode_base(len, k, rows, g_tbls, data, coding);
 }
 
@@ -204,6 +242,6 @@ ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigne
 	if (vec_i < 0 || vec_i >= k)
 		return;
 	/* A GPU error leaves the rest of the update to the CPU; engine.c never applies it twice. */
-	if (isal_run(k, rows, coef, len, vec_i, &data, coding) != 0)
+	if (isal_run(k, rows, coef, tbl_mats(g_tbls), len, vec_i, &data, coding) != 0)
 		update_base(len, k, rows, vec_i, g_tbls, data, coding);
 }

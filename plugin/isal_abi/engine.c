@@ -341,13 +341,13 @@ static uint8_t *plan_key(int k, int rows, const uint8_t *coef, size_t *keylen, u
 	return key;
 }
 
-int isal_run(int k, int rows, const uint8_t *coef, int len, int vec_i, unsigned char **data,
-	     unsigned char **coding)
+int isal_run(int k, int rows, const uint8_t *coef, const uint64_t *mats, int len, int vec_i,
+	     unsigned char **data, unsigned char **coding)
 {
 	const struct gfec_gemm_matrix a = { .w = 8, .rows = rows, .cols = k, .a = coef };
 	struct gfec_plan_cache *pc;
 	struct gfec_engine *e;
-	struct gfec_cached_plan *d;
+	struct gfec_plan_hold h;
 	uint8_t buf[512]; /* the key of up to 496 coefficients: no allocation per call */
 	size_t keylen;
 	uint8_t *key;
@@ -357,27 +357,34 @@ int isal_run(int k, int rows, const uint8_t *coef, int len, int vec_i, unsigned 
 	if (!caches_ready)
 		return GFEC_E_NOMEM;
 	e = engine_for(len, k, rows, &pc);
+	/* the table's own matrices: no key, no lock (cpu_plan_create's limit on updates holds) */
+	if (e == &cpu_engine && mats &&
+	    (cpu_path == GFEC_CPU_GFNI512 || cpu_path == GFEC_CPU_GFNI256) &&
+	    (vec_i < 0 || rows <= GFEC_MAX_CHUNKS)) {
+		isal_gfni_run(k, rows, mats, len, vec_i, data, coding);
+		return 0;
+	}
 	if (e == &cpu_engine && !real_handle && cpu_path == GFEC_CPU_ISAL)
 		return GFEC_E_NOTSUP; /* plain C: nothing to prepare */
 	key = plan_key(k, rows, coef, &keylen, buf, sizeof(buf));
 	if (!key)
 		return GFEC_E_NOMEM;
-	ret = gfec_plan_cache_get(pc, e, key, keylen, plan_build, (void *)&a, &d);
+	ret = gfec_plan_cache_get(pc, e, key, keylen, plan_build, (void *)&a, &h);
 	if (ret && e != &cpu_engine) { /* the GPU cannot run this matrix: the CPU can */
 		e = &cpu_engine;
 		pc = &cpu_cache;
-		ret = gfec_plan_cache_get(pc, e, key, keylen, plan_build, (void *)&a, &d);
+		ret = gfec_plan_cache_get(pc, e, key, keylen, plan_build, (void *)&a, &h);
 	}
 	if (key != buf)
 		free(key);
 	if (ret)
 		return ret;
 	if (vec_i < 0)
-		ret = gfec_engine_gemm(e, &d->plan, k, 1, (size_t)len,
+		ret = gfec_engine_gemm(e, &h.d->plan, k, 1, (size_t)len,
 				       (const uint8_t *const *)data, coding);
 	else
-		ret = gfec_engine_update(e, &d->plan, rows, vec_i, (size_t)len, data[0], coding);
-	gfec_plan_cache_put(pc, e, d);
+		ret = gfec_engine_update(e, &h.d->plan, rows, vec_i, (size_t)len, data[0], coding);
+	gfec_plan_cache_put(e, &h);
 	return ret;
 }
 

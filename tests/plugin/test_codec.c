@@ -689,6 +689,69 @@ static void test_threads_share_codec(void **state)
 	gfec_codec_free(c);
 }
 
+/*
+ * Decoders that mostly repeat one erasure pattern, as a daemon's do while a disk is down, with
+ * a per-thread second pattern every few calls and room for one plan: most lookups hit the plan
+ * their CPU used last (engine.h's fronts) while the cache keeps dropping plans that fronts and
+ * callers still hold.
+ */
+static void *one_pattern_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct tstripe *s = w->s;
+	const int n = s->k + s->m;
+	uint8_t *out[MAXN] = {0};
+
+	for (int i = 0; i < n; i++)
+		out[i] = gfec_alloc(s->len);
+	for (int r = 0; r < 300; r++) {
+		const uint8_t *in[MAXN];
+		uint8_t *want[MAXN];
+		const int lost = r % 7 == 6 ? 1 + w->id % (n - 1) : 0; /* else chunk 0 */
+
+		for (int i = 0; i < n; i++) {
+			in[i] = s->c[i];
+			want[i] = NULL;
+		}
+		in[lost] = NULL;
+		want[lost] = out[lost];
+		memset(out[lost], TEST_POISON, s->len);
+		if (gfec_decode(w->c, in, want, s->len) != 0 ||
+		    memcmp(out[lost], s->c[lost], s->len) != 0)
+			w->failures++;
+	}
+	for (int i = 0; i < n; i++)
+		gfec_free(out[i]);
+	return NULL;
+}
+
+static void test_threads_one_pattern(void **state)
+{
+	gfec_codec *c = make("k=6 m=2 decode_cache=1 threads=1");
+	struct tstripe s;
+	struct worker w[8];
+	pthread_t th[8];
+	struct gfec_stats st;
+
+	(void)state;
+	tstripe_init(&s, 6, 2, 4096 + 3, 1);
+	encode(c, &s);
+	for (int i = 0; i < 8; i++) {
+		w[i] = (struct worker){.c = c, .s = &s, .id = i};
+		assert_int_equal(pthread_create(&th[i], NULL, one_pattern_main, &w[i]), 0);
+	}
+	for (int i = 0; i < 8; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].failures, 0);
+	}
+	gfec_codec_stats(c, &st);
+	assert_int_equal(st.decodes, 8 * 300);
+	assert_int_equal(st.decodes, st.decode_cache_hits + st.decode_cache_misses);
+	assert_true(st.decode_cache_hits > st.decode_cache_misses);
+	tstripe_free(&s);
+	gfec_codec_free(c);
+}
+
 /* --- asynchronous requests -------------------------------------------------------------------- */
 
 static void on_done(struct gfec_request *req, void *user)
@@ -962,25 +1025,26 @@ static void test_logs_through_callback_only(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_profiles),
-		cmocka_unit_test(test_chunk_size),
-		cmocka_unit_test(test_bad_profiles),
-		cmocka_unit_test(test_encode_matches_isal),
-		cmocka_unit_test(test_encode_matches_jerasure),
-		cmocka_unit_test(test_every_erasure_pattern),
-		cmocka_unit_test(test_cauchy_good_matches_jerasure),
-		cmocka_unit_test(test_random_lengths),
-		cmocka_unit_test(test_decode_batch),
-		cmocka_unit_test(test_update_equals_reencode),
-		cmocka_unit_test(test_verify),
-		cmocka_unit_test(test_reconstruct),
-		cmocka_unit_test(test_minimum_to_decode),
-		cmocka_unit_test(test_threads_share_codec),
-		cmocka_unit_test(test_async_requests),
-		cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_null_in_tables),
-		cmocka_unit_test(test_gpu_dmabuf_on_codec_device),
-		cmocka_unit_test(test_logs_through_callback_only),
+	    cmocka_unit_test(test_profiles),
+	    cmocka_unit_test(test_chunk_size),
+	    cmocka_unit_test(test_bad_profiles),
+	    cmocka_unit_test(test_encode_matches_isal),
+	    cmocka_unit_test(test_encode_matches_jerasure),
+	    cmocka_unit_test(test_every_erasure_pattern),
+	    cmocka_unit_test(test_cauchy_good_matches_jerasure),
+	    cmocka_unit_test(test_random_lengths),
+	    cmocka_unit_test(test_decode_batch),
+	    cmocka_unit_test(test_update_equals_reencode),
+	    cmocka_unit_test(test_verify),
+	    cmocka_unit_test(test_reconstruct),
+	    cmocka_unit_test(test_minimum_to_decode),
+	    cmocka_unit_test(test_threads_share_codec),
+	    cmocka_unit_test(test_threads_one_pattern),
+	    cmocka_unit_test(test_async_requests),
+	    cmocka_unit_test(test_bad_inputs),
+	    cmocka_unit_test(test_null_in_tables),
+	    cmocka_unit_test(test_gpu_dmabuf_on_codec_device),
+	    cmocka_unit_test(test_logs_through_callback_only),
 	};
 
 	const char *forced = getenv("GFEC_CPU_PATH") ? getenv("GFEC_CPU_PATH") : "";

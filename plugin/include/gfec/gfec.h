@@ -42,11 +42,13 @@
  * backend = cpu | gpu | auto (default); threads = N (CPU threads, 0 = online CPUs, the default);
  * cpu_path = auto | gfni512 | gfni256 | avx2 | isal | base (auto, the default: the best this CPU
  * has; GFEC_CPU_PATH does the same);
- * decode_cache = N (decode matrices kept, LRU, default 64); async_threads = N (default 2: the
- * workers of gfec_submit() and of gfec_submit_coalesced()'s windows);
+ * decode_cache = N (decode matrices kept, LRU, default 64, besides the one each CPU used last);
+ * async_threads = N (default 2: the workers of gfec_submit() and of gfec_submit_coalesced()'s
+ * windows);
  * gpu_kernel = NAME, gpu_min_bytes = N (auto: GPU for calls with >= N data bytes), gpu_device,
- * gpu_streams, gpu_segment, gpu_lanes, gpu_pinned = map | dma. Knobs (threads, cpu_path, gpu_*) may also come from the environment
- * and gfec.conf: profile > environment > gfec.conf > default (gfec_config.h).
+ * gpu_streams, gpu_segment, gpu_lanes, gpu_pinned = map | dma. Knobs (threads, cpu_path, gpu_*) may
+ * also come from the environment and gfec.conf: profile > environment > gfec.conf > default
+ * (gfec_config.h).
  *
  * Memory: buffers are host memory, or, when the codec runs on the GPU (backend=gpu, or auto on a
  * machine with a usable GPU), device memory (cudaMalloc); all buffers of one call must be of one
