@@ -10,6 +10,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "clones.h"
 #include "gfec/gfec_errors.h"
 #include "lt_dist.h"
 #include "threadpool.h"
@@ -127,8 +128,8 @@ void gfec_lt_dist_free(struct gfec_lt_dist *d)
  * 10244 blocks from 0.82 to 0.65 ms (perf/results/dev-epyc-zen3-2core/lt_block.txt); the encoder
  * and every decoder's add() draw them.
  */
-__attribute__((target_clones("avx2", "default"))) uint32_t
-gfec_lt_block(const struct gfec_lt_dist *d, uint32_t seed, uint32_t *idx)
+GFEC_CLONES("avx2", "default")
+uint32_t gfec_lt_block(const struct gfec_lt_dist *d, uint32_t seed, uint32_t *idx)
 {
 	const uint32_t key = gfec_nc_prng_key(seed), n = d->n;
 	const uint32_t deg = gfec_lt_dist_degree(d, gfec_lt_degree_draw(key));
@@ -183,8 +184,9 @@ typedef uint8_t lt_vec __attribute__((vector_size(32)));
  * scattered over more memory than the caches hold, so it is bound by the bytes it moves: each pass
  * reads and writes dst once, and the first pass reads base, so a fresh dst costs no copy.
  */
-__attribute__((target_clones("avx2", "default"))) static void
-xor_sum(uint8_t *dst, const uint8_t *base, const uint8_t *const *src, uint32_t ns, size_t B)
+GFEC_CLONES("avx2", "default")
+static void xor_sum(uint8_t *dst, const uint8_t *base, const uint8_t *const *src, uint32_t ns,
+		    size_t B)
 {
 	const size_t v = B & ~(size_t)31;
 	const uint8_t *in = base;
@@ -304,9 +306,9 @@ static size_t stripe_width(size_t B, size_t at)
  * where dst and the sources are slots of val (width w) and base one of val or, with
  * LT_PAY_FLAG, of pay. A full stripe is four 32-byte vectors summed in registers.
  */
-__attribute__((target_clones("avx2", "default"))) static void
-run_stripe(const uint32_t *op, const uint32_t *end, uint8_t *val, const uint8_t *pay, size_t w,
-	   const uint8_t **src)
+GFEC_CLONES("avx2", "default")
+static void run_stripe(const uint32_t *op, const uint32_t *end, uint8_t *val, const uint8_t *pay,
+		       size_t w, const uint8_t **src)
 {
 	/* An op's base (mostly a block's payload) and dst are single slots scattered over more
 	 * than the L2 holds, and their loads stood for about half of this loop's cycles at

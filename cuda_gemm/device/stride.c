@@ -8,12 +8,13 @@
  */
 #include <string.h>
 
+#include "clones.h"
 #include "stride.h"
 
 typedef uint64_t stride_vec __attribute__((vector_size(64)));
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) int
-gfec_gpu_rows_step(const void *const *p, size_t per, size_t r0, size_t r1, ptrdiff_t step)
+GFEC_CLONES("avx512f", "avx2", "default")
+int gfec_gpu_rows_step(const void *const *p, size_t per, size_t r0, size_t r1, ptrdiff_t step)
 {
 	const size_t block = 2048, end = r1 * per;
 	const uint64_t s = (uint64_t)step;

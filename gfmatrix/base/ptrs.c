@@ -9,19 +9,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "clones.h"
 #include "ptrs.h"
 
 typedef uint64_t ptrs_vec __attribute__((vector_size(64)));
 
-/* ThreadSanitizer builds: one clone, since the loader runs the clones' resolver before TSan's
- * runtime is up, and the instrumented resolver crashes there. */
-#if defined(__SANITIZE_THREAD__)
-#define PTRS_CLONES
-#else
-#define PTRS_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-
-PTRS_CLONES static int nonnull(const void *const *p, size_t n)
+GFEC_CLONES("avx512f", "avx2", "default") static int nonnull(const void *const *p, size_t n)
 {
 	ptrs_vec zv = { 0 };
 	uint64_t null = 0;
