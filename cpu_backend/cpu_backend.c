@@ -521,7 +521,7 @@ static int form_ok(const struct gfec_gemm_matrix *a)
 static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
 {
 	const struct cpu_ctx *c = ctx;
-	const int gfni = c->path == GFEC_CPU_GFNI512 || c->path == GFEC_CPU_GFNI256;
+	const int gfni = gfec_cpu_path_gfni(c->path);
 	struct cpu_plan *p;
 	size_t n;
 

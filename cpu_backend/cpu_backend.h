@@ -58,6 +58,12 @@ enum gfec_cpu_path {
 	GFEC_CPU_AVX2,
 };
 
+/** 1 for the paths that run gfec's GFNI kernels (gfni512, gfni256). */
+static inline int gfec_cpu_path_gfni(enum gfec_cpu_path p)
+{
+	return p == GFEC_CPU_GFNI512 || p == GFEC_CPU_GFNI256;
+}
+
 /** The accepted names, for error messages. */
 #define GFEC_CPU_PATH_NAMES "auto, gfni512, gfni256, avx2, isal, base"
 

@@ -162,8 +162,7 @@ int gfec_config_describe(const char *profile, char *buf, size_t len)
 		else
 			n = snprintf(buf + used, len - used,
 				     "cpu_stream_min auto on this CPU: never non-temporal stores\n");
-		if (n >= 0 && (size_t)n < len - used &&
-		    (path == GFEC_CPU_GFNI512 || path == GFEC_CPU_GFNI256)) {
+		if (n >= 0 && (size_t)n < len - used && gfec_cpu_path_gfni(path)) {
 			used += (size_t)n;
 			n = snprintf(buf + used, len - used,
 				     "GFNI kernels on this CPU: sources prefetched ahead %s\n",

@@ -56,11 +56,6 @@ static int is_ours(const unsigned char *t)
 	return memcmp(t, ISAL_TBL_MAGIC, ISAL_TBL_MAGIC_LEN) == 0;
 }
 
-static int gfni_path(enum gfec_cpu_path p)
-{
-	return p == GFEC_CPU_GFNI512 || p == GFEC_CPU_GFNI256;
-}
-
 ISAL_API void ec_init_tables(int k, int rows, unsigned char *a, unsigned char *g_tbls)
 {
 	const size_t n = (size_t)k * (size_t)rows;
@@ -70,7 +65,7 @@ ISAL_API void ec_init_tables(int k, int rows, unsigned char *a, unsigned char *g
 
 	if (k <= 0 || rows <= 0)
 		return;
-	mats = gfni_path(isal_cpu_path()) && (uintptr_t)(g_tbls + off) % 8 == 0;
+	mats = gfec_cpu_path_gfni(isal_cpu_path()) && (uintptr_t)(g_tbls + off) % 8 == 0;
 	memcpy(g_tbls, ISAL_TBL_MAGIC, ISAL_TBL_MAGIC_LEN);
 	g_tbls[7] = mats ? '2' : '1';
 	memcpy(g_tbls + 8, &hk, 4);

@@ -197,8 +197,7 @@ static int cpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **p
 	const struct isal_real *r = isal_real();
 	const enum gfec_cpu_path path = isal_cpu_path();
 	/* The kernels' update gathers a column of at most GFEC_MAX_CHUNKS rows. */
-	const int gfni = (path == GFEC_CPU_GFNI512 || path == GFEC_CPU_GFNI256) &&
-			 rows <= GFEC_MAX_CHUNKS;
+	const int gfni = gfec_cpu_path_gfni(path) && rows <= GFEC_MAX_CHUNKS;
 	const int avx2 = path == GFEC_CPU_AVX2 && rows <= GFEC_MAX_CHUNKS;
 	struct isal_plan *m = calloc(1, sizeof(*m));
 
@@ -358,8 +357,7 @@ int isal_run(int k, int rows, const uint8_t *coef, const uint64_t *mats, int len
 		return GFEC_E_NOMEM;
 	e = engine_for(len, k, rows, &pc);
 	/* the table's own matrices: no key, no lock (cpu_plan_create's limit on updates holds) */
-	if (e == &cpu_engine && mats &&
-	    (cpu_path == GFEC_CPU_GFNI512 || cpu_path == GFEC_CPU_GFNI256) &&
+	if (e == &cpu_engine && mats && gfec_cpu_path_gfni(cpu_path) &&
 	    (vec_i < 0 || rows <= GFEC_MAX_CHUNKS)) {
 		isal_gfni_run(k, rows, mats, len, vec_i, data, coding);
 		return 0;
