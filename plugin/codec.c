@@ -1054,11 +1054,11 @@ static int fft_decode(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 		      uint8_t *const *out, size_t len)
 {
-	struct stripe_key *order = NULL;
-	uint64_t *keys = NULL;
-	int *src = NULL, *want;
-	const uint8_t **sp = NULL;
-	uint8_t **wp = NULL;
+	struct stripe_key *order;
+	uint64_t *keys;
+	int *src, *want;
+	const uint8_t **sp;
+	uint8_t **wp;
 	size_t words;
 	int n, ret = 0;
 	uint64_t done = 0;
@@ -1071,15 +1071,18 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 		return fft_decode(c, nstripes, chunks, out, len);
 	n = c->k + c->m;
 	words = key_words(c);
-	keys = malloc(sizeof(*keys) * words * (size_t)nstripes);
-	order = malloc(sizeof(*order) * (size_t)nstripes);
-	src = malloc(sizeof(*src) * 2 * (size_t)n);
-	sp = malloc(sizeof(*sp) * (size_t)nstripes * c->k);
-	wp = malloc(sizeof(*wp) * (size_t)nstripes * n);
-	if (!keys || !order || !src || !sp || !wp) {
-		ret = GFEC_E_NOMEM;
-		goto out;
-	}
+	/* one allocation for the call's five arrays, the 8-byte ones first */
+	const size_t nkeys = words * (size_t)nstripes, nsp = (size_t)nstripes * c->k;
+	const size_t nwp = (size_t)nstripes * n;
+
+	keys = malloc(sizeof(*keys) * nkeys + sizeof(*order) * (size_t)nstripes +
+		      sizeof(*sp) * nsp + sizeof(*wp) * nwp + sizeof(*src) * 2 * (size_t)n);
+	if (!keys)
+		return GFEC_E_NOMEM;
+	order = (struct stripe_key *)(keys + nkeys);
+	sp = (const uint8_t **)(order + nstripes);
+	wp = (uint8_t **)(sp + nsp);
+	src = (int *)(wp + nwp);
 	want = src + n;
 	for (int s = 0; s < nstripes; s++) {
 		uint64_t *key = keys + (size_t)s * words;
@@ -1127,10 +1130,6 @@ int gfec_decode_batch(gfec_codec *c, int nstripes, const uint8_t *const *chunks,
 	count_call(c, N_DECODES, done, (uint64_t)len * (uint64_t)c->k * done);
 out:
 	free(keys);
-	free(order);
-	free(src);
-	free(sp);
-	free(wp);
 	return ret;
 }
 
