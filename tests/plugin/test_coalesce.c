@@ -1297,13 +1297,15 @@ struct gcaller {
 	pthread_t t;
 	struct rig *r;
 	double *lat; /* GATE_CALLS per-call latencies, seconds */
+	uint64_t
+	    rng; /* seeded by the main thread: test_rand's state is not the callers' to share */
 	int bad;
 };
 
 static void *gcaller_main(void *arg)
 {
 	struct gcaller *g = arg;
-	struct worker w = { .r = g->r, .rng = test_rand() | 1 };
+	struct worker w = {.r = g->r, .rng = g->rng};
 
 	for (int i = 0; i < GATE_CALLS; i++) {
 		const double t = now_s();
@@ -1334,7 +1336,8 @@ static void gate_run(int gated, double *lat)
 		assert_int_equal(gfec_engine_gate(&r.e, 1), 0);
 	fake_gpu_set(r.e.gpu_ctx, &slow);
 	for (int i = 0; i < GATE_CALLERS; i++) {
-		g[i] = (struct gcaller){ .r = &r, .lat = lat + (size_t)i * GATE_CALLS };
+		g[i] = (struct gcaller){
+		    .r = &r, .lat = lat + (size_t)i * GATE_CALLS, .rng = test_rand() | 1};
 		assert_int_equal(pthread_create(&g[i].t, NULL, gcaller_main, &g[i]), 0);
 	}
 	for (int i = 0; i < GATE_CALLERS; i++) {
