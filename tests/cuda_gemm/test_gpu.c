@@ -210,40 +210,66 @@ static void test_every_erasure_pattern(void **state)
 	all_patterns("cauchy_good", 6, 3, 16384 * 2);
 }
 
+/* A GPU update of one column of pageable buffers against a CPU re-encode; no fallback. */
+static void one_update(int k, int m, size_t len, const char *extra)
+{
+	gfec_codec *g = try_make("k=%d m=%d backend=gpu %s", k, m, extra);
+	gfec_codec *c = try_make("k=%d m=%d backend=cpu", k, m);
+	uint8_t *d[MAXN], *p2[MAXN], *delta = malloc(len);
+	int vec = test_range(0, k - 1);
+	struct gfec_stats st;
+
+	assert_non_null(g);
+	for (int i = 0; i < k + m; i++) {
+		d[i] = malloc(len);
+		if (i < k)
+			test_fill(d[i], len);
+	}
+	for (int i = 0; i < m; i++)
+		p2[i] = malloc(len);
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, d + k, len), 0);
+	test_fill(delta, len);
+	for (size_t x = 0; x < len; x++)
+		d[vec][x] ^= delta[x];
+	assert_int_equal(gfec_update(g, vec, delta, d + k, len), 0);
+	assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, p2, len), 0);
+	for (int i = 0; i < m; i++)
+		assert_memory_equal(d[k + i], p2[i], len);
+	gfec_codec_stats(g, &st);
+	assert_int_equal(st.fallbacks, 0);
+	for (int i = 0; i < k + m; i++)
+		free(d[i]);
+	for (int i = 0; i < m; i++)
+		free(p2[i]);
+	free(delta);
+	gfec_codec_free(g);
+	gfec_codec_free(c);
+}
+
 static void test_update(void **state)
 {
 	(void)state;
 	for (int t = 0; t < 10; t++) {
 		int k = test_range(2, 12), m = test_range(1, k < 6 ? k : 6);
-		size_t len = (size_t)test_range(1, 3 << 20);
-		gfec_codec *g = try_make("k=%d m=%d backend=gpu gpu_segment=1048576", k, m);
-		gfec_codec *c = try_make("k=%d m=%d backend=cpu", k, m);
-		uint8_t *d[MAXN], *p2[MAXN], *delta = malloc(len);
-		int vec = test_range(0, k - 1);
 
-		for (int i = 0; i < k + m; i++) {
-			d[i] = malloc(len);
-			if (i < k)
-				test_fill(d[i], len);
-		}
-		for (int i = 0; i < m; i++)
-			p2[i] = malloc(len);
-		assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, d + k, len), 0);
-		test_fill(delta, len);
-		for (size_t x = 0; x < len; x++)
-			d[vec][x] ^= delta[x];
-		assert_int_equal(gfec_update(g, vec, delta, d + k, len), 0);
-		assert_int_equal(gfec_encode(c, (const uint8_t *const *)d, p2, len), 0);
-		for (int i = 0; i < m; i++)
-			assert_memory_equal(d[k + i], p2[i], len);
-		for (int i = 0; i < k + m; i++)
-			free(d[i]);
-		for (int i = 0; i < m; i++)
-			free(p2[i]);
-		free(delta);
-		gfec_codec_free(g);
-		gfec_codec_free(c);
+		one_update(k, m, (size_t)test_range(1, 3 << 20), "gpu_segment=1048576");
 	}
+}
+
+/*
+ * Staged (pageable) calls on either side of the backend's in-place limit (backend.cu,
+ * kInPlacePiece: 1 MiB of a piece's inputs and outputs, each at a 256-byte pitch): read and
+ * written in the pinned staging buffers below it, copied to the device above it.
+ */
+static void test_staged_in_place_limit(void **state)
+{
+	(void)state;
+	/* RS(10,4): 14 x 74752 bytes fit; 74753 takes a pitch of 75008, over */
+	one_encode("", 10, 4, 74752);
+	one_encode("", 10, 4, 74753);
+	/* an update stages one source and the 4 parities: 5 x 209664 fit, 209665 does not */
+	one_update(10, 4, 209664, "");
+	one_update(10, 4, 209665, "");
 }
 
 /* 4 KiB stripes with mixed erasure patterns: grouped per pattern, one launch per group. */
@@ -905,22 +931,23 @@ static void test_bad_gpu_profiles(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_kernel_random),
-		cmocka_unit_test(test_tune_rules),
-		cmocka_unit_test(test_batches),
-		cmocka_unit_test(test_every_erasure_pattern),
-		cmocka_unit_test(test_update),
-		cmocka_unit_test(test_decode_batch),
-		cmocka_unit_test(test_device_and_pinned_buffers),
-		cmocka_unit_test(test_device_batches),
-		cmocka_unit_test(test_device_strided),
-		cmocka_unit_test(test_device_null),
-		cmocka_unit_test(test_device_small),
-		cmocka_unit_test(test_device_concurrent),
-		cmocka_unit_test(test_auto_threshold),
-		cmocka_unit_test(test_injected_fault_falls_back),
-		cmocka_unit_test(test_crs),
-		cmocka_unit_test(test_bad_gpu_profiles),
+	    cmocka_unit_test(test_every_kernel_random),
+	    cmocka_unit_test(test_tune_rules),
+	    cmocka_unit_test(test_batches),
+	    cmocka_unit_test(test_every_erasure_pattern),
+	    cmocka_unit_test(test_update),
+	    cmocka_unit_test(test_staged_in_place_limit),
+	    cmocka_unit_test(test_decode_batch),
+	    cmocka_unit_test(test_device_and_pinned_buffers),
+	    cmocka_unit_test(test_device_batches),
+	    cmocka_unit_test(test_device_strided),
+	    cmocka_unit_test(test_device_null),
+	    cmocka_unit_test(test_device_small),
+	    cmocka_unit_test(test_device_concurrent),
+	    cmocka_unit_test(test_auto_threshold),
+	    cmocka_unit_test(test_injected_fault_falls_back),
+	    cmocka_unit_test(test_crs),
+	    cmocka_unit_test(test_bad_gpu_profiles),
 	};
 	gfec_codec *probe = try_make("k=4 m=2 backend=gpu");
 	const char *filter = getenv("GFEC_TEST_FILTER");
