@@ -12,6 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 in a ThreadSanitizer build: gcc's macro, or clang's feature test (its macro came late) */
+#if defined(__SANITIZE_THREAD__)
+#define GFEC_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GFEC_TEST_TSAN 1
+#endif
+#endif
+#ifndef GFEC_TEST_TSAN
+#define GFEC_TEST_TSAN 0
+#endif
+
 static uint64_t test_rng_state;
 
 static inline void test_seed(void)

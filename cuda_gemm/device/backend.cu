@@ -35,9 +35,9 @@
  * gives it back at the end, so concurrent callers run side by side. Their pointer tables:
  *
  *   up to kInlinePtrs pointers, nibble kernels:  in the launch's parameters (no copy, one launch)
- *   more:   pieces (growing, capped)  [copy ptrs][H2D]  [copy ptrs][H2D]     ...     (upload
- * stream) [kernel 0        ]                   (kernel stream 0) [kernel 1      ]           (kernel
- * stream 1)
+ *   more:   pieces (growing, capped)  [copy ptrs][H2D]  [copy ptrs][H2D]  ...  (upload stream)
+ *                                               [kernel 0        ]          (kernel stream 0)
+ *                                                         [kernel 1      ]  (kernel stream 1)
  *
  * The host's pass over the caller's pointers (copy to pinned memory, alignment) of piece i+1 and
  * its upload run while piece i's kernel does; the first piece is small so that the GPU starts

@@ -854,7 +854,7 @@ static void test_null_in_tables(void **state)
 	uint8_t *par[NS * M], *ref[NS * M];
 	/* a page at an address whose low half is zero, where the kernel lets us map one (not under
 	 * ThreadSanitizer: its shadow memory is there, and it ends a process that maps into it) */
-#ifdef __SANITIZE_THREAD__
+#if GFEC_TEST_TSAN
 	uint8_t *hi = MAP_FAILED;
 #else
 	uint8_t *hi = mmap((void *)0x2a0000000000ull, 4096, PROT_READ | PROT_WRITE,
