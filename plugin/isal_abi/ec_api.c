@@ -36,19 +36,34 @@ static size_t tbl_mats_off(uint64_t n)
 	return (ISAL_TBL_HDR + (size_t)n + 7) & ~(size_t)7;
 }
 
-const uint8_t *isal_tbl_coef(const unsigned char *t, int k, int rows)
+/*
+ * What a call of k x rows reads from table @p t, its header read once: the coefficients (NULL
+ * where @p t is not ours or too small) and their GFNI matrices (version '2', aligned where the
+ * table lies now; else NULL).
+ */
+struct tbl_view {
+	const uint8_t *coef;
+	const uint64_t *mats;
+};
+
+static struct tbl_view tbl_view(const unsigned char *t, int k, int rows)
 {
 	const uint64_t n = tbl_size(t);
+	struct tbl_view v = {NULL, NULL};
 
-	return n && (uint64_t)k * (uint64_t)rows <= n ? t + ISAL_TBL_HDR : NULL;
+	if (!n || (uint64_t)k * (uint64_t)rows > n)
+		return v;
+	const unsigned char *m = t + tbl_mats_off(n);
+
+	v.coef = t + ISAL_TBL_HDR;
+	if (t[7] == '2' && (uintptr_t)m % 8 == 0)
+		v.mats = (const uint64_t *)(const void *)m;
+	return v;
 }
 
-/* The GFNI matrices of our table @p t (version '2', aligned where it lies now), or NULL. */
-static const uint64_t *tbl_mats(const unsigned char *t)
+const uint8_t *isal_tbl_coef(const unsigned char *t, int k, int rows)
 {
-	const unsigned char *m = t + tbl_mats_off(tbl_size(t));
-
-	return t[7] == '2' && (uintptr_t)m % 8 == 0 ? (const uint64_t *)(const void *)m : NULL;
+	return tbl_view(t, k, rows).coef;
 }
 
 static int is_ours(const unsigned char *t)
@@ -202,19 +217,19 @@ ISAL_API void ec_encode_data(int len, int k, int rows, unsigned char *g_tbls, un
 			     unsigned char **coding)
 {
 	const struct isal_real *real = isal_real();
-	const uint8_t *coef;
+	struct tbl_view t;
 
 	if (len <= 0 || rows <= 0 || encode_no_sources(len, k, rows, coding))
 		return;
-	coef = isal_tbl_coef(g_tbls, k, rows);
-	if (!coef) {
+	t = tbl_view(g_tbls, k, rows);
+	if (!t.coef) {
 		if (real && !is_ours(g_tbls))
 			real->ec_encode_data(len, k, rows, g_tbls, data, coding);
 		else
 			encode_base(len, k, rows, g_tbls, data, coding);
 		return;
 	}
-	if (isal_run(k, rows, coef, tbl_mats(g_tbls), len, -1, data, coding) != 0)
+	if (isal_run(k, rows, t.coef, t.mats, len, -1, data, coding) != 0)
 		encode_base(len, k, rows, g_tbls, data, coding);
 }
 
@@ -222,12 +237,12 @@ ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigne
 				    unsigned char *data, unsigned char **coding)
 {
 	const struct isal_real *real = isal_real();
-	const uint8_t *coef;
+	struct tbl_view t;
 
 	if (len <= 0 || k <= 0 || rows <= 0)
 		return;
-	coef = isal_tbl_coef(g_tbls, k, rows);
-	if (!coef) {
+	t = tbl_view(g_tbls, k, rows);
+	if (!t.coef) {
 		if (real && !is_ours(g_tbls))
 			real->ec_encode_data_update(len, k, rows, vec_i, g_tbls, data, coding);
 		else if (vec_i >= 0 && vec_i < k)
@@ -237,6 +252,6 @@ ISAL_API void ec_encode_data_update(int len, int k, int rows, int vec_i, unsigne
 	if (vec_i < 0 || vec_i >= k)
 		return;
 	/* A GPU error leaves the rest of the update to the CPU; engine.c never applies it twice. */
-	if (isal_run(k, rows, coef, tbl_mats(g_tbls), len, vec_i, &data, coding) != 0)
+	if (isal_run(k, rows, t.coef, t.mats, len, vec_i, &data, coding) != 0)
 		update_base(len, k, rows, vec_i, g_tbls, data, coding);
 }
