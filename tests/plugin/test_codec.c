@@ -658,26 +658,33 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void test_threads_share_codec(void **state)
+/* 8 threads of @p fn on codec @p c and stripe @p s, none of which may fail. */
+static void run_workers(gfec_codec *c, const struct tstripe *s, void *(*fn)(void *))
 {
-	/* A small decode cache makes the threads evict each other's plans while in use. */
-	gfec_codec *c = make("k=8 m=3 decode_cache=3 threads=2");
-	struct tstripe s;
 	struct worker w[8];
 	pthread_t th[8];
-	struct gfec_stats st;
 
-	(void)state;
-	tstripe_init(&s, 8, 3, 300000, 1);
-	encode(c, &s);
 	for (int i = 0; i < 8; i++) {
-		w[i] = (struct worker){ .c = c, .s = &s, .id = i };
-		assert_int_equal(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+		w[i] = (struct worker){.c = c, .s = s, .id = i};
+		assert_int_equal(pthread_create(&th[i], NULL, fn, &w[i]), 0);
 	}
 	for (int i = 0; i < 8; i++) {
 		pthread_join(th[i], NULL);
 		assert_int_equal(w[i].failures, 0);
 	}
+}
+
+static void test_threads_share_codec(void **state)
+{
+	/* A small decode cache makes the threads evict each other's plans while in use. */
+	gfec_codec *c = make("k=8 m=3 decode_cache=3 threads=2");
+	struct tstripe s;
+	struct gfec_stats st;
+
+	(void)state;
+	tstripe_init(&s, 8, 3, 300000, 1);
+	encode(c, &s);
+	run_workers(c, &s, worker_main);
 	gfec_codec_stats(c, &st);
 	assert_true(st.decodes > 0 && st.decode_cache_misses > 0);
 	assert_int_equal(st.decodes, st.decode_cache_hits + st.decode_cache_misses);
@@ -729,21 +736,12 @@ static void test_threads_one_pattern(void **state)
 {
 	gfec_codec *c = make("k=6 m=2 decode_cache=1 threads=1");
 	struct tstripe s;
-	struct worker w[8];
-	pthread_t th[8];
 	struct gfec_stats st;
 
 	(void)state;
 	tstripe_init(&s, 6, 2, 4096 + 3, 1);
 	encode(c, &s);
-	for (int i = 0; i < 8; i++) {
-		w[i] = (struct worker){.c = c, .s = &s, .id = i};
-		assert_int_equal(pthread_create(&th[i], NULL, one_pattern_main, &w[i]), 0);
-	}
-	for (int i = 0; i < 8; i++) {
-		pthread_join(th[i], NULL);
-		assert_int_equal(w[i].failures, 0);
-	}
+	run_workers(c, &s, one_pattern_main);
 	gfec_codec_stats(c, &st);
 	assert_int_equal(st.decodes, 8 * 300);
 	assert_int_equal(st.decodes, st.decode_cache_hits + st.decode_cache_misses);
