@@ -16,7 +16,10 @@
  * four. On the H200 host 16 callers of 64 KiB pageable RS(10,4) stripes spent 63-98 us of CPU a
  * call in those four, behind the driver's locks; read in place they used 15-20% less CPU at the
  * same rate. Larger pieces keep the copy engines: read in place from many lanes at once, 1 MiB
- * stripes ran 18% slower (perf/results/nvidia-h200/staged-2026-11-25).
+ * stripes ran 18% slower (perf/results/nvidia-h200/staged-2026-11-25). A piece that moves
+ * kPollBytes or more ends as a large pinned call does (below): 16-64 callers of 1 MiB pageable
+ * stripes went from 0.76-0.87x to 0.90-0.92x pinned H2D, of 64 KiB from 0.17-0.22x to
+ * 0.24-0.26x at a quarter less CPU (perf/results/nvidia-h200/poll-2026-11-26, call 6).
  * A piece is a byte range of one stripe (long chunks) or several whole stripes (short chunks,
  * e.g. Ceph's 4 KiB), so small stripes still reach the GPU in large transfers and one launch.
  * Each staged request holds a *lane* (its own slots, streams and staging buffers) from a pool of
@@ -31,8 +34,8 @@
  * past the cap a call waits in arrival order for earlier ones to finish, so that many callers'
  * large calls do not all read across PCIe at once. Their callers sleep till the end: a call that
  * moves kPollBytes or more has the GPU write a word of pinned memory behind its kernels and looks
- * at it between sleeps (wait_host_call), which on the H200 host took 1 MiB RS(10,4) calls from
- * 16-64 callers from 0.83-0.85x to 0.86-0.88x pinned H2D and one caller's from 23-26 to 33-34
+ * at it between sleeps (done_mark, done_wait), which on the H200 host took 1 MiB RS(10,4) calls
+ * from 16-64 callers from 0.83-0.85x to 0.86-0.88x pinned H2D and one caller's from 23-26 to 33-34
  * GB/s; smaller calls are done before the first look (~55 us at Linux's default timer slack) and
  * sleep on a blocking-sync event (perf/results/nvidia-h200/poll-2026-11-26).
  *
@@ -120,19 +123,29 @@ constexpr size_t kStepChunkPtrs = 4096;
 
 constexpr int kMaxLanes = 16;
 constexpr size_t kInPlacePiece = (size_t)1 << 20; // see the top of the file
-// How a caller waits for a host-memory call read in place (wait_host_call): calls that move at
-// least kPollBytes poll a word the GPU writes, every kPollNs or kPollNsPerCall per such call in
-// flight, whichever is longer (at most kPollMaxNs); every kQueryLooks looks the stream is queried
-// too (a failed kernel never writes the word). Smaller calls sleep on a blocking-sync event.
+// How a caller waits for a host-memory call read in place, or for a staged piece (Done): work
+// that moves at least kPollBytes polls a word the GPU writes, every kPollNs or kPollNsPerCall per
+// caller polling, whichever is longer (at most kPollMaxNs); every kQueryLooks looks the stream is
+// queried too (a failed kernel never writes the word). Less sleeps on a blocking-sync event.
 constexpr size_t kPollBytes = (size_t)256 << 10;
 constexpr long kPollNs = 5000, kPollNsPerCall = 3000, kPollMaxNs = 1000000;
 constexpr unsigned kQueryLooks = 16;
 
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
+// The end of work queued on a stream, as a caller waits for it (done_mark, done_wait): a
+// blocking-sync event, or a word of pinned memory that the GPU writes behind the work.
+struct Done {
+	cudaEvent_t ev = nullptr;
+	uint32_t *word = nullptr; // pinned, mapped (where cuStreamWriteValue32 works)
+	CUdeviceptr m_word = 0;	  // its mapped address
+	uint32_t seq = 0;	  // the value the last mark has the GPU write
+	bool polled = false;	  // the last mark wrote the word (else recorded the event)
+};
+
 struct Slot {
 	cudaStream_t stream = nullptr;
-	cudaEvent_t done = nullptr;
+	Done done;
 	uint8_t *h_in = nullptr, *h_out = nullptr; // pinned staging
 	uint8_t *m_in = nullptr, *m_out = nullptr; // ... their mapped (device-side) addresses
 	uint8_t *d_in = nullptr, *d_out = nullptr;
@@ -158,10 +171,7 @@ struct DevStream {
 	cudaStream_t up = nullptr; // pointer-table uploads
 	cudaEvent_t ev = nullptr;  // "this piece's table is on the device"
 	cudaEvent_t ev2 = nullptr; // "st2's pieces are done" (host-memory calls)
-	cudaEvent_t done = nullptr; // blocking-sync: a host-memory call's caller sleeps on it
-	uint32_t *word = nullptr;   // pinned, mapped: ... or polls this (wait_word)
-	CUdeviceptr m_word = 0;	    // its mapped address
-	uint32_t seq = 0;	    // the value the last such call had the GPU write into it
+	Done done;		   // the end of a host-memory call
 	void **h_ptrs = nullptr;   // pinned
 	void **d_ptrs = nullptr;
 	size_t cap = 0; // entries of each table
@@ -263,35 +273,6 @@ void slot_free_buffers(Slot &s)
 	s.h_ptrs = s.d_ptrs = nullptr;
 }
 
-void lane_free(Lane *l)
-{
-	for (Slot &s : l->slots) {
-		if (s.stream)
-			cudaStreamDestroy(s.stream);
-		if (s.done)
-			cudaEventDestroy(s.done);
-		slot_free_buffers(s);
-	}
-	delete l;
-}
-
-void dev_stream_free(DevStream *d)
-{
-	if (d->st)
-		cudaStreamDestroy(d->st);
-	if (d->st2)
-		cudaStreamDestroy(d->st2);
-	if (d->up)
-		cudaStreamDestroy(d->up);
-	for (cudaEvent_t e : { d->ev, d->ev2, d->done })
-		if (e)
-			cudaEventDestroy(e);
-	cudaFreeHost(d->word);
-	cudaFreeHost(d->h_ptrs);
-	cudaFree(d->d_ptrs);
-	delete d;
-}
-
 // A word of pinned host memory and its mapped address, zeroed; false when CUDA cannot make one.
 bool word_alloc(uint32_t **w, CUdeviceptr *m)
 {
@@ -305,6 +286,23 @@ bool word_alloc(uint32_t **w, CUdeviceptr *m)
 		return false; // the caller frees *w
 	*m = (CUdeviceptr)dev;
 	return true;
+}
+
+// A Done for a blocking stream's work; false when CUDA cannot make one (the caller frees it).
+bool done_init(const Ctx *c, Done &d)
+{
+	return cudaEventCreateWithFlags(&d.ev, cudaEventDisableTiming | cudaEventBlockingSync) ==
+		   cudaSuccess &&
+	       (!c->write_value || word_alloc(&d.word, &d.m_word));
+}
+
+void done_free(Done &d)
+{
+	if (d.ev)
+		cudaEventDestroy(d.ev);
+	cudaFreeHost(d.word);
+	d.ev = nullptr;
+	d.word = nullptr;
 }
 
 /*
@@ -329,6 +327,34 @@ WriteValue32 write_value_probe(cudaStream_t st)
 	cudaFreeHost(w);
 	cudaGetLastError();
 	return ok ? reinterpret_cast<WriteValue32>(fn) : nullptr;
+}
+
+void lane_free(Lane *l)
+{
+	for (Slot &s : l->slots) {
+		if (s.stream)
+			cudaStreamDestroy(s.stream);
+		done_free(s.done);
+		slot_free_buffers(s);
+	}
+	delete l;
+}
+
+void dev_stream_free(DevStream *d)
+{
+	if (d->st)
+		cudaStreamDestroy(d->st);
+	if (d->st2)
+		cudaStreamDestroy(d->st2);
+	if (d->up)
+		cudaStreamDestroy(d->up);
+	for (cudaEvent_t e : {d->ev, d->ev2})
+		if (e)
+			cudaEventDestroy(e);
+	done_free(d->done);
+	cudaFreeHost(d->h_ptrs);
+	cudaFree(d->d_ptrs);
+	delete d;
 }
 
 void ctx_free(Ctx *c)
@@ -415,10 +441,9 @@ Lane *lane_take(Ctx *c)
 		return nullptr;
 	// Blocking streams (see gpu_init); blocking-sync events: a waiting caller sleeps.
 	for (int i = 0; i < c->nslots; i++)
-		if (cudaStreamCreateWithFlags(&l->slots[i].stream, cudaStreamDefault) != cudaSuccess ||
-		    cudaEventCreateWithFlags(&l->slots[i].done,
-					     cudaEventDisableTiming | cudaEventBlockingSync) !=
-			    cudaSuccess) {
+		if (cudaStreamCreateWithFlags(&l->slots[i].stream, cudaStreamDefault) !=
+			cudaSuccess ||
+		    !done_init(c, l->slots[i].done)) {
 			cudaGetLastError();
 			lane_free(l);
 			return nullptr;
@@ -796,9 +821,7 @@ DevStream *dev_take(Ctx *c)
 	    cudaStreamCreateWithFlags(&d->up, cudaStreamDefault) != cudaSuccess ||
 	    cudaEventCreateWithFlags(&d->ev, cudaEventDisableTiming) != cudaSuccess ||
 	    cudaEventCreateWithFlags(&d->ev2, cudaEventDisableTiming) != cudaSuccess ||
-	    cudaEventCreateWithFlags(&d->done, cudaEventDisableTiming | cudaEventBlockingSync) !=
-		cudaSuccess ||
-	    (c->write_value && !word_alloc(&d->word, &d->m_word))) {
+	    !done_init(c, d->done)) {
 		cudaGetLastError();
 		dev_stream_free(d);
 		return nullptr;
@@ -993,27 +1016,29 @@ cudaError_t wait_word(const uint32_t *w, uint32_t seq, cudaStream_t st, const un
 	}
 }
 
-/*
- * The end of a host-memory call whose kernels are queued on d->st: with @p poll, the GPU writes
- * the next sequence number into d->word behind them and the caller polls it; else the caller
- * sleeps on a blocking-sync event.
- */
-cudaError_t wait_host_call(Ctx *c, DevStream *d, bool poll)
+// Marks the end of the work queued on @p st so far: with @p poll (and where CUDA can), the GPU
+// writes the next sequence number into d.word behind it; else d.ev is recorded.
+cudaError_t done_mark(Ctx *c, Done &d, cudaStream_t st, bool poll)
+{
+	d.polled = poll && d.word;
+	if (!d.polled)
+		return cudaEventRecord(d.ev, st);
+	return c->write_value((CUstream)st, d.m_word, ++d.seq, 0) == CUDA_SUCCESS
+		   ? cudaSuccess
+		   : cudaErrorUnknown;
+}
+
+// Sleeps until the work marked last is done: polling the word, or on the blocking-sync event.
+cudaError_t done_wait(Ctx *c, const Done &d, cudaStream_t st)
 {
 	cudaError_t e;
 
-	if (poll) {
-		const uint32_t seq = ++d->seq;
-
-		if (c->write_value((CUstream)d->st, d->m_word, seq, 0) != CUDA_SUCCESS)
-			return cudaErrorUnknown;
-		__atomic_fetch_add(&c->pollers, 1, __ATOMIC_RELAXED);
-		e = wait_word(d->word, seq, d->st, &c->pollers);
-		__atomic_fetch_sub(&c->pollers, 1, __ATOMIC_RELAXED);
-		return e;
-	}
-	e = cudaEventRecord(d->done, d->st);
-	return e == cudaSuccess ? cudaEventSynchronize(d->done) : e;
+	if (!d.polled)
+		return cudaEventSynchronize(d.ev);
+	__atomic_fetch_add(&c->pollers, 1, __ATOMIC_RELAXED);
+	e = wait_word(d.word, d.seq, st, &c->pollers);
+	__atomic_fetch_sub(&c->pollers, 1, __ATOMIC_RELAXED);
+	return e;
 }
 
 /*
@@ -1049,8 +1074,9 @@ int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 	if (e == cudaSuccess && sleep) {
 		if (two && (e = cudaEventRecord(d->ev2, d->st2)) == cudaSuccess)
 			e = cudaStreamWaitEvent(d->st, d->ev2, 0);
-		if (e == cudaSuccess)
-			e = wait_host_call(c, d, c->write_value && bytes >= kPollBytes);
+		if (e == cudaSuccess &&
+		    (e = done_mark(c, d->done, d->st, bytes >= kPollBytes)) == cudaSuccess)
+			e = done_wait(c, d->done, d->st);
 	} else if (e == cudaSuccess) {
 		e = cudaStreamSynchronize(d->st);
 		if (e == cudaSuccess && two) // even an idle stream's synchronisation costs 1.4-1.6 us
@@ -1257,7 +1283,7 @@ int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
 
 			next = (next + 1) % c->nslots;
 			if (s.busy) { // retire this slot's previous piece first
-				CUDA_TRY(cudaEventSynchronize(s.done));
+				CUDA_TRY(done_wait(c, s.done, s.stream));
 				copy_out(c, s, p, dst);
 				s.busy = 0;
 				if (nstripes == 1)
@@ -1311,7 +1337,8 @@ int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
 			else if (!in_place)
 				CUDA_TRY(cudaMemcpyAsync(s.h_out, s.d_out, pitch * rows * ns,
 							 cudaMemcpyDeviceToHost, s.stream));
-			CUDA_TRY(cudaEventRecord(s.done, s.stream));
+			CUDA_TRY(done_mark(c, s.done, s.stream,
+					   pitch * (cols + rows) * ns >= kPollBytes));
 			s.busy = 1;
 		}
 	// Drain in submission order, so *done stays a prefix.
@@ -1320,7 +1347,7 @@ int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
 
 		if (!s.busy)
 			continue;
-		CUDA_TRY(cudaEventSynchronize(s.done));
+		CUDA_TRY(done_wait(c, s.done, s.stream));
 		copy_out(c, s, p, dst);
 		s.busy = 0;
 		if (nstripes == 1)
