@@ -286,8 +286,12 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.rules = c->prof.set.rules;
 	conf.nrules = c->prof.set.nrules;
 	/* one context: cuda and cuda-ctx0 fail it; several: the backend picks (gemm.h) */
-	conf.fault = c->prof.gpu_ndevices ? c->prof.gpu_fault
-					  : c->prof.gpu_fault == 1 || c->prof.gpu_fault == 2;
+	if (c->prof.gpu_fault == GFEC_FAULT_KERNEL)
+		conf.fault_kernel = 1;
+	else if (c->prof.gpu_ndevices)
+		conf.fault = c->prof.gpu_fault;
+	else
+		conf.fault = c->prof.gpu_fault == 1 || c->prof.gpu_fault == 2;
 	conf.devices = c->prof.gpu_devices;
 	conf.ndevices = c->prof.gpu_ndevices;
 	conf.split_min = (size_t)c->prof.gpu_split_min;

@@ -47,7 +47,8 @@ struct gfec_profile {
 	long long gpu_coalesce_bytes;
 	int gpu_coalesce_slots;	/* launches of in-place calls in flight (coalesce.h); 0 = off */
 	long long gpu_coalesce_slot_min; /* ... of calls of at least this many source bytes */
-	int gpu_fault;		/* GFEC_FAULT: 1 = cuda, every GPU call fails; 2 + i = cuda-ctxI */
+	int gpu_fault;		  /* GFEC_FAULT: 1 = cuda, every GPU call fails; 2 + i = cuda-ctxI;
+				     GFEC_FAULT_KERNEL = cuda-kernel */
 	struct gfec_settings set; /* every knob with its origin, and gfec.conf's [tune] rules */
 };
 

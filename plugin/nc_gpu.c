@@ -144,7 +144,8 @@ int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_setting
 	struct gfec_backend_conf conf = {0};
 	struct gfec_nc_gpu *g;
 	int ord[GFEC_MAX_GPU_CONTEXTS], n, ret = 0;
-	/* the fault knob's word: 1 cuda (every context), 2 + i cuda-ctxI (context i) */
+	/* the fault knob's word: 1 cuda (every context), 2 + i cuda-ctxI (context i); not
+	 * GFEC_FAULT_KERNEL (the GEMM kernels only) */
 	const int fault = (int)set->v[GFEC_KNOB_FAULT].num;
 
 	*out = NULL;
@@ -169,7 +170,7 @@ int gfec_nc_gpu_create(const struct gfec_nc_params *p, const struct gfec_setting
 	g->one_gpu = 1;
 	for (int i = 0; i < n && !ret; i++) {
 		conf.device = ord[i];
-		conf.fault = fault == 1 || fault == 2 + i;
+		conf.fault = fault != GFEC_FAULT_KERNEL && (fault == 1 || fault == 2 + i);
 		ret = ops->init(&conf, &g->c[i].ctx);
 		if (!ret) {
 			g->c[i].ordinal = ord[i];

@@ -252,10 +252,13 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					      .help = "launch slots hold only calls of at least this "
 						      "many source bytes" },
 	[GFEC_KNOB_FAULT] = { .name = "fault", .env = "GFEC_FAULT", .type = GFEC_KNOB_WORD,
-			      .words = "none, cuda, cuda-ctx0, cuda-ctx1, cuda-ctx2, cuda-ctx3",
+			      .words = "none, cuda, cuda-ctx0, cuda-ctx1, cuda-ctx2, cuda-ctx3, "
+				       "cuda-kernel",
 			      .dflt = "none",
 			      .help = "tests: cuda makes every GPU call fail, cuda-ctxI only "
-				      "those of gpu_devices' context I" },
+				      "those of gpu_devices' context I, cuda-kernel every GEMM "
+				      "kernel fail on the device (the process loses its CUDA "
+				      "context)" },
 	[GFEC_KNOB_ISAL_LIB] = { .name = "isal_lib", .env = "GFEC_ISAL_LIB", .type = GFEC_KNOB_TEXT,
 				 .lo = 1, .hi = GFEC_KNOB_TEXT_MAX - 1, .dflt = "",
 				 .help = "ISA-L drop-in: the real ISA-L to forward to (default: "

@@ -191,7 +191,7 @@ struct Ctx {
 	std::vector<Lane *> lfree, lall; // idle lanes; all of them (at most nlanes)
 	uint8_t *d_logexp = nullptr;
 	std::vector<gfec_tune_rule> rules; // gfec.conf [tune], first match wins
-	int fault = 0;
+	int fault = 0, fault_kernel = 0;   // gfec_backend_conf's
 	std::mutex lock;	       // the network-coding and LT entry points (ctx_view), on aux
 	cudaStream_t aux = nullptr;
 	std::mutex dlock; // dfree
@@ -473,6 +473,7 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		return GFEC_E_NOMEM;
 	c->dev = conf ? conf->device : 0;
 	c->fault = conf && conf->fault;
+	c->fault_kernel = conf && conf->fault_kernel;
 	c->bfly.dev = c->dev;
 	c->bfly.fault = c->fault != 0;
 	if (conf && conf->streams > 0)
@@ -754,6 +755,12 @@ GemmArgs kernel_args(const Plan *p, const Prepared *k, int col, int nstripes, si
 	return args;
 }
 
+// GFEC_FAULT=cuda-kernel: a launch that succeeds and a kernel that fails on the device.
+__global__ void trap_kernel()
+{
+	__trap();
+}
+
 /*
  * One launch over stripes whose pointers are already device pointers in d_src / d_dst, or, with
  * @p h_src set, whose pointers (h_src, h_dst: host arrays) travel in the launch's parameters
@@ -771,6 +778,10 @@ cudaError_t launch(Ctx *c, const Plan *p, int col, const uint8_t *const *d_src,
 
 	if (c->fault)
 		return cudaErrorLaunchFailure;
+	if (c->fault_kernel) {
+		trap_kernel<<<1, 1, 0, st>>>();
+		return cudaGetLastError();
+	}
 	if (p->g16)
 		return gemm16_launch(p->g16, col, d_src, d_dst, nstripes, len, vec,
 				     c->prop.multiProcessorCount, (size_t)c->prop.l2CacheSize, st);
@@ -1051,7 +1062,7 @@ cudaError_t done_wait(Ctx *c, const Done &d, cudaStream_t st)
 int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 	       const uint8_t *const *src, uint8_t *const *dst, bool sleep = false)
 {
-	if (c->res && !sleep && !c->fault && nstripes == 1 && !p->g16) {
+	if (c->res && !sleep && !c->fault && !c->fault_kernel && nstripes == 1 && !p->g16) {
 		const int ret = run_resident(c, p, col, len, src, dst);
 
 		if (ret > 0)

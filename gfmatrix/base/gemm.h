@@ -110,6 +110,8 @@ struct gfec_backend_conf {
 	int nrules;
 	int fault;	       /**< tests: 1 (GFEC_FAULT=cuda): every device call fails; 2 + i
 				    (GFEC_FAULT=cuda-ctxI): only context i of devices[] fails */
+	int fault_kernel;      /**< tests (GFEC_FAULT=cuda-kernel): the GEMM kernels launch, then
+				    fail on the device (a trap: the process's CUDA context is lost) */
 	/* several GPUs (gfec_gpu_multi_backend(), gpu_devices=) */
 	const int *devices;    /**< one context per entry: CUDA ordinals, repeats allowed */
 	int ndevices;	       /**< entries in devices; -1: every visible device; 0: device */

@@ -7,8 +7,9 @@
  * kernel reading an unmapped page would kill the context), calls mixing pinned and pageable
  * buffers, encodes, decodes and updates, and many callers at once through the lanes of the staged
  * pipeline (gpu_lanes) and under a small cap on in-place bytes in flight (gpu_map_bytes). Every
- * output against the CPU codec, with no fallback allowed. Exits 77 (ctest: skipped) without a
- * usable GPU.
+ * output against the CPU codec, with no fallback allowed; last, kernels that fail on the device
+ * under many callers, every call redone on the CPU. Exits 77 (ctest: skipped) without a usable
+ * GPU.
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -401,6 +402,35 @@ static void test_slots(void **state)
 		}
 }
 
+/*
+ * GFEC_FAULT=cuda-kernel: every GEMM kernel launches, then traps on the device, under 18 callers
+ * at once of six shapes: pinned and pageable stripes of 4 KiB (their callers sleep on events),
+ * 64 KiB and 1 MiB (they poll the word the GPU never writes, read in place or staged). Every call
+ * must return the CPU's parity (callers_run) and none may hang (ctest's timeout). Last: the trap
+ * loses the process's CUDA context.
+ */
+static void test_kernel_fault(void **state)
+{
+	enum { T = 18 };
+	static const size_t lens[] = { 4096, 65536, 1 << 20 };
+	gfec_codec *g, *c = make("k=10 m=4 backend=cpu");
+	struct caller a[T];
+	struct gfec_stats st;
+
+	(void)state;
+	setenv("GFEC_FAULT", "cuda-kernel", 1);
+	g = make("k=10 m=4 backend=gpu");
+	unsetenv("GFEC_FAULT");
+	for (int t = 0; t < T; t++)
+		caller_init(&a[t], g, c, t % 2, 3, 1, lens[t / 2 % 3]);
+	callers_run(a, T, "fault=cuda-kernel");
+	gfec_codec_stats(g, &st);
+	fprintf(stderr, "# fault=cuda-kernel: %llu fallbacks\n", (unsigned long long)st.fallbacks);
+	assert_true(st.fallbacks > 0);
+	gfec_codec_free(g);
+	gfec_codec_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_decode_update),
 		cmocka_unit_test(test_callers),
 		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_kernel_fault), /* last: it loses the CUDA context */
 	};
 
 	gfec_codec *probe = NULL;
