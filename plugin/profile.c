@@ -134,7 +134,7 @@ static void apply_knobs(struct gfec_profile *p)
 	p->gpu_coalesce_bytes = v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
 	p->gpu_coalesce_slots = (int)v[GFEC_KNOB_GPU_COALESCE_SLOTS].num;
 	p->gpu_coalesce_slot_min = v[GFEC_KNOB_GPU_COALESCE_SLOT_MIN].num;
-	p->gpu_fault = (int)v[GFEC_KNOB_FAULT].num; /* the word's index: none, cuda, cuda-ctxI */
+	p->gpu_fault = (int)v[GFEC_KNOB_FAULT].num; /* the word's index (registry.h) */
 }
 
 int gfec_profile_parse(const char *text, const struct gfec_settings *base, struct gfec_profile *p,

@@ -62,7 +62,8 @@ enum gfec_knob_type {
 };
 
 #define GFEC_KNOB_TEXT_MAX 256
-/* GFEC_KNOB_FAULT's words by index: 0 none, 1 cuda, 2 + i cuda-ctxI (i < 4), then cuda-kernel */
+/* GFEC_KNOB_FAULT's words by index: 0 none, 1 cuda, 2 + i cuda-ctxI (i < 4), then cuda-kernel
+ * (test_config checks it; a new word goes after it, or cuda-ctx4 would take its index) */
 #define GFEC_FAULT_KERNEL 6
 #define GFEC_CONF_PATH_MAX 1024
 

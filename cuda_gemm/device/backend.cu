@@ -1028,15 +1028,13 @@ cudaError_t wait_word(const uint32_t *w, uint32_t seq, cudaStream_t st, const un
 }
 
 // Marks the end of the work queued on @p st so far: with @p poll (and where CUDA can), the GPU
-// writes the next sequence number into d.word behind it; else d.ev is recorded.
+// writes the next sequence number into d.word behind it; else, or when that write cannot be
+// queued, d.ev is recorded.
 cudaError_t done_mark(Ctx *c, Done &d, cudaStream_t st, bool poll)
 {
-	d.polled = poll && d.word;
-	if (!d.polled)
-		return cudaEventRecord(d.ev, st);
-	return c->write_value((CUstream)st, d.m_word, ++d.seq, 0) == CUDA_SUCCESS
-		   ? cudaSuccess
-		   : cudaErrorUnknown;
+	d.polled =
+	    poll && d.word && c->write_value((CUstream)st, d.m_word, ++d.seq, 0) == CUDA_SUCCESS;
+	return d.polled ? cudaSuccess : cudaEventRecord(d.ev, st);
 }
 
 // Sleeps until the work marked last is done: polling the word, or on the blocking-sync event.

@@ -403,27 +403,31 @@ static void test_slots(void **state)
 }
 
 /*
- * GFEC_FAULT=cuda-kernel: every GEMM kernel launches, then traps on the device, under 18 callers
- * at once of six shapes: pinned and pageable stripes of 4 KiB (their callers sleep on events),
- * 64 KiB and 1 MiB (they poll the word the GPU never writes, read in place or staged). Every call
- * must return the CPU's parity (callers_run) and none may hang (ctest's timeout). Last: the trap
- * loses the process's CUDA context.
+ * GFEC_FAULT=cuda-kernel: every GEMM kernel launches, then traps on the device. One pinned 1 MiB
+ * stripe alone first: its caller polls the word the GPU never writes, so the trap must end a
+ * polled wait. Then 18 callers at once of six shapes on the lost context: pinned and pageable
+ * stripes of 4 KiB (whose callers would sleep on events), 64 KiB and 1 MiB (would poll). Every
+ * call must return the CPU's parity (callers_run) and none may hang (ctest's timeout). Last: the
+ * trap loses the process's CUDA context.
  */
 static void test_kernel_fault(void **state)
 {
 	enum { T = 18 };
 	static const size_t lens[] = { 4096, 65536, 1 << 20 };
 	gfec_codec *g, *c = make("k=10 m=4 backend=cpu");
-	struct caller a[T];
+	struct caller a[1 + T];
 	struct gfec_stats st;
 
 	(void)state;
 	setenv("GFEC_FAULT", "cuda-kernel", 1);
 	g = make("k=10 m=4 backend=gpu");
 	unsetenv("GFEC_FAULT");
+	/* every pinned pool before the first trap: after it cudaMallocHost fails too */
+	caller_init(&a[0], g, c, 1, 1, 1, 1 << 20);
 	for (int t = 0; t < T; t++)
-		caller_init(&a[t], g, c, t % 2, 3, 1, lens[t / 2 % 3]);
-	callers_run(a, T, "fault=cuda-kernel");
+		caller_init(&a[1 + t], g, c, t % 2, 3, 1, lens[t / 2 % 3]);
+	callers_run(a, 1, "fault=cuda-kernel, one caller");
+	callers_run(a + 1, T, "fault=cuda-kernel");
 	gfec_codec_stats(g, &st);
 	fprintf(stderr, "# fault=cuda-kernel: %llu fallbacks\n", (unsigned long long)st.fallbacks);
 	assert_true(st.fallbacks > 0);

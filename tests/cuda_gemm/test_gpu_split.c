@@ -295,9 +295,6 @@ static void test_knobs(void **state)
 	assert_int_equal(p.gpu_fault, 1);
 	assert_int_not_equal(gfec_knob_set(&s, GFEC_KNOB_FAULT, "cuda-ctx9", GFEC_FROM_ENV, NULL),
 			     0);
-	assert_int_equal(gfec_knob_set(&s, GFEC_KNOB_FAULT, "cuda-kernel", GFEC_FROM_ENV, NULL), 0);
-	assert_int_equal(gfec_profile_parse("k=4 m=2", &s, &p, err, sizeof(err)), 0);
-	assert_int_equal(p.gpu_fault, GFEC_FAULT_KERNEL);
 	/* the environment and gfec.conf */
 	gfec_settings_defaults(&s);
 	setenv("GFEC_GPU_DEVICES", "0,0", 1);

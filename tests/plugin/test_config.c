@@ -330,6 +330,10 @@ static void test_precedence(void **state)
 	setenv("GFEC_FAULT", "cuda", 1);
 	assert_int_equal(gfec_settings_resolve("k=4 m=2", &p, err, sizeof(err)), 0);
 	assert_int_equal(p.gpu_fault, 1);
+	/* cuda-kernel's index is GFEC_FAULT_KERNEL, not a context's */
+	setenv("GFEC_FAULT", "cuda-kernel", 1);
+	assert_int_equal(gfec_settings_resolve("k=4 m=2", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.gpu_fault, GFEC_FAULT_KERNEL);
 	unsetenv("GFEC_FAULT");
 
 	/* one bad variable does not drop the others: each good one applies, the first bad one is
