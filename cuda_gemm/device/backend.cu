@@ -1050,16 +1050,21 @@ cudaError_t done_wait(Ctx *c, const Done &d, cudaStream_t st)
 	return e;
 }
 
+// How run_device's caller waits for the end of its call.
+enum class Wait { Spin, Event, Poll };
+
 /*
  * Every buffer addressable by the kernels (device memory, or pinned host memory through its
  * mapped addresses): on a stream of the pool, one synchronisation. The caller spins on device
- * memory (a call of one small stripe takes microseconds) and sleeps on host memory (@p sleep:
- * PCIe makes those calls long, and a daemon's CPU is what the GPU is there to free): on an event,
- * or polling a word when the call moves kPollBytes or more (see the top).
+ * memory (a call of one small stripe takes microseconds) and sleeps on host memory (@p wait:
+ * PCIe makes those calls long, and a daemon's CPU is what the GPU is there to free), on an event
+ * or polling a word (see the top).
  */
-int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
-	       const uint8_t *const *src, uint8_t *const *dst, bool sleep = false)
+int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t *const *src,
+	       uint8_t *const *dst, Wait wait = Wait::Spin)
 {
+	const bool sleep = wait != Wait::Spin;
+
 	if (c->res && !sleep && !c->fault && !c->fault_kernel && nstripes == 1 && !p->g16) {
 		const int ret = run_resident(c, p, col, len, src, dst);
 
@@ -1069,7 +1074,6 @@ int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 			return ret < 0 ? ret : 0;
 	}
 	DevStream *d = dev_take(c);
-	const size_t bytes = (size_t)nstripes * len * ((col < 0 ? p->sh.cols : 1) + p->sh.rows);
 	bool two = false, null = false;
 	cudaError_t e;
 
@@ -1084,7 +1088,7 @@ int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 		if (two && (e = cudaEventRecord(d->ev2, d->st2)) == cudaSuccess)
 			e = cudaStreamWaitEvent(d->st, d->ev2, 0);
 		if (e == cudaSuccess &&
-		    (e = done_mark(c, d->done, d->st, bytes >= kPollBytes)) == cudaSuccess)
+		    (e = done_mark(c, d->done, d->st, wait == Wait::Poll)) == cudaSuccess)
 			e = done_wait(c, d->done, d->st);
 	} else if (e == cudaSuccess) {
 		e = cudaStreamSynchronize(d->st);
@@ -1402,7 +1406,8 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 		const size_t bytes = (size_t)nstripes * len * (p->sh.cols + p->sh.rows);
 
 		map_enter(c, bytes);
-		ret = run_device(c, p, col, nstripes, len, m.src(), m.dst(p, nstripes), true);
+		ret = run_device(c, p, col, nstripes, len, m.src(), m.dst(p, nstripes),
+				 bytes >= kPollBytes ? Wait::Poll : Wait::Event);
 		map_leave(c, bytes);
 		*done = ret ? 0 : len;
 	} else if (Lane *l = lane_take(c)) {
