@@ -233,6 +233,7 @@ struct perf_row {
 		double gpu_calls_per_s, gpu_call_share; /* from the codec's gpu_calls */
 		/* GPU launches: the coalescer's (plugin/coalesce.h), else one per GPU call */
 		double launches_per_s, stripes_per_launch;
+		double resident_per_s; /* GPU calls served by kernels kept running (no launch) */
 		double windows_per_s; /* launches that carried two callers or more */
 		int coalesce_us; /* the codec's coalescing window, 0: off */
 		int coalesce_slots; /* its launch slots (gpu_coalesce_slots), 0: off */

@@ -706,6 +706,7 @@ struct dmn_snap {
 	struct gfec_stats st;
 	struct gfec_coalesce_stats co;
 	int coalesced;
+	uint64_t resident; /* calls served by kernels kept running: no launch */
 };
 
 static void snap(const struct dmn_row *x, struct dmn_snap *s)
@@ -715,6 +716,7 @@ static void snap(const struct dmn_row *x, struct dmn_snap *s)
 	if (x->codec) {
 		gfec_codec_stats(x->codec, &s->st);
 		s->coalesced = gfec_codec_coalesce_stats(x->codec, &s->co);
+		s->resident = gfec_codec_resident_calls(x->codec);
 	}
 }
 
@@ -895,19 +897,27 @@ static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_code
 	r->daemon.gpu_call_share = (double)(z.st.gpu_calls - a.st.gpu_calls) / (double)calls;
 	r->daemon.gpu_call_share = r->daemon.gpu_call_share > 1 ? 1 : r->daemon.gpu_call_share;
 	r->on_gpu = z.st.gpu_calls > a.st.gpu_calls;
-	if (z.coalesced) { /* every launch went through the coalescer */
-		const double l = (double)(z.co.launches - a.co.launches);
+	/* a call that a resident kernel served reached the backend, but launched nothing */
+	const double res = (double)(z.resident - a.resident);
 
+	if (z.coalesced) { /* every launch went through the coalescer */
+		double l = (double)(z.co.launches - a.co.launches) - res;
+		const double stripes = (double)(z.co.stripes - a.co.stripes) - res;
+
+		l = l > 0 ? l : 0;
 		r->daemon.coalesce_us = (int)z.co.us;
 		r->daemon.coalesce_slots = (int)z.co.slots;
 		r->daemon.launches_per_s = l / (z.t - a.t);
 		r->daemon.windows_per_s = (double)(z.co.windows - a.co.windows) / (z.t - a.t);
-		r->daemon.stripes_per_launch = l > 0 ? (z.co.stripes - a.co.stripes) / l : 0;
+		r->daemon.stripes_per_launch = l > 0 ? stripes / l : 0;
 		p99_bound(r, b);
 	} else { /* one launch per GPU call, of the call's one stripe */
-		r->daemon.launches_per_s = r->daemon.gpu_calls_per_s;
-		r->daemon.stripes_per_launch = r->on_gpu ? 1 : 0;
+		const double l = (double)(z.st.gpu_calls - a.st.gpu_calls) - res;
+
+		r->daemon.launches_per_s = (l > 0 ? l : 0) / (z.t - a.t);
+		r->daemon.stripes_per_launch = l > 0 ? 1 : 0;
 	}
+	r->daemon.resident_per_s = res / (z.t - a.t);
 	r->checked = check_row(p, op, callers);
 	/* after the check: the XOR stream writes the outputs the check reads */
 	{
@@ -1208,7 +1218,9 @@ int perf_daemon_main(int argc, char **argv)
 	    "# GPU call/s and GPU%%: from gfec_codec_stats' gpu_calls (calls the GPU completed); "
 	    "launch/s and str/l (stripes per launch): the codec's coalescer, whose window is "
 	    "'win us' (gpu_coalesce_us; GFEC_GPU_COALESCE_US=0 turns it off; sN: launch slots, "
-	    "gpu_coalesce_slots N), else one per GPU call\n");
+	    "gpu_coalesce_slots N), else one per GPU call; calls that kernels kept running served "
+	    "(gpu_resident_us, gpu_resident_pinned) launch nothing: left out of both, counted in "
+	    "the JSON's gpu_resident_per_s\n");
 	printf("# bounds: CPU memory %.1f GB/s on 1 thread, %.1f GB/s on %d (read + written)%s",
 	       ce.cpu_mem_1, ce.cpu_mem_t, (int)ncpu, gpu ? "" : "\n");
 	if (gpu)

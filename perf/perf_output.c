@@ -273,6 +273,7 @@ static json_t *json_row(const struct perf_row *r)
 		json_object_set_new(d, "gpu_launches_per_s", json_real(r->daemon.launches_per_s));
 		json_object_set_new(d, "stripes_per_gpu_launch",
 				    json_real(r->daemon.stripes_per_launch));
+		json_object_set_new(d, "gpu_resident_per_s", json_real(r->daemon.resident_per_s));
 		json_object_set_new(d, "gpu_coalesce_us", json_integer(r->daemon.coalesce_us));
 		json_object_set_new(d, "gpu_coalesce_slots",
 				    json_integer(r->daemon.coalesce_slots));

@@ -144,4 +144,10 @@ struct gfec_codec;
  */
 int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_stats *out);
 
+/**
+ * The calls of a codec that GPU kernels kept running served without a launch (gpu_resident_us,
+ * gpu_resident_pinned; for gfec-perf, not exported): 0 without a GPU.
+ */
+uint64_t gfec_codec_resident_calls(const struct gfec_codec *c);
+
 #endif

@@ -283,6 +283,7 @@ static int gpu_engine(gfec_codec *c, char *err, size_t errlen)
 	conf.pinned_dma = c->prof.gpu_pinned_dma;
 	conf.map_bytes = c->prof.gpu_map_bytes;
 	conf.resident_us = c->prof.gpu_resident_us;
+	conf.resident_pinned = c->prof.gpu_resident_pinned;
 	conf.rules = c->prof.set.rules;
 	conf.nrules = c->prof.set.nrules;
 	/* one context: cuda and cuda-ctx0 fail it; several: the backend picks (gemm.h) */
@@ -670,6 +671,16 @@ int gfec_codec_coalesce_stats(const struct gfec_codec *c, struct gfec_coalesce_s
 		return 1;
 	memset(out, 0, sizeof(*out));
 	return 0;
+}
+
+uint64_t gfec_codec_resident_calls(const struct gfec_codec *c)
+{
+	struct gfec_backend_stats st = { 0 };
+
+	if (!c || !c->eng.gpu_ops || !c->eng.gpu_ops->stats)
+		return 0;
+	c->eng.gpu_ops->stats(c->eng.gpu_ctx, &st);
+	return st.resident;
 }
 
 void gfec_codec_window_stats(const gfec_codec *c, struct gfec_window_stats *out)

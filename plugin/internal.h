@@ -43,6 +43,7 @@ struct gfec_profile {
 	int gpu_pinned_dma;	/* pinned host buffers staged (1) or read in place (0) */
 	long long gpu_map_bytes; /* in-place bytes in flight per device; 0 default, -1 no cap */
 	long long gpu_resident_us; /* the resident kernel's idle lifetime; 0 = off */
+	int gpu_resident_pinned;   /* resident kernels for pinned stripes; 0 = off */
 	int gpu_coalesce_us;	/* coalescing window (coalesce.h); 0 = off */
 	long long gpu_coalesce_bytes;
 	int gpu_coalesce_slots;	/* launches of in-place calls in flight (coalesce.h); 0 = off */

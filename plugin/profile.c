@@ -130,6 +130,7 @@ static void apply_knobs(struct gfec_profile *p)
 	p->gpu_pinned_dma = (int)v[GFEC_KNOB_GPU_PINNED].num; /* the word's index: map, dma */
 	p->gpu_map_bytes = v[GFEC_KNOB_GPU_MAP_BYTES].num;
 	p->gpu_resident_us = v[GFEC_KNOB_GPU_RESIDENT_US].num;
+	p->gpu_resident_pinned = (int)v[GFEC_KNOB_GPU_RESIDENT_PINNED].num;
 	p->gpu_coalesce_us = (int)v[GFEC_KNOB_GPU_COALESCE_US].num;
 	p->gpu_coalesce_bytes = v[GFEC_KNOB_GPU_COALESCE_BYTES].num;
 	p->gpu_coalesce_slots = (int)v[GFEC_KNOB_GPU_COALESCE_SLOTS].num;

@@ -161,6 +161,15 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 						"multiprocessors), which leaves after this many "
 						"microseconds without one (0 = off: a launch per "
 						"call)" },
+	[GFEC_KNOB_GPU_RESIDENT_PINNED] = { .name = "gpu_resident_pinned", .profile = 1,
+					    .env = "GFEC_GPU_RESIDENT_PINNED", .section = "gpu",
+					    .key = "resident_pinned", .type = GFEC_KNOB_NUM,
+					    .lo = 0, .hi = 128, .dflt = "0",
+					    .help = "calls of one stripe read in place from pinned "
+						    "host memory go to this many kernels kept "
+						    "running on the GPU (one multiprocessor each, "
+						    "each leaving after 1 ms without one) instead "
+						    "of a launch each (0 = off)" },
 	[GFEC_KNOB_HYBRID_MIN_BYTES] = { .name = "hybrid_min_bytes", .profile = 1,
 					 .section = "hybrid", .key = "min_bytes",
 					 .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,

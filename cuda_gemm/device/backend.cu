@@ -95,6 +95,7 @@
 #include "gfec_gpu.h"
 #include "kernels.h"
 #include "nc.h"
+#include "poll.h"
 #include "ptrs.h"
 #include "resident.h"
 #include "stride.h"
@@ -124,12 +125,17 @@ constexpr size_t kStepChunkPtrs = 4096;
 constexpr int kMaxLanes = 16;
 constexpr size_t kInPlacePiece = (size_t)1 << 20; // see the top of the file
 // How a caller waits for a host-memory call read in place, or for a staged piece (Done): work
-// that moves at least kPollBytes polls a word the GPU writes, every kPollNs or kPollNsPerCall per
-// caller polling, whichever is longer (at most kPollMaxNs); every kQueryLooks looks the stream is
-// queried too (a failed kernel never writes the word). Less sleeps on a blocking-sync event.
+// that moves at least kPollBytes polls a word the GPU writes (poll.h: the gaps between looks, and
+// a stream query now and then, since a failed kernel never writes the word). Less sleeps on a
+// blocking-sync event.
 constexpr size_t kPollBytes = (size_t)256 << 10;
-constexpr long kPollNs = 5000, kPollNsPerCall = 3000, kPollMaxNs = 1000000;
-constexpr unsigned kQueryLooks = 16;
+// Pinned calls that the resident engines take (gpu_resident_pinned): fewer source bytes than
+// this, which is where gpu_coalesce_slot_min's launch slots start by default. On the H200 host
+// (perf/results/nvidia-h200/resident-pinned-2026-11-26, call 5) RS(10,4) 64 KiB stripes from
+// 16-64 callers went from 0.67x pinned H2D to 0.84-0.89x on 32 engines; 256 KiB stripes, which
+// the slots gather, fell from 0.72-0.73x to 0.67x from 16 callers with engines taking the calls
+// the slots launch alone, and 1 MiB did not move.
+constexpr size_t kResidentPinnedSrc = (size_t)1 << 20;
 
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
@@ -201,6 +207,7 @@ struct Ctx {
 	uint64_t calls = 0, bytes_in = 0, failures = 0, resident = 0; // atomic
 
 	Resident *res = nullptr; // gpu_resident_us: one small stripe without a launch (resident.h)
+	ResidentPool *rpool = nullptr; // gpu_resident_pinned: pinned stripes, likewise
 	struct gfec_cpu_pool *pool = nullptr; // staging copies of pageable buffers, in parallel
 	Bfly16 bfly; // technique=fft's butterflies on device buffers (bfly16.h)
 };
@@ -361,6 +368,7 @@ void ctx_free(Ctx *c)
 {
 	cudaSetDevice(c->dev);
 	resident_destroy(c->res);
+	resident_pool_destroy(c->rpool);
 	bfly16_release(&c->bfly);
 	for (Lane *l : c->lall)
 		lane_free(l);
@@ -525,6 +533,8 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 	c->write_value = write_value_probe(c->aux);
 	if (conf && conf->resident_us > 0)
 		CUDA_TRY(resident_create(conf->resident_us, &c->res));
+	if (conf && conf->resident_pinned > 0)
+		CUDA_TRY(resident_pool_create(conf->resident_pinned, &c->rpool));
 	*out = c;
 	return 0;
 fail:
@@ -1002,18 +1012,33 @@ int run_resident(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *cons
 }
 
 /*
- * Until the word at @p w holds @p seq (the GPU writes it behind a call's kernels), looking at the
- * interval set at the top for the number of @p pollers; every kQueryLooks looks the stream is
- * queried, so that a failed kernel, which never writes the word, ends the wait with its error.
+ * One stripe in pinned host memory (its mapped addresses) through the pool's engines
+ * (gpu_resident_pinned, resident.h), on the shapes the small-call kernel takes, with fewer than
+ * kResidentPinnedSrc source bytes: as run_resident.
+ */
+int run_resident_pinned(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *src,
+			uint8_t *const *dst)
+{
+	const int cols = col < 0 ? p->sh.cols : 1;
+
+	if (!p->small.k || (size_t)cols * len >= kResidentPinnedSrc)
+		return 0;
+	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
+	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)p->sh.rows))
+		return GFEC_E_INVAL;
+	return resident_pool_run(c->rpool, kernel_args(p, &p->small, col, 1, len, 1),
+				 p->small.k->tile, src, dst, &c->pollers);
+}
+
+/*
+ * Until the word at @p w holds @p seq (the GPU writes it behind a call's kernels), looking at
+ * poll.h's gaps for the number of @p pollers; every kQueryLooks looks the stream is queried, so
+ * that a failed kernel, which never writes the word, ends the wait with its error.
  */
 cudaError_t wait_word(const uint32_t *w, uint32_t seq, cudaStream_t st, const unsigned *pollers)
 {
 	for (unsigned looks = 1;; looks++) {
-		const long n = kPollNsPerCall * __atomic_load_n(pollers, __ATOMIC_RELAXED);
-		struct timespec gap = {0, n < kPollNs ? kPollNs : n};
-
-		if (gap.tv_nsec > kPollMaxNs)
-			gap.tv_nsec = kPollMaxNs;
+		const struct timespec gap = poll_gap(pollers);
 
 		if (__atomic_load_n(w, __ATOMIC_ACQUIRE) == seq)
 			return cudaSuccess;
@@ -1065,8 +1090,10 @@ int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const u
 {
 	const bool sleep = wait != Wait::Spin;
 
-	if (c->res && !sleep && !c->fault && !c->fault_kernel && nstripes == 1 && !p->g16) {
-		const int ret = run_resident(c, p, col, len, src, dst);
+	if ((sleep ? c->rpool != nullptr : c->res != nullptr) && !c->fault && !c->fault_kernel &&
+	    nstripes == 1 && !p->g16) {
+		const int ret = sleep ? run_resident_pinned(c, p, col, len, src, dst)
+				      : run_resident(c, p, col, len, src, dst);
 
 		if (ret > 0)
 			__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);

@@ -17,9 +17,12 @@
 #include <mutex>
 #include <new>
 #include <stdint.h>
+#include <time.h>
+#include <vector>
 
 #include "../kernel/gemm_nibble.cuh"
 #include "gfec/gfec_errors.h"
+#include "poll.h"
 #include "resident.h"
 
 namespace gfec {
@@ -35,6 +38,10 @@ constexpr uint64_t kIdle = 0;	      // the kernel's "nothing new" (requests coun
 constexpr uint64_t kLeave = ~0ull; // box.seq: the host stops the kernel; the kernel's "leave"
 // Spins of a waiting host between two queries of the kernel's stream (each ~0.1 us).
 constexpr unsigned kQueryEvery = 1u << 12;
+// A pinned engine: one block (nibble_word_body, 4-byte words). An engine leaves after
+// kHostIdleUs without a request.
+constexpr int kHostThreads = 512;
+constexpr long long kHostIdleUs = 1000;
 
 struct Request {
 	GemmArgs args;
@@ -180,6 +187,60 @@ __global__ void __cluster_dims__(kBlocks, 1, 1) __launch_bounds__(kThreads)
 	}
 }
 
+/*
+ * A pinned engine's kernel: gf_resident's loop in one block, on host memory (LoadSys), its
+ * outputs fenced at system scope before "done" (the host reads them, not a later kernel).
+ */
+__global__ void __launch_bounds__(kHostThreads)
+	gf_resident_host(Box *box, uint64_t *served, uint64_t idle_ns, uint64_t life_ns)
+{
+	// thread 0 rewrites cmd and raw only after the barrier that ends the previous request
+	__shared__ uint64_t cmd;
+	__shared__ uint64_t raw[kReqWords];
+	uint64_t last = 0, t0 = 0, tidle = 0;
+
+	if (threadIdx.x == 0) {
+		last = *(volatile uint64_t *)served;
+		t0 = tidle = now_ns();
+		st_running(&box->running, 1);
+	}
+	for (;;) {
+		if (threadIdx.x == 0) {
+			uint64_t c;
+
+			while ((c = next_request(box, last, t0, tidle, idle_ns, life_ns)) == kIdle)
+				;
+			cmd = c;
+		}
+		__syncthreads();
+		const uint64_t s = cmd;
+
+		if (s == kLeave)
+			return;
+		const uint64_t *src = reinterpret_cast<const uint64_t *>(&box->req);
+
+		for (int i = threadIdx.x; i < kReqWords; i += kHostThreads)
+			raw[i] = ld_relaxed_sys(src + i);
+		__syncthreads();
+		const Request &r = *reinterpret_cast<const Request *>(raw);
+
+		if (r.rg == 1)
+			nibble_word_body<1, LoadSys, kHostThreads>(r.args, r.ptrs,
+								   r.ptrs + r.args.cols, 0, 1);
+		else
+			nibble_word_body<2, LoadSys, kHostThreads>(r.args, r.ptrs,
+								   r.ptrs + r.args.cols, 0, 1);
+		__threadfence_system(); // this thread's outputs in host memory, before "done"
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			last = s;
+			*(volatile uint64_t *)served = s;
+			st_release_sys(&box->done, s);
+			tidle = now_ns();
+		}
+	}
+}
+
 } // namespace
 
 struct Resident {
@@ -190,9 +251,13 @@ struct Resident {
 	uint64_t seq = 0;		     // the last request posted
 	uint64_t idle_ns = 0, life_ns = 0;
 	bool broken = false; // a CUDA error: never taken again
+	bool host = false;   // a pinned engine (gf_resident_host)
+	uint64_t est_ns = 0; // a pinned engine: its recent latency, post to done (under lock)
 };
 
-cudaError_t resident_create(long long idle_us, Resident **out)
+namespace {
+
+cudaError_t create(long long idle_us, bool host, Resident **out)
 {
 	Resident *r = new (std::nothrow) Resident;
 	cudaError_t e;
@@ -200,6 +265,7 @@ cudaError_t resident_create(long long idle_us, Resident **out)
 	*out = nullptr;
 	if (!r)
 		return cudaErrorMemoryAllocation;
+	r->host = host;
 	r->idle_ns = (uint64_t)idle_us * 1000;
 	r->life_ns = (uint64_t)(idle_us > kLifeUs ? idle_us : kLifeUs) * 1000;
 	if ((e = cudaStreamCreateWithFlags(&r->st, cudaStreamNonBlocking)) != cudaSuccess ||
@@ -214,6 +280,13 @@ cudaError_t resident_create(long long idle_us, Resident **out)
 	new (r->box) Box{};
 	*out = r;
 	return cudaSuccess;
+}
+
+} // namespace
+
+cudaError_t resident_create(long long idle_us, Resident **out)
+{
+	return create(idle_us, false, out);
 }
 
 void resident_destroy(Resident *r)
@@ -238,7 +311,12 @@ namespace {
 cudaError_t launch_resident(Resident *r)
 {
 	__atomic_store_n(&r->box->running, 1u, __ATOMIC_SEQ_CST);
-	gf_resident<<<kBlocks, kThreads, 0, r->st>>>(r->dbox, r->served, r->idle_ns, r->life_ns);
+	if (r->host)
+		gf_resident_host<<<1, kHostThreads, 0, r->st>>>(r->dbox, r->served, r->idle_ns,
+								 r->life_ns);
+	else
+		gf_resident<<<kBlocks, kThreads, 0, r->st>>>(r->dbox, r->served, r->idle_ns,
+							     r->life_ns);
 	return cudaGetLastError();
 }
 
@@ -263,25 +341,23 @@ int fail(Resident *r, uint64_t s)
 	return __atomic_load_n(&r->box->done, __ATOMIC_ACQUIRE) == s ? 1 : GFEC_E_DEVICE;
 }
 
-} // namespace
-
-int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
-		 uint8_t *const *dst)
+/*
+ * Whether the caller's work queued on the legacy stream is done (a launch on a blocking stream
+ * would wait for it; a resident kernel does not): if not, the call is launched instead.
+ */
+bool legacy_idle()
 {
-	std::unique_lock<std::mutex> g(r->lock, std::try_to_lock);
-
-	if (!g.owns_lock() || r->broken || args.cols + args.rows > kResidentPtrs ||
-	    args.units > kResidentMaxUnits)
-		return 0;
-	// the caller's work queued on the legacy stream first (a launch on a blocking stream would
-	// wait for it; the resident kernel does not)
 	const cudaError_t q = cudaStreamQuery(cudaStreamLegacy);
 
-	if (q != cudaSuccess) {
-		if (q != cudaErrorNotReady)
-			cudaGetLastError();
-		return 0;
-	}
+	if (q != cudaSuccess && q != cudaErrorNotReady)
+		cudaGetLastError();
+	return q == cudaSuccess;
+}
+
+// Writes the request and posts it as *s (see the top of the file), launching a kernel if none runs.
+cudaError_t post(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
+		 uint8_t *const *dst, uint64_t *s)
+{
 	Request &req = r->box->req;
 
 	req.args = args;
@@ -290,29 +366,134 @@ int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 		req.ptrs[j] = const_cast<uint8_t *>(src[j]);
 	for (int i = 0; i < args.rows; i++)
 		req.ptrs[args.cols + i] = dst[i];
-	const uint64_t s = ++r->seq;
+	*s = ++r->seq;
+	__atomic_store_n(&r->box->seq, *s, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&r->box->running, __ATOMIC_SEQ_CST))
+		return launch_resident(r);
+	return cudaSuccess;
+}
 
-	__atomic_store_n(&r->box->seq, s, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&r->box->running, __ATOMIC_SEQ_CST) &&
-	    launch_resident(r) != cudaSuccess)
+bool served(const Resident *r, uint64_t s)
+{
+	return __atomic_load_n(&r->box->done, __ATOMIC_ACQUIRE) == s;
+}
+
+/*
+ * A waiting host's look at the kernel's stream: false after a CUDA error; a stream with no
+ * kernel left, and request @p s not served, gets a kernel again.
+ */
+bool still_running(Resident *r, uint64_t s)
+{
+	const cudaError_t e = cudaStreamQuery(r->st);
+
+	if (e == cudaErrorNotReady)
+		return true;
+	return e == cudaSuccess && (served(r, s) || launch_resident(r) == cudaSuccess);
+}
+
+uint64_t now_host_ns()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+} // namespace
+
+int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
+		 uint8_t *const *dst)
+{
+	std::unique_lock<std::mutex> g(r->lock, std::try_to_lock);
+	uint64_t s;
+
+	if (!g.owns_lock() || r->broken || args.cols + args.rows > kResidentPtrs ||
+	    args.units > kResidentMaxUnits || !legacy_idle())
+		return 0;
+	if (post(r, args, rg, src, dst, &s) != cudaSuccess)
 		return fail(r, s);
-	for (unsigned spin = 1;; spin++) {
-		if (__atomic_load_n(&r->box->done, __ATOMIC_ACQUIRE) == s)
-			return 1;
+	for (unsigned spin = 1; !served(r, s); spin++) {
 		cpu_relax();
-		if (spin % kQueryEvery)
-			continue;
-		const cudaError_t e = cudaStreamQuery(r->st);
-
-		if (e == cudaErrorNotReady)
-			continue;
-		if (e != cudaSuccess)
-			return fail(r, s);
-		// no kernel in the stream: the last one left without seeing the request
-		if (__atomic_load_n(&r->box->done, __ATOMIC_ACQUIRE) != s &&
-		    launch_resident(r) != cudaSuccess)
+		if (spin % kQueryEvery == 0 && !still_running(r, s))
 			return fail(r, s);
 	}
+	return 1;
+}
+
+struct ResidentPool {
+	std::vector<Resident *> engines;
+	unsigned next = 0; // the next caller's engine, in turn (atomic)
+};
+
+cudaError_t resident_pool_create(int engines, ResidentPool **out)
+{
+	ResidentPool *p = new (std::nothrow) ResidentPool;
+	cudaError_t e = cudaSuccess;
+
+	*out = nullptr;
+	if (!p)
+		return cudaErrorMemoryAllocation;
+	if (engines < 1 || engines > kResidentPoolMax)
+		e = cudaErrorInvalidValue;
+	for (int i = 0; e == cudaSuccess && i < engines; i++) {
+		Resident *r;
+
+		if ((e = create(kHostIdleUs, true, &r)) == cudaSuccess)
+			p->engines.push_back(r);
+	}
+	if (e != cudaSuccess) {
+		resident_pool_destroy(p);
+		return e;
+	}
+	*out = p;
+	return cudaSuccess;
+}
+
+void resident_pool_destroy(ResidentPool *p)
+{
+	if (!p)
+		return;
+	for (Resident *r : p->engines)
+		resident_destroy(r);
+	delete p;
+}
+
+int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8_t *const *src,
+		      uint8_t *const *dst, unsigned *pollers)
+{
+	Resident *r = p->engines[__atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED) %
+				 p->engines.size()];
+	std::lock_guard<std::mutex> g(r->lock);
+	uint64_t s;
+	int ret = 1;
+
+	if (r->broken || args.cols + args.rows > kResidentPtrs || !legacy_idle())
+		return 0;
+	if (post(r, args, rg, src, dst, &s) != cudaSuccess)
+		return fail(r, s);
+	// The first look after 3/4 of the recent latency. A stripe found done at that look counts
+	// as half of it: its latency is not known, only that it was shorter.
+	const uint64_t t0 = now_host_ns(), first = r->est_ns / 4 * 3;
+	const struct timespec nap = { (time_t)(first / 1000000000u), (long)(first % 1000000000u) };
+	bool at_first = first > 0;
+
+	if (at_first)
+		nanosleep(&nap, nullptr);
+	__atomic_fetch_add(pollers, 1, __ATOMIC_RELAXED);
+	for (unsigned looks = 1; !served(r, s); looks++, at_first = false) {
+		if (looks % kQueryLooks == 0 && !still_running(r, s)) {
+			ret = fail(r, s);
+			break;
+		}
+		const struct timespec gap = poll_gap(pollers);
+
+		nanosleep(&gap, nullptr);
+	}
+	__atomic_fetch_sub(pollers, 1, __ATOMIC_RELAXED);
+	const uint64_t lat = at_first ? first / 2 : now_host_ns() - t0;
+
+	r->est_ns = r->est_ns ? (r->est_ns * 7 + lat) / 8 : lat;
+	return ret;
 }
 
 } // namespace gfec

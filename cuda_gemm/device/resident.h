@@ -17,6 +17,14 @@
  * request launches it again. One request at a time: a caller that finds the box taken, or work
  * of its own still queued on the legacy default stream (which the resident kernel's non-blocking
  * stream would not wait for), launches as before.
+ *
+ * Calls on pinned host memory (gpu_resident_pinned) go to a pool of such engines, each one
+ * block of kHostThreads on one multiprocessor, serving one stripe of any length at a time
+ * through the memory's mapped addresses. A caller takes the next engine in turn and waits for it
+ * if it is busy; then it sleeps until its stripe is done (poll.h's gaps, the first one 3/4 of the
+ * engine's recent latency). On the H200 host a launch per 64 KiB RS(10,4) stripe tops out near
+ * 54,000 calls a second, 0.62-0.64x pinned H2D; engines fed this way ran at 0.88-0.89x from 32
+ * or 64 callers in a stand-alone harness (perf/results/nvidia-h200/resident-pinned-2026-11-26).
  */
 #pragma once
 
@@ -56,5 +64,26 @@ void resident_destroy(Resident *r);
  */
 int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
 		 uint8_t *const *dst);
+
+struct ResidentPool;
+
+/** The most engines a pool of the current device may have. */
+constexpr int kResidentPoolMax = 128;
+
+/** @p engines (1..kResidentPoolMax) engines for pinned calls; nothing runs until a request. */
+cudaError_t resident_pool_create(int engines, ResidentPool **out);
+
+/** Stops every engine's kernel and frees everything (nullptr: nothing). */
+void resident_pool_destroy(ResidentPool *p);
+
+/**
+ * As resident_run, for one stripe of any length whose pointers (args.cols inputs, args.rows
+ * outputs) are the mapped addresses of pinned host memory: waits for an engine, then sleeps
+ * until the stripe is done, counted in @p pollers (the context's callers polling, atomic) while
+ * it does. 0: not taken (the engine is off after a CUDA error, or the caller has work queued on
+ * the legacy stream).
+ */
+int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8_t *const *src,
+		      uint8_t *const *dst, unsigned *pollers);
 
 } // namespace gfec

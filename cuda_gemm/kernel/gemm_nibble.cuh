@@ -283,6 +283,28 @@ struct LoadL2 {
 	}
 };
 
+/*
+ * ... and one that reads pinned host memory through its mapped addresses (resident.cu's pinned
+ * engines), which the CPU rewrites between requests without going through L2, fetches every
+ * line again (.cv: a cached line of system memory is taken as stale).
+ */
+struct LoadSys {
+	static __device__ __forceinline__ uint32_t word(const uint32_t *p)
+	{
+		uint32_t v;
+
+		asm volatile("ld.global.cv.u32 %0, [%1];" : "=r"(v) : "l"(p));
+		return v;
+	}
+	static __device__ __forceinline__ uint8_t byte(const uint8_t *p)
+	{
+		uint16_t v;
+
+		asm volatile("ld.global.cv.u8 %0, [%1];" : "=h"(v) : "l"(p));
+		return (uint8_t)v;
+	}
+};
+
 // n (< 16) bytes at p, zero-extended to a unit.
 template <class L> __device__ __forceinline__ uint4 ld_bytes(const uint8_t *p, int n)
 {

@@ -58,7 +58,7 @@ struct gfec_backend_stats {
 	uint64_t calls;		/**< gemm + update calls */
 	uint64_t bytes_in;	/**< source bytes read */
 	uint64_t fallbacks;	/**< calls redone on another path after an error */
-	uint64_t resident;	/**< GPU: calls the resident kernel ran (gpu_resident_us) */
+	uint64_t resident;	/**< GPU: calls the resident kernels ran (gpu_resident_us, _pinned) */
 };
 
 /**
@@ -106,6 +106,8 @@ struct gfec_backend_conf {
 				    default (GFEC_GPU_MAP_BYTES_DEFAULT), -1 = no cap */
 	long long resident_us; /**< > 0: calls of one small stripe in device memory go to a kernel
 				    kept running, which leaves after this many idle microseconds */
+	int resident_pinned;   /**< > 0: calls of one stripe read in place from pinned host memory
+				    go to this many kernels kept running (one multiprocessor each) */
 	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
 	int nrules;
 	int fault;	       /**< tests: 1 (GFEC_FAULT=cuda): every device call fails; 2 + i

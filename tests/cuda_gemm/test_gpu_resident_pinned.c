@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file test_gpu_resident_pinned.c
+ * The resident engines for pinned host memory (gpu_resident_pinned, cuda_gemm/device/resident.h;
+ * issue 17), byte for byte against gfec_cpu_gemm_base:
+ *   - random shapes (k 1..16, m 1..8), lengths 1 byte to 1 MiB, misaligned pinned buffers,
+ *     poisoned outputs, then new inputs at the same addresses (a kernel that outlives its inputs
+ *     must not serve an old copy of host memory); every call of less than 1 MiB of inputs
+ *     counted as an engine's, the larger ones as launches;
+ *   - the engines gone idle, and past their 4 ms life under a stream of calls;
+ *   - 64 threads on 8 engines, each rewriting its own stripes between calls;
+ *   - a NULL pointer (through a codec), an injected fault (never an engine's);
+ *   - encode and decode through a codec with the knob, against the CPU codec.
+ * Exits 77 (ctest: skipped) without a usable GPU.
+ */
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "cpu_backend.h"
+#include "gfec/gfec.h"
+#include "gfec_gpu.h"
+#include "test_util.h"
+#include "codec_test.h" /* make() */
+#include "coalesce.h"	/* gfec_codec_resident_calls() */
+
+static const struct gfec_backend_ops *ops;
+
+static void *ctx_open(int engines, int fault)
+{
+	struct gfec_backend_conf conf = { .resident_pinned = engines, .fault = fault };
+	void *ctx = NULL;
+
+	assert_int_equal(ops->init(&conf, &ctx), 0);
+	return ctx;
+}
+
+static uint64_t resident_calls(void *ctx)
+{
+	struct gfec_backend_stats st = { 0 };
+
+	ops->stats(ctx, &st);
+	return st.resident;
+}
+
+static uint8_t *pinned(size_t n)
+{
+	uint8_t *p = NULL;
+
+	assert_int_equal(cudaHostAlloc((void **)&p, n, cudaHostAllocMapped), cudaSuccess);
+	return p;
+}
+
+/* One stripe: k + m pinned chunks of len bytes, each 0..15 bytes off 16-byte alignment. */
+struct stripe {
+	int k, m;
+	size_t len;
+	uint8_t *base[24], *p[24]; /* inputs then outputs */
+	uint8_t *want[8];
+	uint8_t a[16 * 8];
+	void *plan;
+};
+
+static void stripe_open(struct stripe *s, void *ctx, int k, int m, size_t len, int misalign)
+{
+	struct gfec_gemm_matrix gm = { .w = 8, .rows = m, .cols = k, .a = s->a };
+
+	s->k = k, s->m = m, s->len = len;
+	test_fill(s->a, (size_t)k * m);
+	assert_int_equal(ops->plan_create(ctx, &gm, &s->plan), 0);
+	for (int i = 0; i < k + m; i++) {
+		s->base[i] = pinned(len + 16);
+		s->p[i] = s->base[i] + (misalign ? (size_t)test_range(0, 15) : 0);
+	}
+	for (int i = 0; i < m; i++) {
+		s->want[i] = malloc(len);
+		assert_non_null(s->want[i]);
+	}
+}
+
+static void stripe_close(struct stripe *s, void *ctx)
+{
+	ops->plan_free(ctx, s->plan);
+	for (int i = 0; i < s->k + s->m; i++)
+		cudaFreeHost(s->base[i]);
+	for (int i = 0; i < s->m; i++)
+		free(s->want[i]);
+}
+
+/* New inputs, poisoned outputs, one call, its outputs against the reference's. */
+static void stripe_encode(struct stripe *s, void *ctx, const char *what)
+{
+	for (int i = 0; i < s->k; i++)
+		test_fill(s->p[i], s->len);
+	for (int i = 0; i < s->m; i++)
+		memset(s->p[s->k + i], 0xa5, s->len);
+	assert_int_equal(ops->gemm(ctx, s->plan, 1, s->len, (const uint8_t *const *)s->p,
+				   s->p + s->k),
+			 0);
+	gfec_cpu_gemm_base(s->len, s->k, s->m, s->a, (const uint8_t *const *)s->p, s->want);
+	for (int i = 0; i < s->m; i++)
+		if (memcmp(s->p[s->k + i], s->want[i], s->len))
+			fail_msg("%s: k=%d m=%d len=%zu output %d differs from the CPU", what, s->k,
+				 s->m, s->len, i);
+}
+
+static void test_shapes(void **state)
+{
+	void *ctx = ctx_open(4, 0);
+	uint64_t n = 0;
+
+	(void)state;
+	for (int it = 0; it < 120; it++) {
+		struct stripe s;
+		const int k = test_range(1, 16), m = test_range(1, 8);
+		const size_t len = it % 10 == 0   ? (size_t)65536 << test_range(0, 4)
+				   : it % 3 == 0 ? (size_t)test_range(1, 64)
+						 : (size_t)test_range(1, 300000);
+
+		stripe_open(&s, ctx, k, m, len, it % 2);
+		stripe_encode(&s, ctx, "encode");
+		stripe_encode(&s, ctx, "encode again"); /* the same addresses, new bytes */
+		/* the engines take calls of less than 1 MiB of inputs (kResidentPinnedSrc); larger
+		 * ones are launched */
+		n += (size_t)k * len < ((size_t)1 << 20) ? 2 : 0;
+		assert_int_equal(resident_calls(ctx), n);
+		stripe_close(&s, ctx);
+	}
+	ops->fini(ctx);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void sleep_us(long us)
+{
+	struct timespec t = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
+/* RS(10,4) 64 KiB on 2 engines: back to back, after each has left (1 ms idle), past its life. */
+static void test_lifetime(void **state)
+{
+	void *ctx = ctx_open(2, 0);
+	struct stripe s;
+	uint64_t n = 0;
+
+	(void)state;
+	stripe_open(&s, ctx, 10, 4, 65536, 0);
+	for (int i = 0; i < 20; i++, n++)
+		stripe_encode(&s, ctx, "back to back");
+	for (int i = 0; i < 5; i++, n++) {
+		sleep_us(3000);
+		stripe_encode(&s, ctx, "after idle");
+	}
+	for (const double t0 = now_s(); now_s() - t0 < 0.03; n++)
+		stripe_encode(&s, ctx, "long run");
+	assert_int_equal(resident_calls(ctx), n);
+	stripe_close(&s, ctx);
+	ops->fini(ctx);
+}
+
+struct caller {
+	void *ctx, *plan;
+	const uint8_t *a;
+	uint8_t *p[14], *want[4];
+	size_t len;
+	uint64_t rng;
+	int bad;
+};
+
+static void *caller_run(void *arg)
+{
+	struct caller *c = arg;
+
+	for (int it = 0; it < 40 && !c->bad; it++) {
+		for (int j = 0; j < 10; j++)
+			for (size_t b = 0; b < c->len; b++) {
+				c->rng ^= c->rng << 13, c->rng ^= c->rng >> 7, c->rng ^= c->rng << 17;
+				c->p[j][b] = (uint8_t)c->rng;
+			}
+		for (int i = 0; i < 4; i++)
+			memset(c->p[10 + i], 0xa5, c->len);
+		if (ops->gemm(c->ctx, c->plan, 1, c->len, (const uint8_t *const *)c->p, c->p + 10)) {
+			c->bad = 1;
+			break;
+		}
+		gfec_cpu_gemm_base(c->len, 10, 4, c->a, (const uint8_t *const *)c->p, c->want);
+		for (int i = 0; i < 4; i++)
+			c->bad |= memcmp(c->p[10 + i], c->want[i], c->len) != 0;
+	}
+	return NULL;
+}
+
+static void test_callers(void **state)
+{
+	enum { T = 64 };
+	void *ctx = ctx_open(8, 0);
+	struct stripe s;
+	struct caller c[T];
+	pthread_t th[T];
+
+	(void)state;
+	stripe_open(&s, ctx, 10, 4, 16, 0); /* its plan and matrix; the callers' own buffers */
+	for (int t = 0; t < T; t++) {
+		c[t] = (struct caller){ .ctx = ctx, .plan = s.plan, .a = s.a, .rng = test_rand() | 1,
+					.len = t % 4 ? 65536 : (size_t)test_range(1, 100000) };
+		for (int i = 0; i < 14; i++)
+			c[t].p[i] = pinned(c[t].len);
+		for (int i = 0; i < 4; i++)
+			c[t].want[i] = malloc(c[t].len);
+	}
+	for (int t = 0; t < T; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, caller_run, &c[t]), 0);
+	for (int t = 0; t < T; t++)
+		pthread_join(th[t], NULL);
+	for (int t = 0; t < T; t++) {
+		assert_int_equal(c[t].bad, 0);
+		for (int i = 0; i < 14; i++)
+			cudaFreeHost(c[t].p[i]);
+		for (int i = 0; i < 4; i++)
+			free(c[t].want[i]);
+	}
+	assert_int_equal(resident_calls(ctx), T * 40);
+	stripe_close(&s, ctx);
+	ops->fini(ctx);
+}
+
+static void test_bad_calls(void **state)
+{
+	void *faulty = ctx_open(2, 1);
+	gfec_codec *g = make("k=10 m=4 backend=gpu gpu_resident_pinned=2");
+	struct stripe f;
+	uint8_t *keep;
+
+	(void)state;
+	/* a NULL pointer: the codec's error, and the next call served */
+	stripe_open(&f, faulty, 10, 4, 65536, 0);
+	keep = f.p[3];
+	f.p[3] = NULL;
+	assert_int_equal(gfec_encode(g, (const uint8_t *const *)f.p, f.p + 10, f.len),
+			 GFEC_E_INVAL);
+	f.p[3] = keep;
+	assert_int_equal(gfec_encode(g, (const uint8_t *const *)f.p, f.p + 10, f.len), 0);
+	assert_int_equal(gfec_codec_resident_calls(g), 1);
+	/* an injected CUDA error: an error for the caller to redo on the CPU, never an engine's */
+	assert_int_equal(ops->gemm(faulty, f.plan, 1, f.len, (const uint8_t *const *)f.p,
+				   f.p + 10),
+			 GFEC_E_DEVICE);
+	assert_int_equal(resident_calls(faulty), 0);
+	stripe_close(&f, faulty);
+	ops->fini(faulty);
+	gfec_codec_free(g);
+}
+
+/* Encode, and decode of up to m erasures, through codecs on pinned buffers. */
+static void test_codec(void **state)
+{
+	(void)state;
+	for (int it = 0; it < 30; it++) {
+		const int k = test_range(2, 12), m = test_range(1, k < 4 ? k : 4), n = k + m;
+		const size_t len = (size_t)test_range(1, 200000);
+		gfec_codec *g = make("k=%d m=%d backend=gpu gpu_resident_pinned=3", k, m);
+		gfec_codec *c = make("k=%d m=%d backend=cpu", k, m);
+		uint8_t *h[16], *p[16], *out[16] = { 0 };
+		const uint8_t *avail[16];
+		struct gfec_stats st;
+
+		for (int i = 0; i < n; i++) {
+			h[i] = malloc(len);
+			p[i] = pinned(len);
+			test_fill(h[i], len);
+			memcpy(p[i], h[i], len);
+		}
+		assert_int_equal(gfec_encode(g, (const uint8_t *const *)p, p + k, len), 0);
+		assert_int_equal(gfec_encode(c, (const uint8_t *const *)h, h + k, len), 0);
+		for (int i = k; i < n; i++)
+			assert_memory_equal(p[i], h[i], len);
+		for (int x = test_range(1, m); x > 0; x--) {
+			const int i = test_range(0, n - 1);
+
+			if (!out[i])
+				out[i] = pinned(len);
+			memset(out[i], 0xa5, len);
+		}
+		for (int i = 0; i < n; i++)
+			avail[i] = out[i] ? NULL : p[i];
+		assert_int_equal(gfec_decode(g, avail, out, len), 0);
+		for (int i = 0; i < n; i++)
+			if (out[i])
+				assert_memory_equal(out[i], h[i], len);
+		gfec_codec_stats(g, &st);
+		assert_int_equal(st.fallbacks, 0);
+		for (int i = 0; i < n; i++) {
+			free(h[i]);
+			cudaFreeHost(p[i]);
+			cudaFreeHost(out[i]);
+		}
+		gfec_codec_free(g);
+		gfec_codec_free(c);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shapes),	 cmocka_unit_test(test_lifetime),
+		cmocka_unit_test(test_callers),	 cmocka_unit_test(test_bad_calls),
+		cmocka_unit_test(test_codec),
+	};
+	void *ctx = NULL;
+
+	ops = gfec_gpu_backend();
+	if (!ops || ops->init(NULL, &ctx)) {
+		fprintf(stderr, "# no usable GPU: skipped\n");
+		return 77;
+	}
+	ops->fini(ctx);
+	test_seed();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
