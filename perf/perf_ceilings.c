@@ -31,6 +31,12 @@
 #define MEM_PASSES 4
 /* sweeps per pattern, the best kept: a ceiling is what the machine can do, even when shared */
 #define MEM_TRIALS 5
+/*
+ * --quick: one pass, the best of two. Its rotation is 4 x L3 all the same, which on a 2-vCPU
+ * Xeon VM reporting 480 MiB of L3 made the full counts cost 102 of --quick's 108 CPU-s.
+ */
+#define MEM_PASSES_QUICK 1
+#define MEM_TRIALS_QUICK 2
 
 void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
 		       const struct perf_ceilings *c, int threads)
@@ -62,6 +68,7 @@ struct mem_job {
 	int streams;
 	uint8_t *src, *dst; /* dst: MEM_COPY only */
 	size_t n;
+	int passes;
 	uint64_t sink;
 	atomic_int *go; /* 0 wait, 1 run, -1 give up */
 };
@@ -75,7 +82,7 @@ static void *mem_worker(void *arg)
 		sched_yield();
 	if (go < 0)
 		return NULL;
-	for (int r = 0; r < MEM_PASSES; r++)
+	for (int r = 0; r < j->passes; r++)
 		if (j->pattern == MEM_COPY)
 			memcpy(j->dst, j->src, j->n);
 		else if (j->pattern == MEM_READ)
@@ -85,10 +92,10 @@ static void *mem_worker(void *arg)
 	return NULL;
 }
 
-/* MEM_PASSES sweeps over @p bytes on @p threads threads, each its own contiguous part: GB/s read
+/* @p passes sweeps over @p bytes on @p threads threads, each its own contiguous part: GB/s read
  * + written, 0 if the threads could not be started. */
 static double mem_sweep(enum mem_pattern pattern, int streams, uint8_t *src, uint8_t *dst,
-			size_t bytes, int threads)
+			size_t bytes, int threads, int passes)
 {
 	/* a multiple of MEM_STREAMS blocks, so the streamed sweeps cover every byte counted */
 	const size_t part = bytes / (size_t)threads / (64 * MEM_STREAMS) * (64 * MEM_STREAMS);
@@ -100,7 +107,7 @@ static double mem_sweep(enum mem_pattern pattern, int streams, uint8_t *src, uin
 
 	for (; started < threads; started++) {
 		jobs[started] = (struct mem_job){ pattern, streams, src + part * (size_t)started,
-						  dst + part * (size_t)started, part, 0, &go };
+						  dst + part * (size_t)started, part, passes, 0, &go };
 		if (pthread_create(&tid[started], NULL, mem_worker, &jobs[started]) != 0)
 			break;
 	}
@@ -109,7 +116,7 @@ static double mem_sweep(enum mem_pattern pattern, int streams, uint8_t *src, uin
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	t = perf_now() - t0;
-	return started == threads ? (pattern == MEM_READ ? 1.0 : 2.0) * MEM_PASSES * (double)part *
+	return started == threads ? (pattern == MEM_READ ? 1.0 : 2.0) * passes * (double)part *
 					    threads / t / 1e9
 				  : 0;
 }
@@ -118,12 +125,14 @@ static double mem_sweep(enum mem_pattern pattern, int streams, uint8_t *src, uin
  * Memory bandwidth on @p threads threads, GB/s read + written: the best of a copy, a read-only
  * sweep and an in-place read-modify-write sweep (the mixes of an encode, a read-heavy decode and
  * an update), the last two over 1 and MEM_STREAMS streams per thread at once, each thread on its
- * own part of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each; the spread
- * of the winning sweep's runs in @p spread.
+ * own part of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each (--quick:
+ * MEM_TRIALS_QUICK); the spread of the winning sweep's runs in @p spread.
  */
-static double cpu_mem_bw(size_t bytes, int threads, double *spread)
+static double cpu_mem_bw(size_t bytes, int threads, int quick, double *spread)
 {
 	uint8_t *src = malloc(bytes), *dst = malloc(bytes);
+	const int trials = quick ? MEM_TRIALS_QUICK : MEM_TRIALS;
+	const int passes = quick ? MEM_PASSES_QUICK : MEM_PASSES;
 	double best = 0;
 
 	*spread = 0;
@@ -134,10 +143,10 @@ static double cpu_mem_bw(size_t bytes, int threads, double *spread)
 			double g[MEM_TRIALS];
 			struct perf_summary s;
 
-			for (int trial = 0; trial < MEM_TRIALS; trial++)
+			for (int trial = 0; trial < trials; trial++)
 				g[trial] = mem_sweep(mem_sweeps[p].pattern, mem_sweeps[p].streams, src,
-						     dst, bytes, threads);
-			s = perf_summarise(g, MEM_TRIALS);
+						     dst, bytes, threads, passes);
+			s = perf_summarise(g, trials);
 			if (s.max > best)
 				best = s.max, *spread = s.spread;
 		}
@@ -417,8 +426,8 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 	fprintf(stderr, "gfec-perf: measuring ceilings (CPU memory%s%s%s)...\n",
 		nshapes ? ", CPU XOR-stream" : "", o->ncodes ? ", raw ISA-L" : "",
 		c->gpu ? ", GPU copy, XOR bound, PCIe" : "");
-	c->cpu_mem_1 = cpu_mem_bw(copy_bytes, 1, &c->cpu_mem_1_spread);
-	c->cpu_mem_t = cpu_mem_bw(copy_bytes, threads, &c->cpu_mem_t_spread);
+	c->cpu_mem_1 = cpu_mem_bw(copy_bytes, 1, o->quick, &c->cpu_mem_1_spread);
+	c->cpu_mem_t = cpu_mem_bw(copy_bytes, threads, o->quick, &c->cpu_mem_t_spread);
 	/* a shape whose buffers cannot be had keeps 0: its rows fall back on the memory ceiling */
 	memcpy(c->xors, shapes, (size_t)nshapes * sizeof(shapes[0]));
 	c->nxor = nshapes;

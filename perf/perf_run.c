@@ -196,6 +196,9 @@ fail:
 #define XOR_TRIALS 5
 /* each sweep touches at least this many times the rotation size */
 #define XOR_PASSES 4
+/* --quick: as the memory ceiling's (perf_ceilings.c) */
+#define XOR_TRIALS_QUICK 2
+#define XOR_PASSES_QUICK 1
 
 struct xor_sweep {
 	const struct bufs *b;
@@ -310,7 +313,9 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	w.b = &b, w.op = x->op, w.width = perf_xor_width(), w.nsrc = nsrc, w.ndst = ndst;
 	per_set = (double)x->chunk * (x->op == PERF_UPDATE ? 1 + 2 * m : nsrc + ndst);
 	touched = (size_t)b.nsets * (size_t)(nsrc + ndst) * x->chunk;
-	passes = (XOR_PASSES * rotate + touched - 1) / touched;
+	const int trials = o->quick ? XOR_TRIALS_QUICK : XOR_TRIALS;
+
+	passes = ((o->quick ? XOR_PASSES_QUICK : XOR_PASSES) * rotate + touched - 1) / touched;
 	/* the codec's slice for a one-pass GFNI product that does not prefetch */
 	long_slice = gfec_cpu_long_slice(x->chunk, threads);
 	/*
@@ -338,11 +343,11 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 			 : v / 4	      ? PERF_XOR_STREAM
 					      : PERF_XOR_SET;
 		w.mode |= v % 4 == 2 ? PERF_XOR_PREFETCH : 0;
-		for (int trial = 0; trial < XOR_TRIALS; trial++)
+		for (int trial = 0; trial < trials; trial++)
 			if ((g[trial] = xor_sweep_run(&w, threads,
 						      per_set * b.nsets * (double)passes)) <= 0)
 				goto out;
-		const struct perf_summary s = perf_summarise(g, XOR_TRIALS);
+		const struct perf_summary s = perf_summarise(g, trials);
 
 		if (s.max > x->gbps) {
 			x->gbps = s.max;
