@@ -18,13 +18,15 @@
  * of its own still queued on the legacy default stream (which the resident kernel's non-blocking
  * stream would not wait for), launches as before.
  *
- * Calls on pinned host memory (gpu_resident_pinned) go to a pool of such engines, each one
- * block of kHostThreads on one multiprocessor, serving one stripe of any length at a time
- * through the memory's mapped addresses. A caller takes the next engine in turn and waits for it
- * if it is busy; then it sleeps until its stripe is done (poll.h's gaps, the first one 3/4 of the
- * engine's recent latency). On the H200 host a launch per 64 KiB RS(10,4) stripe tops out near
- * 54,000 calls a second, 0.62-0.64x pinned H2D; engines fed this way ran at 0.88-0.89x from 32
- * or 64 callers in a stand-alone harness (perf/results/nvidia-h200/resident-pinned-2026-11-26).
+ * Calls on pinned host memory (gpu_resident_pinned) go to a pool of such engines, each the same
+ * kernel in a cluster of 4 blocks, serving one stripe of any length at a time through the
+ * memory's mapped addresses (loads that fetch every line again: the CPU rewrites it between
+ * requests). A caller takes the next engine in turn and waits for it if it is busy; then it
+ * sleeps until its stripe is done (poll.h's gaps, the first one 3/4 of the engine's recent
+ * latency). On the H200 host a launch per 64 KiB RS(10,4) stripe tops out near 56,000 calls a
+ * second, 0.67x pinned H2D; 16 engines ran them at 0.86-0.87x from 16 and 64 callers
+ * (perf/results/nvidia-h200/resident-pinned-2026-11-26: the engines' sizes tried, 1, 4 and 8
+ * blocks, and their counts).
  */
 #pragma once
 

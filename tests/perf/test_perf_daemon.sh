@@ -42,6 +42,7 @@ for r in rows:
     assert d["shared_codec"] is True and d["codec_threads"] == 1, d
     assert d["gpu_calls_per_s"] == 0 and d["gpu_call_share"] == 0, d
     assert d["gpu_launches_per_s"] == 0 and d["stripes_per_gpu_launch"] == 0, d
+    assert d["gpu_resident_per_s"] == 0, d
     assert d["gpu_coalesce_us"] == 0 and d["gpu_coalesce_slots"] == 0 and d["gpu_windows_per_s"] == 0, d
     assert d["gpu_window_transfer_us"] is None and d["p99_bound_us"] is None, d
     # >= 4 x L3 (64 MiB at least with --quick) rotated in all
