@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* 1 in a ThreadSanitizer build: gcc's macro, or clang's feature test (its macro came late) */
 #if defined(__SANITIZE_THREAD__)
@@ -49,6 +50,22 @@ static inline uint64_t test_rand(void)
 static inline int test_range(int lo, int hi)
 {
 	return lo + (int)(test_rand() % (uint64_t)(hi - lo + 1));
+}
+
+/* Seconds on the monotonic clock. */
+static inline double test_now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static inline void test_sleep_us(long us)
+{
+	struct timespec t = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
+
+	nanosleep(&t, NULL);
 }
 
 static inline void test_fill(uint8_t *p, size_t n)

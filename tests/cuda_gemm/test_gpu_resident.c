@@ -160,21 +160,6 @@ static void test_shapes(void **state)
 	ops->fini(ctx);
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void sleep_us(long us)
-{
-	struct timespec t = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&t, NULL);
-}
-
 /* RS(10,4) 4 KiB, every call the resident kernel's: back to back, idle, and past its life. */
 static void test_lifetime(void **state)
 {
@@ -190,13 +175,13 @@ static void test_lifetime(void **state)
 		assert_int_equal(resident_calls(ctx), n + 1);
 	}
 	for (int i = 0; i < 5; i++, n++) { /* the kernel has left: launched again */
-		sleep_us(2000);
+		test_sleep_us(2000);
 		stripe_fill(&s);
 		stripe_encode(&s, ctx, "after idle");
 		assert_int_equal(resident_calls(ctx), n + 1);
 	}
 	/* 20 ms of calls with the inputs changed on the device between them: several lives */
-	for (const double t0 = now_s(); now_s() - t0 < 0.02; n++) {
+	for (const double t0 = test_now_s(); test_now_s() - t0 < 0.02; n++) {
 		stripe_fill(&s);
 		stripe_encode(&s, ctx, "long run");
 	}

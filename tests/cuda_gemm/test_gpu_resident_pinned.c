@@ -144,21 +144,6 @@ static void test_shapes(void **state)
 	ops->fini(ctx);
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void sleep_us(long us)
-{
-	struct timespec t = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&t, NULL);
-}
-
 /* RS(10,4) 64 KiB on 2 engines: back to back, after each has left (1 ms idle), past its life. */
 static void test_lifetime(void **state)
 {
@@ -171,10 +156,10 @@ static void test_lifetime(void **state)
 	for (int i = 0; i < 20; i++, n++)
 		stripe_encode(&s, ctx, "back to back");
 	for (int i = 0; i < 5; i++, n++) {
-		sleep_us(3000);
+		test_sleep_us(3000);
 		stripe_encode(&s, ctx, "after idle");
 	}
-	for (const double t0 = now_s(); now_s() - t0 < 0.03; n++)
+	for (const double t0 = test_now_s(); test_now_s() - t0 < 0.03; n++)
 		stripe_encode(&s, ctx, "long run");
 	assert_int_equal(resident_calls(ctx), n);
 	stripe_close(&s, ctx);

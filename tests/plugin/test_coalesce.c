@@ -566,14 +566,6 @@ static void test_fault_nth(void **state)
 	}
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /*
  * The deadline: a lone caller's window closes after its time (not before, not much after: the
  * slack is generous, this VM is shared); a call that alone fills a window is not held at all;
@@ -592,9 +584,9 @@ static void test_deadline(void **state)
 	rig_init(&r, us, 64 * 1024);
 	w.r = &r;
 	for (int i = 0; i < 3; i++) {
-		t = now_s();
+		t = test_now_s();
 		gemm_at(&w, i, 1, 1000); /* at most 12 x 1000 bytes: under the size trigger */
-		t = now_s() - t;
+		t = test_now_s() - t;
 		assert_int_equal(w.bad, 0);
 		fprintf(stderr, "# lone caller: %.1f ms for a %.1f ms window\n", 1e3 * t,
 			1e-3 * us);
@@ -607,9 +599,9 @@ static void test_deadline(void **state)
 	rig_init(&r, 10000000, 1000);
 	w.r = &r;
 	for (int i = 0; i < 3; i++) {
-		t = now_s();
+		t = test_now_s();
 		gemm_at(&w, i, 1, 1000);
-		t = now_s() - t;
+		t = test_now_s() - t;
 		assert_int_equal(w.bad, 0);
 		if (t >= 5)
 			fail_msg("a call over the size trigger waited %.1f s", t);
@@ -622,9 +614,9 @@ static void test_deadline(void **state)
 
 	/* 8 callers of 1 stripe each fill a window of 8 stripes' bytes; the window is 10 s */
 	rig_init(&r, 0, 0);
-	t = now_s();
+	t = test_now_s();
 	fill_window(&r, 8);
-	t = now_s() - t;
+	t = test_now_s() - t;
 	fake_gpu_counts(r.e.gpu_ctx, &n);
 	assert_int_equal(n.calls, 1);
 	assert_int_equal(n.max_stripes, 8);
@@ -1042,9 +1034,9 @@ static void test_queued_cancel(void **state)
 	/* F alone in a 10 s window, withdrawn: its job is due at once, nothing is run */
 	assert_int_equal(qsubmit(&r, &q[5], jobs, 10000000, 4), 0);
 	assert_int_equal(gfec_coalesce_cancel(r.e.coal, &q[5]), 0);
-	t = now_s();
+	t = test_now_s();
 	gfec_async_destroy(jobs);
-	t = now_s() - t;
+	t = test_now_s() - t;
 	assert_true(t < 5);
 	assert_int_equal(q[5].ends, 0);
 	fake_gpu_counts(r.e.gpu_ctx, &n);
@@ -1084,11 +1076,11 @@ static void test_queued_no_worker_held(void **state)
 		qstripe_init(&q[i], &r, 0, 4096);
 	assert_int_equal(qsubmit(&r, &q[0], jobs, 10000000, 4), 0);
 	usleep(20000); /* its job is posted: the one worker has seen it */
-	t = now_s();
+	t = test_now_s();
 	for (int i = 1; i < 5; i++)
 		assert_int_equal(qsubmit(&r, &q[i], jobs, 10000000, 4), 0);
 	qwait(4);
-	t = now_s() - t;
+	t = test_now_s() - t;
 	fprintf(stderr, "# a full window beside a waiting one: done in %.1f ms\n", 1e3 * t);
 	assert_true(t < 5);
 	assert_int_equal(q[0].ends, 0);
@@ -1308,10 +1300,10 @@ static void *gcaller_main(void *arg)
 	struct worker w = {.r = g->r, .rng = g->rng};
 
 	for (int i = 0; i < GATE_CALLS; i++) {
-		const double t = now_s();
+		const double t = test_now_s();
 
 		gemm_at(&w, 0, 1, 512);
-		g->lat[i] = now_s() - t;
+		g->lat[i] = test_now_s() - t;
 	}
 	g->bad = w.bad;
 	return NULL;
