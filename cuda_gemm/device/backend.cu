@@ -132,9 +132,10 @@ constexpr size_t kPollBytes = (size_t)256 << 10;
 // Pinned calls that the resident engines take (gpu_resident_pinned): fewer source bytes than
 // this, which is where gpu_coalesce_slot_min's launch slots start by default. On the H200 host
 // (perf/results/nvidia-h200/resident-pinned-2026-11-26, call 5) RS(10,4) 64 KiB stripes from
-// 16-64 callers went from 0.67x pinned H2D to 0.84-0.89x on 32 one-block engines; 256 KiB
-// stripes, which the slots gather, fell from 0.72-0.73x to 0.67x from 16 callers with engines
-// taking the calls the slots launch alone, and 1 MiB did not move.
+// 16-64 callers went from 0.67x pinned H2D to 0.84-0.89x on 32 engines (of one block then:
+// calls 12-14 sized them); 256 KiB stripes, which the slots gather, fell from 0.72-0.73x to
+// 0.67x from 16 callers with engines taking the calls the slots launch alone, and 1 MiB did not
+// move.
 constexpr size_t kResidentPinnedSrc = (size_t)1 << 20;
 
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);

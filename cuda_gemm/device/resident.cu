@@ -208,7 +208,7 @@ struct Resident {
 	uint64_t idle_ns = 0, life_ns = 0;
 	bool broken = false; // a CUDA error: never taken again
 	bool host = false;   // a pinned engine (gf_resident<LoadSys>)
-	uint64_t est_ns = 0; // a pinned engine: its recent latency, post to done (under lock)
+	uint64_t est_ps = 0; // a pinned engine: its recent latency per byte moved, in ps (under lock)
 };
 
 namespace {
@@ -310,9 +310,10 @@ bool legacy_idle()
 	return q == cudaSuccess;
 }
 
-// Writes the request and posts it as *s (see the top of the file), launching a kernel if none runs.
+// Writes the request and posts it as *s (see the top of the file), launching a kernel if none runs
+// (*launched, where given).
 cudaError_t post(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
-		 uint8_t *const *dst, uint64_t *s)
+		 uint8_t *const *dst, uint64_t *s, bool *launched = nullptr)
 {
 	Request &req = r->box->req;
 
@@ -324,9 +325,11 @@ cudaError_t post(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 		req.ptrs[args.cols + i] = dst[i];
 	*s = ++r->seq;
 	__atomic_store_n(&r->box->seq, *s, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&r->box->running, __ATOMIC_SEQ_CST))
-		return launch_resident(r);
-	return cudaSuccess;
+	const bool launch = !__atomic_load_n(&r->box->running, __ATOMIC_SEQ_CST);
+
+	if (launched)
+		*launched = launch;
+	return launch ? launch_resident(r) : cudaSuccess;
 }
 
 bool served(const Resident *r, uint64_t s)
@@ -391,11 +394,16 @@ cudaError_t resident_pool_create(int engines, ResidentPool **out)
 		return cudaErrorMemoryAllocation;
 	if (engines < 1 || engines > kResidentPoolMax)
 		e = cudaErrorInvalidValue;
+	try {
+		p->engines.reserve((size_t)engines);
+	} catch (const std::bad_alloc &) {
+		e = cudaErrorMemoryAllocation;
+	}
 	for (int i = 0; e == cudaSuccess && i < engines; i++) {
 		Resident *r;
 
 		if ((e = create(kHostIdleUs, true, &r)) == cudaSuccess)
-			p->engines.push_back(r);
+			p->engines.push_back(r); // reserved: cannot throw
 	}
 	if (e != cudaSuccess) {
 		resident_pool_destroy(p);
@@ -417,20 +425,27 @@ void resident_pool_destroy(ResidentPool *p)
 int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8_t *const *src,
 		      uint8_t *const *dst, unsigned *pollers)
 {
+	if (args.cols + args.rows > kResidentPtrs || !legacy_idle())
+		return 0;
 	Resident *r = p->engines[__atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED) %
 				 p->engines.size()];
 	std::lock_guard<std::mutex> g(r->lock);
+	const uint64_t bytes = (uint64_t)(args.cols + args.rows) * args.len;
+	bool launched;
 	uint64_t s;
 	int ret = 1;
 
-	if (r->broken || args.cols + args.rows > kResidentPtrs || !legacy_idle())
+	if (r->broken)
 		return 0;
-	if (post(r, args, rg, src, dst, &s) != cudaSuccess)
+	if (post(r, args, rg, src, dst, &s, &launched) != cudaSuccess)
 		return fail(r, s);
-	// The first look after 3/4 of the recent latency. A stripe found done at that look counts
-	// as half of it: its latency is not known, only that it was shorter.
-	const uint64_t t0 = now_host_ns(), first = r->est_ns / 4 * 3;
-	const struct timespec nap = { (time_t)(first / 1000000000u), (long)(first % 1000000000u) };
+	// The first look after 3/4 of the latency the engine's recent calls had for these bytes, at
+	// most kPollMaxNs. A stripe found done at that look counts as half of it (its latency is
+	// only known to be shorter); one that started a kernel does not count.
+	const uint64_t t0 = now_host_ns();
+	const double want = 0.75e-3 * (double)r->est_ps * (double)bytes; // ns
+	const uint64_t first = want < (double)kPollMaxNs ? (uint64_t)want : (uint64_t)kPollMaxNs;
+	const struct timespec nap = { 0, (long)first };
 	bool at_first = first > 0;
 
 	if (at_first)
@@ -446,9 +461,12 @@ int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8
 		nanosleep(&gap, nullptr);
 	}
 	__atomic_fetch_sub(pollers, 1, __ATOMIC_RELAXED);
-	const uint64_t lat = at_first ? first / 2 : now_host_ns() - t0;
+	if (!launched && bytes) {
+		const uint64_t lat = at_first ? first / 2 : now_host_ns() - t0;
+		const uint64_t ps = lat * 1000 / bytes;
 
-	r->est_ns = r->est_ns ? (r->est_ns * 7 + lat) / 8 : lat;
+		r->est_ps = r->est_ps ? (r->est_ps * 7 + ps) / 8 : ps;
+	}
 	return ret;
 }
 

@@ -107,7 +107,7 @@ struct gfec_backend_conf {
 	long long resident_us; /**< > 0: calls of one small stripe in device memory go to a kernel
 				    kept running, which leaves after this many idle microseconds */
 	int resident_pinned;   /**< > 0: calls of one stripe read in place from pinned host memory
-				    go to this many kernels kept running (one multiprocessor each) */
+				    go to this many kernels kept running (4 multiprocessors each) */
 	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
 	int nrules;
 	int fault;	       /**< tests: 1 (GFEC_FAULT=cuda): every device call fails; 2 + i

@@ -8,9 +8,11 @@
  *     must not serve an old copy of host memory); every call of less than 1 MiB of inputs
  *     counted as an engine's, the larger ones as launches;
  *   - the engines gone idle, and past their 4 ms life under a stream of calls;
+ *   - work queued on the legacy default stream before a call: launched behind it instead;
  *   - 64 threads on 8 engines, each rewriting its own stripes between calls;
  *   - a NULL pointer (through a codec), an injected fault (never an engine's);
- *   - encode and decode through a codec with the knob, against the CPU codec.
+ *   - encode and decode through a codec with the knob, against the CPU codec, its encode an
+ *     engine's when under 1 MiB of inputs.
  * Exits 77 (ctest: skipped) without a usable GPU.
  */
 #include <cuda_runtime_api.h>
@@ -166,6 +168,29 @@ static void test_lifetime(void **state)
 	ops->fini(ctx);
 }
 
+/* Work queued on the legacy default stream: the call waits for it (launched behind it). */
+static void test_legacy_stream(void **state)
+{
+	void *ctx = ctx_open(2, 0);
+	struct stripe s;
+	const size_t big = (size_t)4 << 30;
+	uint8_t *junk;
+
+	(void)state;
+	assert_int_equal(cudaMalloc((void **)&junk, big), cudaSuccess);
+	stripe_open(&s, ctx, 10, 4, 65536, 0);
+	stripe_encode(&s, ctx, "first"); /* an engine runs now */
+	assert_int_equal(resident_calls(ctx), 1);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(cudaMemsetAsync(junk, i, big, 0), cudaSuccess);
+		stripe_encode(&s, ctx, "behind the legacy stream");
+	}
+	assert_int_equal(resident_calls(ctx), 1);
+	stripe_close(&s, ctx);
+	cudaFree(junk);
+	ops->fini(ctx);
+}
+
 struct caller {
 	void *ctx, *plan;
 	const uint8_t *a;
@@ -279,7 +304,9 @@ static void test_codec(void **state)
 			test_fill(h[i], len);
 			memcpy(p[i], h[i], len);
 		}
+		settle(); /* the codec's plan uploaded: its encode is an engine's if small enough */
 		assert_int_equal(gfec_encode(g, (const uint8_t *const *)p, p + k, len), 0);
+		assert_int_equal(gfec_codec_resident_calls(g), (size_t)k * len < ((size_t)1 << 20));
 		assert_int_equal(gfec_encode(c, (const uint8_t *const *)h, h + k, len), 0);
 		for (int i = k; i < n; i++)
 			assert_memory_equal(p[i], h[i], len);
@@ -311,9 +338,9 @@ static void test_codec(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shapes),	 cmocka_unit_test(test_lifetime),
-		cmocka_unit_test(test_callers),	 cmocka_unit_test(test_bad_calls),
-		cmocka_unit_test(test_codec),
+		cmocka_unit_test(test_shapes),	      cmocka_unit_test(test_lifetime),
+		cmocka_unit_test(test_legacy_stream), cmocka_unit_test(test_callers),
+		cmocka_unit_test(test_bad_calls),     cmocka_unit_test(test_codec),
 	};
 	void *ctx = NULL;
 
