@@ -381,7 +381,7 @@ int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 
 struct ResidentPool {
 	std::vector<Resident *> engines;
-	unsigned next = 0; // the next caller's engine, in turn (atomic)
+	unsigned next = 0; // the engine a caller waits for when all are busy, in turn (atomic)
 };
 
 cudaError_t resident_pool_create(int engines, ResidentPool **out)
@@ -427,9 +427,26 @@ int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8
 {
 	if (args.cols + args.rows > kResidentPtrs || !legacy_idle())
 		return 0;
-	Resident *r = p->engines[__atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED) %
-				 p->engines.size()];
-	std::lock_guard<std::mutex> g(r->lock);
+	// The first idle engine, so that few callers keep the same few kernels running (taken in
+	// turn, one caller's calls came to each of 16 engines after it had left); when all are
+	// busy, the next in turn, waited for.
+	Resident *r = nullptr;
+	std::unique_lock<std::mutex> g;
+
+	for (Resident *e : p->engines) {
+		std::unique_lock<std::mutex> t(e->lock, std::try_to_lock);
+
+		if (t.owns_lock()) {
+			r = e;
+			g = std::move(t);
+			break;
+		}
+	}
+	if (!r) {
+		r = p->engines[__atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED) %
+			       p->engines.size()];
+		g = std::unique_lock<std::mutex>(r->lock);
+	}
 	const uint64_t bytes = (uint64_t)(args.cols + args.rows) * args.len;
 	bool launched;
 	uint64_t s;
