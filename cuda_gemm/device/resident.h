@@ -21,9 +21,9 @@
  * Calls on pinned host memory (gpu_resident_pinned) go to a pool of such engines, each the same
  * kernel in a cluster of 4 blocks, serving one stripe of any length at a time through the
  * memory's mapped addresses (loads that fetch every line again: the CPU rewrites it between
- * requests). A caller takes the first idle engine, or waits for the next in turn; then it
+ * requests). Callers take the idle engine used last, waiting in arrival order; then each
  * sleeps until its stripe is done (poll.h's gaps, the first one 3/4 of the engine's recent
- * latency). On the H200 host a launch per 64 KiB RS(10,4) stripe tops out near 56,000 calls a
+ * latency for as many bytes). On the H200 host a launch per 64 KiB RS(10,4) stripe tops out near 56,000 calls a
  * second, 0.67x pinned H2D; 16 engines ran them at 0.86-0.87x from 16 and 64 callers
  * (perf/results/nvidia-h200/resident-pinned-2026-11-26: the engines' sizes tried, 1, 4 and 8
  * blocks, and their counts).
