@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
 #include <gfec/gfec.h>
 
 static double cpu(void)
