@@ -54,11 +54,19 @@ static const char *another_value(enum gfec_knob k, const struct gfec_knob_value 
 	case GFEC_KNOB_WORD:
 		snprintf(buf, len, "%.*s", (int)strcspn(d->words, ","), d->words);
 		break;
-	case GFEC_KNOB_TEXT:
+	case GFEC_KNOB_TEXT: {
+		/* a knob with its own check (gpu_devices: GPU ordinals) takes the first it accepts */
+		static const char *const texts[] = { "fz", "zf", "0", "1" };
+
 		if (d->hi < 2)
 			return NULL;
-		snprintf(buf, len, "%s", strcmp(v->text, "fz") ? "fz" : "zf");
-		break;
+		for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+			if (strcmp(v->text, texts[i]) && (!d->check || d->check(texts[i]) == 0)) {
+				snprintf(buf, len, "%s", texts[i]);
+				return buf;
+			}
+		return NULL;
+	}
 	}
 	return buf;
 }
