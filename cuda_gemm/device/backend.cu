@@ -204,7 +204,7 @@ struct Ctx {
 	std::mutex dlock; // dfree
 	std::vector<DevStream *> dfree, dall; // idle device-call streams; all of them
 	WriteValue32 write_value = nullptr;   // cuStreamWriteValue32, where it works (gpu_init)
-	unsigned pollers = 0;		      // callers in wait_word (atomic)
+	unsigned pollers = 0;		      // callers polling a word (poll_until, atomic)
 	uint64_t calls = 0, bytes_in = 0, failures = 0, resident = 0; // atomic
 
 	Resident *res = nullptr; // gpu_resident_us: one small stripe without a launch (resident.h)
@@ -994,63 +994,28 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 }
 
 /*
- * One stripe in device memory through the resident kernel (gpu_resident_us, resident.h), when the
- * launch would be the small-call kernel's: 1 done, 0 not taken, < 0 an error (GFEC_E_INVAL: a
- * NULL pointer).
+ * One stripe without a launch: in device memory through the resident kernel (gpu_resident_us,
+ * resident.h) when the launch would be the small-call kernel's; in pinned host memory (@p pinned:
+ * its mapped addresses) through the pool's engines (gpu_resident_pinned) on the shapes the
+ * small-call kernel takes, with fewer than kResidentPinnedSrc source bytes. 1 done, 0 not taken,
+ * < 0 an error (GFEC_E_INVAL: a NULL pointer).
  */
 int run_resident(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *src,
-		 uint8_t *const *dst)
+		 uint8_t *const *dst, bool pinned)
 {
-	const Prepared *k = pick_prepared(p, 1, len);
 	const int cols = col < 0 ? p->sh.cols : 1;
 
-	if (k != &p->small)
+	if (pinned ? !p->small.k || (size_t)cols * len >= kResidentPinnedSrc
+		   : pick_prepared(p, 1, len) != &p->small)
 		return 0;
 	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
 	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)p->sh.rows))
 		return GFEC_E_INVAL;
-	return resident_run(c->res, kernel_args(p, k, col, 1, len, 1), k->k->tile, src, dst);
-}
+	const GemmArgs args = kernel_args(p, &p->small, col, 1, len, 1);
+	const int rg = p->small.k->tile;
 
-/*
- * One stripe in pinned host memory (its mapped addresses) through the pool's engines
- * (gpu_resident_pinned, resident.h), on the shapes the small-call kernel takes, with fewer than
- * kResidentPinnedSrc source bytes: as run_resident.
- */
-int run_resident_pinned(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *src,
-			uint8_t *const *dst)
-{
-	const int cols = col < 0 ? p->sh.cols : 1;
-
-	if (!p->small.k || (size_t)cols * len >= kResidentPinnedSrc)
-		return 0;
-	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
-	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)p->sh.rows))
-		return GFEC_E_INVAL;
-	return resident_pool_run(c->rpool, kernel_args(p, &p->small, col, 1, len, 1),
-				 p->small.k->tile, src, dst, &c->pollers);
-}
-
-/*
- * Until the word at @p w holds @p seq (the GPU writes it behind a call's kernels), looking at
- * poll.h's gaps for the number of @p pollers; every kQueryLooks looks the stream is queried, so
- * that a failed kernel, which never writes the word, ends the wait with its error.
- */
-cudaError_t wait_word(const uint32_t *w, uint32_t seq, cudaStream_t st, const unsigned *pollers)
-{
-	for (unsigned looks = 1;; looks++) {
-		const struct timespec gap = poll_gap(pollers);
-
-		if (__atomic_load_n(w, __ATOMIC_ACQUIRE) == seq)
-			return cudaSuccess;
-		if (looks % kQueryLooks == 0) {
-			const cudaError_t e = cudaStreamQuery(st);
-
-			if (e != cudaErrorNotReady)
-				return e; // cudaSuccess: the word is written too
-		}
-		nanosleep(&gap, nullptr);
-	}
+	return pinned ? resident_pool_run(c->rpool, args, rg, src, dst, &c->pollers)
+		      : resident_run(c->res, args, rg, src, dst);
 }
 
 // Marks the end of the work queued on @p st so far: with @p poll (and where CUDA can), the GPU
@@ -1063,17 +1028,19 @@ cudaError_t done_mark(Ctx *c, Done &d, cudaStream_t st, bool poll)
 	return d.polled ? cudaSuccess : cudaEventRecord(d.ev, st);
 }
 
-// Sleeps until the work marked last is done: polling the word, or on the blocking-sync event.
+// Sleeps until the work marked last is done: polling the word (poll.h; a stream query now and
+// then ends the wait with a failed kernel's error), or on the blocking-sync event.
 cudaError_t done_wait(Ctx *c, const Done &d, cudaStream_t st)
 {
-	cudaError_t e;
+	cudaError_t e = cudaSuccess;
 
 	if (!d.polled)
 		return cudaEventSynchronize(d.ev);
-	__atomic_fetch_add(&c->pollers, 1, __ATOMIC_RELAXED);
-	e = wait_word(d.word, d.seq, st, &c->pollers);
-	__atomic_fetch_sub(&c->pollers, 1, __ATOMIC_RELAXED);
-	return e;
+	const unsigned looks = poll_until(
+		&c->pollers, [&] { return __atomic_load_n(d.word, __ATOMIC_ACQUIRE) == d.seq; },
+		[&] { return (e = cudaStreamQuery(st)) == cudaErrorNotReady; });
+
+	return looks ? cudaSuccess : e; // a query's cudaSuccess: the word is written too
 }
 
 // How run_device's caller waits for the end of its call.
@@ -1093,8 +1060,7 @@ int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const u
 
 	if ((sleep ? c->rpool != nullptr : c->res != nullptr) && !c->fault && !c->fault_kernel &&
 	    nstripes == 1 && !p->g16) {
-		const int ret = sleep ? run_resident_pinned(c, p, col, len, src, dst)
-				      : run_resident(c, p, col, len, src, dst);
+		const int ret = run_resident(c, p, col, len, src, dst, sleep);
 
 		if (ret > 0)
 			__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);

@@ -451,7 +451,6 @@ int serve_pinned(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 	const uint64_t bytes = (uint64_t)(args.cols + args.rows) * args.len;
 	bool launched;
 	uint64_t s;
-	int ret = 1;
 
 	if (r->broken)
 		return 0;
@@ -464,23 +463,15 @@ int serve_pinned(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 	const double want = 0.75e-3 * (double)r->est_ps * (double)bytes; // ns
 	const uint64_t first = want < (double)kPollMaxNs ? (uint64_t)want : (uint64_t)kPollMaxNs;
 	const struct timespec nap = { 0, (long)first };
-	bool at_first = first > 0;
 
-	if (at_first)
+	if (first)
 		nanosleep(&nap, nullptr);
-	__atomic_fetch_add(pollers, 1, __ATOMIC_RELAXED);
-	for (unsigned looks = 1; !served(r, s); looks++, at_first = false) {
-		if (looks % kQueryLooks == 0 && !still_running(r, s)) {
-			ret = fail(r, s);
-			break;
-		}
-		const struct timespec gap = poll_gap(pollers);
+	const unsigned looks = poll_until(
+		pollers, [&] { return served(r, s); }, [&] { return still_running(r, s); });
+	const int ret = looks ? 1 : fail(r, s);
 
-		nanosleep(&gap, nullptr);
-	}
-	__atomic_fetch_sub(pollers, 1, __ATOMIC_RELAXED);
 	if (!launched && bytes) {
-		const uint64_t lat = at_first ? first / 2 : now_host_ns() - t0;
+		const uint64_t lat = first && looks == 1 ? first / 2 : now_host_ns() - t0;
 		const uint64_t ps = lat * 1000 / bytes;
 
 		r->est_ps = r->est_ps ? (r->est_ps * 7 + ps) / 8 : ps;
