@@ -132,6 +132,23 @@ void perf_xor_streams_group(int width, size_t n, int nsrc, const uint8_t *const 
 /** Bytes every CPU figure and every row rotates over: max(64 MiB --quick / 256 MiB, 4 x L3). */
 size_t perf_rotate_bytes(const struct perf_opts *o);
 
+/*
+ * A CPU ceiling's sweeps (the memory sweeps, the XOR stream): each covers the rotation this many
+ * times (long enough that starting the threads is noise), and the best of this many is kept (a
+ * ceiling is what the machine can do, even when shared). --quick: one pass, the best of two; its
+ * rotation is 4 x L3 all the same, which on a 2-vCPU Xeon VM reporting 480 MiB of L3 made four
+ * passes, the best of five, cost 102 of --quick's 108 CPU-s.
+ */
+#define PERF_SWEEP_TRIALS_MAX 5
+static inline int perf_sweep_passes(const struct perf_opts *o)
+{
+	return o->quick ? 1 : 4;
+}
+static inline int perf_sweep_trials(const struct perf_opts *o)
+{
+	return o->quick ? 2 : PERF_SWEEP_TRIALS_MAX;
+}
+
 /**
  * The ceilings cache's key: the machine and what the figures depend on (@p threads, the rotation
  * size, --quick), so that a cache written on another machine, by a -T run or by a --quick run is

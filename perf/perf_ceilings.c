@@ -27,16 +27,6 @@
 #endif
 
 #define SEED 0x243f6a8885a308d3ull
-/* passes over its part per thread and sweep: long enough that starting the threads is noise */
-#define MEM_PASSES 4
-/* sweeps per pattern, the best kept: a ceiling is what the machine can do, even when shared */
-#define MEM_TRIALS 5
-/*
- * --quick: one pass, the best of two. Its rotation is 4 x L3 all the same, which on a 2-vCPU
- * Xeon VM reporting 480 MiB of L3 made the full counts cost 102 of --quick's 108 CPU-s.
- */
-#define MEM_PASSES_QUICK 1
-#define MEM_TRIALS_QUICK 2
 
 void perf_ceilings_key(char *buf, size_t len, const struct perf_opts *o,
 		       const struct perf_ceilings *c, int threads)
@@ -125,14 +115,13 @@ static double mem_sweep(enum mem_pattern pattern, int streams, uint8_t *src, uin
  * Memory bandwidth on @p threads threads, GB/s read + written: the best of a copy, a read-only
  * sweep and an in-place read-modify-write sweep (the mixes of an encode, a read-heavy decode and
  * an update), the last two over 1 and MEM_STREAMS streams per thread at once, each thread on its
- * own part of @p bytes (>= 4 x L3, so from DRAM). The best of MEM_TRIALS runs of each (--quick:
- * MEM_TRIALS_QUICK); the spread of the winning sweep's runs in @p spread.
+ * own part of @p bytes (>= 4 x L3, so from DRAM), perf_sweep_passes() passes each. The best of
+ * perf_sweep_trials() runs of each; the spread of the winning sweep's runs in @p spread.
  */
-static double cpu_mem_bw(size_t bytes, int threads, int quick, double *spread)
+static double cpu_mem_bw(const struct perf_opts *o, size_t bytes, int threads, double *spread)
 {
 	uint8_t *src = malloc(bytes), *dst = malloc(bytes);
-	const int trials = quick ? MEM_TRIALS_QUICK : MEM_TRIALS;
-	const int passes = quick ? MEM_PASSES_QUICK : MEM_PASSES;
+	const int trials = perf_sweep_trials(o), passes = perf_sweep_passes(o);
 	double best = 0;
 
 	*spread = 0;
@@ -140,7 +129,7 @@ static double cpu_mem_bw(size_t bytes, int threads, int quick, double *spread)
 		perf_fill_random(src, bytes, SEED);
 		memset(dst, 1, bytes);
 		for (size_t p = 0; p < sizeof(mem_sweeps) / sizeof(mem_sweeps[0]); p++) {
-			double g[MEM_TRIALS];
+			double g[PERF_SWEEP_TRIALS_MAX];
 			struct perf_summary s;
 
 			for (int trial = 0; trial < trials; trial++)
@@ -426,8 +415,8 @@ void perf_measure_ceilings(const struct perf_opts *o, struct perf_ceilings *c)
 	fprintf(stderr, "gfec-perf: measuring ceilings (CPU memory%s%s%s)...\n",
 		nshapes ? ", CPU XOR-stream" : "", o->ncodes ? ", raw ISA-L" : "",
 		c->gpu ? ", GPU copy, XOR bound, PCIe" : "");
-	c->cpu_mem_1 = cpu_mem_bw(copy_bytes, 1, o->quick, &c->cpu_mem_1_spread);
-	c->cpu_mem_t = cpu_mem_bw(copy_bytes, threads, o->quick, &c->cpu_mem_t_spread);
+	c->cpu_mem_1 = cpu_mem_bw(o, copy_bytes, 1, &c->cpu_mem_1_spread);
+	c->cpu_mem_t = cpu_mem_bw(o, copy_bytes, threads, &c->cpu_mem_t_spread);
 	/* a shape whose buffers cannot be had keeps 0: its rows fall back on the memory ceiling */
 	memcpy(c->xors, shapes, (size_t)nshapes * sizeof(shapes[0]));
 	c->nxor = nshapes;

@@ -192,14 +192,6 @@ fail:
 
 /* ------------------------------------------------------------------ XOR-stream ceiling */
 
-/* sweeps per shape, the best kept (as the memory ceiling's) */
-#define XOR_TRIALS 5
-/* each sweep touches at least this many times the rotation size */
-#define XOR_PASSES 4
-/* --quick: as the memory ceiling's (perf_ceilings.c) */
-#define XOR_TRIALS_QUICK 2
-#define XOR_PASSES_QUICK 1
-
 struct xor_sweep {
 	const struct bufs *b;
 	enum perf_op op;
@@ -300,7 +292,7 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	const size_t rotate = perf_rotate_bytes(o);
 	struct xor_sweep w = { 0 };
 	struct bufs b;
-	double g[XOR_TRIALS], per_set;
+	double g[PERF_SWEEP_TRIALS_MAX], per_set;
 	size_t touched, passes, long_slice;
 	int ret = -1;
 
@@ -313,9 +305,9 @@ int perf_xor_measure(const struct perf_opts *o, int threads, struct perf_xor_cei
 	w.b = &b, w.op = x->op, w.width = perf_xor_width(), w.nsrc = nsrc, w.ndst = ndst;
 	per_set = (double)x->chunk * (x->op == PERF_UPDATE ? 1 + 2 * m : nsrc + ndst);
 	touched = (size_t)b.nsets * (size_t)(nsrc + ndst) * x->chunk;
-	const int trials = o->quick ? XOR_TRIALS_QUICK : XOR_TRIALS;
+	const int trials = perf_sweep_trials(o);
 
-	passes = ((o->quick ? XOR_PASSES_QUICK : XOR_PASSES) * rotate + touched - 1) / touched;
+	passes = ((size_t)perf_sweep_passes(o) * rotate + touched - 1) / touched;
 	/* the codec's slice for a one-pass GFNI product that does not prefetch */
 	long_slice = gfec_cpu_long_slice(x->chunk, threads);
 	/*
