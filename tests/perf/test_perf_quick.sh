@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# gfec-perf --quick as CI runs it: under 30 CPU-s (more where L3 makes the rotation longer), every row checked, every row within its ceiling
-# (the self-check), a JSON file whose key set is the golden one (tests/perf/perf_json_keys.txt: a
-# change of schema must change that file too), and SVGs that parse as XML with one point and one
-# latency curve per result row.
+# gfec-perf --quick as CI runs it: under 30 CPU-s (more where L3 makes the rotation longer), every
+# row checked, every row within its ceiling (the self-check), a JSON file whose key set is the
+# golden one (tests/perf/perf_json_keys.txt: a change of schema must change that file too), and
+# SVGs that parse as XML with one point and one latency curve per result row.
 set -euo pipefail
 perf=$1 golden=$2
 dir=$(mktemp -d)
