@@ -139,6 +139,7 @@ constexpr size_t kPollBytes = (size_t)256 << 10;
 constexpr size_t kResidentPinnedSrc = (size_t)1 << 20;
 
 using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+using PointerQuery = CUresult (*)(unsigned int, CUpointer_attribute *, void **, CUdeviceptr);
 
 // The end of work queued on a stream, as a caller waits for it (done_mark, done_wait): a
 // blocking-sync event, or a word of pinned memory that the GPU writes behind the work.
@@ -204,6 +205,7 @@ struct Ctx {
 	std::mutex dlock; // dfree
 	std::vector<DevStream *> dfree, dall; // idle device-call streams; all of them
 	WriteValue32 write_value = nullptr;   // cuStreamWriteValue32, where it works (gpu_init)
+	PointerQuery pointer_query = nullptr; // cuPointerGetAttributes (gpu_init; in_pinned)
 	unsigned pollers = 0;		      // callers polling a word (poll_until, atomic)
 	uint64_t calls = 0, bytes_in = 0, failures = 0, resident = 0; // atomic
 
@@ -313,22 +315,33 @@ void done_free(Done &d)
 	d.word = nullptr;
 }
 
-/*
- * cuStreamWriteValue32, reached through the runtime's driver entry points (gfec links no
- * libcuda), when it works on this device: one write into a pinned word on @p st, read back.
- * nullptr otherwise, and host-memory calls then sleep on events only.
- */
-WriteValue32 write_value_probe(cudaStream_t st)
+// A driver function, reached through the runtime's driver entry points (gfec links no libcuda).
+void *driver_entry(const char *name)
 {
 	void *fn = nullptr;
 	cudaDriverEntryPointQueryResult q;
+
+	if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) !=
+		    cudaSuccess ||
+	    q != cudaDriverEntryPointSuccess) {
+		cudaGetLastError();
+		return nullptr;
+	}
+	return fn;
+}
+
+/*
+ * cuStreamWriteValue32, when it works on this device: one write into a pinned word on @p st, read
+ * back. nullptr otherwise, and host-memory calls then sleep on events only.
+ */
+WriteValue32 write_value_probe(cudaStream_t st)
+{
+	void *fn = driver_entry("cuStreamWriteValue32");
 	uint32_t *w = nullptr;
 	CUdeviceptr m = 0;
 	bool ok = false;
 
-	if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault,
-					     &q) == cudaSuccess &&
-	    q == cudaDriverEntryPointSuccess && fn && word_alloc(&w, &m))
+	if (fn && word_alloc(&w, &m))
 		ok = reinterpret_cast<WriteValue32>(fn)((CUstream)st, m, 1, 0) == CUDA_SUCCESS &&
 		     cudaStreamSynchronize(st) == cudaSuccess &&
 		     __atomic_load_n(w, __ATOMIC_ACQUIRE) == 1;
@@ -532,6 +545,9 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 	// tests on the H200; so could the plan uploads below).
 	CUDA_TRY(cudaStreamCreateWithFlags(&c->aux, cudaStreamDefault));
 	c->write_value = write_value_probe(c->aux);
+	c->pointer_query = reinterpret_cast<PointerQuery>(driver_entry("cuPointerGetAttributes"));
+	if (!c->pointer_query)
+		c->pinned_map = 0; // no range to check a chunk against: every host call is staged
 	if (conf && conf->resident_us > 0)
 		CUDA_TRY(resident_create(conf->resident_us, &c->res));
 	if (conf && conf->resident_pinned > 0)
@@ -1120,25 +1136,52 @@ bool mapped_type(const cudaPointerAttributes &at)
 }
 
 /*
- * The mapped (device-side) address of @p len bytes of pinned host memory at @p h, or nullptr when
- * they are not all pinned: the first and the last byte must both be page-locked and mapped, at
- * addresses len - 1 apart. (Page-locked memory is mapped on every 64-bit platform CUDA 13 runs on;
- * a caller that registers a chunk's two ends but not a page between them is not caught.) @p first:
- * h's attributes where the caller has them.
+ * One allocation of pinned, mapped host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister):
+ * its host bytes [lo, hi], and its device address minus its host address (mod 2^64). Empty at
+ * first.
  */
-const uint8_t *mapped_addr(const uint8_t *h, size_t len,
-			   const cudaPointerAttributes *first = nullptr)
+struct PinnedRange {
+	uintptr_t lo = 1, hi = 0, delta = 0;
+
+	bool holds(uintptr_t a, size_t len) const
+	{
+		return lo <= a && a <= hi && len - 1 <= hi - a;
+	}
+};
+
+/*
+ * Whether the @p len bytes at @p h are all pinned and mapped: inside *r, or else inside the
+ * allocation that holds h, which one driver query finds (cuPointerGetAttributes: its range) and
+ * leaves in *r for the next chunk. Asking cudaPointerGetAttributes about each chunk's first and
+ * last byte instead (28 queries for an RS(10,4) call) cost more with more callers: one query took
+ * a 64 KiB call on the resident engines from 26-30 to 16 us of CPU from 16 callers on the H200
+ * host (perf/results/nvidia-h200/cpu-threads-2026-11-26). Page-locked memory is mapped on every
+ * 64-bit platform CUDA 13 runs on.
+ */
+bool in_pinned(const Ctx *c, const uint8_t *h, size_t len, PinnedRange *r)
 {
-	const cudaPointerAttributes a = first ? *first : attrs(h);
+	const uintptr_t a = (uintptr_t)h;
 
-	if (!mapped_type(a))
-		return nullptr;
-	const cudaPointerAttributes b = len > 1 ? attrs(h + len - 1) : a;
+	if (r->holds(a, len))
+		return true;
+	CUpointer_attribute want[] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+				       CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+				       CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+				       CU_POINTER_ATTRIBUTE_RANGE_SIZE };
+	unsigned int type = 0;
+	CUdeviceptr dev = 0, start = 0;
+	size_t size = 0;
+	void *data[] = { &type, &dev, &start, &size };
 
-	if (!mapped_type(b) ||
-	    (const uint8_t *)b.devicePointer != (const uint8_t *)a.devicePointer + (len - 1))
-		return nullptr;
-	return static_cast<const uint8_t *>(a.devicePointer);
+	*r = PinnedRange();
+	// The range is taken in host addresses: where it does not hold h, the call is staged.
+	if (!c->pointer_query || c->pointer_query(4, want, data, (CUdeviceptr)a) != CUDA_SUCCESS ||
+	    type != CU_MEMORYTYPE_HOST || !dev || !size || a - (uintptr_t)start >= size)
+		return false;
+	r->lo = (uintptr_t)start;
+	r->hi = r->lo + (size - 1);
+	r->delta = (uintptr_t)dev - a;
+	return r->holds(a, len);
 }
 
 // A call's pointers translated to their mapped addresses: sources, then destinations.
@@ -1154,16 +1197,14 @@ struct Mapped {
 
 /*
  * Whether every buffer of the call is pinned host memory; its mapped addresses in *m if so. The
- * run of chunks last found pinned (merged while they touch, at one mapping offset) answers for
- * the chunks inside it, so a batch laid out in one pinned pool costs a few queries, not two per
- * chunk. @p first: src[0]'s attributes.
+ * allocation last found answers for the chunks inside it, so a batch laid out in one pinned pool
+ * costs one query.
  */
-bool map_stripes(const Plan *p, int nstripes, size_t len, const uint8_t *const *src,
-		 uint8_t *const *dst, const cudaPointerAttributes &first, Mapped *m)
+bool map_stripes(const Ctx *c, const Plan *p, int nstripes, size_t len, const uint8_t *const *src,
+		 uint8_t *const *dst, Mapped *m)
 {
 	const size_t nsrc = (size_t)nstripes * p->sh.cols, ndst = (size_t)nstripes * p->sh.rows;
-	uintptr_t lo = 1, hi = 0; // the known run [lo, hi], empty at first
-	uintptr_t delta = 0;	  // its mapped address minus its host address (mod 2^64)
+	PinnedRange r;
 
 	try {
 		m->ptrs.resize(nsrc + ndst);
@@ -1172,23 +1213,10 @@ bool map_stripes(const Plan *p, int nstripes, size_t len, const uint8_t *const *
 	}
 	for (size_t i = 0; i < nsrc + ndst; i++) {
 		const uint8_t *h = i < nsrc ? src[i] : dst[i - nsrc];
-		const uintptr_t a = (uintptr_t)h, b = a + (len - 1);
 
-		if (a < lo || b > hi) {
-			const uint8_t *d = mapped_addr(h, len, i == 0 ? &first : nullptr);
-
-			if (!d)
-				return false;
-			const uintptr_t dd = (uintptr_t)d - a;
-
-			if (dd == delta && lo <= hi && a <= hi + 1 && b + 1 >= lo) {
-				lo = a < lo ? a : lo;
-				hi = b > hi ? b : hi;
-			} else {
-				lo = a, hi = b, delta = dd;
-			}
-		}
-		m->ptrs[i] = (const uint8_t *)(a + delta);
+		if (!in_pinned(c, h, len, &r))
+			return false;
+		m->ptrs[i] = (const uint8_t *)((uintptr_t)h + r.delta);
 	}
 	return true;
 }
@@ -1272,11 +1300,13 @@ int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
 
 	// every byte pinned, not just the first: a DMA from a chunk that runs past its
 	// registration fails (test_gpu_pinned's test_partly_pinned)
+	PinnedRange known;
+
 	for (int t = 0; direct && t < nstripes; t++) {
 		for (int j = 0; direct && j < cols; j++)
-			direct = mapped_addr(src[(size_t)t * cols + j], len) != nullptr;
+			direct = in_pinned(c, src[(size_t)t * cols + j], len, &known);
 		for (int i = 0; direct && i < rows; i++)
-			direct = mapped_addr(dst[(size_t)t * rows + i], len) != nullptr;
+			direct = in_pinned(c, dst[(size_t)t * rows + i], len, &known);
 	}
 
 	if (slots_reserve(c, l, pitch * cols * piece_stripes, pitch * rows * piece_stripes, ptrs))
@@ -1396,7 +1426,7 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 		ret = run_device(c, p, col, nstripes, len, src, dst);
 		*done = ret ? 0 : len;
 	} else if (col < 0 && c->pinned_map && mapped_type(at) &&
-		   map_stripes(p, nstripes, len, src, dst, at, &m)) {
+		   map_stripes(c, p, nstripes, len, src, dst, &m)) {
 		const size_t bytes = (size_t)nstripes * len * (p->sh.cols + p->sh.rows);
 
 		map_enter(c, bytes);

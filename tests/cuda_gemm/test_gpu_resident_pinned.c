@@ -12,7 +12,9 @@
  *   - 64 threads on 8 engines, each rewriting its own stripes between calls;
  *   - a NULL pointer (through a codec), an injected fault (never an engine's);
  *   - encode and decode through a codec with the knob, against the CPU codec, its encode an
- *     engine's when under 1 MiB of inputs.
+ *     engine's when under 1 MiB of inputs;
+ *   - chunks in cudaHostAlloc and registered memory read in place, and chunks across or past a
+ *     registration's end not.
  * Exits 77 (ctest: skipped) without a usable GPU.
  */
 #include <cuda_runtime_api.h>
@@ -192,6 +194,94 @@ static void test_legacy_stream(void **state)
 	ops->fini(ctx);
 }
 
+/*
+ * RS(6,3) 16 KiB stripes with chunks at random places in one pinned allocation: with @p served,
+ * the call must be an engine's (its chunks found mapped); else launched or staged. Outputs
+ * against the CPU either way.
+ */
+static void encode_in(void *ctx, uint8_t *mem, size_t bytes, const uint8_t *const *fixed,
+		      int served)
+{
+	enum { K = 6, M = 3 };
+	const size_t len = 16384;
+	uint8_t a[K * M], *p[K + M], *want[M];
+	struct gfec_gemm_matrix gm = { .w = 8, .rows = M, .cols = K, .a = a };
+	const uint64_t n0 = resident_calls(ctx);
+	void *plan;
+
+	test_fill(a, sizeof(a));
+	assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
+	settle();
+	for (int i = 0; i < K + M; i++) {
+		/* disjoint slots of len + 16 bytes, each chunk 0..15 bytes into its own */
+		p[i] = fixed && fixed[i] ? (uint8_t *)fixed[i]
+					 : mem + (size_t)i * (len + 16) + (size_t)test_range(0, 15);
+		assert_true(fixed || (size_t)(p[i] - mem) + len <= bytes);
+	}
+	for (int i = 0; i < K; i++)
+		test_fill(p[i], len);
+	for (int i = 0; i < M; i++) {
+		memset(p[K + i], TEST_POISON, len);
+		want[i] = malloc(len);
+		assert_non_null(want[i]);
+	}
+	assert_int_equal(ops->gemm(ctx, plan, 1, len, (const uint8_t *const *)p, p + K), 0);
+	gfec_cpu_gemm_base(len, K, M, a, (const uint8_t *const *)p, want);
+	for (int i = 0; i < M; i++) {
+		assert_memory_equal(p[K + i], want[i], len);
+		free(want[i]);
+	}
+	assert_int_equal(resident_calls(ctx), n0 + (served ? 1 : 0));
+	ops->plan_free(ctx, plan);
+}
+
+/*
+ * Where pinned chunks live (backend.cu's in_pinned: one driver query per allocation): in one
+ * cudaHostAlloc block, in registered malloc memory (page-aligned or not), across the boundary of
+ * two registrations or past the end of one (not read in place), and after a registration is
+ * replaced by a smaller one.
+ */
+static void test_where_pinned(void **state)
+{
+	void *ctx = ctx_open(2, 0);
+	const size_t page = 4096, bytes = 64 * page;
+	uint8_t *block = pinned(bytes), *heap = NULL;
+
+	(void)state;
+	encode_in(ctx, block, bytes, NULL, 1);
+	assert_int_equal(posix_memalign((void **)&heap, page, 2 * bytes), 0);
+	assert_int_equal(cudaHostRegister(heap, bytes, cudaHostRegisterDefault), cudaSuccess);
+	encode_in(ctx, heap, bytes, NULL, 1);
+	/* a second registration right behind the first; one chunk spans the boundary */
+	assert_int_equal(cudaHostRegister(heap + bytes, bytes, cudaHostRegisterDefault),
+			 cudaSuccess);
+	encode_in(ctx, heap + bytes, bytes, NULL, 1);
+	const uint8_t *across[9] = { heap + bytes - 100 };
+
+	for (int i = 1; i < 9; i++)
+		across[i] = heap + bytes + 8192 + (size_t)i * 20000;
+	encode_in(ctx, NULL, 0, across, 0);
+	/* the second registration gone: a chunk running from the first past its end */
+	cudaHostUnregister(heap + bytes);
+	for (int i = 1; i < 9; i++)
+		across[i] = heap + (size_t)i * 20000;
+	encode_in(ctx, NULL, 0, across, 0);
+	/* the first replaced by a shorter one, 5 bytes past a page boundary */
+	const size_t part = bytes / 2 + 5 * page;
+
+	cudaHostUnregister(heap);
+	assert_int_equal(cudaHostRegister(heap + 5, part, cudaHostRegisterDefault), cudaSuccess);
+	encode_in(ctx, heap + 5, part, NULL, 1);
+	for (int i = 0; i < 8; i++)
+		across[i] = heap + 5 + (size_t)i * 16400;
+	across[8] = heap + 5 + part - 100; /* an output past the new end */
+	encode_in(ctx, NULL, 0, across, 0);
+	cudaHostUnregister(heap + 5);
+	free(heap);
+	cudaFreeHost(block);
+	ops->fini(ctx);
+}
+
 struct caller {
 	void *ctx, *plan;
 	const uint8_t *a;
@@ -342,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_shapes),	      cmocka_unit_test(test_lifetime),
 		cmocka_unit_test(test_legacy_stream), cmocka_unit_test(test_callers),
 		cmocka_unit_test(test_bad_calls),     cmocka_unit_test(test_codec),
+		cmocka_unit_test(test_where_pinned),
 	};
 	void *ctx = NULL;
 
