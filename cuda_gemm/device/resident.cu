@@ -456,11 +456,17 @@ int serve_pinned(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 		return 0;
 	if (post(r, args, rg, src, dst, &s, &launched) != cudaSuccess)
 		return fail(r, s);
-	// The first look after 3/4 of the latency the engine's recent calls had for these bytes, at
-	// most kPollMaxNs. A stripe found done at that look counts as half of it (its latency is
-	// only known to be shorter); one that started a kernel does not count.
+	// The first look after 3/4 of the latency the engine's recent calls had for these bytes, or
+	// 5/4 while other callers poll, at most kPollMaxNs. A stripe found done at that look counts
+	// as half of it (its latency is only known to be shorter); one that started a kernel does
+	// not count. A look before the end costs another sleep (4-6 us of CPU on the H200 host):
+	// from 16-64 callers 5/4 took 1.2-1.3 sleeps a call where 3/4 took 1.5, and from one caller
+	// cost 14% of its GB/s (cpu-threads-2026-11-26, call 4); 64 KiB RS(10,4) from 16 / 64
+	// callers went from 0.026-0.030 / 0.039-0.054 CPU-s/GB to 0.025-0.026 / 0.038-0.042, P99
+	// from 286-292 / 992-1014 us to 276-278 / 970-982 (call 6).
 	const uint64_t t0 = now_host_ns();
-	const double want = 0.75e-3 * (double)r->est_ps * (double)bytes; // ns
+	const double share = __atomic_load_n(pollers, __ATOMIC_RELAXED) ? 1.25e-3 : 0.75e-3;
+	const double want = share * (double)r->est_ps * (double)bytes; // ns
 	const uint64_t first = want < (double)kPollMaxNs ? (uint64_t)want : (uint64_t)kPollMaxNs;
 	const struct timespec nap = { 0, (long)first };
 
