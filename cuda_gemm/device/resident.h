@@ -23,10 +23,10 @@
  * memory's mapped addresses (loads that fetch every line again: the CPU rewrites it between
  * requests). Callers take the idle engine used last, waiting in arrival order; then each
  * sleeps until its stripe is done (poll.h's gaps, the first one 3/4 of the engine's recent
- * latency for as many bytes). On the H200 host a launch per 64 KiB RS(10,4) stripe tops out
- * near 56,000 calls a second, 0.67x pinned H2D; 16 engines ran them at 0.86-0.87x from 16 and 64
- * callers (perf/results/nvidia-h200/resident-pinned-2026-11-26: the engines' sizes tried, 1, 4
- * and 8 blocks, and their counts).
+ * latency for as many bytes, 5/4 while other callers poll). On the H200 host a launch per 64 KiB
+ * RS(10,4) stripe tops out near 56,000 calls a second, 0.67x pinned H2D; 16 engines ran them at
+ * 0.89x from 16 and 64 callers (perf/results/nvidia-h200/resident-pinned-2026-11-26: the
+ * engines' sizes tried, 1, 4 and 8 blocks, and their counts; cpu-threads-2026-11-26, call 5).
  */
 #pragma once
 
