@@ -698,6 +698,11 @@ int gpu_plan_create(void *ctx, const struct gfec_gemm_matrix *a, void **out)
 	CUDA_TRY(prepare(k, p->sh, a->a, &p->ks.back()));
 	if (const KernelInfo *sk = c->forced ? nullptr : small_kernel(k, p->sh, c))
 		CUDA_TRY(prepare(sk, p->sh, a->a, &p->small));
+	// The uploads above went on the legacy stream, and a copy from pageable memory returns
+	// before its DMA lands; the engines of pinned calls run on non-blocking streams and do not
+	// wait for it (resident.h), so the plan is only handed out once it is on the GPU.
+	if (c->rpool)
+		CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
 	*out = p;
 	return 0;
 fail:
@@ -1149,39 +1154,57 @@ struct PinnedRange {
 	}
 };
 
+// Where a buffer is, as one driver query finds it.
+enum class Mem { Device, Pinned, Other }; // Device: device or managed memory
+
+/*
+ * Where the memory at @p h is: one driver query (cuPointerGetAttributes) for its type and, for
+ * pinned and mapped host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister), the range of
+ * the allocation that holds it, left in *r (empty otherwise). Without the entry point, device
+ * memory is told by the runtime and no host memory counts as pinned.
+ */
+Mem query(const Ctx *c, const uint8_t *h, PinnedRange *r)
+{
+	const uintptr_t a = (uintptr_t)h;
+	CUpointer_attribute want[] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+				       CU_POINTER_ATTRIBUTE_IS_MANAGED,
+				       CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+				       CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+				       CU_POINTER_ATTRIBUTE_RANGE_SIZE };
+	unsigned int type = 0, managed = 0; // managed: a boolean, in a zeroed word
+	CUdeviceptr dev = 0, start = 0;
+	size_t size = 0;
+	void *data[] = { &type, &managed, &dev, &start, &size };
+
+	*r = PinnedRange();
+	if (!c->pointer_query)
+		return is_device(h) ? Mem::Device : Mem::Other;
+	if (c->pointer_query(5, want, data, (CUdeviceptr)a) != CUDA_SUCCESS)
+		return Mem::Other;
+	if (managed || type == CU_MEMORYTYPE_DEVICE)
+		return Mem::Device;
+	// The range is taken in host addresses: where it does not hold h, the call is staged.
+	if (type != CU_MEMORYTYPE_HOST || !dev || !size || a - (uintptr_t)start >= size)
+		return Mem::Other;
+	r->lo = (uintptr_t)start;
+	r->hi = r->lo + (size - 1);
+	r->delta = (uintptr_t)dev - a;
+	return Mem::Pinned;
+}
+
 /*
  * Whether the @p len bytes at @p h are all pinned and mapped: inside *r, or else inside the
- * allocation that holds h, which one driver query finds (cuPointerGetAttributes: its range) and
- * leaves in *r for the next chunk. Asking cudaPointerGetAttributes about each chunk's first and
- * last byte instead (28 queries for an RS(10,4) call) cost more with more callers: one query took
- * a 64 KiB call on the resident engines from 26-30 to 16 us of CPU from 16 callers on the H200
- * host (perf/results/nvidia-h200/cpu-threads-2026-11-26). Page-locked memory is mapped on every
+ * allocation that holds h (query(), which leaves its range in *r for the next chunk). Asking
+ * cudaPointerGetAttributes about each chunk's first and last byte instead (28 queries for an
+ * RS(10,4) call) cost more with more callers: one query took a 64 KiB call on the resident
+ * engines from 26-30 to 16 us of CPU from 16 callers on the H200 host
+ * (perf/results/nvidia-h200/cpu-threads-2026-11-26). Page-locked memory is mapped on every
  * 64-bit platform CUDA 13 runs on.
  */
 bool in_pinned(const Ctx *c, const uint8_t *h, size_t len, PinnedRange *r)
 {
-	const uintptr_t a = (uintptr_t)h;
-
-	if (r->holds(a, len))
-		return true;
-	CUpointer_attribute want[] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-				       CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-				       CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-				       CU_POINTER_ATTRIBUTE_RANGE_SIZE };
-	unsigned int type = 0;
-	CUdeviceptr dev = 0, start = 0;
-	size_t size = 0;
-	void *data[] = { &type, &dev, &start, &size };
-
-	*r = PinnedRange();
-	// The range is taken in host addresses: where it does not hold h, the call is staged.
-	if (!c->pointer_query || c->pointer_query(4, want, data, (CUdeviceptr)a) != CUDA_SUCCESS ||
-	    type != CU_MEMORYTYPE_HOST || !dev || !size || a - (uintptr_t)start >= size)
-		return false;
-	r->lo = (uintptr_t)start;
-	r->hi = r->lo + (size - 1);
-	r->delta = (uintptr_t)dev - a;
-	return r->holds(a, len);
+	return r->holds((uintptr_t)h, len) ||
+	       (query(c, h, r) == Mem::Pinned && r->holds((uintptr_t)h, len));
 }
 
 // A call's pointers translated to their mapped addresses: sources, then destinations.
@@ -1197,14 +1220,13 @@ struct Mapped {
 
 /*
  * Whether every buffer of the call is pinned host memory; its mapped addresses in *m if so. The
- * allocation last found answers for the chunks inside it, so a batch laid out in one pinned pool
- * costs one query.
+ * allocation last found (at first @p r, src[0]'s) answers for the chunks inside it, so a batch
+ * laid out in one pinned pool costs one query.
  */
 bool map_stripes(const Ctx *c, const Plan *p, int nstripes, size_t len, const uint8_t *const *src,
-		 uint8_t *const *dst, Mapped *m)
+		 uint8_t *const *dst, PinnedRange r, Mapped *m)
 {
 	const size_t nsrc = (size_t)nstripes * p->sh.cols, ndst = (size_t)nstripes * p->sh.rows;
-	PinnedRange r;
 
 	try {
 		m->ptrs.resize(nsrc + ndst);
@@ -1420,13 +1442,14 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 	__atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->bytes_in, (uint64_t)len * nstripes * (col < 0 ? p->sh.cols : 1),
 			   __ATOMIC_RELAXED);
-	const cudaPointerAttributes at = attrs(src[0]);
+	PinnedRange r;
+	const Mem at = query(c, src[0], &r);
 
-	if (device_type(at)) {
+	if (at == Mem::Device) {
 		ret = run_device(c, p, col, nstripes, len, src, dst);
 		*done = ret ? 0 : len;
-	} else if (col < 0 && c->pinned_map && mapped_type(at) &&
-		   map_stripes(c, p, nstripes, len, src, dst, &m)) {
+	} else if (col < 0 && c->pinned_map && at == Mem::Pinned &&
+		   map_stripes(c, p, nstripes, len, src, dst, r, &m)) {
 		const size_t bytes = (size_t)nstripes * len * (p->sh.cols + p->sh.rows);
 
 		map_enter(c, bytes);

@@ -55,12 +55,13 @@ struct Request {
 
 constexpr int kReqWords = (int)((sizeof(Request) + 7) / 8);
 
-// Pinned host memory, mapped; the host and the GPU each write their own 64-byte lines.
+// Pinned host memory, mapped; the host and the GPU each write their own 64-byte lines. Request s
+// is req[s % kResidentQueue]; the kernel serves them in order, one after the other.
 struct Box {
 	alignas(64) uint64_t seq; // host: the last request posted (kLeave: stop)
 	alignas(64) uint64_t done; // GPU: the last request served
 	uint32_t running;	   // GPU (host when it launches): a kernel polls seq
-	alignas(64) Request req;  // host: the request seq names
+	alignas(64) Request req[kResidentQueue]; // host
 };
 
 __device__ __forceinline__ uint64_t ld_acquire_sys(const uint64_t *p)
@@ -98,8 +99,8 @@ __device__ __forceinline__ uint64_t now_ns()
 }
 
 /*
- * Thread 0's look at the box: a request to serve, kIdle, or kLeave (stopped, or past its time
- * with nothing posted: see the top of the file for the last look).
+ * Thread 0's look at the box: the request to serve (the one after @p last), kIdle, or kLeave
+ * (stopped, or past its time with nothing posted: see the top of the file for the last look).
  */
 __device__ uint64_t next_request(Box *box, uint64_t last, uint64_t t0, uint64_t tidle,
 				 uint64_t idle_ns, uint64_t life_ns)
@@ -109,7 +110,7 @@ __device__ uint64_t next_request(Box *box, uint64_t last, uint64_t t0, uint64_t 
 	if (s == kLeave)
 		return kLeave;
 	if (s != last)
-		return s;
+		return last + 1;
 	const uint64_t t = now_ns();
 
 	if (t - tidle < idle_ns && t - t0 < life_ns)
@@ -120,7 +121,7 @@ __device__ uint64_t next_request(Box *box, uint64_t last, uint64_t t0, uint64_t 
 	if (s == kLeave || s == last)
 		return kLeave;
 	st_running(&box->running, 1);
-	return s;
+	return last + 1;
 }
 
 /*
@@ -156,7 +157,8 @@ __global__ void __cluster_dims__(B, 1, 1) __launch_bounds__(kThreads)
 			}
 			__syncthreads();
 			if (cmd != kLeave) {
-				const uint64_t *src = reinterpret_cast<const uint64_t *>(&box->req);
+				const uint64_t *src =
+					reinterpret_cast<const uint64_t *>(&box->req[cmd % kResidentQueue]);
 
 				for (int i = threadIdx.x; i < kReqWords; i += kThreads)
 					raw[i] = ld_relaxed_sys(src + i);
@@ -209,7 +211,11 @@ struct Resident {
 	uint64_t idle_ns = 0, life_ns = 0;
 	bool broken = false; // a CUDA error: never taken again
 	bool host = false;   // a pinned engine (gf_resident<LoadSys>)
-	uint64_t est_ps = 0; // a pinned engine: its recent latency per byte moved, in ps (under lock)
+	// a pinned engine: its recent latency per byte moved, in ps (atomic: a guide for the naps)
+	uint64_t est_ps = 0;
+	uint64_t queued = 0; // a pinned engine: the bytes of the requests posted and not returned (atomic)
+	int inside = 0;	     // a pinned engine: the callers that chose it and have not left (pool lock)
+	uint64_t used = 0;   // a pinned engine: when it was chosen last (pool lock)
 };
 
 namespace {
@@ -291,16 +297,18 @@ inline void cpu_relax()
  */
 int fail(Resident *r, uint64_t s)
 {
-	r->broken = true;
+	__atomic_store_n(&r->broken, true, __ATOMIC_RELAXED);
 	cudaGetLastError();
 	cudaStreamSynchronize(r->st);
 	cudaGetLastError();
-	return __atomic_load_n(&r->box->done, __ATOMIC_ACQUIRE) == s ? 1 : GFEC_E_DEVICE;
+	return __atomic_load_n(&r->box->done, __ATOMIC_ACQUIRE) >= s ? 1 : GFEC_E_DEVICE;
 }
 
 /*
  * Whether the caller's work queued on the legacy stream is done (a launch on a blocking stream
- * would wait for it; a resident kernel does not): if not, the call is launched instead.
+ * would wait for it; a resident kernel does not): if not, a call on device memory is launched
+ * instead. Calls on pinned host memory do not ask: host buffers are read when the call is made,
+ * on every backend (gfec.h).
  */
 bool legacy_idle()
 {
@@ -316,7 +324,7 @@ bool legacy_idle()
 cudaError_t post(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
 		 uint8_t *const *dst, uint64_t *s, bool *launched = nullptr)
 {
-	Request &req = r->box->req;
+	Request &req = r->box->req[(r->seq + 1) % kResidentQueue];
 
 	req.args = args;
 	req.rg = rg;
@@ -333,9 +341,10 @@ cudaError_t post(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 	return launch ? launch_resident(r) : cudaSuccess;
 }
 
+// Whether request @p s is served (requests are served in order).
 bool served(const Resident *r, uint64_t s)
 {
-	return __atomic_load_n(&r->box->done, __ATOMIC_ACQUIRE) == s;
+	return __atomic_load_n(&r->box->done, __ATOMIC_ACQUIRE) >= s;
 }
 
 /*
@@ -381,18 +390,21 @@ int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 }
 
 /*
- * Callers enter in arrival order while fewer than the engines are inside (fifo_gate.h: a mutex
- * alone let new callers overtake waiting ones, P99 10-12 ms from 64 callers on 16 engines), and
- * each inside takes the engine used last of those idle, so that one or a few callers keep the
- * same kernels running (taken in turn, one caller's calls reached each of 16 engines after its
- * kernel had left: 4.1 GB/s where a launch per call made 9.0, H200 call 15).
+ * Callers enter in arrival order while fewer than kResidentQueue per engine are inside
+ * (fifo_gate.h: a mutex alone let new callers overtake waiting ones, P99 10-12 ms from 64 callers
+ * on 16 engines), and each inside posts to the engine with the fewest callers, of those the one
+ * chosen last, so that one or a few callers keep the same kernels running (taken in turn, one
+ * caller's calls reached each of 16 engines after its kernel had left: 4.1 GB/s where a launch per
+ * call made 9.0, H200 call 15). A caller behind others on its engine sleeps through their
+ * requests as well as its own: waiting at the gate for an idle engine (a futex sleep and its
+ * wake) cost 9.9 us of CPU a call from 64 callers on 16 engines (cpu-threads-2026-11-26, call 4).
  */
 struct ResidentPool {
 	std::vector<Resident *> engines;
 	struct gfec_fifo_gate gate;
 	bool gate_made = false;
-	std::mutex lock;		// idle
-	std::vector<Resident *> idle; // the one used last at the back; broken ones at the front
+	std::mutex lock;    // the engines' inside and used
+	uint64_t clock = 0; // choices made (lock)
 };
 
 cudaError_t resident_pool_create(int engines, ResidentPool **out)
@@ -405,23 +417,20 @@ cudaError_t resident_pool_create(int engines, ResidentPool **out)
 		return cudaErrorMemoryAllocation;
 	if (engines < 1 || engines > kResidentPoolMax)
 		e = cudaErrorInvalidValue;
-	else if (gfec_fifo_gate_init(&p->gate, (uint64_t)engines))
+	else if (gfec_fifo_gate_init(&p->gate, (uint64_t)engines * kResidentQueue))
 		e = cudaErrorMemoryAllocation;
 	else
 		p->gate_made = true;
 	try {
 		p->engines.reserve((size_t)engines);
-		p->idle.reserve((size_t)engines);
 	} catch (const std::bad_alloc &) {
 		e = cudaErrorMemoryAllocation;
 	}
 	for (int i = 0; e == cudaSuccess && i < engines; i++) {
 		Resident *r;
 
-		if ((e = create(kHostIdleUs, true, &r)) == cudaSuccess) {
+		if ((e = create(kHostIdleUs, true, &r)) == cudaSuccess)
 			p->engines.push_back(r); // reserved: cannot throw
-			p->idle.push_back(r);
-		}
 	}
 	if (e != cudaSuccess) {
 		resident_pool_destroy(p);
@@ -444,29 +453,61 @@ void resident_pool_destroy(ResidentPool *p)
 
 namespace {
 
-// One stripe on engine @p r, which the caller holds alone (resident_pool_run).
+/*
+ * The engine a caller inside the gate posts to (see ResidentPool), counted in its inside; nullptr
+ * when every engine that works holds kResidentQueue callers (some are off after an error): a
+ * request slot is reused only once its request is served, which kResidentQueue callers at most
+ * on an engine guarantees (requests are served in order, and a caller leaves once its own is).
+ */
+Resident *choose(ResidentPool *p)
+{
+	std::lock_guard<std::mutex> g(p->lock);
+	Resident *best = nullptr;
+
+	for (Resident *r : p->engines)
+		if (!__atomic_load_n(&r->broken, __ATOMIC_RELAXED) && r->inside < kResidentQueue &&
+		    (!best || r->inside < best->inside ||
+		     (r->inside == best->inside && r->used > best->used)))
+			best = r;
+	if (best) {
+		best->inside++;
+		best->used = ++p->clock;
+	}
+	return best;
+}
+
+// One stripe on engine @p r, behind the requests its other callers posted (resident_pool_run).
 int serve_pinned(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
 		 uint8_t *const *dst, unsigned *pollers)
 {
 	const uint64_t bytes = (uint64_t)(args.cols + args.rows) * args.len;
+	uint64_t s, ahead;
 	bool launched;
-	uint64_t s;
+	cudaError_t e;
 
-	if (r->broken)
-		return 0;
-	if (post(r, args, rg, src, dst, &s, &launched) != cudaSuccess)
+	{
+		std::lock_guard<std::mutex> g(r->lock);
+
+		e = post(r, args, rg, src, dst, &s, &launched);
+		ahead = __atomic_add_fetch(&r->queued, bytes, __ATOMIC_RELAXED);
+	}
+	if (e != cudaSuccess) {
+		__atomic_sub_fetch(&r->queued, bytes, __ATOMIC_RELAXED);
 		return fail(r, s);
-	// The first look after 3/4 of the latency the engine's recent calls had for these bytes, or
-	// 5/4 while other callers poll, at most kPollMaxNs. A stripe found done at that look counts
-	// as half of it (its latency is only known to be shorter); one that started a kernel does
-	// not count. A look before the end costs another sleep (4-6 us of CPU on the H200 host):
-	// from 16-64 callers 5/4 took 1.2-1.3 sleeps a call where 3/4 took 1.5, and from one caller
-	// cost 14% of its GB/s (cpu-threads-2026-11-26, call 4); 64 KiB RS(10,4) from 16 / 64
-	// callers went from 0.026-0.030 / 0.039-0.054 CPU-s/GB to 0.025-0.026 / 0.038-0.042, P99
-	// from 286-292 / 992-1014 us to 276-278 / 970-982 (call 6).
+	}
+	// The first look after 3/4 of the latency the engine's recent calls had for the bytes of
+	// the requests ahead and this one, or 5/4 while other callers poll, at most kPollMaxNs. A
+	// stripe found done at that look counts as half of it (its latency is only known to be
+	// shorter); one that started a kernel does not count. A look before the end costs another
+	// sleep (4-6 us of CPU on the H200 host): from 16-64 callers 5/4 took 1.2-1.3 sleeps a call
+	// where 3/4 took 1.5, and from one caller cost 14% of its GB/s (cpu-threads-2026-11-26,
+	// call 4); 64 KiB RS(10,4) from 16 / 64 callers went from 0.026-0.030 / 0.039-0.054
+	// CPU-s/GB to 0.025-0.026 / 0.038-0.042, P99 from 286-292 / 992-1014 us to 276-278 /
+	// 970-982 (call 6).
 	const uint64_t t0 = now_host_ns();
 	const double share = __atomic_load_n(pollers, __ATOMIC_RELAXED) ? 1.25e-3 : 0.75e-3;
-	const double want = share * (double)r->est_ps * (double)bytes; // ns
+	const uint64_t est = __atomic_load_n(&r->est_ps, __ATOMIC_RELAXED);
+	const double want = share * (double)est * (double)ahead; // ns
 	const uint64_t first = want < (double)kPollMaxNs ? (uint64_t)want : (uint64_t)kPollMaxNs;
 	const struct timespec nap = { 0, (long)first };
 
@@ -476,11 +517,12 @@ int serve_pinned(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 		pollers, [&] { return served(r, s); }, [&] { return still_running(r, s); });
 	const int ret = looks ? 1 : fail(r, s);
 
-	if (!launched && bytes) {
+	__atomic_sub_fetch(&r->queued, bytes, __ATOMIC_RELAXED);
+	if (!launched && ahead) {
 		const uint64_t lat = first && looks == 1 ? first / 2 : now_host_ns() - t0;
-		const uint64_t ps = lat * 1000 / bytes;
+		const uint64_t ps = lat * 1000 / ahead;
 
-		r->est_ps = r->est_ps ? (r->est_ps * 7 + ps) / 8 : ps;
+		__atomic_store_n(&r->est_ps, est ? (est * 7 + ps) / 8 : ps, __ATOMIC_RELAXED);
 	}
 	return ret;
 }
@@ -491,26 +533,16 @@ int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8
 		      uint8_t *const *dst, unsigned *pollers)
 {
 	Resident *r;
-	int ret;
+	int ret = 0;
 
-	if (args.cols + args.rows > kResidentPtrs || !legacy_idle())
+	if (args.cols + args.rows > kResidentPtrs)
 		return 0;
 	gfec_fifo_gate_enter(&p->gate, 1);
-	{
+	if ((r = choose(p))) {
+		ret = serve_pinned(r, args, rg, src, dst, pollers);
 		std::lock_guard<std::mutex> g(p->lock);
 
-		r = p->idle.back(); // fewer callers inside than engines: one is idle
-		p->idle.pop_back();
-	}
-	ret = serve_pinned(r, args, rg, src, dst, pollers);
-	{
-		std::lock_guard<std::mutex> g(p->lock);
-
-		// reserved for every engine: neither can throw
-		if (r->broken)
-			p->idle.insert(p->idle.begin(), r);
-		else
-			p->idle.push_back(r);
+		r->inside--;
 	}
 	gfec_fifo_gate_leave(&p->gate, 1);
 	return ret;

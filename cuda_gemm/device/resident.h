@@ -19,14 +19,16 @@
  * stream would not wait for), launches as before.
  *
  * Calls on pinned host memory (gpu_resident_pinned) go to a pool of such engines, each the same
- * kernel in a cluster of 4 blocks, serving one stripe of any length at a time through the
- * memory's mapped addresses (loads that fetch every line again: the CPU rewrites it between
- * requests). Callers take the idle engine used last, waiting in arrival order; then each
- * sleeps until its stripe is done (poll.h's gaps, the first one 3/4 of the engine's recent
- * latency for as many bytes, 5/4 while other callers poll). On the H200 host a launch per 64 KiB
- * RS(10,4) stripe tops out near 56,000 calls a second, 0.67x pinned H2D; 16 engines ran them at
- * 0.89x from 16 and 64 callers (perf/results/nvidia-h200/resident-pinned-2026-11-26: the
- * engines' sizes tried, 1, 4 and 8 blocks, and their counts; cpu-threads-2026-11-26, call 5).
+ * kernel in a cluster of 4 blocks, serving stripes of any length in order, up to kResidentQueue
+ * posted at once, through the memory's mapped addresses (loads that fetch every line again: the
+ * CPU rewrites it between requests). Callers enter in arrival order and post to the engine with
+ * the fewest callers; then each sleeps until its stripe is done (poll.h's gaps, the first one
+ * 3/4 of the engine's recent latency for the bytes ahead and its own, 5/4 while other callers
+ * poll). They do not wait for the caller's stream work: host memory is read when the call is
+ * made. On the H200 host a launch per 64 KiB RS(10,4) stripe tops out near 56,000 calls a
+ * second, 0.67x pinned H2D; 16 engines ran them at 0.87-0.89x from 16 and 64 callers, at 8-10 us
+ * of CPU a call (perf/results/nvidia-h200/resident-pinned-2026-11-26: the engines' sizes tried,
+ * 1, 4 and 8 blocks, and their counts; engine-queries-2026-11-26, call 2).
  */
 #pragma once
 
@@ -42,6 +44,12 @@ struct Resident;
 
 /** Pointers (inputs then outputs) a request carries: the small-call kernel's columns and rows. */
 constexpr int kResidentPtrs = 24;
+
+/**
+ * Requests an engine holds at once, served in order: a pinned engine's callers post behind each
+ * other up to this many (the kernel of device-memory calls takes one at a time).
+ */
+constexpr int kResidentQueue = 4;
 
 /** Units (16 bytes of one stripe) above which a call is launched as before: 16 KiB chunks. */
 constexpr size_t kResidentMaxUnits = 1024;
@@ -82,8 +90,9 @@ void resident_pool_destroy(ResidentPool *p);
  * As resident_run, for one stripe of any length whose pointers (args.cols inputs, args.rows
  * outputs) are the mapped addresses of pinned host memory: waits for an engine, then sleeps
  * until the stripe is done, counted in @p pollers (the context's callers polling, atomic) while
- * it does. 0: not taken (the engine is off after a CUDA error, or the caller has work queued on
- * the legacy stream).
+ * it does. 0: not taken (the engine is off after a CUDA error). Work the caller queued on a
+ * stream is not waited for: host memory is read when the call is made, as the CPU path reads
+ * it; the plan's tables must be on the GPU (backend.cu waits for them when it makes a plan).
  */
 int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8_t *const *src,
 		      uint8_t *const *dst, unsigned *pollers);

@@ -53,6 +53,10 @@
  * Memory: buffers are host memory, or, when the codec runs on the GPU (backend=gpu, or auto on a
  * machine with a usable GPU), device memory (cudaMalloc); all buffers of one call must be of one
  * kind. Device buffers are used in place, with no copies. gfec_verify() needs host memory.
+ * Host buffers (pinned or not) are read when the call is made, as the CPU backend reads them:
+ * CUDA work that writes them (a cudaMemcpyAsync into pinned memory) must be complete before the
+ * call, on every backend. Device buffers: GPU calls wait for what the caller queued before on
+ * the legacy default stream; work on other streams must be synchronised first.
  *
  * Errors: every call returns 0 or a negative GFEC_E_* code (gfec_errors.h); none aborts, exits
  * or prints. Messages go to the callback set by gfec_set_log() (gfec_log.h), if any.
