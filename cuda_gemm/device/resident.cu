@@ -481,20 +481,18 @@ int serve_pinned(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 		 uint8_t *const *dst, unsigned *pollers)
 {
 	const uint64_t bytes = (uint64_t)(args.cols + args.rows) * args.len;
-	uint64_t s, ahead;
+	uint64_t s, ahead = 0;
 	bool launched;
 	cudaError_t e;
 
 	{
 		std::lock_guard<std::mutex> g(r->lock);
 
-		e = post(r, args, rg, src, dst, &s, &launched);
-		ahead = __atomic_add_fetch(&r->queued, bytes, __ATOMIC_RELAXED);
+		if ((e = post(r, args, rg, src, dst, &s, &launched)) == cudaSuccess)
+			ahead = __atomic_add_fetch(&r->queued, bytes, __ATOMIC_RELAXED);
 	}
-	if (e != cudaSuccess) {
-		__atomic_sub_fetch(&r->queued, bytes, __ATOMIC_RELAXED);
+	if (e != cudaSuccess)
 		return fail(r, s);
-	}
 	// The first look after 3/4 of the latency the engine's recent calls had for the bytes of
 	// the requests ahead and this one, or 5/4 while other callers poll, at most kPollMaxNs. A
 	// stripe found done at that look counts as half of it (its latency is only known to be
