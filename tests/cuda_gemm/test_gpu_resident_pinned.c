@@ -217,36 +217,27 @@ static void test_legacy_stream(void **state)
 static void encode_in(void *ctx, uint8_t *mem, size_t bytes, const uint8_t *const *fixed,
 		      int served)
 {
-	enum { K = 6, M = 3 };
-	const size_t len = 16384;
-	uint8_t a[K * M], *p[K + M], *want[M];
-	struct gfec_gemm_matrix gm = { .w = 8, .rows = M, .cols = K, .a = a };
+	struct stripe s = { .k = 6, .m = 3, .len = 16384 };
+	struct gfec_gemm_matrix gm = { .w = 8, .rows = s.m, .cols = s.k, .a = s.a };
 	const uint64_t n0 = resident_calls(ctx);
-	void *plan;
 
-	test_fill(a, sizeof(a));
-	assert_int_equal(ops->plan_create(ctx, &gm, &plan), 0);
-	for (int i = 0; i < K + M; i++) {
+	test_fill(s.a, (size_t)s.k * s.m);
+	assert_int_equal(ops->plan_create(ctx, &gm, &s.plan), 0);
+	for (int i = 0; i < s.k + s.m; i++) {
 		/* disjoint slots of len + 16 bytes, each chunk 0..15 bytes into its own */
-		p[i] = fixed && fixed[i] ? (uint8_t *)fixed[i]
-					 : mem + (size_t)i * (len + 16) + (size_t)test_range(0, 15);
-		assert_true(fixed || (size_t)(p[i] - mem) + len <= bytes);
+		s.p[i] = fixed && fixed[i] ? (uint8_t *)fixed[i]
+					   : mem + (size_t)i * (s.len + 16) + (size_t)test_range(0, 15);
+		assert_true(fixed || (size_t)(s.p[i] - mem) + s.len <= bytes);
 	}
-	for (int i = 0; i < K; i++)
-		test_fill(p[i], len);
-	for (int i = 0; i < M; i++) {
-		memset(p[K + i], TEST_POISON, len);
-		want[i] = malloc(len);
-		assert_non_null(want[i]);
+	for (int i = 0; i < s.m; i++) {
+		s.want[i] = malloc(s.len);
+		assert_non_null(s.want[i]);
 	}
-	assert_int_equal(ops->gemm(ctx, plan, 1, len, (const uint8_t *const *)p, p + K), 0);
-	gfec_cpu_gemm_base(len, K, M, a, (const uint8_t *const *)p, want);
-	for (int i = 0; i < M; i++) {
-		assert_memory_equal(p[K + i], want[i], len);
-		free(want[i]);
-	}
+	stripe_encode(&s, ctx, "chunks placed");
+	for (int i = 0; i < s.m; i++)
+		free(s.want[i]);
 	assert_int_equal(resident_calls(ctx), n0 + (served ? 1 : 0));
-	ops->plan_free(ctx, plan);
+	ops->plan_free(ctx, s.plan);
 }
 
 /*
