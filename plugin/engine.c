@@ -52,12 +52,16 @@ int gfec_engine_in_place(const struct gfec_engine *e, const void *p)
 				    : gfec_engine_is_device(e, p);
 }
 
-/* Calls on such memory hold no lane of the backend, so they pass the gate (updates never map). */
+/* Calls that hold no lane of the backend pass the gate: those it reads in place (updates never
+ * map), and those it runs without one (holds_lane). */
 int gfec_engine_gpu_gemm(struct gfec_engine *e, const void *plan, int nstripes, size_t len,
 			 const uint8_t *const *src, uint8_t *const *dst)
 {
 	const int gated =
-		e->gate && !gfec_engine_in_place(e, src[0]) && !gfec_engine_in_place(e, dst[0]);
+		e->gate &&
+		(e->gpu_ops->holds_lane
+			 ? e->gpu_ops->holds_lane(e->gpu_ctx, plan, nstripes, len, src, dst)
+			 : !gfec_engine_in_place(e, src[0]) && !gfec_engine_in_place(e, dst[0]));
 	int ret;
 
 	if (gated)

@@ -166,7 +166,8 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					    .key = "resident_pinned", .type = GFEC_KNOB_NUM,
 					    .lo = 0, .hi = 128, .dflt = "0",
 					    .help = "calls of one stripe read in place from pinned "
-						    "host memory (under 1 MiB of inputs) go to this "
+						    "host memory, or staged from pageable memory "
+						    "(under 1 MiB of inputs), go to this "
 						    "many kernels kept running on the GPU (4 "
 						    "multiprocessors each, each leaving after 1 ms "
 						    "without one) instead of a launch each (0 = "

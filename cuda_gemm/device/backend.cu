@@ -25,7 +25,11 @@
  * Each staged request holds a *lane* (its own slots, streams and staging buffers) from a pool of
  * `lanes` per device (gpu_lanes), so that concurrent callers' pieces overlap: one's copies, H2D
  * and D2H beside another's. A caller past the pool waits for a lane (the engine's gate in front
- * of the backend hands them out in arrival order, plugin/engine.c).
+ * of the backend hands them out in arrival order, plugin/engine.c). With gpu_resident_pinned, a
+ * stripe that fits one staging buffer and the engines' shapes holds no lane: run_stage copies it
+ * into a stage of its own and an engine serves it (no launch), and the gate lets it past
+ * (holds_lane). 64 KiB pageable RS(10,4) stripes from 16 / 64 callers went from 0.24x pinned
+ * H2D to 0.64x / 0.78-0.95x (perf/results/nvidia-h200/staged-engines-2026-11-26).
  *
  * Pinned host buffers (gpu_pinned=map, the default) skip the pipeline: the kernels read and write
  * them in place through their mapped addresses, a call of host memory then running as a call of
@@ -185,6 +189,12 @@ struct DevStream {
 	size_t cap = 0; // entries of each table
 };
 
+// A staged stripe's buffer for the engines (run_stage): kInPlacePiece bytes of pinned memory.
+struct Stage {
+	uint8_t *h = nullptr; // host address
+	uint8_t *m = nullptr; // mapped (device-side) address
+};
+
 struct Ctx {
 	int dev = 0;
 	cudaDeviceProp prop{};
@@ -197,6 +207,9 @@ struct Ctx {
 	std::mutex llock; // lfree, lall
 	std::condition_variable lcv;
 	std::vector<Lane *> lfree, lall; // idle lanes; all of them (at most nlanes)
+	gfec_fifo_gate stage_gate{}; // stages in use (run_stage), taken in arrival order
+	std::mutex slock;	     // sfree, sall
+	std::vector<Stage *> sfree, sall; // their buffers: idle; all
 	uint8_t *d_logexp = nullptr;
 	std::vector<gfec_tune_rule> rules; // gfec.conf [tune], first match wins
 	int fault = 0, fault_kernel = 0;   // gfec_backend_conf's
@@ -207,7 +220,7 @@ struct Ctx {
 	WriteValue32 write_value = nullptr;   // cuStreamWriteValue32, where it works (gpu_init)
 	PointerQuery pointer_query = nullptr; // cuPointerGetAttributes (gpu_init; in_pinned)
 	unsigned pollers = 0;		      // callers polling a word (poll_until, atomic)
-	uint64_t calls = 0, bytes_in = 0, failures = 0, resident = 0; // atomic
+	uint64_t calls = 0, bytes_in = 0, failures = 0, resident = 0, staged = 0; // atomic
 
 	Resident *res = nullptr; // gpu_resident_us: one small stripe without a launch (resident.h)
 	ResidentPool *rpool = nullptr; // gpu_resident_pinned: pinned stripes, likewise
@@ -361,6 +374,12 @@ void lane_free(Lane *l)
 	delete l;
 }
 
+void stage_free(Stage *st)
+{
+	cudaFreeHost(st->h);
+	delete st;
+}
+
 void dev_stream_free(DevStream *d)
 {
 	if (d->st)
@@ -386,13 +405,16 @@ void ctx_free(Ctx *c)
 	bfly16_release(&c->bfly);
 	for (Lane *l : c->lall)
 		lane_free(l);
+	for (Stage *st : c->sall)
+		stage_free(st);
 	if (c->aux)
 		cudaStreamDestroy(c->aux);
 	for (DevStream *d : c->dall)
 		dev_stream_free(d);
 	cudaFree(c->d_logexp);
 	gfec_cpu_pool_destroy(c->pool);
-	gfec_fifo_gate_destroy(&c->map_gate); // gpu_init makes it before anything ctx_free undoes
+	gfec_fifo_gate_destroy(&c->map_gate); // gpu_init makes both before anything ctx_free undoes
+	gfec_fifo_gate_destroy(&c->stage_gate);
 	delete c;
 }
 
@@ -526,6 +548,13 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		delete c;
 		return GFEC_E_SYSTEM;
 	}
+	const int engines = conf && conf->resident_pinned > 0 ? conf->resident_pinned : 0;
+
+	if (gfec_fifo_gate_init(&c->stage_gate, engines ? (uint64_t)engines * kResidentQueue : 1)) {
+		gfec_fifo_gate_destroy(&c->map_gate);
+		delete c;
+		return GFEC_E_SYSTEM;
+	}
 	uint8_t le[768];
 	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -550,8 +579,8 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		c->pinned_map = 0; // no range to check a chunk against: every host call is staged
 	if (conf && conf->resident_us > 0)
 		CUDA_TRY(resident_create(conf->resident_us, &c->res));
-	if (conf && conf->resident_pinned > 0)
-		CUDA_TRY(resident_pool_create(conf->resident_pinned, &c->rpool));
+	if (engines)
+		CUDA_TRY(resident_pool_create(engines, &c->rpool));
 	*out = c;
 	return 0;
 fail:
@@ -1017,15 +1046,19 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
 /*
  * One stripe without a launch: in device memory through the resident kernel (gpu_resident_us,
  * resident.h) when the launch would be the small-call kernel's; in pinned host memory (@p pinned:
- * its mapped addresses) through the pool's engines (gpu_resident_pinned) on the shapes the
- * small-call kernel takes, with fewer than kResidentPinnedSrc source bytes. 1 done, 0 not taken,
+ * its mapped addresses: the caller's buffers or a stage, run_stage) through the pool's engines
+ * (gpu_resident_pinned) on the shapes the small-call kernel takes, with fewer than
+ * kResidentPinnedSrc source bytes. Never with a fault injected. 1 done (counted), 0 not taken,
  * < 0 an error (GFEC_E_INVAL: a NULL pointer).
  */
-int run_resident(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *src,
-		 uint8_t *const *dst, bool pinned)
+int run_resident(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
+		 const uint8_t *const *src, uint8_t *const *dst, bool pinned)
 {
 	const int cols = col < 0 ? p->sh.cols : 1;
 
+	if (!(pinned ? c->rpool != nullptr : c->res != nullptr) || c->fault || c->fault_kernel ||
+	    nstripes != 1 || p->g16)
+		return 0;
 	if (pinned ? !p->small.k || (size_t)cols * len >= kResidentPinnedSrc
 		   : pick_prepared(p, 1, len) != &p->small)
 		return 0;
@@ -1034,9 +1067,12 @@ int run_resident(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *cons
 		return GFEC_E_INVAL;
 	const GemmArgs args = kernel_args(p, &p->small, col, 1, len, 1);
 	const int rg = p->small.k->tile;
+	const int ret = pinned ? resident_pool_run(c->rpool, args, rg, src, dst, &c->pollers)
+			       : resident_run(c->res, args, rg, src, dst);
 
-	return pinned ? resident_pool_run(c->rpool, args, rg, src, dst, &c->pollers)
-		      : resident_run(c->res, args, rg, src, dst);
+	if (ret > 0)
+		__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);
+	return ret;
 }
 
 // Marks the end of the work queued on @p st so far: with @p poll (and where CUDA can), the GPU
@@ -1079,15 +1115,8 @@ int run_device(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const u
 {
 	const bool sleep = wait != Wait::Spin;
 
-	if ((sleep ? c->rpool != nullptr : c->res != nullptr) && !c->fault && !c->fault_kernel &&
-	    nstripes == 1 && !p->g16) {
-		const int ret = run_resident(c, p, col, len, src, dst, sleep);
-
-		if (ret > 0)
-			__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);
-		if (ret)
-			return ret < 0 ? ret : 0;
-	}
+	if (const int ret = run_resident(c, p, col, nstripes, len, src, dst, sleep))
+		return ret < 0 ? ret : 0;
 	DevStream *d = dev_take(c);
 	bool two = false, null = false;
 	cudaError_t e;
@@ -1424,6 +1453,97 @@ fail:
 	return GFEC_E_DEVICE;
 }
 
+/*
+ * A staged call that the engines take (gpu_resident_pinned) through a stage: one stripe whose
+ * chunks, kPitchAlign apart, fit in one kInPlacePiece buffer of pinned memory, on the shapes and
+ * lengths they take from pinned memory (run_resident). It holds no lane: none of a lane's
+ * streams is used, and lanes stay for the pieces the copy engines move, which ran best on few
+ * of them (H200 host, RS(10,4) from 16 / 64 callers: pageable 1 MiB 45.2 / 45.4 GB/s on 8 lanes,
+ * 37.4 / 25.0 on 64) while 64 KiB ones, each a lane then, ran best on many (13.6 / 17.6 on 8,
+ * 34.7 / 44.9 on 64; perf/results/nvidia-h200/staged-engines-2026-11-26, call 2).
+ */
+bool stage_fits(const Ctx *c, const Plan *p, int col, int nstripes, size_t len)
+{
+	const int cols = col < 0 ? p->sh.cols : 1;
+	const size_t pitch = (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+
+	return c->rpool && !c->fault && !c->fault_kernel && nstripes == 1 && !p->g16 &&
+	       p->small.k && cols + p->sh.rows <= kResidentPtrs &&
+	       (size_t)cols * len < kResidentPinnedSrc &&
+	       pitch * (size_t)(cols + p->sh.rows) <= kInPlacePiece;
+}
+
+// An idle stage, or a new one; nullptr when CUDA cannot make one.
+Stage *stage_take(Ctx *c)
+{
+	std::lock_guard<std::mutex> g(c->slock);
+
+	if (!c->sfree.empty()) {
+		Stage *st = c->sfree.back();
+
+		c->sfree.pop_back();
+		return st;
+	}
+	Stage *st = new (std::nothrow) Stage;
+
+	if (!st)
+		return nullptr;
+	if (cudaMallocHost(&st->h, kInPlacePiece) != cudaSuccess ||
+	    cudaHostGetDevicePointer((void **)&st->m, st->h, 0) != cudaSuccess) {
+		cudaGetLastError();
+		stage_free(st);
+		return nullptr;
+	}
+	return pool_add(c->sall, c->sfree, st, stage_free);
+}
+
+void stage_give(Ctx *c, Stage *st)
+{
+	std::lock_guard<std::mutex> g(c->slock);
+
+	c->sfree.push_back(st);
+}
+
+/*
+ * A stage_fits() call: its chunks (and an update's parity) copied into a stage buffer, read and
+ * written there by an engine through the buffer's mapped address, the outputs copied back. Stages
+ * are taken in arrival order, at most kResidentQueue per engine (what the engines hold at once).
+ * As run_resident: 1 done, 0 not taken (no engine, or no memory for a stage: the caller takes a
+ * lane), < 0 an error with @p dst untouched.
+ */
+int run_stage(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *src,
+	      uint8_t *const *dst)
+{
+	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
+	const size_t pitch = (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+	const uint8_t *in[kResidentPtrs];
+	uint8_t *out[kResidentPtrs];
+	Stage *st;
+	int ret = 0;
+
+	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
+	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)rows))
+		return GFEC_E_INVAL;
+	gfec_fifo_gate_enter(&c->stage_gate, 1);
+	if ((st = stage_take(c))) {
+		for (int j = 0; j < cols; j++) {
+			memcpy(st->h + (size_t)j * pitch, src[j], len);
+			in[j] = st->m + (size_t)j * pitch;
+		}
+		for (int i = 0; i < rows; i++) {
+			if (col >= 0)
+				memcpy(st->h + (size_t)(cols + i) * pitch, dst[i], len);
+			out[i] = st->m + (size_t)(cols + i) * pitch;
+		}
+		ret = run_resident(c, p, col, 1, len, in, out, true);
+		for (int i = 0; ret > 0 && i < rows; i++)
+			memcpy(dst[i], st->h + (size_t)(cols + i) * pitch, len);
+		stage_give(c, st);
+	}
+	gfec_fifo_gate_leave(&c->stage_gate, 1);
+	return ret;
+}
+
 int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t *const *src,
 	uint8_t *const *dst, size_t *done)
 {
@@ -1457,11 +1577,21 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 				 bytes >= kPollBytes ? Wait::Poll : Wait::Event);
 		map_leave(c, bytes);
 		*done = ret ? 0 : len;
-	} else if (Lane *l = lane_take(c)) {
-		ret = run_host(c, l, p, col, nstripes, len, src, dst, done);
-		lane_give(c, l);
 	} else {
-		ret = GFEC_E_DEVICE;
+		__atomic_fetch_add(&c->staged, 1, __ATOMIC_RELAXED);
+		ret = stage_fits(c, p, col, nstripes, len) ? run_stage(c, p, col, len, src, dst)
+							       : 0;
+		if (ret == 0) {
+			Lane *l = lane_take(c);
+
+			ret = l ? run_host(c, l, p, col, nstripes, len, src, dst, done)
+				: GFEC_E_DEVICE;
+			if (l)
+				lane_give(c, l);
+		} else if (ret > 0) {
+			ret = 0;
+			*done = len;
+		}
 	}
 	if (ret)
 		__atomic_fetch_add(&c->failures, 1, __ATOMIC_RELAXED);
@@ -1497,6 +1627,7 @@ void gpu_stats(void *ctx, struct gfec_backend_stats *out)
 	out->bytes_in = __atomic_load_n(&c->bytes_in, __ATOMIC_RELAXED);
 	out->fallbacks = __atomic_load_n(&c->failures, __ATOMIC_RELAXED);
 	out->resident = __atomic_load_n(&c->resident, __ATOMIC_RELAXED);
+	out->staged = __atomic_load_n(&c->staged, __ATOMIC_RELAXED);
 }
 
 const char *gpu_path_name(void *ctx)
@@ -1540,12 +1671,22 @@ int gpu_in_place(void *ctx, const void *p)
 	return device_type(at) || (static_cast<Ctx *>(ctx)->pinned_map && mapped_type(at));
 }
 
+// The engine's gate (plugin/engine.c) lets the calls that hold no lane past: those read in place,
+// and those run_stage takes.
+int gpu_holds_lane(void *ctx, const void *plan, int nstripes, size_t len, const uint8_t *const *src,
+		   uint8_t *const *dst)
+{
+	return !gpu_in_place(ctx, src[0]) && !gpu_in_place(ctx, dst[0]) &&
+	       !stage_fits(static_cast<Ctx *>(ctx), static_cast<const Plan *>(plan), -1, nstripes,
+			   len);
+}
+
 const struct gfec_backend_ops gpu_ops = {
 	"gpu",	       gpu_init,   gpu_fini,  gpu_can_implement, gpu_plan_create, gpu_plan_free,
 	gpu_gemm,      gpu_update, gpu_is_device_ptr, gpu_stats,	 gpu_path_name,
 	nullptr, // devices: one device (the multi-device table lists its contexts)
 	gpu_butterfly16,  gpu_bfly16_alloc, gpu_bfly16_free, gpu_bfly16_sync, gpu_bfly16_work,
-	gpu_in_place,
+	gpu_in_place,	  gpu_holds_lane,
 	1, // checks_device_ptrs: dev_launches
 };
 

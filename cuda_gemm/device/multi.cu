@@ -574,13 +574,26 @@ void m_stats(void *ctx, struct gfec_backend_stats *out)
 	out->calls = m->calls;
 	out->bytes_in = m->bytes;
 	out->fallbacks = m->redone;
-	out->resident = 0;
+	out->resident = out->staged = 0;
 	for (const Dev *d : m->d) {
 		struct gfec_backend_stats one;
 
 		m->in->stats(d->ctx, &one);
 		out->resident += one.resident;
+		out->staged += one.staged;
 	}
+}
+
+// One context: its own answer, with its plan; several: a lane unless read in place, as without.
+int m_holds_lane(void *ctx, const void *plan, int nstripes, size_t len, const uint8_t *const *src,
+		 uint8_t *const *dst)
+{
+	MCtx *m = static_cast<MCtx *>(ctx);
+
+	if (m->d.size() == 1 && m->in->holds_lane)
+		return m->in->holds_lane(m->d[0]->ctx, static_cast<const MPlan *>(plan)->p[0],
+					 nstripes, len, src, dst);
+	return !m_in_place(ctx, src[0]) && !m_in_place(ctx, dst[0]);
 }
 
 const char *m_path_name(void *ctx)
@@ -621,7 +634,7 @@ const struct gfec_backend_ops multi_ops = {
 	m_gemm,	      m_update, m_is_device_ptr, m_stats,	   m_path_name,	  m_devices,
 	nullptr, // butterfly16: the CPU backend's alone
 	nullptr, nullptr, nullptr, nullptr, // its companions
-	m_in_place,
+	m_in_place,   m_holds_lane,
 	0, // checks_device_ptrs: stripes are placed by their pointers, so the codec checks them first
 };
 

@@ -18,10 +18,11 @@
  * of its own still queued on the legacy default stream (which the resident kernel's non-blocking
  * stream would not wait for), launches as before.
  *
- * Calls on pinned host memory (gpu_resident_pinned) go to a pool of such engines, each the same
- * kernel in a cluster of 4 blocks, serving stripes of any length in order, up to kResidentQueue
- * posted at once, through the memory's mapped addresses (loads that fetch every line again: the
- * CPU rewrites it between requests). Callers enter in arrival order and post to the engine with
+ * Calls on pinned host memory (gpu_resident_pinned), and pageable ones copied into pinned stages
+ * (backend.cu's run_stage), go to a pool of such engines, each the same kernel in a cluster of 4
+ * blocks, serving stripes of any length in order, up to kResidentQueue posted at once, through
+ * the memory's mapped addresses (loads that fetch every line again: the CPU rewrites it between
+ * requests). Callers enter in arrival order and post to the engine with
  * the fewest callers; then each sleeps until its stripe is done (poll.h's gaps, the first one
  * 3/4 of the engine's recent latency for the bytes ahead and its own, 5/4 while other callers
  * poll). They do not wait for the caller's stream work: host memory is read when the call is

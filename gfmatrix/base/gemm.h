@@ -59,6 +59,7 @@ struct gfec_backend_stats {
 	uint64_t bytes_in;	/**< source bytes read */
 	uint64_t fallbacks;	/**< calls redone on another path after an error */
 	uint64_t resident;	/**< GPU: calls the resident kernels ran (gpu_resident_us, _pinned) */
+	uint64_t staged;	/**< GPU: host calls copied through pinned staging buffers */
 };
 
 /**
@@ -238,6 +239,16 @@ struct gfec_backend_ops {
 	 * two. NULL: as is_device_ptr.
 	 */
 	int (*in_place)(void *ctx, const void *p);
+
+	/**
+	 * 1 when gemm() with these arguments on host memory would hold one of the backend's lanes
+	 * (gpu_lanes: the staging pipelines that the engine's gate hands out in arrival order); 0
+	 * for a call read in place and for a staged call the backend runs without a lane (the GPU
+	 * backend's resident engines). NULL: a call holds one unless in_place(src[0]) or
+	 * in_place(dst[0]).
+	 */
+	int (*holds_lane)(void *ctx, const void *plan, int nstripes, size_t len,
+			  const uint8_t *const *src, uint8_t *const *dst);
 
 	/**
 	 * 1 when gemm() on device memory (src[0] device memory: is_device_ptr) checks its pointer

@@ -16,7 +16,9 @@
  *   - encode and decode through a codec with the knob, against the CPU codec, its encode an
  *     engine's when under 1 MiB of inputs;
  *   - chunks in cudaHostAlloc and registered memory read in place, and chunks across or past a
- *     registration's end not.
+ *     registration's end not;
+ *   - pageable chunks staged through a lane's pinned buffers, then an engine's when the stripe
+ *     fits in place: encodes and updates, and pageable callers among the 64.
  * Exits 77 (ctest: skipped) without a usable GPU.
  */
 #include <cuda_runtime_api.h>
@@ -38,6 +40,12 @@ static const struct gfec_backend_ops *ops;
 
 /* The engines take calls of fewer input bytes (backend.cu's kResidentPinnedSrc); others launch. */
 #define ENGINE_SRC_MAX ((size_t)1 << 20)
+/*
+ * A staged stripe is read in place, so an engine may take it, when its chunks padded to
+ * PITCH_ALIGN bytes fit in STAGED_IN_PLACE_MAX (backend.cu's kPitchAlign, kInPlacePiece).
+ */
+#define PITCH_ALIGN ((size_t)256)
+#define STAGED_IN_PLACE_MAX ((size_t)1 << 20)
 
 static void *ctx_open(int engines, int fault)
 {
@@ -56,6 +64,14 @@ static uint64_t resident_calls(void *ctx)
 	return st.resident;
 }
 
+static uint64_t staged_calls(void *ctx)
+{
+	struct gfec_backend_stats st = { 0 };
+
+	ops->stats(ctx, &st);
+	return st.staged;
+}
+
 static uint8_t *pinned(size_t n)
 {
 	uint8_t *p = NULL;
@@ -64,9 +80,9 @@ static uint8_t *pinned(size_t n)
 	return p;
 }
 
-/* One stripe: k + m pinned chunks of len bytes, each 0..15 bytes off 16-byte alignment. */
+/* One stripe: k + m chunks of len bytes, pinned (or pageable), each 0..15 bytes off alignment. */
 struct stripe {
-	int k, m;
+	int k, m, pageable;
 	size_t len;
 	uint8_t *base[24], *p[24]; /* inputs then outputs */
 	uint8_t *want[8];
@@ -82,7 +98,8 @@ static void stripe_open(struct stripe *s, void *ctx, int k, int m, size_t len, i
 	test_fill(s->a, (size_t)k * m);
 	assert_int_equal(ops->plan_create(ctx, &gm, &s->plan), 0);
 	for (int i = 0; i < k + m; i++) {
-		s->base[i] = pinned(len + 16);
+		s->base[i] = s->pageable ? malloc(len + 16) : pinned(len + 16);
+		assert_non_null(s->base[i]);
 		s->p[i] = s->base[i] + (misalign ? (size_t)test_range(0, 15) : 0);
 	}
 	for (int i = 0; i < m; i++) {
@@ -95,7 +112,10 @@ static void stripe_close(struct stripe *s, void *ctx)
 {
 	ops->plan_free(ctx, s->plan);
 	for (int i = 0; i < s->k + s->m; i++)
-		cudaFreeHost(s->base[i]);
+		if (s->pageable)
+			free(s->base[i]);
+		else
+			cudaFreeHost(s->base[i]);
 	for (int i = 0; i < s->m; i++)
 		free(s->want[i]);
 }
@@ -141,7 +161,7 @@ static void test_shapes(void **state)
 
 	(void)state;
 	for (int it = 0; it < 120; it++) {
-		struct stripe s;
+		struct stripe s = { 0 };
 		const int k = test_range(1, 16), m = test_range(1, 8);
 		const size_t len = it % 10 == 0   ? (size_t)65536 << test_range(0, 4)
 				   : it % 3 == 0 ? (size_t)test_range(1, 64)
@@ -161,7 +181,7 @@ static void test_shapes(void **state)
 static void test_lifetime(void **state)
 {
 	void *ctx = ctx_open(2, 0);
-	struct stripe s;
+	struct stripe s = { 0 };
 	uint64_t n = 0;
 
 	(void)state;
@@ -187,7 +207,7 @@ static void test_lifetime(void **state)
 static void test_legacy_stream(void **state)
 {
 	void *ctx = ctx_open(2, 0);
-	struct stripe s;
+	struct stripe s = { 0 };
 	const size_t big = (size_t)4 << 30;
 	uint8_t *junk;
 
@@ -210,16 +230,16 @@ static void test_legacy_stream(void **state)
 }
 
 /*
- * RS(6,3) 16 KiB stripes with chunks at random places in one pinned allocation: with @p served,
- * the call must be an engine's (its chunks found mapped); else launched or staged. Outputs
- * against the CPU either way.
+ * RS(6,3) 16 KiB stripes with chunks at random places in one pinned allocation: with @p mapped,
+ * the chunks must be found mapped and read in place; else the call is staged. An engine serves
+ * it either way. Outputs against the CPU.
  */
 static void encode_in(void *ctx, uint8_t *mem, size_t bytes, const uint8_t *const *fixed,
-		      int served)
+		      int mapped)
 {
 	struct stripe s = { .k = 6, .m = 3, .len = 16384 };
 	struct gfec_gemm_matrix gm = { .w = 8, .rows = s.m, .cols = s.k, .a = s.a };
-	const uint64_t n0 = resident_calls(ctx);
+	const uint64_t n0 = resident_calls(ctx), s0 = staged_calls(ctx);
 
 	test_fill(s.a, (size_t)s.k * s.m);
 	assert_int_equal(ops->plan_create(ctx, &gm, &s.plan), 0);
@@ -236,7 +256,8 @@ static void encode_in(void *ctx, uint8_t *mem, size_t bytes, const uint8_t *cons
 	stripe_encode(&s, ctx, "chunks placed");
 	for (int i = 0; i < s.m; i++)
 		free(s.want[i]);
-	assert_int_equal(resident_calls(ctx), n0 + (served ? 1 : 0));
+	assert_int_equal(resident_calls(ctx), n0 + 1);
+	assert_int_equal(staged_calls(ctx), s0 + (mapped ? 0 : 1));
 	ops->plan_free(ctx, s.plan);
 }
 
@@ -323,7 +344,7 @@ static void test_callers(void **state)
 {
 	enum { T = 64 };
 	void *ctx = ctx_open(8, 0);
-	struct stripe s;
+	struct stripe s = { 0 };
 	struct caller c[T];
 	pthread_t th[T];
 
@@ -332,8 +353,8 @@ static void test_callers(void **state)
 	for (int t = 0; t < T; t++) {
 		c[t] = (struct caller){ .ctx = ctx, .plan = s.plan, .a = s.a, .rng = test_rand() | 1,
 					.len = t % 4 ? 65536 : (size_t)test_range(1, 100000) };
-		for (int i = 0; i < 14; i++)
-			c[t].p[i] = pinned(c[t].len);
+		for (int i = 0; i < 14; i++) /* one in 8 pageable, 64 KiB: staged, then an engine's */
+			c[t].p[i] = t % 8 == 1 ? malloc(c[t].len) : pinned(c[t].len);
 		for (int i = 0; i < 4; i++)
 			c[t].want[i] = malloc(c[t].len);
 	}
@@ -344,20 +365,100 @@ static void test_callers(void **state)
 	for (int t = 0; t < T; t++) {
 		assert_int_equal(c[t].bad, 0);
 		for (int i = 0; i < 14; i++)
-			cudaFreeHost(c[t].p[i]);
+			if (t % 8 == 1)
+				free(c[t].p[i]);
+			else
+				cudaFreeHost(c[t].p[i]);
 		for (int i = 0; i < 4; i++)
 			free(c[t].want[i]);
 	}
 	assert_int_equal(resident_calls(ctx), T * 40);
+	assert_int_equal(staged_calls(ctx), T / 8 * 40);
 	stripe_close(&s, ctx);
 	ops->fini(ctx);
+}
+
+/*
+ * Pageable stripes (misaligned, random shapes and lengths), staged: an engine takes the encode,
+ * and the update of one column, when the stripe is read in place and has fewer than
+ * ENGINE_SRC_MAX bytes of inputs; a launch the rest. Outputs against the CPU reference.
+ */
+static void test_staged(void **state)
+{
+	void *ctx = ctx_open(4, 0);
+	uint64_t res = 0, staged = 0;
+
+	(void)state;
+	for (int it = 0; it < 80; it++) {
+		struct stripe s = { .pageable = 1 };
+		const int k = test_range(1, 16), m = test_range(1, 8), col = test_range(0, k - 1);
+		const size_t len = it % 4 == 0 ? (size_t)test_range(1, 64)
+				   : it % 4 == 1 ? (size_t)65536
+						 : (size_t)test_range(1, 150000);
+		const size_t pitch = (len + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+		size_t done = 0;
+
+		const int engine = (size_t)k * len < ENGINE_SRC_MAX && pitch * (k + m) <= STAGED_IN_PLACE_MAX;
+
+		stripe_open(&s, ctx, k, m, len, 1);
+		/* the engine's gate lets a call pass when it holds no lane: the engines' ones */
+		assert_int_equal(ops->holds_lane(ctx, s.plan, 1, len, (const uint8_t *const *)s.p,
+						 s.p + k),
+				 !engine);
+		stripe_encode(&s, ctx, "staged encode");
+		res += engine;
+		/* update: parity ^= A(:, col) * delta, the delta in the first chunk's buffer */
+		test_fill(s.p[0], len);
+		gfec_cpu_update_base(len, k, m, col, s.a, s.p[0], s.want);
+		assert_int_equal(ops->update(ctx, s.plan, col, len, s.p[0], s.p + k, &done), 0);
+		assert_int_equal(done, len);
+		for (int i = 0; i < m; i++)
+			if (memcmp(s.p[k + i], s.want[i], len))
+				fail_msg("staged update: k=%d m=%d col=%d len=%zu output %d differs", k,
+					 m, col, len, i);
+		res += len < ENGINE_SRC_MAX && pitch * (1 + m) <= STAGED_IN_PLACE_MAX;
+		staged += 2;
+		assert_int_equal(resident_calls(ctx), res);
+		assert_int_equal(staged_calls(ctx), staged);
+		stripe_close(&s, ctx);
+	}
+	assert_true(res > 0);
+	ops->fini(ctx);
+}
+
+/* Which calls hold a lane: staged ones without engines, or too long for them; none in place. */
+static void test_holds_lane(void **state)
+{
+	void *with = ctx_open(2, 0), *without = ctx_open(0, 0);
+	struct stripe h = { .pageable = 1 }, p = { 0 }, big = { .pageable = 1 };
+	const uint8_t *const *src[3] = { (const uint8_t *const *)h.p, (const uint8_t *const *)p.p,
+					 (const uint8_t *const *)big.p };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		void *ctx = i ? without : with;
+
+		stripe_open(&h, ctx, 10, 4, 65536, 0);
+		stripe_open(&p, ctx, 10, 4, 65536, 0);
+		stripe_open(&big, ctx, 10, 4, (size_t)1 << 20, 0);
+		assert_int_equal(ops->holds_lane(ctx, h.plan, 1, h.len, src[0], h.p + 10), i);
+		assert_int_equal(ops->holds_lane(ctx, p.plan, 1, p.len, src[1], p.p + 10), 0);
+		assert_int_equal(ops->holds_lane(ctx, big.plan, 1, big.len, src[2], big.p + 10), 1);
+		/* two stripes: staged as one piece through a lane */
+		assert_int_equal(ops->holds_lane(ctx, h.plan, 2, 16, src[0], h.p + 10), 1);
+		stripe_close(&h, ctx);
+		stripe_close(&p, ctx);
+		stripe_close(&big, ctx);
+	}
+	ops->fini(with);
+	ops->fini(without);
 }
 
 static void test_bad_calls(void **state)
 {
 	void *faulty = ctx_open(2, 1);
 	gfec_codec *g = make("k=10 m=4 backend=gpu gpu_resident_pinned=2");
-	struct stripe f;
+	struct stripe f = { 0 };
 	uint8_t *keep;
 
 	(void)state;
@@ -435,7 +536,8 @@ int main(void)
 		cmocka_unit_test(test_shapes),	      cmocka_unit_test(test_lifetime),
 		cmocka_unit_test(test_legacy_stream), cmocka_unit_test(test_callers),
 		cmocka_unit_test(test_bad_calls),     cmocka_unit_test(test_codec),
-		cmocka_unit_test(test_where_pinned),
+		cmocka_unit_test(test_where_pinned),  cmocka_unit_test(test_staged),
+		cmocka_unit_test(test_holds_lane),
 	};
 	void *ctx = NULL;
 

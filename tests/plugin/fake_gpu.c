@@ -172,7 +172,7 @@ static void fake_stats(void *ctx, struct gfec_backend_stats *out)
 	out->calls = g->n.calls + g->n.updates;
 	out->bytes_in = g->n.bytes_in;
 	out->fallbacks = 0;
-	out->resident = 0;
+	out->resident = out->staged = 0;
 	pthread_mutex_unlock(&g->lock);
 }
 
