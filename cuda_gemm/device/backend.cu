@@ -1456,7 +1456,8 @@ fail:
 /*
  * A staged call that the engines take (gpu_resident_pinned) through a stage: one stripe whose
  * chunks, kPitchAlign apart, fit in one kInPlacePiece buffer of pinned memory, on the shapes and
- * lengths they take from pinned memory (run_resident). It holds no lane: none of a lane's
+ * lengths they take from pinned memory (run_resident), while an engine works and pinned memory
+ * is read in place (gpu_pinned=dma keeps the copy engines for every host call). It holds no lane: none of a lane's
  * streams is used, and lanes stay for the pieces the copy engines move, which ran best on few
  * of them (H200 host, RS(10,4) from 16 / 64 callers: pageable 1 MiB 45.2 / 45.4 GB/s on 8 lanes,
  * 37.4 / 25.0 on 64) while 64 KiB ones, each a lane then, ran best on many (13.6 / 17.6 on 8,
@@ -1467,10 +1468,11 @@ bool stage_fits(const Ctx *c, const Plan *p, int col, int nstripes, size_t len)
 	const int cols = col < 0 ? p->sh.cols : 1;
 	const size_t pitch = (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
 
-	return c->rpool && !c->fault && !c->fault_kernel && nstripes == 1 && !p->g16 &&
-	       p->small.k && cols + p->sh.rows <= kResidentPtrs &&
+	return c->rpool && c->pinned_map && !c->fault && !c->fault_kernel && nstripes == 1 &&
+	       !p->g16 && p->small.k && cols + p->sh.rows <= kResidentPtrs &&
 	       (size_t)cols * len < kResidentPinnedSrc &&
-	       pitch * (size_t)(cols + p->sh.rows) <= kInPlacePiece;
+	       pitch * (size_t)(cols + p->sh.rows) <= kInPlacePiece &&
+	       resident_pool_working(c->rpool);
 }
 
 // An idle stage, or a new one; nullptr when CUDA cannot make one.
@@ -1538,6 +1540,8 @@ int run_stage(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *
 		ret = run_resident(c, p, col, 1, len, in, out, true);
 		for (int i = 0; ret > 0 && i < rows; i++)
 			memcpy(dst[i], st->h + (size_t)(cols + i) * pitch, len);
+		if (ret)
+			__atomic_fetch_add(&c->staged, 1, __ATOMIC_RELAXED);
 		stage_give(c, st);
 	}
 	gfec_fifo_gate_leave(&c->stage_gate, 1);
@@ -1578,16 +1582,18 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 		map_leave(c, bytes);
 		*done = ret ? 0 : len;
 	} else {
-		__atomic_fetch_add(&c->staged, 1, __ATOMIC_RELAXED);
 		ret = stage_fits(c, p, col, nstripes, len) ? run_stage(c, p, col, len, src, dst)
 							       : 0;
 		if (ret == 0) {
 			Lane *l = lane_take(c);
 
-			ret = l ? run_host(c, l, p, col, nstripes, len, src, dst, done)
-				: GFEC_E_DEVICE;
-			if (l)
+			if (l) {
+				__atomic_fetch_add(&c->staged, 1, __ATOMIC_RELAXED);
+				ret = run_host(c, l, p, col, nstripes, len, src, dst, done);
 				lane_give(c, l);
+			} else {
+				ret = GFEC_E_DEVICE;
+			}
 		} else if (ret > 0) {
 			ret = 0;
 			*done = len;

@@ -440,6 +440,14 @@ cudaError_t resident_pool_create(int engines, ResidentPool **out)
 	return cudaSuccess;
 }
 
+bool resident_pool_working(const ResidentPool *p)
+{
+	for (const Resident *r : p->engines)
+		if (!__atomic_load_n(&r->broken, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
 void resident_pool_destroy(ResidentPool *p)
 {
 	if (!p)

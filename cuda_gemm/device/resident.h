@@ -87,6 +87,9 @@ cudaError_t resident_pool_create(int engines, ResidentPool **out);
 /** Stops every engine's kernel and frees everything (nullptr: nothing). */
 void resident_pool_destroy(ResidentPool *p);
 
+/** Whether any engine of @p p can still take a request (a CUDA error turns one off for good). */
+bool resident_pool_working(const ResidentPool *p);
+
 /**
  * As resident_run, for one stripe of any length whose pointers (args.cols inputs, args.rows
  * outputs) are the mapped addresses of pinned host memory: waits for an engine, then sleeps

@@ -59,7 +59,7 @@ struct gfec_backend_stats {
 	uint64_t bytes_in;	/**< source bytes read */
 	uint64_t fallbacks;	/**< calls redone on another path after an error */
 	uint64_t resident;	/**< GPU: calls the resident kernels ran (gpu_resident_us, _pinned) */
-	uint64_t staged;	/**< GPU: host calls copied through pinned staging buffers */
+	uint64_t staged;	/**< GPU: host calls run through a lane or a stage (not in place) */
 };
 
 /**

@@ -17,8 +17,9 @@
  *     engine's when under 1 MiB of inputs;
  *   - chunks in cudaHostAlloc and registered memory read in place, and chunks across or past a
  *     registration's end not;
- *   - pageable chunks staged through a lane's pinned buffers, then an engine's when the stripe
- *     fits in place: encodes and updates, and pageable callers among the 64.
+ *   - pageable chunks copied into a stage and served by an engine when the stripe fits one
+ *     (else through a lane): encodes and updates, pageable callers among the 64, and which calls
+ *     the engine's gate must hold (holds_lane), with gpu_pinned=dma too.
  * Exits 77 (ctest: skipped) without a usable GPU.
  */
 #include <cuda_runtime_api.h>
@@ -426,32 +427,44 @@ static void test_staged(void **state)
 	ops->fini(ctx);
 }
 
-/* Which calls hold a lane: staged ones without engines, or too long for them; none in place. */
+/*
+ * Which calls hold a lane: staged ones without engines, too long for them, or with
+ * gpu_pinned=dma (every host call through the copy engines, pinned ones too); none in place.
+ */
 static void test_holds_lane(void **state)
 {
-	void *with = ctx_open(2, 0), *without = ctx_open(0, 0);
+	struct gfec_backend_conf dma_conf = { .resident_pinned = 2, .pinned_dma = 1 };
+	void *ctxs[3] = { ctx_open(2, 0), ctx_open(0, 0), NULL };
 	struct stripe h = { .pageable = 1 }, p = { 0 }, big = { .pageable = 1 };
 	const uint8_t *const *src[3] = { (const uint8_t *const *)h.p, (const uint8_t *const *)p.p,
 					 (const uint8_t *const *)big.p };
 
 	(void)state;
-	for (int i = 0; i < 2; i++) {
-		void *ctx = i ? without : with;
+	assert_int_equal(ops->init(&dma_conf, &ctxs[2]), 0);
+	for (int i = 0; i < 3; i++) {
+		void *ctx = ctxs[i];
 
 		stripe_open(&h, ctx, 10, 4, 65536, 0);
 		stripe_open(&p, ctx, 10, 4, 65536, 0);
 		stripe_open(&big, ctx, 10, 4, (size_t)1 << 20, 0);
-		assert_int_equal(ops->holds_lane(ctx, h.plan, 1, h.len, src[0], h.p + 10), i);
-		assert_int_equal(ops->holds_lane(ctx, p.plan, 1, p.len, src[1], p.p + 10), 0);
+		assert_int_equal(ops->holds_lane(ctx, h.plan, 1, h.len, src[0], h.p + 10), i > 0);
+		assert_int_equal(ops->holds_lane(ctx, p.plan, 1, p.len, src[1], p.p + 10), i == 2);
 		assert_int_equal(ops->holds_lane(ctx, big.plan, 1, big.len, src[2], big.p + 10), 1);
 		/* two stripes: staged as one piece through a lane */
 		assert_int_equal(ops->holds_lane(ctx, h.plan, 2, 16, src[0], h.p + 10), 1);
+		/* what it said: a call through a stage or a lane counts as staged, an engine's as
+		 * resident either way */
+		const uint64_t r0 = resident_calls(ctx), s0 = staged_calls(ctx);
+
+		stripe_encode(&h, ctx, "holds_lane, pageable");
+		stripe_encode(&p, ctx, "holds_lane, pinned");
+		assert_int_equal(resident_calls(ctx) - r0, (i == 0) + (i == 0));
+		assert_int_equal(staged_calls(ctx) - s0, 1 + (i == 2));
 		stripe_close(&h, ctx);
 		stripe_close(&p, ctx);
 		stripe_close(&big, ctx);
+		ops->fini(ctx);
 	}
-	ops->fini(with);
-	ops->fini(without);
 }
 
 static void test_bad_calls(void **state)
