@@ -284,9 +284,9 @@ static void gpu_setup(void)
 		(void)gfec_coalesce_create((unsigned)coalesce_us, (uint64_t)coalesce_bytes,
 					   (unsigned)coalesce_slots, (uint64_t)slot_min,
 					   &gpu_engine.coal);
-	/* their host-buffer calls reach the GPU in arrival order (engine.h's gate; without
-	 * memory for it, they queue on the backend's lock as before) */
-	(void)gfec_engine_gate(&gpu_engine, 1);
+	/* their host-buffer calls reach the GPU in arrival order, as many at once as the backend
+	 * has lanes (engine.h's gate; without memory for it, they wait for a lane unordered) */
+	(void)gfec_engine_gate(&gpu_engine, GFEC_GPU_LANES_DEFAULT);
 	gpu_started = 1;
 	atexit(teardown);
 	if (dladdr((const void *)gpu_setup, &self))
