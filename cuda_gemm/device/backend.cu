@@ -114,6 +114,12 @@ constexpr int kDefaultStreams = 2;
 constexpr size_t kDefaultSegment = (size_t)32 << 20; // staging bytes per slot (inputs)
 constexpr size_t kMaxPtrs = 1 << 20;		      // pointer-array entries per piece
 constexpr size_t kPitchAlign = 256;
+
+// A staged chunk's room in its staging buffer: its length rounded up to kPitchAlign.
+constexpr size_t pitch_of(size_t len)
+{
+	return (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+}
 // Device-buffer calls: the first piece's pointers, the growth of the next ones and their cap (see
 // the top). On the H200 host the pass over the pointers (45 us for 57344) outran the kernel (78 us
 // for their 4096 RS(10,4) stripes of 4 KiB), but with growth 4 the last piece (2636 stripes) waited
@@ -1048,19 +1054,27 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
  * resident.h) when the launch would be the small-call kernel's; in pinned host memory (@p pinned:
  * its mapped addresses: the caller's buffers or a stage, run_stage) through the pool's engines
  * (gpu_resident_pinned) on the shapes the small-call kernel takes, with fewer than
- * kResidentPinnedSrc source bytes. Never with a fault injected. 1 done (counted), 0 not taken,
- * < 0 an error (GFEC_E_INVAL: a NULL pointer).
+ * kResidentPinnedSrc source bytes. Never with a fault injected. resident_takes(): whether it
+ * would; run_resident: 1 done (counted), 0 not taken, < 0 an error (GFEC_E_INVAL: a NULL pointer).
  */
-int run_resident(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
-		 const uint8_t *const *src, uint8_t *const *dst, bool pinned)
+bool resident_takes(const Ctx *c, const Plan *p, int col, int nstripes, size_t len, bool pinned)
 {
 	const int cols = col < 0 ? p->sh.cols : 1;
 
 	if (!(pinned ? c->rpool != nullptr : c->res != nullptr) || c->fault || c->fault_kernel ||
 	    nstripes != 1 || p->g16)
-		return 0;
-	if (pinned ? !p->small.k || (size_t)cols * len >= kResidentPinnedSrc
-		   : pick_prepared(p, 1, len) != &p->small)
+		return false;
+	return pinned ? p->small.k && (size_t)cols * len < kResidentPinnedSrc
+		      : pick_prepared(p, 1, len) == &p->small;
+}
+
+// The stripe on what resident_takes() names (see above).
+int run_resident(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
+		 const uint8_t *const *src, uint8_t *const *dst, bool pinned)
+{
+	const int cols = col < 0 ? p->sh.cols : 1;
+
+	if (!resident_takes(c, p, col, nstripes, len, pinned))
 		return 0;
 	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
 	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)p->sh.rows))
@@ -1336,14 +1350,14 @@ int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
 		piece_stripes = 1;
 	} else {
 		piece_len = len;
-		const size_t per = (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign * cols;
+		const size_t per = pitch_of(len) * cols;
 		size_t ns = c->segment / per;
 
 		ns = ns < 1 ? 1 : ns;
 		ns = ns > kMaxPtrs / (size_t)(cols + rows) ? kMaxPtrs / (size_t)(cols + rows) : ns;
 		piece_stripes = (int)(ns < (size_t)nstripes ? ns : (size_t)nstripes);
 	}
-	pitch = (piece_len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+	pitch = pitch_of(piece_len);
 	if (pitch == 0)
 		pitch = kPitchAlign;
 	const size_t ptrs = (size_t)piece_stripes * (cols + rows);
@@ -1456,22 +1470,21 @@ fail:
 /*
  * A staged call that the engines take (gpu_resident_pinned) through a stage: one stripe whose
  * chunks, kPitchAlign apart, fit in one kInPlacePiece buffer of pinned memory, on the shapes and
- * lengths they take from pinned memory (run_resident), while an engine works and pinned memory
- * is read in place (gpu_pinned=dma keeps the copy engines for every host call). It holds no lane: none of a lane's
- * streams is used, and lanes stay for the pieces the copy engines move, which ran best on few
- * of them (H200 host, RS(10,4) from 16 / 64 callers: pageable 1 MiB 45.2 / 45.4 GB/s on 8 lanes,
- * 37.4 / 25.0 on 64) while 64 KiB ones, each a lane then, ran best on many (13.6 / 17.6 on 8,
- * 34.7 / 44.9 on 64; perf/results/nvidia-h200/staged-engines-2026-11-26, call 2).
+ * lengths they take from pinned memory (resident_takes), while an engine works and pinned memory
+ * is read in place (gpu_pinned=dma keeps the copy engines for every host call). It holds no
+ * lane: none of a lane's streams is used, and lanes stay for the pieces the copy engines move,
+ * which ran best on few of them (H200 host, RS(10,4) from 16 / 64 callers: pageable 1 MiB 45.2 /
+ * 45.4 GB/s on 8 lanes, 37.4 / 25.0 on 64) while 64 KiB ones, each a lane then, ran best on many
+ * (13.6 / 17.6 on 8, 34.7 / 44.9 on 64; perf/results/nvidia-h200/staged-engines-2026-11-26,
+ * call 2).
  */
 bool stage_fits(const Ctx *c, const Plan *p, int col, int nstripes, size_t len)
 {
 	const int cols = col < 0 ? p->sh.cols : 1;
-	const size_t pitch = (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
 
-	return c->rpool && c->pinned_map && !c->fault && !c->fault_kernel && nstripes == 1 &&
-	       !p->g16 && p->small.k && cols + p->sh.rows <= kResidentPtrs &&
-	       (size_t)cols * len < kResidentPinnedSrc &&
-	       pitch * (size_t)(cols + p->sh.rows) <= kInPlacePiece &&
+	return c->pinned_map && resident_takes(c, p, col, nstripes, len, true) &&
+	       cols + p->sh.rows <= kResidentPtrs &&
+	       pitch_of(len) * (size_t)(cols + p->sh.rows) <= kInPlacePiece &&
 	       resident_pool_working(c->rpool);
 }
 
@@ -1517,7 +1530,7 @@ int run_stage(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *
 	      uint8_t *const *dst)
 {
 	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
-	const size_t pitch = (len + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+	const size_t pitch = pitch_of(len);
 	const uint8_t *in[kResidentPtrs];
 	uint8_t *out[kResidentPtrs];
 	Stage *st;
