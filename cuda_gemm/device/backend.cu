@@ -26,10 +26,13 @@
  * `lanes` per device (gpu_lanes), so that concurrent callers' pieces overlap: one's copies, H2D
  * and D2H beside another's. A caller past the pool waits for a lane (the engine's gate in front
  * of the backend hands them out in arrival order, plugin/engine.c). With gpu_resident_pinned, a
- * stripe that fits one staging buffer and the engines' shapes holds no lane: run_stage copies it
- * into a stage of its own and an engine serves it (no launch), and the gate lets it past
- * (holds_lane). 64 KiB pageable RS(10,4) stripes from 16 / 64 callers went from 0.24x pinned
- * H2D to 0.64x / 0.78-0.95x (perf/results/nvidia-h200/staged-engines-2026-11-26).
+ * stripe on the engines' shapes holds no lane: run_stage copies it into stages in byte ranges
+ * that each fit one (kInPlacePiece), at most kResidentPieces in flight, engines serve them (no
+ * launch), and the gate lets it past (holds_lane). Pageable RS(10,4) stripes from 16 / 64
+ * callers went from 0.24x pinned H2D to 0.64x / 0.78-0.95x at 64 KiB
+ * (perf/results/nvidia-h200/staged-engines-2026-11-26), from 0.65-0.70x to 0.83-0.88x at 256
+ * KiB, and from 0.46-0.50x to 0.84-0.88x at 4-16 MiB from 16, while 1 MiB moved from 0.90-0.91x
+ * to 0.85-0.88x (stage-pieces-2026-11-26, call 2).
  *
  * Pinned host buffers (gpu_pinned=map, the default) skip the pipeline: the kernels read and write
  * them in place through their mapped addresses, a call of host memory then running as a call of
@@ -83,7 +86,9 @@
 #include <cuda.h> // CUstream, CUdeviceptr: the types of cuStreamWriteValue32 (no libcuda link)
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <condition_variable>
+#include <limits.h>
 #include <mutex>
 #include <new>
 #include <stdint.h>
@@ -1468,24 +1473,39 @@ fail:
 }
 
 /*
- * A staged call that the engines take (gpu_resident_pinned) through a stage: one stripe whose
- * chunks, kPitchAlign apart, fit in one kInPlacePiece buffer of pinned memory, on the shapes and
- * lengths they take from pinned memory (resident_takes), while an engine works and pinned memory
- * is read in place (gpu_pinned=dma keeps the copy engines for every host call). It holds no
- * lane: none of a lane's streams is used, and lanes stay for the pieces the copy engines move,
+ * A staged call that the engines take (gpu_resident_pinned) through stages: one stripe cut into
+ * byte ranges (pieces) whose chunks, kPitchAlign apart, each fit one kInPlacePiece buffer of
+ * pinned memory, on the shapes and lengths they take from pinned memory (resident_takes), while
+ * an engine works and pinned memory is read in place (gpu_pinned=dma keeps the copy engines for
+ * every host call). An update is one piece (a failed call leaves its parity untouched). It holds
+ * no lane: none of a lane's streams is used, and lanes stay for the pieces the copy engines move,
  * which ran best on few of them (H200 host, RS(10,4) from 16 / 64 callers: pageable 1 MiB 45.2 /
  * 45.4 GB/s on 8 lanes, 37.4 / 25.0 on 64) while 64 KiB ones, each a lane then, ran best on many
- * (13.6 / 17.6 on 8, 34.7 / 44.9 on 64; perf/results/nvidia-h200/staged-engines-2026-11-26,
- * call 2).
+ * (13.6 / 17.6 on 8, 34.7 / 44.9 on 64; perf/results/nvidia-h200/staged-engines-2026-11-26, call
+ * 2). stage_pieces(): how many pieces, 0 when not such a call; piece_step(): the bytes of each
+ * piece but the last.
  */
-bool stage_fits(const Ctx *c, const Plan *p, int col, int nstripes, size_t len)
+size_t piece_step(size_t len, size_t n)
 {
-	const int cols = col < 0 ? p->sh.cols : 1;
+	return n > 1 ? pitch_of((len + n - 1) / n) : len;
+}
 
-	return c->pinned_map && resident_takes(c, p, col, nstripes, len, true) &&
-	       cols + p->sh.rows <= kResidentPtrs &&
-	       pitch_of(len) * (size_t)(cols + p->sh.rows) <= kInPlacePiece &&
-	       resident_pool_working(c->rpool);
+int stage_pieces(const Ctx *c, const Plan *p, int col, int nstripes, size_t len)
+{
+	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
+
+	if (!c->pinned_map || cols + rows > kResidentPtrs)
+		return 0;
+	// the longest chunks a stage holds (cols + rows <= kResidentPtrs: at least 42 KiB)
+	const size_t most = kInPlacePiece / (size_t)(cols + rows) / kPitchAlign * kPitchAlign;
+	const size_t n = col >= 0 ? 1 : (len + most - 1) / most;
+	const size_t step = piece_step(len, n);
+
+	return n <= (size_t)INT_MAX && resident_takes(c, p, col, nstripes, step, true) &&
+		       pitch_of(step) * (size_t)(cols + rows) <= kInPlacePiece &&
+		       resident_pool_working(c->rpool)
+		   ? (int)n
+		   : 0;
 }
 
 // An idle stage, or a new one; nullptr when CUDA cannot make one.
@@ -1520,44 +1540,71 @@ void stage_give(Ctx *c, Stage *st)
 }
 
 /*
- * A stage_fits() call: its chunks (and an update's parity) copied into a stage buffer, read and
- * written there by an engine through the buffer's mapped address, the outputs copied back. Stages
- * are taken in arrival order, at most kResidentQueue per engine (what the engines hold at once).
- * As run_resident: 1 done, 0 not taken (no engine, or no memory for a stage: the caller takes a
- * lane), < 0 an error with @p dst untouched.
+ * A stage_pieces() call of @p n pieces: each piece's chunks (and an update's parity) copied into
+ * a stage buffer, read and written there by an engine through the buffer's mapped address, its
+ * outputs copied back (resident_pool_pipe: the caller copies one piece while the engines serve
+ * others), its stage then taking the piece kResidentPieces after it. A call takes its stages
+ * (at most kResidentPieces) in arrival order, at most kResidentQueue per engine (what the engines
+ * hold at once). As run_resident: 1 done, 0 not taken (no engine, or no memory for a stage: the
+ * caller takes a lane), < 0 an error (an update's parity untouched; an encode's outputs may be
+ * partly written).
  */
-int run_stage(Ctx *c, const Plan *p, int col, size_t len, const uint8_t *const *src,
+int run_stage(Ctx *c, const Plan *p, int col, size_t len, int n, const uint8_t *const *src,
 	      uint8_t *const *dst)
 {
 	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
-	const size_t pitch = pitch_of(len);
-	const uint8_t *in[kResidentPtrs];
-	uint8_t *out[kResidentPtrs];
-	Stage *st;
-	int ret = 0;
+	const int w = std::min(n, kResidentPieces);
+	const size_t step = piece_step(len, (size_t)n);
+	const uint8_t *in[kResidentPieces][kResidentPtrs];
+	uint8_t *out[kResidentPieces][kResidentPtrs];
+	Stage *st[kResidentPieces];
+	int got = 0, ret = 0;
 
 	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
 	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)rows))
 		return GFEC_E_INVAL;
-	gfec_fifo_gate_enter(&c->stage_gate, 1);
-	if ((st = stage_take(c))) {
-		for (int j = 0; j < cols; j++) {
-			memcpy(st->h + (size_t)j * pitch, src[j], len);
-			in[j] = st->m + (size_t)j * pitch;
-		}
-		for (int i = 0; i < rows; i++) {
-			if (col >= 0)
-				memcpy(st->h + (size_t)(cols + i) * pitch, dst[i], len);
-			out[i] = st->m + (size_t)(cols + i) * pitch;
-		}
-		ret = run_resident(c, p, col, 1, len, in, out, true);
-		for (int i = 0; ret > 0 && i < rows; i++)
-			memcpy(dst[i], st->h + (size_t)(cols + i) * pitch, len);
+	gfec_fifo_gate_enter(&c->stage_gate, (uint64_t)w);
+	while (got < w && (st[got] = stage_take(c)))
+		got++;
+	// piece i: bytes i * step .. of every chunk; in stage i % w, chunk j (inputs, then outputs)
+	// at pitch_of(its bytes) * j
+	const auto bytes = [&](int i) { return std::min(step, len - (size_t)i * step); };
+	const auto at = [&](int i, int j) { return st[i % w]->h + (size_t)j * pitch_of(bytes(i)); };
+	const auto mine = [&](int i, int j) {
+		uint8_t *const chunk = j < cols ? const_cast<uint8_t *>(src[j]) : dst[j - cols];
+
+		return chunk + (size_t)i * step;
+	};
+
+	if (got == w) {
+		ret = resident_pool_pipe(
+			c->rpool, n, p->small.k->tile, &c->pollers,
+			[&](int i) {
+				const size_t b = bytes(i);
+				const uint8_t **pin = in[i % w];
+				uint8_t **pout = out[i % w];
+
+				for (int j = 0; j < cols; j++)
+					pin[j] = st[i % w]->m + (size_t)j * pitch_of(b);
+				for (int r = 0; r < rows; r++)
+					pout[r] = st[i % w]->m + (size_t)(cols + r) * pitch_of(b);
+				for (int j = 0; j < cols + (col >= 0 ? rows : 0); j++)
+					memcpy(at(i, j), mine(i, j), b);
+				return ResidentPiece{ kernel_args(p, &p->small, col, 1, b, 1), pin,
+						      pout };
+			},
+			[&](int i) {
+				for (int j = cols; j < cols + rows; j++)
+					memcpy(mine(i, j), at(i, j), bytes(i));
+			});
+		if (ret > 0)
+			__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);
 		if (ret)
 			__atomic_fetch_add(&c->staged, 1, __ATOMIC_RELAXED);
-		stage_give(c, st);
 	}
-	gfec_fifo_gate_leave(&c->stage_gate, 1);
+	while (got--)
+		stage_give(c, st[got]);
+	gfec_fifo_gate_leave(&c->stage_gate, (uint64_t)w);
 	return ret;
 }
 
@@ -1595,8 +1642,9 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 		map_leave(c, bytes);
 		*done = ret ? 0 : len;
 	} else {
-		ret = stage_fits(c, p, col, nstripes, len) ? run_stage(c, p, col, len, src, dst)
-							       : 0;
+		const int n = stage_pieces(c, p, col, nstripes, len);
+
+		ret = n ? run_stage(c, p, col, len, n, src, dst) : 0;
 		if (ret == 0) {
 			Lane *l = lane_take(c);
 
@@ -1696,8 +1744,8 @@ int gpu_holds_lane(void *ctx, const void *plan, int nstripes, size_t len, const 
 		   uint8_t *const *dst)
 {
 	return !gpu_in_place(ctx, src[0]) && !gpu_in_place(ctx, dst[0]) &&
-	       !stage_fits(static_cast<Ctx *>(ctx), static_cast<const Plan *>(plan), -1, nstripes,
-			   len);
+	       !stage_pieces(static_cast<Ctx *>(ctx), static_cast<const Plan *>(plan), -1, nstripes,
+			     len);
 }
 
 const struct gfec_backend_ops gpu_ops = {

@@ -214,7 +214,7 @@ struct Resident {
 	// a pinned engine: its recent latency per byte moved, in ps (atomic: a guide for the naps)
 	uint64_t est_ps = 0;
 	uint64_t queued = 0; // a pinned engine: the bytes of the requests posted and not returned (atomic)
-	int inside = 0;	     // a pinned engine: the callers that chose it and have not left (pool lock)
+	int inside = 0;	     // a pinned engine: its requests not given back (pool lock)
 	uint64_t used = 0;   // a pinned engine: when it was chosen last (pool lock)
 };
 
@@ -390,14 +390,15 @@ int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 }
 
 /*
- * Callers enter in arrival order while fewer than kResidentQueue per engine are inside
- * (fifo_gate.h: a mutex alone let new callers overtake waiting ones, P99 10-12 ms from 64 callers
- * on 16 engines), and each inside posts to the engine with the fewest callers, of those the one
- * chosen last, so that one or a few callers keep the same kernels running (taken in turn, one
- * caller's calls reached each of 16 engines after its kernel had left: 4.1 GB/s where a launch per
- * call made 9.0, H200 call 15). A caller behind others on its engine sleeps through their
- * requests as well as its own: waiting at the gate for an idle engine (a futex sleep and its
- * wake) cost 9.9 us of CPU a call from 64 callers on 16 engines (cpu-threads-2026-11-26, call 4).
+ * Callers enter in arrival order, a unit of the gate a piece, while fewer than kResidentQueue
+ * requests per engine are inside (fifo_gate.h: a mutex alone let new callers overtake waiting
+ * ones, P99 10-12 ms from 64 callers on 16 engines), and each piece is posted to the engine with
+ * the fewest requests, of those the one chosen last, so that one or a few callers keep the same
+ * kernels running (taken in turn, one caller's calls reached each of 16 engines after its kernel
+ * had left: 4.1 GB/s where a launch per call made 9.0, H200 call 15). A caller behind others on
+ * its engine sleeps through their requests as well as its own: waiting at the gate for an idle
+ * engine (a futex sleep and its wake) cost 9.9 us of CPU a call from 64 callers on 16 engines
+ * (cpu-threads-2026-11-26, call 4).
  */
 struct ResidentPool {
 	std::vector<Resident *> engines;
@@ -462,10 +463,11 @@ void resident_pool_destroy(ResidentPool *p)
 namespace {
 
 /*
- * The engine a caller inside the gate posts to (see ResidentPool), counted in its inside; nullptr
- * when every engine that works holds kResidentQueue callers (some are off after an error): a
- * request slot is reused only once its request is served, which kResidentQueue callers at most
- * on an engine guarantees (requests are served in order, and a caller leaves once its own is).
+ * The engine a caller inside the gate posts a piece to (see ResidentPool), counted in its inside;
+ * nullptr when every engine that works holds kResidentQueue requests (some are off after an
+ * error): a request slot is reused only once its request is served, which kResidentQueue requests
+ * at most on an engine guarantees (requests are served in order, and a caller gives a slot back
+ * once its request is).
  */
 Resident *choose(ResidentPool *p)
 {
@@ -484,49 +486,84 @@ Resident *choose(ResidentPool *p)
 	return best;
 }
 
-// One stripe on engine @p r, behind the requests its other callers posted (resident_pool_run).
-int serve_pinned(Resident *r, const GemmArgs &args, int rg, const uint8_t *const *src,
-		 uint8_t *const *dst, unsigned *pollers)
+// A request slot of @p r given back.
+void give_back(ResidentPool *p, Resident *r)
 {
-	const uint64_t bytes = (uint64_t)(args.cols + args.rows) * args.len;
-	uint64_t s, ahead = 0;
-	bool launched;
-	cudaError_t e;
+	std::lock_guard<std::mutex> g(p->lock);
 
+	r->inside--;
+}
+
+// A piece from its post on an engine to its end (post_pinned, wait_pinned).
+struct Ticket {
+	Resident *r;
+	uint64_t s;
+	uint64_t bytes;	 // its inputs and outputs
+	uint64_t ahead;	 // the engine's bytes queued with it, its own included
+	uint64_t t0;	 // posted (now_host_ns)
+	uint64_t first;	 // its first look, ns after t0
+	bool launched;	 // its post started a kernel
+	cudaError_t e;	 // of the post
+};
+
+// Piece @p pc on engine @p r, behind the requests its other callers posted.
+void post_pinned(Resident *r, const ResidentPiece &pc, int rg, const unsigned *pollers, Ticket *t)
+{
+	t->r = r;
+	t->bytes = (uint64_t)(pc.args.cols + pc.args.rows) * pc.args.len;
+	t->ahead = 0;
 	{
 		std::lock_guard<std::mutex> g(r->lock);
 
-		if ((e = post(r, args, rg, src, dst, &s, &launched)) == cudaSuccess)
-			ahead = __atomic_add_fetch(&r->queued, bytes, __ATOMIC_RELAXED);
+		if ((t->e = post(r, pc.args, rg, pc.src, pc.dst, &t->s, &t->launched)) ==
+		    cudaSuccess)
+			t->ahead = __atomic_add_fetch(&r->queued, t->bytes, __ATOMIC_RELAXED);
 	}
-	if (e != cudaSuccess)
-		return fail(r, s);
 	// The first look after 3/4 of the latency the engine's recent calls had for the bytes of
 	// the requests ahead and this one, or 5/4 while other callers poll, at most kPollMaxNs. A
-	// stripe found done at that look counts as half of it (its latency is only known to be
-	// shorter); one that started a kernel does not count. A look before the end costs another
-	// sleep (4-6 us of CPU on the H200 host): from 16-64 callers 5/4 took 1.2-1.3 sleeps a call
-	// where 3/4 took 1.5, and from one caller cost 14% of its GB/s (cpu-threads-2026-11-26,
-	// call 4); 64 KiB RS(10,4) from 16 / 64 callers went from 0.026-0.030 / 0.039-0.054
-	// CPU-s/GB to 0.025-0.026 / 0.038-0.042, P99 from 286-292 / 992-1014 us to 276-278 /
-	// 970-982 (call 6).
-	const uint64_t t0 = now_host_ns();
+	// look before the end costs another sleep (4-6 us of CPU on the H200 host): from 16-64
+	// callers 5/4 took 1.2-1.3 sleeps a call where 3/4 took 1.5, and from one caller cost 14%
+	// of its GB/s (cpu-threads-2026-11-26, call 4); 64 KiB RS(10,4) from 16 / 64 callers went
+	// from 0.026-0.030 / 0.039-0.054 CPU-s/GB to 0.025-0.026 / 0.038-0.042, P99 from 286-292 /
+	// 992-1014 us to 276-278 / 970-982 (call 6).
+	t->t0 = now_host_ns();
 	const double share = __atomic_load_n(pollers, __ATOMIC_RELAXED) ? 1.25e-3 : 0.75e-3;
-	const uint64_t est = __atomic_load_n(&r->est_ps, __ATOMIC_RELAXED);
-	const double want = share * (double)est * (double)ahead; // ns
-	const uint64_t first = want < (double)kPollMaxNs ? (uint64_t)want : (uint64_t)kPollMaxNs;
-	const struct timespec nap = { 0, (long)first };
+	const double want = share * (double)__atomic_load_n(&r->est_ps, __ATOMIC_RELAXED) *
+			    (double)t->ahead; // ns
 
-	if (first)
+	t->first = want < (double)kPollMaxNs ? (uint64_t)want : (uint64_t)kPollMaxNs;
+}
+
+/*
+ * Sleeps until the piece of @p t is done (its first look as post_pinned planned it, unless its
+ * caller comes later), then updates the engine's latency: a piece found done at a first look
+ * made when planned counts as half of its wait (its latency is only known to be shorter), one
+ * found done at a late first look (its caller busy with its next piece) or that started a kernel
+ * does not count. 1, or as fail().
+ */
+int wait_pinned(const Ticket &t, unsigned *pollers)
+{
+	Resident *r = t.r;
+
+	if (t.e != cudaSuccess)
+		return fail(r, t.s);
+	const uint64_t now = now_host_ns();
+	const bool late = now - t.t0 >= t.first;
+
+	if (!late) {
+		const struct timespec nap = { 0, (long)(t.t0 + t.first - now) };
+
 		nanosleep(&nap, nullptr);
+	}
 	const unsigned looks = poll_until(
-		pollers, [&] { return served(r, s); }, [&] { return still_running(r, s); });
-	const int ret = looks ? 1 : fail(r, s);
+		pollers, [&] { return served(r, t.s); }, [&] { return still_running(r, t.s); });
+	const int ret = looks ? 1 : fail(r, t.s);
 
-	__atomic_sub_fetch(&r->queued, bytes, __ATOMIC_RELAXED);
-	if (!launched && ahead) {
-		const uint64_t lat = first && looks == 1 ? first / 2 : now_host_ns() - t0;
-		const uint64_t ps = lat * 1000 / ahead;
+	__atomic_sub_fetch(&r->queued, t.bytes, __ATOMIC_RELAXED);
+	if (!t.launched && t.ahead && !(late && t.first && looks == 1)) {
+		const uint64_t lat = t.first && looks == 1 ? t.first / 2 : now_host_ns() - t.t0;
+		const uint64_t ps = lat * 1000 / t.ahead;
+		const uint64_t est = __atomic_load_n(&r->est_ps, __ATOMIC_RELAXED);
 
 		__atomic_store_n(&r->est_ps, est ? (est * 7 + ps) / 8 : ps, __ATOMIC_RELAXED);
 	}
@@ -535,23 +572,57 @@ int serve_pinned(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 
 } // namespace
 
+int resident_pool_pipe(ResidentPool *p, int n, int rg, unsigned *pollers,
+		       const std::function<ResidentPiece(int)> &ready,
+		       const std::function<void(int)> &done)
+{
+	const int w = n < kResidentPieces ? n : kResidentPieces; // the gate's units it holds
+	Ticket t[kResidentPieces];				  // piece i's: t[i % w]
+	int posted = 0, ended = 0, ret = 1;
+	// the oldest piece posted: waited for, handed over, its slot given back
+	const auto end_one = [&] {
+		const Ticket &tk = t[ended % w];
+		const int r = wait_pinned(tk, pollers);
+
+		if (r <= 0)
+			ret = r;
+		else if (ret > 0 && done)
+			done(ended);
+		give_back(p, tk.r);
+		ended++;
+	};
+
+	if (n < 1)
+		return 0;
+	gfec_fifo_gate_enter(&p->gate, (uint64_t)w);
+	while (posted < n) {
+		if (posted >= w)
+			end_one();
+		Resident *r = ret > 0 ? choose(p) : nullptr;
+
+		if (!r)
+			break;
+		const ResidentPiece pc = ready(posted);
+
+		post_pinned(r, pc, rg, pollers, &t[posted % w]);
+		if (t[posted++ % w].e != cudaSuccess)
+			break; // its wait fails
+	}
+	while (ended < posted)
+		end_one();
+	gfec_fifo_gate_leave(&p->gate, (uint64_t)w);
+	if (ret > 0 && ended < n) // no engine for a piece, or a post failed
+		ret = posted ? GFEC_E_DEVICE : 0;
+	return ret;
+}
+
 int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8_t *const *src,
 		      uint8_t *const *dst, unsigned *pollers)
 {
-	Resident *r;
-	int ret = 0;
-
 	if (args.cols + args.rows > kResidentPtrs)
 		return 0;
-	gfec_fifo_gate_enter(&p->gate, 1);
-	if ((r = choose(p))) {
-		ret = serve_pinned(r, args, rg, src, dst, pollers);
-		std::lock_guard<std::mutex> g(p->lock);
-
-		r->inside--;
-	}
-	gfec_fifo_gate_leave(&p->gate, 1);
-	return ret;
+	return resident_pool_pipe(
+		p, 1, rg, pollers, [&](int) { return ResidentPiece{ args, src, dst }; }, nullptr);
 }
 
 } // namespace gfec

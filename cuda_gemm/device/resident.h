@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <functional>
+
 #include "../kernel/gemm_args.cuh"
 
 namespace gfec {
@@ -100,5 +102,32 @@ bool resident_pool_working(const ResidentPool *p);
  */
 int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8_t *const *src,
 		      uint8_t *const *dst, unsigned *pollers);
+
+/** The most pieces one resident_pool_pipe call has posted at once. */
+constexpr int kResidentPieces = 4;
+static_assert(kResidentPieces <= kResidentQueue, "a pipe's window passes the pool's gate at once");
+
+/** A stripe as resident_pool_run takes it: one piece of a resident_pool_pipe call. */
+struct ResidentPiece {
+	GemmArgs args;
+	const uint8_t *const *src;
+	uint8_t *const *dst;
+};
+
+/**
+ * As resident_pool_run, for @p n >= 1 stripes (the pieces of one call, each of at most
+ * kResidentPtrs pointers) handed over one at a time: @p ready(i) fills piece i and returns it,
+ * each is posted to an engine with the fewest requests, and handed to @p done(i) once served, in
+ * order. At most kResidentPieces are posted at once: piece i is filled once piece i -
+ * kResidentPieces is done, so what that one used (its pointers and buffers) may serve piece i.
+ * The caller fills its next pieces while the engines serve the ones before, and empties one while
+ * they serve the ones after. 1: every piece done; 0: not taken (no ready call: too few engines
+ * work); GFEC_E_DEVICE: a CUDA error, after which nothing more is posted, every piece posted has
+ * ended, and done() is not called for the piece that failed nor any after it (a piece the GPU
+ * served despite the error counts as done, so that an update is not redone).
+ */
+int resident_pool_pipe(ResidentPool *p, int n, int rg, unsigned *pollers,
+		       const std::function<ResidentPiece(int)> &ready,
+		       const std::function<void(int)> &done);
 
 } // namespace gfec
