@@ -166,12 +166,12 @@ const struct gfec_knob_def gfec_knobs[GFEC_NKNOBS] = {
 					    .key = "resident_pinned", .type = GFEC_KNOB_NUM,
 					    .lo = 0, .hi = 128, .dflt = "0",
 					    .help = "calls of one stripe read in place from pinned "
-						    "host memory, or staged from pageable memory "
-						    "(under 1 MiB of inputs), go to this "
-						    "many kernels kept running on the GPU (4 "
-						    "multiprocessors each, each leaving after 1 ms "
-						    "without one) instead of a launch each (0 = "
-						    "off)" },
+						    "host memory (under 1 MiB of inputs), or "
+						    "staged from pageable memory in 1 MiB pieces, "
+						    "go to this many kernels kept running on the "
+						    "GPU (4 multiprocessors each, each leaving "
+						    "after 1 ms without one) instead of a launch "
+						    "each (0 = off)" },
 	[GFEC_KNOB_HYBRID_MIN_BYTES] = { .name = "hybrid_min_bytes", .profile = 1,
 					 .section = "hybrid", .key = "min_bytes",
 					 .type = GFEC_KNOB_NUM, .lo = 0, .hi = 1ll << 50,

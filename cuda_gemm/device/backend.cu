@@ -28,11 +28,14 @@
  * of the backend hands them out in arrival order, plugin/engine.c). With gpu_resident_pinned, a
  * stripe on the engines' shapes holds no lane: run_stage copies it into stages in byte ranges
  * that each fit one (kInPlacePiece), at most kResidentPieces in flight, engines serve them (no
- * launch), and the gate lets it past (holds_lane). Pageable RS(10,4) stripes from 16 / 64
- * callers went from 0.24x pinned H2D to 0.64x / 0.78-0.95x at 64 KiB
- * (perf/results/nvidia-h200/staged-engines-2026-11-26), from 0.65-0.70x to 0.83-0.88x at 256
- * KiB, and from 0.46-0.50x to 0.84-0.88x at 4-16 MiB from 16, while 1 MiB moved from 0.90-0.91x
- * to 0.85-0.88x (stage-pieces-2026-11-26, call 2).
+ * launch), and the gate lets it past (holds_lane). A stripe of several pieces does so only while
+ * more staged calls than lanes are in flight (stage_calls): it copies its pieces on its own
+ * thread, where a lane's copies are shared out over the pool. Pageable RS(10,4) stripes from 16 /
+ * 64 callers went from 0.24x pinned H2D to 0.64x / 0.78-0.95x at 64 KiB
+ * (perf/results/nvidia-h200/staged-engines-2026-11-26); with every stripe in stages, from
+ * 0.65-0.70x to 0.83-0.88x at 256 KiB and from 0.46-0.50x to 0.84-0.88x at 4-16 MiB from 16,
+ * while 1 MiB moved from 0.90-0.91x to 0.85-0.88x, and one caller's 1-16 MiB fell from 8.6-19.9
+ * to 5.4-6.6 GB/s (stage-pieces-2026-11-26, calls 2 and 5).
  *
  * Pinned host buffers (gpu_pinned=map, the default) skip the pipeline: the kernels read and write
  * them in place through their mapped addresses, a call of host memory then running as a call of
@@ -231,6 +234,8 @@ struct Ctx {
 	WriteValue32 write_value = nullptr;   // cuStreamWriteValue32, where it works (gpu_init)
 	PointerQuery pointer_query = nullptr; // cuPointerGetAttributes (gpu_init; in_pinned)
 	unsigned pollers = 0;		      // callers polling a word (poll_until, atomic)
+	unsigned hosted = 0; // staged calls in flight (run's pageable branch, atomic): stage_pieces
+	unsigned stage_calls = 0; // ... from which a stripe of several pieces takes stages
 	uint64_t calls = 0, bytes_in = 0, failures = 0, resident = 0, staged = 0; // atomic
 
 	Resident *res = nullptr; // gpu_resident_us: one small stripe without a launch (resident.h)
@@ -537,6 +542,8 @@ int gpu_init(const struct gfec_backend_conf *conf, void **out)
 		c->segment = conf->segment;
 	if (conf && conf->lanes > 0)
 		c->nlanes = conf->lanes < kMaxLanes ? conf->lanes : kMaxLanes;
+	c->stage_calls = conf && conf->stage_calls > 0 ? (unsigned)conf->stage_calls
+						       : (unsigned)c->nlanes + 1;
 	if (conf) {
 		c->pinned_map = !conf->pinned_dma;
 		if (conf->map_bytes)
@@ -1490,7 +1497,7 @@ size_t piece_step(size_t len, size_t n)
 	return n > 1 ? pitch_of((len + n - 1) / n) : len;
 }
 
-int stage_pieces(const Ctx *c, const Plan *p, int col, int nstripes, size_t len)
+int stage_pieces(const Ctx *c, const Plan *p, int col, int nstripes, size_t len, unsigned calls)
 {
 	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
 
@@ -1501,6 +1508,8 @@ int stage_pieces(const Ctx *c, const Plan *p, int col, int nstripes, size_t len)
 	const size_t n = col >= 0 ? 1 : (len + most - 1) / most;
 	const size_t step = piece_step(len, n);
 
+	if (n > 1 && calls < c->stage_calls)
+		return 0; // see the top
 	return n <= (size_t)INT_MAX && resident_takes(c, p, col, nstripes, step, true) &&
 		       pitch_of(step) * (size_t)(cols + rows) <= kInPlacePiece &&
 		       resident_pool_working(c->rpool)
@@ -1545,66 +1554,84 @@ void stage_give(Ctx *c, Stage *st)
  * outputs copied back (resident_pool_pipe: the caller copies one piece while the engines serve
  * others), its stage then taking the piece kResidentPieces after it. A call takes its stages
  * (at most kResidentPieces) in arrival order, at most kResidentQueue per engine (what the engines
- * hold at once). As run_resident: 1 done, 0 not taken (no engine, or no memory for a stage: the
- * caller takes a lane), < 0 an error (an update's parity untouched; an encode's outputs may be
- * partly written).
+ * hold at once). 1 done; 0 not done for want of an engine or of memory for a stage, with no CUDA
+ * error (the caller redoes it through a lane; an update is never left half done: it is one
+ * piece); < 0 an error (an update's parity untouched; an encode's outputs may be partly written).
  */
-int run_stage(Ctx *c, const Plan *p, int col, size_t len, int n, const uint8_t *const *src,
-	      uint8_t *const *dst)
-{
-	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
-	const int w = std::min(n, kResidentPieces);
-	const size_t step = piece_step(len, (size_t)n);
+// A stage_pieces() call's pieces for resident_pool_pipe (run_stage).
+struct Staged final : ResidentPieces {
+	const Plan *p;
+	int col, cols, rows, w;
+	size_t len, step;
+	const uint8_t *const *src;
+	uint8_t *const *dst;
+	Stage *st[kResidentPieces];
 	const uint8_t *in[kResidentPieces][kResidentPtrs];
 	uint8_t *out[kResidentPieces][kResidentPtrs];
-	Stage *st[kResidentPieces];
-	int got = 0, ret = 0;
 
-	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
-	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)rows))
-		return GFEC_E_INVAL;
-	gfec_fifo_gate_enter(&c->stage_gate, (uint64_t)w);
-	while (got < w && (st[got] = stage_take(c)))
-		got++;
 	// piece i: bytes i * step .. of every chunk; in stage i % w, chunk j (inputs, then outputs)
 	// at pitch_of(its bytes) * j
-	const auto bytes = [&](int i) { return std::min(step, len - (size_t)i * step); };
-	const auto at = [&](int i, int j) { return st[i % w]->h + (size_t)j * pitch_of(bytes(i)); };
-	const auto mine = [&](int i, int j) {
+	size_t bytes(int i) const { return std::min(step, len - (size_t)i * step); }
+	uint8_t *at(int i, int j) const { return st[i % w]->h + (size_t)j * pitch_of(bytes(i)); }
+	uint8_t *mine(int i, int j) const
+	{
 		uint8_t *const chunk = j < cols ? const_cast<uint8_t *>(src[j]) : dst[j - cols];
 
 		return chunk + (size_t)i * step;
-	};
+	}
+	ResidentPiece ready(int i) override
+	{
+		const size_t b = bytes(i);
+		const uint8_t **pin = in[i % w];
+		uint8_t **pout = out[i % w];
 
-	if (got == w) {
-		ret = resident_pool_pipe(
-			c->rpool, n, p->small.k->tile, &c->pollers,
-			[&](int i) {
-				const size_t b = bytes(i);
-				const uint8_t **pin = in[i % w];
-				uint8_t **pout = out[i % w];
+		for (int j = 0; j < cols; j++)
+			pin[j] = st[i % w]->m + (size_t)j * pitch_of(b);
+		for (int r = 0; r < rows; r++)
+			pout[r] = st[i % w]->m + (size_t)(cols + r) * pitch_of(b);
+		for (int j = 0; j < cols + (col >= 0 ? rows : 0); j++)
+			memcpy(at(i, j), mine(i, j), b);
+		return { kernel_args(p, &p->small, col, 1, b, 1), pin, pout };
+	}
+	void done(int i) override
+	{
+		for (int j = cols; j < cols + rows; j++)
+			memcpy(mine(i, j), at(i, j), bytes(i));
+	}
+};
 
-				for (int j = 0; j < cols; j++)
-					pin[j] = st[i % w]->m + (size_t)j * pitch_of(b);
-				for (int r = 0; r < rows; r++)
-					pout[r] = st[i % w]->m + (size_t)(cols + r) * pitch_of(b);
-				for (int j = 0; j < cols + (col >= 0 ? rows : 0); j++)
-					memcpy(at(i, j), mine(i, j), b);
-				return ResidentPiece{ kernel_args(p, &p->small, col, 1, b, 1), pin,
-						      pout };
-			},
-			[&](int i) {
-				for (int j = cols; j < cols + rows; j++)
-					memcpy(mine(i, j), at(i, j), bytes(i));
-			});
+int run_stage(Ctx *c, const Plan *p, int col, size_t len, int n, const uint8_t *const *src,
+	      uint8_t *const *dst)
+{
+	Staged s;
+	int got = 0, ret = 0;
+
+	s.n = n;
+	s.p = p;
+	s.col = col;
+	s.cols = col < 0 ? p->sh.cols : 1;
+	s.rows = p->sh.rows;
+	s.w = std::min(n, kResidentPieces);
+	s.len = len;
+	s.step = piece_step(len, (size_t)n);
+	s.src = src;
+	s.dst = dst;
+	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)s.cols) ||
+	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)s.rows))
+		return GFEC_E_INVAL;
+	gfec_fifo_gate_enter(&c->stage_gate, (uint64_t)s.w);
+	while (got < s.w && (s.st[got] = stage_take(c)))
+		got++;
+	if (got == s.w) {
+		ret = resident_pool_pipe(c->rpool, s, p->small.k->tile, &c->pollers);
 		if (ret > 0)
 			__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);
 		if (ret)
 			__atomic_fetch_add(&c->staged, 1, __ATOMIC_RELAXED);
 	}
 	while (got--)
-		stage_give(c, st[got]);
-	gfec_fifo_gate_leave(&c->stage_gate, (uint64_t)w);
+		stage_give(c, s.st[got]);
+	gfec_fifo_gate_leave(&c->stage_gate, (uint64_t)s.w);
 	return ret;
 }
 
@@ -1642,7 +1669,8 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 		map_leave(c, bytes);
 		*done = ret ? 0 : len;
 	} else {
-		const int n = stage_pieces(c, p, col, nstripes, len);
+		const unsigned calls = __atomic_add_fetch(&c->hosted, 1, __ATOMIC_RELAXED);
+		const int n = stage_pieces(c, p, col, nstripes, len, calls);
 
 		ret = n ? run_stage(c, p, col, len, n, src, dst) : 0;
 		if (ret == 0) {
@@ -1659,6 +1687,7 @@ int run(Ctx *c, const Plan *p, int col, int nstripes, size_t len, const uint8_t 
 			ret = 0;
 			*done = len;
 		}
+		__atomic_sub_fetch(&c->hosted, 1, __ATOMIC_RELAXED);
 	}
 	if (ret)
 		__atomic_fetch_add(&c->failures, 1, __ATOMIC_RELAXED);
@@ -1743,9 +1772,11 @@ int gpu_in_place(void *ctx, const void *p)
 int gpu_holds_lane(void *ctx, const void *plan, int nstripes, size_t len, const uint8_t *const *src,
 		   uint8_t *const *dst)
 {
+	Ctx *c = static_cast<Ctx *>(ctx);
+
 	return !gpu_in_place(ctx, src[0]) && !gpu_in_place(ctx, dst[0]) &&
-	       !stage_pieces(static_cast<Ctx *>(ctx), static_cast<const Plan *>(plan), -1, nstripes,
-			     len);
+	       !stage_pieces(c, static_cast<const Plan *>(plan), -1, nstripes, len,
+			     __atomic_load_n(&c->hosted, __ATOMIC_RELAXED) + 1);
 }
 
 const struct gfec_backend_ops gpu_ops = {

@@ -390,9 +390,10 @@ int resident_run(Resident *r, const GemmArgs &args, int rg, const uint8_t *const
 }
 
 /*
- * Callers enter in arrival order, a unit of the gate a piece, while fewer than kResidentQueue
- * requests per engine are inside (fifo_gate.h: a mutex alone let new callers overtake waiting
- * ones, P99 10-12 ms from 64 callers on 16 engines), and each piece is posted to the engine with
+ * Callers enter in arrival order, a unit of the gate for each piece they may have posted at once,
+ * while fewer than kResidentQueue requests per engine are inside (fifo_gate.h: a mutex alone let
+ * new callers overtake waiting ones, P99 10-12 ms from 64 callers on 16 engines), and each piece
+ * is posted to the engine with
  * the fewest requests, of those the one chosen last, so that one or a few callers keep the same
  * kernels running (taken in turn, one caller's calls reached each of 16 engines after its kernel
  * had left: 4.1 GB/s where a launch per call made 9.0, H200 call 15). A caller behind others on
@@ -518,6 +519,8 @@ void post_pinned(Resident *r, const ResidentPiece &pc, int rg, const unsigned *p
 		if ((t->e = post(r, pc.args, rg, pc.src, pc.dst, &t->s, &t->launched)) ==
 		    cudaSuccess)
 			t->ahead = __atomic_add_fetch(&r->queued, t->bytes, __ATOMIC_RELAXED);
+		else // no other caller chooses it while this one's wait is behind its others
+			__atomic_store_n(&r->broken, true, __ATOMIC_RELAXED);
 	}
 	// The first look after 3/4 of the latency the engine's recent calls had for the bytes of
 	// the requests ahead and this one, or 5/4 while other callers poll, at most kPollMaxNs. A
@@ -537,9 +540,9 @@ void post_pinned(Resident *r, const ResidentPiece &pc, int rg, const unsigned *p
 /*
  * Sleeps until the piece of @p t is done (its first look as post_pinned planned it, unless its
  * caller comes later), then updates the engine's latency: a piece found done at a first look
- * made when planned counts as half of its wait (its latency is only known to be shorter), one
- * found done at a late first look (its caller busy with its next piece) or that started a kernel
- * does not count. 1, or as fail().
+ * made when planned counts as half of its wait (its latency is only known to be shorter); one
+ * found done at a later first look (its caller busy with its next pieces), or that started a
+ * kernel, does not count. 1, or as fail().
  */
 int wait_pinned(const Ticket &t, unsigned *pollers)
 {
@@ -547,11 +550,11 @@ int wait_pinned(const Ticket &t, unsigned *pollers)
 
 	if (t.e != cudaSuccess)
 		return fail(r, t.s);
-	const uint64_t now = now_host_ns();
-	const bool late = now - t.t0 >= t.first;
+	const uint64_t gone = now_host_ns() - t.t0;
+	const bool late = gone >= t.first;
 
 	if (!late) {
-		const struct timespec nap = { 0, (long)(t.t0 + t.first - now) };
+		const struct timespec nap = { 0, (long)(t.first - gone) };
 
 		nanosleep(&nap, nullptr);
 	}
@@ -560,7 +563,7 @@ int wait_pinned(const Ticket &t, unsigned *pollers)
 	const int ret = looks ? 1 : fail(r, t.s);
 
 	__atomic_sub_fetch(&r->queued, t.bytes, __ATOMIC_RELAXED);
-	if (!t.launched && t.ahead && !(late && t.first && looks == 1)) {
+	if (!t.launched && t.ahead && !(late && looks == 1)) {
 		const uint64_t lat = t.first && looks == 1 ? t.first / 2 : now_host_ns() - t.t0;
 		const uint64_t ps = lat * 1000 / t.ahead;
 		const uint64_t est = __atomic_load_n(&r->est_ps, __ATOMIC_RELAXED);
@@ -572,57 +575,77 @@ int wait_pinned(const Ticket &t, unsigned *pollers)
 
 } // namespace
 
-int resident_pool_pipe(ResidentPool *p, int n, int rg, unsigned *pollers,
-		       const std::function<ResidentPiece(int)> &ready,
-		       const std::function<void(int)> &done)
+int resident_pool_pipe(ResidentPool *p, ResidentPieces &pc, int rg, unsigned *pollers)
 {
-	const int w = n < kResidentPieces ? n : kResidentPieces; // the gate's units it holds
-	Ticket t[kResidentPieces];				  // piece i's: t[i % w]
-	int posted = 0, ended = 0, ret = 1;
-	// the oldest piece posted: waited for, handed over, its slot given back
-	const auto end_one = [&] {
+	const int n = pc.n, w = n < kResidentPieces ? n : kResidentPieces;
+	Ticket t[kResidentPieces]; // piece i's: t[i % w]
+	int posted = 0, ended = 0, held = w, ret = 1;
+	bool error = false; // a post failed
+	// the oldest piece posted: waited for, its slot given back (and, with @p leave, its unit of
+	// the gate: no more pieces come), handed over
+	const auto end_one = [&](bool leave) {
 		const Ticket &tk = t[ended % w];
 		const int r = wait_pinned(tk, pollers);
 
+		give_back(p, tk.r);
+		if (leave) {
+			gfec_fifo_gate_leave(&p->gate, 1);
+			held--;
+		}
 		if (r <= 0)
 			ret = r;
-		else if (ret > 0 && done)
-			done(ended);
-		give_back(p, tk.r);
+		else if (ret > 0)
+			pc.done(ended);
 		ended++;
 	};
 
 	if (n < 1)
 		return 0;
+	// piece 0 is filled before the gate, which its copies would hold up
+	ResidentPiece next = pc.ready(0);
+
 	gfec_fifo_gate_enter(&p->gate, (uint64_t)w);
-	while (posted < n) {
-		if (posted >= w)
-			end_one();
-		Resident *r = ret > 0 ? choose(p) : nullptr;
-
-		if (!r)
+	while (posted < n && ret > 0 && !error) {
+		if (posted - ended == w) // piece posted - w's buffers serve this one
+			end_one(false);
+		if (ret <= 0)
 			break;
-		const ResidentPiece pc = ready(posted);
+		if (posted > 0)
+			next = pc.ready(posted);
+		Resident *r;
 
-		post_pinned(r, pc, rg, pollers, &t[posted % w]);
-		if (t[posted++ % w].e != cudaSuccess)
-			break; // its wait fails
+		// no engine that works has a free slot (some are off): wait for one of this call's
+		while (!(r = choose(p)) && ended < posted)
+			end_one(false);
+		if (r && ret <= 0)
+			give_back(p, r);
+		if (!r || ret <= 0)
+			break;
+		post_pinned(r, next, rg, pollers, &t[posted % w]);
+		error = t[posted++ % w].e != cudaSuccess; // its wait fails
 	}
 	while (ended < posted)
-		end_one();
-	gfec_fifo_gate_leave(&p->gate, (uint64_t)w);
-	if (ret > 0 && ended < n) // no engine for a piece, or a post failed
-		ret = posted ? GFEC_E_DEVICE : 0;
+		end_one(true);
+	gfec_fifo_gate_leave(&p->gate, (uint64_t)held);
+	if (ret > 0 && ended < n)
+		ret = error ? GFEC_E_DEVICE : 0;
 	return ret;
 }
 
 int resident_pool_run(ResidentPool *p, const GemmArgs &args, int rg, const uint8_t *const *src,
 		      uint8_t *const *dst, unsigned *pollers)
 {
+	struct One final : ResidentPieces {
+		ResidentPiece piece;
+		ResidentPiece ready(int) override { return piece; }
+		void done(int) override {}
+	} one;
+
 	if (args.cols + args.rows > kResidentPtrs)
 		return 0;
-	return resident_pool_pipe(
-		p, 1, rg, pollers, [&](int) { return ResidentPiece{ args, src, dst }; }, nullptr);
+	one.n = 1;
+	one.piece = { args, src, dst };
+	return resident_pool_pipe(p, one, rg, pollers);
 }
 
 } // namespace gfec

@@ -22,8 +22,8 @@
  * (backend.cu's run_stage), go to a pool of such engines, each the same kernel in a cluster of 4
  * blocks, serving stripes of any length in order, up to kResidentQueue posted at once, through
  * the memory's mapped addresses (loads that fetch every line again: the CPU rewrites it between
- * requests). Callers enter in arrival order and post to the engine with
- * the fewest callers; then each sleeps until its stripe is done (poll.h's gaps, the first one
+ * requests). Callers enter in arrival order and post to the engine with the fewest requests;
+ * then each sleeps until its stripe is done (poll.h's gaps, the first one
  * 3/4 of the engine's recent latency for the bytes ahead and its own, 5/4 while other callers
  * poll). They do not wait for the caller's stream work: host memory is read when the call is
  * made. On the H200 host a launch per 64 KiB RS(10,4) stripe tops out near 56,000 calls a
@@ -36,8 +36,6 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <functional>
 
 #include "../kernel/gemm_args.cuh"
 
@@ -114,20 +112,31 @@ struct ResidentPiece {
 	uint8_t *const *dst;
 };
 
+/** The pieces of one resident_pool_pipe call, handed over one at a time. */
+struct ResidentPieces {
+	int n; // >= 1
+	/** Fills piece i and returns it (what it points to stays until done(i) has run). */
+	virtual ResidentPiece ready(int i) = 0;
+	/** Piece i is served (its outputs written). */
+	virtual void done(int i) = 0;
+
+protected:
+	~ResidentPieces() = default;
+};
+
 /**
- * As resident_pool_run, for @p n >= 1 stripes (the pieces of one call, each of at most
- * kResidentPtrs pointers) handed over one at a time: @p ready(i) fills piece i and returns it,
- * each is posted to an engine with the fewest requests, and handed to @p done(i) once served, in
- * order. At most kResidentPieces are posted at once: piece i is filled once piece i -
- * kResidentPieces is done, so what that one used (its pointers and buffers) may serve piece i.
- * The caller fills its next pieces while the engines serve the ones before, and empties one while
- * they serve the ones after. 1: every piece done; 0: not taken (no ready call: too few engines
- * work); GFEC_E_DEVICE: a CUDA error, after which nothing more is posted, every piece posted has
- * ended, and done() is not called for the piece that failed nor any after it (a piece the GPU
- * served despite the error counts as done, so that an update is not redone).
+ * As resident_pool_run, for the @p pc.n stripes of @p pc (the pieces of one call, each of at most
+ * kResidentPtrs pointers): each is posted once pc.ready(i) returns, to an engine with the fewest
+ * requests, and handed to pc.done(i) once served, in order. At most kResidentPieces are posted
+ * at once: piece i is filled once piece i - kResidentPieces is done, so what that one used (its
+ * pointers and buffers) may serve piece i. The caller fills its next pieces while the engines
+ * serve the ones before, and empties one while they serve the ones after. 1: every piece done;
+ * 0: not done for want of an engine that works, with no CUDA error (done() may have run for the
+ * first pieces: the caller redoes the whole); GFEC_E_DEVICE: a CUDA error, after which nothing
+ * more is posted, every piece posted has ended, and done() is not called for the piece that
+ * failed nor any after it (a piece the GPU served despite the error counts as done, so that an
+ * update is not redone).
  */
-int resident_pool_pipe(ResidentPool *p, int n, int rg, unsigned *pollers,
-		       const std::function<ResidentPiece(int)> &ready,
-		       const std::function<void(int)> &done);
+int resident_pool_pipe(ResidentPool *p, ResidentPieces &pc, int rg, unsigned *pollers);
 
 } // namespace gfec

@@ -109,6 +109,10 @@ struct gfec_backend_conf {
 				    kept running, which leaves after this many idle microseconds */
 	int resident_pinned;   /**< > 0: calls of one stripe read in place from pinned host memory
 				    go to this many kernels kept running (4 multiprocessors each) */
+	int stage_calls;       /**< tests: with resident_pinned, a pageable stripe of several
+				    stage-sized pieces goes to the kernels once this many staged
+				    calls are in flight, its own included (else through a lane);
+				    0 = one more than lanes */
 	const struct gfec_tune_rule *rules; /**< tuning table (may be NULL) */
 	int nrules;
 	int fault;	       /**< tests: 1 (GFEC_FAULT=cuda): every device call fails; 2 + i
