@@ -1,0 +1,18 @@
+# a stripe of several pieces takes stages only while the staged calls in flight would take every lane (else a lane, whose copies the pool shares out): test_gpu_resident_pinned, every GPU test at defaults and with 16 engines; gb against t0 (9ed3585) from 1, 4, 8 and 16 callers, pageable 256K-4M encode, in turns
+cd ..
+T0=$(date +%s)
+R=$(pwd)
+mkdir -p /tmp/t0 $OUT/l && tar --exclude=./.git --exclude=./build --exclude=./.device --exclude=./.snap -cf - . | tar -xf - -C /tmp/t0 && (cd /tmp/t0 && patch -R -p1 -s < $R/.snap/pipe.patch) || echo "patch failed"
+cmake -S . -B /tmp/gb -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null && cmake --build /tmp/gb -j16 2>&1 | grep -iE "error|warning" | head
+cmake -S /tmp/t0 -B /tmp/t0/b -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build /tmp/t0/b -j16 --target gfec gfec_perf 2>&1 | grep -iE "error|warning" | head
+echo "build at $(( $(date +%s) - T0 )) s"
+ctest --test-dir /tmp/gb -R gpu_resident_pinned --output-on-failure --timeout 200 > $OUT/l/t_pinned.log 2>&1; echo "== resident_pinned rc $? at $(( $(date +%s) - T0 )) s"; grep -E "tests passed|\*\*\*|ERROR|LINE|FAILED|PASSED" $OUT/l/t_pinned.log | head -20
+ctest --test-dir /tmp/gb -L gpu -j16 --output-on-failure --timeout 200 > $OUT/l/gpu_tests.log 2>&1; echo "== GPU tests (defaults) rc $? at $(( $(date +%s) - T0 )) s"; grep -E "tests passed|\*\*\*|ERROR|LINE|FAILED" $OUT/l/gpu_tests.log | head
+GFEC_GPU_RESIDENT_PINNED=16 ctest --test-dir /tmp/gb -L gpu -j16 --output-on-failure --timeout 200 > $OUT/l/gpu_tests_engines.log 2>&1; echo "== GPU tests (engines on) rc $? at $(( $(date +%s) - T0 )) s"; grep -E "tests passed|\*\*\*|ERROR|LINE|FAILED" $OUT/l/gpu_tests_engines.log | head
+D() { GFEC_GPU_RESIDENT_PINNED=16 timeout $2 $1/perf/gfec-perf daemon -k 10,4 "${@:4}" -j $OUT/l/$3.json > $OUT/l/$3.log 2>&1; echo "== $3 rc $? at $(( $(date +%s) - T0 )) s $(grep -o 'pinned H2D [0-9.]* GB/s' $OUT/l/$3.log | head -1)"; grep -E "^(encode|decode)" $OUT/l/$3.log | cut -c1-110; }
+for r in 1 2; do
+  [ $(( $(date +%s) - T0 )) -gt 420 ] && break
+  D /tmp/gb 75 gb_$r -b "256K 1M 4M" --callers "1 4 8 16" -o encode -a gpu --memory pageable -d 0.3
+  D /tmp/t0/b 75 t0_$r -b "256K 1M 4M" --callers "1 4 8 16" -o encode -a gpu --memory pageable -d 0.3
+done
+tar -czf $OUT/logs.tgz -C $OUT l && rm -rf $OUT/l
