@@ -253,9 +253,11 @@ int gfec_coalesce_gemm(struct gfec_coalesce *co, struct gfec_engine *e, const st
 	    nstripes > MAX_WINDOW_STRIPES / 2 || gfec_engine_is_device(e, src[0]))
 		return launch(co, e, p->gpu, nstripes, len, src, dst);
 	/* slots hold only calls the kernels read in place: a staged window's copies would all
-	 * fall to its leader's thread, which the lanes of separate calls share out */
+	 * fall to its leader's thread, which the lanes of separate calls share out; nor those the
+	 * backend serves without a launch (runs_resident) */
 	slot = co->slots && bytes >= co->slot_min && gfec_engine_in_place(e, src[0]) &&
-	       gfec_engine_in_place(e, dst[0]);
+	       gfec_engine_in_place(e, dst[0]) &&
+	       !gfec_engine_runs_resident(e, p->gpu, nstripes, len, src, dst);
 	if (!slot && !co->us)
 		return launch(co, e, p->gpu, nstripes, len, src, dst);
 	pthread_cond_init(&me.cv, &co->cattr);

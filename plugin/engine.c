@@ -52,6 +52,13 @@ int gfec_engine_in_place(const struct gfec_engine *e, const void *p)
 				    : gfec_engine_is_device(e, p);
 }
 
+int gfec_engine_runs_resident(const struct gfec_engine *e, const void *plan, int nstripes,
+			      size_t len, const uint8_t *const *src, uint8_t *const *dst)
+{
+	return e->gpu_ops->runs_resident &&
+	       e->gpu_ops->runs_resident(e->gpu_ctx, plan, nstripes, len, src, dst);
+}
+
 /* Calls that hold no lane of the backend pass the gate: those it reads in place (updates never
  * map), and those it runs without one (holds_lane). */
 int gfec_engine_gpu_gemm(struct gfec_engine *e, const void *plan, int nstripes, size_t len,

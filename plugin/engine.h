@@ -74,6 +74,10 @@ int gfec_engine_is_device(const struct gfec_engine *e, const void *p);
 /** Whether the GPU's kernels address @p p directly (device memory, or pinned host memory they
  *  map; gpu_ops required): such calls hold no lane of the backend. */
 int gfec_engine_in_place(const struct gfec_engine *e, const void *p);
+/** Whether the GPU backend would serve this gemm() without a launch (runs_resident; gpu_ops
+ *  required). */
+int gfec_engine_runs_resident(const struct gfec_engine *e, const void *plan, int nstripes,
+			      size_t len, const uint8_t *const *src, uint8_t *const *dst);
 
 /** dst = A x src for @p nstripes stripes of @p cols sources (gfec_backend_ops.gemm's layout). */
 int gfec_engine_gemm(struct gfec_engine *e, const struct gfec_eplan *p, int cols, int nstripes,

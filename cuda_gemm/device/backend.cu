@@ -142,6 +142,19 @@ constexpr size_t kStepChunkPtrs = 4096;
 
 constexpr int kMaxLanes = 16;
 constexpr size_t kInPlacePiece = (size_t)1 << 20; // see the top of the file
+// A stripe cut in byte ranges (pieces) whose @p chunks chunks (inputs and outputs), kPitchAlign
+// apart, each fit kInPlacePiece bytes (a stage, run_stage; or as much of the caller's pinned
+// memory, pinned_pieces): how many for chunks of @p len bytes (chunks <= kResidentPtrs: pieces
+// of 42 KiB chunks at least), and the bytes of each piece but the last.
+constexpr size_t pieces_of(size_t len, int chunks)
+{
+	return (len + kInPlacePiece / (size_t)chunks / kPitchAlign * kPitchAlign - 1) /
+	       (kInPlacePiece / (size_t)chunks / kPitchAlign * kPitchAlign);
+}
+constexpr size_t piece_step(size_t len, size_t n)
+{
+	return n > 1 ? pitch_of((len + n - 1) / n) : len;
+}
 // How a caller waits for a host-memory call read in place, or for a staged piece (Done): work
 // that moves at least kPollBytes polls a word the GPU writes (poll.h: the gaps between looks, and
 // a stream query now and then, since a failed kernel never writes the word). Less sleeps on a
@@ -1066,8 +1079,9 @@ cudaError_t dev_launches(Ctx *c, DevStream *d, const Plan *p, int col, int nstri
  * resident.h) when the launch would be the small-call kernel's; in pinned host memory (@p pinned:
  * its mapped addresses: the caller's buffers or a stage, run_stage) through the pool's engines
  * (gpu_resident_pinned) on the shapes the small-call kernel takes, with fewer than
- * kResidentPinnedSrc source bytes. Never with a fault injected. resident_takes(): whether it
- * would; run_resident: 1 done (counted), 0 not taken, < 0 an error (GFEC_E_INVAL: a NULL pointer).
+ * kResidentPinnedSrc source bytes, or in pieces (pinned_pieces). Never with a fault injected.
+ * resident_takes(): whether it would take it whole; run_resident: 1 done (counted), 0 not taken,
+ * < 0 an error (GFEC_E_INVAL: a NULL pointer).
  */
 bool resident_takes(const Ctx *c, const Plan *p, int col, int nstripes, size_t len, bool pinned)
 {
@@ -1080,22 +1094,84 @@ bool resident_takes(const Ctx *c, const Plan *p, int col, int nstripes, size_t l
 		      : pick_prepared(p, 1, len) == &p->small;
 }
 
-// The stripe on what resident_takes() names (see above).
+/*
+ * A pinned stripe the engines take in pieces of the caller's own buffers (no copies), cut as a
+ * staged one is (pieces_of): one of kResidentPinnedSrc source bytes or more, in at most
+ * kResidentPieces pieces (one round). The launch slots then leave it to the engines
+ * (runs_resident): on the H200 host RS(10,4) 256 KiB from 16 callers went from 0.73x pinned H2D
+ * through the slots to 0.86x, while 4 MiB in 60 pieces ran at 0.70x against 0.85x launched
+ * (perf/results/nvidia-h200/stage-pieces-2026-11-26, call 8). How many pieces, or 0.
+ */
+int pinned_pieces(const Ctx *c, const Plan *p, int col, int nstripes, size_t len)
+{
+	const int chunks = p->sh.cols + p->sh.rows;
+
+	if (col >= 0 || nstripes != 1 || chunks > kResidentPtrs ||
+	    resident_takes(c, p, col, nstripes, len, true))
+		return 0;
+	const size_t n = pieces_of(len, chunks);
+
+	return n <= (size_t)kResidentPieces &&
+		       resident_takes(c, p, col, 1, piece_step(len, n), true)
+		   ? (int)n
+		   : 0;
+}
+
+// A pinned_pieces() call's pieces for resident_pool_pipe: byte ranges of the caller's buffers.
+struct InPlace final : ResidentPieces {
+	const Plan *p;
+	size_t len, step;
+	const uint8_t *const *src;
+	uint8_t *const *dst;
+	const uint8_t *in[kResidentPieces][kResidentPtrs];
+	uint8_t *out[kResidentPieces][kResidentPtrs];
+
+	ResidentPiece ready(int i) override
+	{
+		const size_t off = (size_t)i * step, b = std::min(step, len - off);
+		const uint8_t **pin = in[i];
+		uint8_t **pout = out[i];
+
+		for (int j = 0; j < p->sh.cols; j++)
+			pin[j] = src[j] + off;
+		for (int r = 0; r < p->sh.rows; r++)
+			pout[r] = dst[r] + off;
+		return { kernel_args(p, &p->small, -1, 1, b, 1), pin, pout };
+	}
+	void done(int) override {}
+};
+
+// The stripe on what resident_takes() or pinned_pieces() names (see above).
 int run_resident(Ctx *c, const Plan *p, int col, int nstripes, size_t len,
 		 const uint8_t *const *src, uint8_t *const *dst, bool pinned)
 {
 	const int cols = col < 0 ? p->sh.cols : 1;
+	const int n = pinned ? pinned_pieces(c, p, col, nstripes, len) : 0;
+	int ret;
 
-	if (!resident_takes(c, p, col, nstripes, len, pinned))
+	if (!n && !resident_takes(c, p, col, nstripes, len, pinned))
 		return 0;
 	if (!gfec_ptrs_nonnull((const void *const *)src, (size_t)cols) ||
 	    !gfec_ptrs_nonnull((const void *const *)dst, (size_t)p->sh.rows))
 		return GFEC_E_INVAL;
-	const GemmArgs args = kernel_args(p, &p->small, col, 1, len, 1);
 	const int rg = p->small.k->tile;
-	const int ret = pinned ? resident_pool_run(c->rpool, args, rg, src, dst, &c->pollers)
-			       : resident_run(c->res, args, rg, src, dst);
 
+	if (n) {
+		InPlace d;
+
+		d.n = n;
+		d.p = p;
+		d.len = len;
+		d.step = piece_step(len, (size_t)n);
+		d.src = src;
+		d.dst = dst;
+		ret = resident_pool_pipe(c->rpool, d, rg, &c->pollers);
+	} else {
+		const GemmArgs args = kernel_args(p, &p->small, col, 1, len, 1);
+
+		ret = pinned ? resident_pool_run(c->rpool, args, rg, src, dst, &c->pollers)
+			     : resident_run(c->res, args, rg, src, dst);
+	}
 	if (ret > 0)
 		__atomic_fetch_add(&c->resident, 1, __ATOMIC_RELAXED);
 	return ret;
@@ -1489,23 +1565,15 @@ fail:
  * which ran best on few of them (H200 host, RS(10,4) from 16 / 64 callers: pageable 1 MiB 45.2 /
  * 45.4 GB/s on 8 lanes, 37.4 / 25.0 on 64) while 64 KiB ones, each a lane then, ran best on many
  * (13.6 / 17.6 on 8, 34.7 / 44.9 on 64; perf/results/nvidia-h200/staged-engines-2026-11-26, call
- * 2). stage_pieces(): how many pieces, 0 when not such a call; piece_step(): the bytes of each
- * piece but the last.
+ * 2). stage_pieces(): how many pieces, 0 when not such a call.
  */
-size_t piece_step(size_t len, size_t n)
-{
-	return n > 1 ? pitch_of((len + n - 1) / n) : len;
-}
-
 int stage_pieces(const Ctx *c, const Plan *p, int col, int nstripes, size_t len, unsigned calls)
 {
 	const int cols = col < 0 ? p->sh.cols : 1, rows = p->sh.rows;
 
 	if (!c->pinned_map || cols + rows > kResidentPtrs)
 		return 0;
-	// the longest chunks a stage holds (cols + rows <= kResidentPtrs: at least 42 KiB)
-	const size_t most = kInPlacePiece / (size_t)(cols + rows) / kPitchAlign * kPitchAlign;
-	const size_t n = col >= 0 ? 1 : (len + most - 1) / most;
+	const size_t n = col >= 0 ? 1 : pieces_of(len, cols + rows);
 	const size_t step = piece_step(len, n);
 
 	if (n > 1 && calls < c->stage_calls)
@@ -1779,12 +1847,25 @@ int gpu_holds_lane(void *ctx, const void *plan, int nstripes, size_t len, const 
 			     __atomic_load_n(&c->hosted, __ATOMIC_RELAXED) + 1);
 }
 
+// The coalescer's launch slots leave the calls the engines take from pinned memory to them.
+int gpu_runs_resident(void *ctx, const void *plan, int nstripes, size_t len,
+		      const uint8_t *const *src, uint8_t *const *dst)
+{
+	Ctx *c = static_cast<Ctx *>(ctx);
+	const Plan *p = static_cast<const Plan *>(plan);
+
+	return c->pinned_map &&
+	       (resident_takes(c, p, -1, nstripes, len, true) ||
+		pinned_pieces(c, p, -1, nstripes, len)) &&
+	       mapped_type(attrs(src[0])) && mapped_type(attrs(dst[0]));
+}
+
 const struct gfec_backend_ops gpu_ops = {
 	"gpu",	       gpu_init,   gpu_fini,  gpu_can_implement, gpu_plan_create, gpu_plan_free,
 	gpu_gemm,      gpu_update, gpu_is_device_ptr, gpu_stats,	 gpu_path_name,
 	nullptr, // devices: one device (the multi-device table lists its contexts)
 	gpu_butterfly16,  gpu_bfly16_alloc, gpu_bfly16_free, gpu_bfly16_sync, gpu_bfly16_work,
-	gpu_in_place,	  gpu_holds_lane,
+	gpu_in_place,	  gpu_holds_lane, gpu_runs_resident,
 	1, // checks_device_ptrs: dev_launches
 };
 

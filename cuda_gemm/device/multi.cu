@@ -596,6 +596,17 @@ int m_holds_lane(void *ctx, const void *plan, int nstripes, size_t len, const ui
 	return !m_in_place(ctx, src[0]) && !m_in_place(ctx, dst[0]);
 }
 
+// One context: its own answer; several: never (their calls are cut and launched).
+int m_runs_resident(void *ctx, const void *plan, int nstripes, size_t len,
+		    const uint8_t *const *src, uint8_t *const *dst)
+{
+	MCtx *m = static_cast<MCtx *>(ctx);
+
+	return m->d.size() == 1 && m->in->runs_resident &&
+	       m->in->runs_resident(m->d[0]->ctx, static_cast<const MPlan *>(plan)->p[0],
+				    nstripes, len, src, dst);
+}
+
 const char *m_path_name(void *ctx)
 {
 	MCtx *m = static_cast<MCtx *>(ctx);
@@ -634,7 +645,7 @@ const struct gfec_backend_ops multi_ops = {
 	m_gemm,	      m_update, m_is_device_ptr, m_stats,	   m_path_name,	  m_devices,
 	nullptr, // butterfly16: the CPU backend's alone
 	nullptr, nullptr, nullptr, nullptr, // its companions
-	m_in_place,   m_holds_lane,
+	m_in_place,   m_holds_lane, m_runs_resident,
 	0, // checks_device_ptrs: stripes are placed by their pointers, so the codec checks them first
 };
 

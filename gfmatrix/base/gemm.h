@@ -255,6 +255,14 @@ struct gfec_backend_ops {
 			  const uint8_t *const *src, uint8_t *const *dst);
 
 	/**
+	 * 1 when gemm() with these arguments would be served without a launch, by kernels kept
+	 * running (the GPU backend's resident engines, gpu_resident_pinned): the coalescer's launch
+	 * slots, which gather calls into launches, leave such a call to them. NULL: never.
+	 */
+	int (*runs_resident)(void *ctx, const void *plan, int nstripes, size_t len,
+			     const uint8_t *const *src, uint8_t *const *dst);
+
+	/**
 	 * 1 when gemm() on device memory (src[0] device memory: is_device_ptr) checks its pointer
 	 * arrays itself, answering GFEC_E_INVAL before it writes anything when any pointer is NULL
 	 * (it reads them all anyway): the codec then skips its own pass over a batch's pointers.

@@ -366,7 +366,9 @@ static void test_callers(void **state)
  * Launch slots (gpu_coalesce_slots, coalesce.h): 16 callers of one shape on pinned memory, one
  * RS(10,4) stripe a call (4 KiB and 64 KiB chunks, some unaligned), with 1 and 2 slots; then
  * 16 more callers on pageable memory beside them, which slots do not hold. Every byte of every
- * pool equals the CPU's, nothing falls back, and the pinned calls shared launches.
+ * pool equals the CPU's, nothing falls back, and the pinned calls shared launches. Without
+ * engines (gpu_resident_pinned=0, whatever the environment says): the slots leave the calls
+ * the engines take to them (runs_resident).
  */
 static void test_slots(void **state)
 {
@@ -377,7 +379,8 @@ static void test_slots(void **state)
 	for (int slots = 1; slots <= 2; slots++)
 		for (size_t l = 0; l < sizeof(lens) / sizeof(*lens); l++) {
 			gfec_codec *g = make("k=10 m=4 backend=gpu gpu_coalesce_slots=%d "
-					     "gpu_coalesce_slot_min=0", slots);
+					     "gpu_coalesce_slot_min=0 gpu_resident_pinned=0",
+					     slots);
 			gfec_codec *c = make("k=10 m=4 backend=cpu");
 			const int n = T + (l ? PAGEABLE : 0);
 			const uint64_t calls = (uint64_t)n * 20;

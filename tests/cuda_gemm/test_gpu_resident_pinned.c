@@ -5,8 +5,9 @@
  * issue 17), byte for byte against gfec_cpu_gemm_base:
  *   - random shapes (k 1..16, m 1..8), lengths 1 byte to 1 MiB, misaligned pinned buffers,
  *     poisoned outputs, then new inputs at the same addresses (a kernel that outlives its inputs
- *     must not serve an old copy of host memory); every call of less than 1 MiB of inputs
- *     counted as an engine's, the larger ones as launches;
+ *     must not serve an old copy of host memory); every call of less than 1 MiB of inputs, or
+ *     of up to 4 pieces of the stages' size, counted as an engine's, the others as launches,
+ *     as runs_resident (the launch slots' question) says;
  *   - the engines gone idle, and past their 4 ms life under a stream of calls;
  *   - work queued on the legacy default stream before a call: not waited for (host memory is
  *     read when the call is made);
@@ -14,7 +15,7 @@
  *     stripes between calls;
  *   - a NULL pointer (through a codec), an injected fault (never an engine's);
  *   - encode and decode through a codec with the knob, against the CPU codec, its encode an
- *     engine's when under 1 MiB of inputs;
+ *     engine's when the engines take it;
  *   - chunks in cudaHostAlloc and registered memory read in place, and chunks across or past a
  *     registration's end not;
  *   - pageable chunks copied into stages and served by engines: an encode in pieces that each
@@ -63,6 +64,23 @@ static int staged_engine(int cols, int rows, size_t len, int update)
 
 	return (size_t)cols * step < ENGINE_SRC_MAX &&
 	       pitch_of(step) * (size_t)(cols + rows) <= STAGE_BYTES;
+}
+
+/*
+ * Whether an engine takes a pinned call of @p cols inputs and @p rows outputs, len bytes each:
+ * whole under ENGINE_SRC_MAX source bytes, else in at most PINNED_PIECES pieces cut as a staged
+ * stripe is (backend.cu's kResidentPieces, pinned_pieces).
+ */
+#define PINNED_PIECES 4
+
+static int pinned_engine(int cols, int rows, size_t len)
+{
+	const size_t most = STAGE_BYTES / (size_t)(cols + rows) / PITCH_ALIGN * PITCH_ALIGN;
+	const size_t n = (len + most - 1) / most;
+	const size_t step = n > 1 ? pitch_of((len + n - 1) / n) : len;
+
+	return (size_t)cols * len < ENGINE_SRC_MAX ||
+	       (n <= PINNED_PIECES && (size_t)cols * step < ENGINE_SRC_MAX);
 }
 
 static void *ctx_conf(struct gfec_backend_conf conf)
@@ -190,9 +208,13 @@ static void test_shapes(void **state)
 						 : (size_t)test_range(1, 300000);
 
 		stripe_open(&s, ctx, k, m, len, it % 2);
+		/* what the launch slots ask: whether the engines take it (else it launches) */
+		assert_int_equal(ops->runs_resident(ctx, s.plan, 1, len,
+						    (const uint8_t *const *)s.p, s.p + k),
+				 pinned_engine(k, m, len));
 		stripe_encode(&s, ctx, "encode");
 		stripe_encode(&s, ctx, "encode again"); /* the same addresses, new bytes */
-		n += (size_t)k * len < ENGINE_SRC_MAX ? 2 : 0;
+		n += 2 * (uint64_t)pinned_engine(k, m, len);
 		assert_int_equal(resident_calls(ctx), n);
 		stripe_close(&s, ctx);
 	}
@@ -550,7 +572,7 @@ static void test_codec(void **state)
 			memcpy(p[i], h[i], len);
 		}
 		assert_int_equal(gfec_encode(g, (const uint8_t *const *)p, p + k, len), 0);
-		assert_int_equal(gfec_codec_resident_calls(g), (size_t)k * len < ENGINE_SRC_MAX);
+		assert_int_equal(gfec_codec_resident_calls(g), pinned_engine(k, m, len));
 		assert_int_equal(gfec_encode(c, (const uint8_t *const *)h, h + k, len), 0);
 		for (int i = k; i < n; i++)
 			assert_memory_equal(p[i], h[i], len);

@@ -17,6 +17,7 @@ struct fake_gpu {
 	struct fake_gpu_counts n;
 	uint64_t inflight;    /* gemm calls inside (atomic) */
 	int in_place;	      /* sw.in_place, read without the lock (atomic) */
+	int resident;	      /* sw.resident, likewise */
 };
 
 struct fake_plan {
@@ -164,6 +165,13 @@ static int fake_in_place(void *ctx, const void *p)
 	return __atomic_load_n(&((struct fake_gpu *)ctx)->in_place, __ATOMIC_RELAXED);
 }
 
+static int fake_runs_resident(void *ctx, const void *plan, int nstripes, size_t len,
+			      const uint8_t *const *src, uint8_t *const *dst)
+{
+	(void)plan, (void)nstripes, (void)len, (void)src, (void)dst;
+	return __atomic_load_n(&((struct fake_gpu *)ctx)->resident, __ATOMIC_RELAXED);
+}
+
 static void fake_stats(void *ctx, struct gfec_backend_stats *out)
 {
 	struct fake_gpu *g = ctx;
@@ -193,6 +201,7 @@ static const struct gfec_backend_ops fake_ops = {
 	.update = fake_update,
 	.is_device_ptr = fake_is_device_ptr,
 	.in_place = fake_in_place,
+	.runs_resident = fake_runs_resident,
 	.stats = fake_stats,
 	.path_name = fake_path_name,
 };
@@ -210,6 +219,7 @@ void fake_gpu_set(void *ctx, const struct fake_gpu_switches *sw)
 	g->sw = *sw;
 	g->seq = 0;
 	__atomic_store_n(&g->in_place, sw->in_place, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->resident, sw->resident, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&g->lock);
 }
 

@@ -27,6 +27,7 @@ struct fake_gpu_switches {
 			       update calls since the last fake_gpu_set) fails; 0: none */
 	unsigned delay_us;  /* each call holds the device this long before it works */
 	int in_place;	    /* in_place says every buffer is read in place (pinned, mapped) */
+	int resident;	    /* runs_resident says every call runs without a launch */
 };
 
 struct fake_gpu_counts {

@@ -639,8 +639,8 @@ static void rig_slots(struct rig *r, unsigned slots, uint64_t slot_min,
  * in flight, else gather into the next launch. Behind a GPU that takes 200 us a launch: never
  * more than `slots` launches in the backend at once, every output right, and from 16 callers on
  * fewer launches than calls and launches of more stripes than one call carries. A lone caller
- * never waits in a window, and staged calls (not in place) and calls under slot_min are not
- * held by slots at all.
+ * never waits in a window, and staged calls (not in place), calls under slot_min and calls the
+ * backend runs without a launch (runs_resident) are not held by slots at all.
  */
 static void test_slots(void **state)
 {
@@ -685,15 +685,18 @@ static void test_slots(void **state)
 			rig_fini(&r);
 		}
 
-	/* staged calls, and calls under slot_min (every call here: at most 12 x 3 x 5000 source
-	 * bytes): each launches on its own, as without slots */
-	for (int under = 0; under < 2; under++) {
+	/* staged calls, calls under slot_min (every call here: at most 12 x 3 x 5000 source
+	 * bytes), and calls the backend runs without a launch: each on its own, as without slots */
+	for (int kind = 0; kind < 3; kind++) {
+		const struct fake_gpu_switches resident = { .delay_us = 200, .in_place = 1,
+							    .resident = 1 };
+		const struct fake_gpu_switches *sw[3] = { &staged, &slow, &resident };
 		const uint64_t gemms = 16 * (16 - 16 / 8);
 		struct gfec_coalesce_stats cs;
 		struct fake_gpu_counts n;
 		struct rig r;
 
-		rig_slots(&r, 1, under ? 12 * 3 * 5000 + 1 : 0, under ? &slow : &staged);
+		rig_slots(&r, 1, kind == 1 ? 12 * 3 * 5000 + 1 : 0, sw[kind]);
 		run_workers(&r, 16, 16, 8);
 		fake_gpu_counts(r.e.gpu_ctx, &n);
 		gfec_coalesce_stats(r.e.coal, &cs);
