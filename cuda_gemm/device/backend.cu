@@ -148,8 +148,9 @@ constexpr size_t kInPlacePiece = (size_t)1 << 20; // see the top of the file
 // of 42 KiB chunks at least), and the bytes of each piece but the last.
 constexpr size_t pieces_of(size_t len, int chunks)
 {
-	return (len + kInPlacePiece / (size_t)chunks / kPitchAlign * kPitchAlign - 1) /
-	       (kInPlacePiece / (size_t)chunks / kPitchAlign * kPitchAlign);
+	const size_t most = kInPlacePiece / (size_t)chunks / kPitchAlign * kPitchAlign;
+
+	return (len + most - 1) / most;
 }
 constexpr size_t piece_step(size_t len, size_t n)
 {

@@ -55,13 +55,26 @@ static size_t pitch_of(size_t len)
 	return (len + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
 }
 
+/*
+ * How many pieces chunks of @p len bytes, @p cols + @p rows of them, are cut in (backend.cu's
+ * pieces_of), and in *step the bytes of each but the last (piece_step).
+ */
+static size_t pieces_of(int cols, int rows, size_t len, size_t *step)
+{
+	const size_t most = STAGE_BYTES / (size_t)(cols + rows) / PITCH_ALIGN * PITCH_ALIGN;
+	const size_t n = (len + most - 1) / most;
+
+	*step = n > 1 ? pitch_of((len + n - 1) / n) : len;
+	return n;
+}
+
 /* Whether an engine takes a staged call of @p cols inputs and @p rows outputs, len bytes each. */
 static int staged_engine(int cols, int rows, size_t len, int update)
 {
-	const size_t most = STAGE_BYTES / (size_t)(cols + rows) / PITCH_ALIGN * PITCH_ALIGN;
-	const size_t n = update ? 1 : (len + most - 1) / most;
-	const size_t step = n > 1 ? pitch_of((len + n - 1) / n) : len;
+	size_t step = len;
 
+	if (!update)
+		pieces_of(cols, rows, len, &step);
 	return (size_t)cols * step < ENGINE_SRC_MAX &&
 	       pitch_of(step) * (size_t)(cols + rows) <= STAGE_BYTES;
 }
@@ -75,9 +88,8 @@ static int staged_engine(int cols, int rows, size_t len, int update)
 
 static int pinned_engine(int cols, int rows, size_t len)
 {
-	const size_t most = STAGE_BYTES / (size_t)(cols + rows) / PITCH_ALIGN * PITCH_ALIGN;
-	const size_t n = (len + most - 1) / most;
-	const size_t step = n > 1 ? pitch_of((len + n - 1) / n) : len;
+	size_t step;
+	const size_t n = pieces_of(cols, rows, len, &step);
 
 	return (size_t)cols * len < ENGINE_SRC_MAX ||
 	       (n <= PINNED_PIECES && (size_t)cols * step < ENGINE_SRC_MAX);
