@@ -110,6 +110,7 @@
 #include "poll.h"
 #include "ptrs.h"
 #include "resident.h"
+#include "stage_copy.h"
 #include "stride.h"
 #include "threadpool.h"
 
@@ -258,12 +259,14 @@ struct Ctx {
 	Bfly16 bfly; // technique=fft's butterflies on device buffers (bfly16.h)
 };
 
-// One staging memcpy. Pageable buffers reach pinned memory only through the CPU, and one core's
-// memcpy (~5 GB/s measured) is far below PCIe, so a piece's copies are spread over a few threads.
+// One staging copy (stage_copy.h). Pageable buffers reach pinned memory only through the CPU,
+// and one core's copies (~5 GB/s by memcpy measured) are far below PCIe, so a piece's copies are
+// spread over a few threads.
 struct Copy {
-	void *d;
-	const void *s;
+	uint8_t *d;
+	const uint8_t *s;
 	size_t n;
+	bool out; // into the caller's buffers: by non-temporal stores
 };
 
 constexpr int kCopyThreads = 8;
@@ -273,7 +276,24 @@ void copy_task(void *arg, size_t i)
 {
 	const Copy &c = static_cast<const Copy *>(arg)[i];
 
-	memcpy(c.d, c.s, c.n);
+	gfec_stage_copy(&c.d, &c.s, 1, c.n, c.out);
+}
+
+// On the caller's thread, copies of one length and direction go together, all at once.
+void copy_runs(const std::vector<Copy> &v)
+{
+	constexpr size_t kMax = 64;
+	uint8_t *d[kMax];
+	const uint8_t *s[kMax];
+
+	for (size_t i = 0, j; i < v.size(); i += j) {
+		for (j = 0; j < kMax && i + j < v.size(); j++) {
+			if (v[i + j].n != v[i].n || v[i + j].out != v[i].out)
+				break;
+			d[j] = v[i + j].d, s[j] = v[i + j].s;
+		}
+		gfec_stage_copy(d, s, (int)j, v[i].n, v[i].out);
+	}
 }
 
 void run_copies(Ctx *c, std::vector<Copy> &v)
@@ -285,8 +305,7 @@ void run_copies(Ctx *c, std::vector<Copy> &v)
 	if (c->pool && v.size() > 1 && total >= kParallelCopyMin)
 		gfec_cpu_pool_run(c->pool, v.size(), copy_task, v.data());
 	else
-		for (size_t i = 0; i < v.size(); i++)
-			copy_task(v.data(), i);
+		copy_runs(v);
 	v.clear();
 }
 
@@ -1263,7 +1282,7 @@ void copy_out(Ctx *c, const Slot &s, const Plan *p, uint8_t *const *dst)
 	for (int t = 0; t < s.ns; t++)
 		for (int i = 0; i < p->sh.rows; i++)
 			v.push_back({ dst[(size_t)(s.s0 + t) * p->sh.rows + i] + s.off,
-				      s.h_out + ((size_t)t * p->sh.rows + i) * s.pitch, s.n });
+				      s.h_out + ((size_t)t * p->sh.rows + i) * s.pitch, s.n, true });
 	run_copies(c, v);
 }
 
@@ -1498,7 +1517,7 @@ int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
 					else
 						copies.push_back({ s.h_in + ((size_t)t * cols + j) * pitch,
 								   src[(size_t)(s0 + t) * cols + j] + off,
-								   n });
+								   n, false });
 					s.h_ptrs[(size_t)t * cols + j] =
 					    k_in + ((size_t)t * cols + j) * pitch;
 				}
@@ -1506,7 +1525,7 @@ int run_host(Ctx *c, Lane *l, const Plan *p, int col, int nstripes, size_t len,
 					if (col >= 0)
 						copies.push_back({ s.h_out + ((size_t)t * rows + i) * pitch,
 								   dst[(size_t)(s0 + t) * rows + i] + off,
-								   n });
+								   n, false });
 					s.h_ptrs[(size_t)ns * cols + (size_t)t * rows + i] =
 					    k_out + ((size_t)t * rows + i) * pitch;
 				}
@@ -1658,14 +1677,21 @@ struct Staged final : ResidentPieces {
 			pin[j] = st[i % w]->m + (size_t)j * pitch_of(b);
 		for (int r = 0; r < rows; r++)
 			pout[r] = st[i % w]->m + (size_t)(cols + r) * pitch_of(b);
-		for (int j = 0; j < cols + (col >= 0 ? rows : 0); j++)
-			memcpy(at(i, j), mine(i, j), b);
+		copy(i, 0, cols + (col >= 0 ? rows : 0), false);
 		return { kernel_args(p, &p->small, col, 1, b, 1), pin, pout };
 	}
-	void done(int i) override
+	void done(int i) override { copy(i, cols, cols + rows, true); }
+	// piece i's chunks j0 .. j1 - 1 into the stage, or back out of it (stage_copy.h)
+	void copy(int i, int j0, int j1, bool out) const
 	{
-		for (int j = cols; j < cols + rows; j++)
-			memcpy(mine(i, j), at(i, j), bytes(i));
+		uint8_t *stage[kResidentPtrs], *caller[kResidentPtrs];
+
+		for (int j = j0; j < j1; j++)
+			stage[j - j0] = at(i, j), caller[j - j0] = mine(i, j);
+		if (out)
+			gfec_stage_copy(caller, stage, j1 - j0, bytes(i), 1);
+		else
+			gfec_stage_copy(stage, caller, j1 - j0, bytes(i), 0);
 	}
 };
 
