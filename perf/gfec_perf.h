@@ -257,6 +257,10 @@ struct perf_row {
 		/* coalesced GPU rows: the mean launch's PCIe time, and the P99 bound: the
 		 * deadline + 2 x that (0: no bound) */
 		double window_us, p99_bound_us;
+		/* pageable GPU rows: the staging copies alone (perf_daemon.c: daemon_stage), data
+		 * GB/s on that many threads (0: not measured) */
+		double staging_gbps;
+		int staging_threads;
 	} daemon;
 };
 

@@ -34,12 +34,16 @@
  *     generic sweeps split one stripe set among the CPUs; C callers keep C independent calls'
  *     streams in flight (on the H200 host's 16 CPUs, an RS(10,4) 64K decode row ran at 1.28x
  *     the generic XOR stream);
- *   - calls on the GPU: pinned H2D (every data byte crosses it); pageable buffers have no
- *     figure of their own: they must be staged through pinned memory, so pinned H2D bounds them
- *     too (loosely). Three times their bytes over the memory sweep is no bound for them: on the
- *     H200 host, 16 callers of RS(10,4) 1 MiB pageable encodes ran at 1.2-1.35x that figure
+ *   - calls on the GPU: pinned H2D (every data byte crosses it); pageable buffers must also be
+ *     staged through pinned memory by the CPU, so they get the lower of pinned H2D and the
+ *     staging copies measured right after the row (daemon_stage: the row's callers, or every
+ *     CPU where they are fewer, each copying its calls' chunks into a 1 MiB stage of its own and
+ *     the outputs back, as the GPU backend's CPU does, with no GPU work). A figure computed from
+ *     the memory sweep is no bound for them: on the H200 host, 16 callers of RS(10,4) 1 MiB
+ *     pageable encodes ran at 1.2-1.35x three times their bytes over it
  *     (perf/results/nvidia-h200/lanes-2026-11-24/), the staging buffers being written and
- *     read by DMA in the CPU's cache rather than in DRAM;
+ *     read by DMA in the CPU's cache rather than in DRAM. The copies timed alone are one: the
+ *     row makes them all, on no more CPUs, and other work besides;
  *   - a row whose calls went to both, and every row of a codec that splits calls between both
  *     (backend=hybrid, plugin/hybrid.h; auto where gfec tune measured the split better): the
  *     sum of the two. Hybrid rows also get a line comparing them with the cpu and gpu rows of
@@ -65,6 +69,7 @@
 #include "gfec_perf.h"
 #include "perf_daemon.h"
 #include "perf_util.h"
+#include "device/stage_copy.h" /* the GPU backend's staging copies, which daemon_stage times */
 #ifdef GFEC_HAVE_CUDA
 #include "perf_gpu.h"
 #endif
@@ -459,11 +464,32 @@ struct dmn_row {
 	int callers, warmup;
 	int xor_width;	  /* 0: the codec's calls; else xor_call()s of this vector width */
 	int xor_mode;	  /* and how they write (enum perf_xor_mode | PERF_XOR_PREFETCH) */
+	uint8_t **stages; /* non-NULL: stage_call()s, caller i's stage stages[i] */
 	atomic_int ready; /* callers past their warm-up */
 	atomic_int go;	  /* 0 wait, 1 run, -1 give up (not every caller could be started) */
 	atomic_int stop;
 	struct dmn_caller *c;
 };
+
+/*
+ * The streams of stripe @p s that the stand-ins for a call (xor_call, stage_call) read and write:
+ * encode's k data chunks, decode's k surviving ones, into the stripe's e spare chunks (the decode
+ * outputs, as large and in the same allocation: an encode's parity stays valid). The count read.
+ */
+static int call_streams(enum perf_op op, const struct dmn_pool *p, int s, const uint8_t **src,
+			uint8_t **dst)
+{
+	const int n = p->k + p->m;
+	int nsrc = 0;
+
+	for (int i = 0; i < n; i++)
+		if (op == PERF_ENCODE ? i < p->k : p->in[(size_t)s * n + i] != NULL)
+			src[nsrc++] = op == PERF_ENCODE ? p->data[(size_t)s * p->k + i]
+							: p->in[(size_t)s * n + i];
+	for (int i = 0; i < p->e; i++)
+		dst[i] = p->out[(size_t)s * n + i];
+	return nsrc;
+}
 
 /*
  * The daemon-shaped XOR stream's "call" on stripe @p s: the call's streams XORed, no GF work, in
@@ -476,17 +502,10 @@ struct dmn_row {
  */
 static void xor_call(int width, int mode, enum perf_op op, const struct dmn_pool *p, int s)
 {
-	const int n = p->k + p->m;
 	const uint8_t *src[GFEC_MAX_CHUNKS];
 	uint8_t *dst[GFEC_MAX_CHUNKS];
-	int nsrc = 0;
+	const int nsrc = call_streams(op, p, s, src, dst);
 
-	for (int i = 0; i < n; i++)
-		if (op == PERF_ENCODE ? i < p->k : p->in[(size_t)s * n + i] != NULL)
-			src[nsrc++] = op == PERF_ENCODE ? p->data[(size_t)s * p->k + i]
-							: p->in[(size_t)s * n + i];
-	for (int i = 0; i < p->e; i++)
-		dst[i] = p->out[(size_t)s * n + i];
 	for (size_t off = 0; off < p->chunk; off += GFEC_CPU_SLICE) {
 		const size_t len =
 		    p->chunk - off < GFEC_CPU_SLICE ? p->chunk - off : GFEC_CPU_SLICE;
@@ -502,9 +521,47 @@ static void xor_call(int width, int mode, enum perf_op op, const struct dmn_pool
 	}
 }
 
-/* One call of the row on stripe @p s: the codec's, or xor_call() (which cannot fail). */
-static int row_call(const struct dmn_row *x, int s)
+/* What the GPU backend stages a pageable stripe's pieces through (backend.cu: kInPlacePiece). */
+#define DMN_STAGE_BYTES ((size_t)1 << 20)
+
+/*
+ * The staging copies of stripe @p s, with no GPU work: what the GPU backend's CPU does for a
+ * pageable call, by its copies (stage_copy.h). The call's inputs are copied into @p stage a piece
+ * at a time (as many bytes of each chunk as fit in DMN_STAGE_BYTES), and each piece's outputs
+ * copied back out (call_streams: into the stripe's spare chunks).
+ */
+static void stage_call(enum perf_op op, const struct dmn_pool *p, int s, uint8_t *stage)
 {
+	const uint8_t *src[GFEC_MAX_CHUNKS];
+	uint8_t *dst[GFEC_MAX_CHUNKS];
+	const int nsrc = call_streams(op, p, s, src, dst);
+	const size_t fit = DMN_STAGE_BYTES / (size_t)(nsrc + p->e) / 256 * 256;
+	const size_t step = fit < p->chunk ? fit : p->chunk;
+
+	for (size_t off = 0; off < p->chunk; off += step) {
+		const size_t len = p->chunk - off < step ? p->chunk - off : step;
+		const uint8_t *from[GFEC_MAX_CHUNKS];
+		uint8_t *to[GFEC_MAX_CHUNKS];
+
+		for (int i = 0; i < nsrc; i++)
+			from[i] = src[i] + off, to[i] = stage + (size_t)i * step;
+		gfec_stage_copy(to, from, nsrc, len, 0);
+		for (int i = 0; i < p->e; i++)
+			from[i] = stage + (size_t)(nsrc + i) * step, to[i] = dst[i] + off;
+		gfec_stage_copy(to, from, p->e, len, 1);
+	}
+}
+
+/*
+ * One call of caller @p idx of the row on stripe @p s: the codec's, or xor_call() or stage_call()
+ * (which cannot fail).
+ */
+static int row_call(const struct dmn_row *x, int idx, int s)
+{
+	if (x->stages) {
+		stage_call(x->op, x->pool, s, x->stages[idx]);
+		return 0;
+	}
 	if (x->xor_width) {
 		xor_call(x->xor_width, x->xor_mode, x->op, x->pool, s);
 		return 0;
@@ -528,7 +585,7 @@ static void *caller_main(void *arg)
 	int j = 0, go;
 
 	for (int i = 0; i < x->warmup && !me->err; i++, j = (j + 1) % per)
-		me->err = row_call(x, me->idx + j * x->callers);
+		me->err = row_call(x, me->idx, me->idx + j * x->callers);
 	atomic_fetch_add(&me->row->ready, 1);
 	while ((go = atomic_load(&me->row->go)) == 0)
 		sleep_s(1e-4);
@@ -548,7 +605,7 @@ static void *caller_main(void *arg)
 			me->lat = l, me->cap = cap;
 		}
 		t0 = perf_now();
-		me->err = row_call(x, me->idx + j * x->callers);
+		me->err = row_call(x, me->idx, me->idx + j * x->callers);
 		t = perf_now() - t0;
 		j = (j + 1) % per;
 		if (me->err)
@@ -658,13 +715,20 @@ static void p99_bound(struct perf_row *r, const struct dmn_bounds *b)
 	r->daemon.p99_bound_us = r->daemon.coalesce_us + 2 * r->daemon.window_us;
 }
 
+/* A pageable GPU row's staging copies (daemon_stage): data GB/s, spread, on how many threads */
+struct dmn_stage {
+	double gbps, spread;
+	int threads;
+};
+
 /*
  * The row's bound (see the file's comment): the CPU's for the share of calls on the CPU (the best
  * of the memory sweeps, the shape's XOR stream and @p xd, the daemon-shaped one, or NULL), pinned
- * H2D for the GPU's, the sum where both ran.
+ * H2D for the GPU's, or the staging copies @p sc where measured (pageable) and lower, the sum
+ * where both ran.
  */
 static void row_bound(struct perf_row *r, const struct dmn_bounds *b, int threads, double share,
-		      const struct perf_xor_ceil *xd)
+		      const struct perf_xor_ceil *xd, const struct dmn_stage *sc)
 {
 	const int one = threads == 1;
 	const struct perf_xor_ceil *x = one ? b->xor_1 : b->xor_t;
@@ -688,6 +752,10 @@ static void row_bound(struct perf_row *r, const struct dmn_bounds *b, int thread
 		snprintf(r->ceil_name, sizeof(r->ceil_name), "%s", cpu_name);
 		r->ceil_gbps = cpu;
 		r->ceil_spread = spread;
+	} else if (share >= 1 && sc && sc->gbps < b->h2d) {
+		snprintf(r->ceil_name, sizeof(r->ceil_name), "staging copies, %d thr", sc->threads);
+		r->ceil_gbps = sc->gbps;
+		r->ceil_spread = sc->spread;
 	} else if (share >= 1) {
 		snprintf(r->ceil_name, sizeof(r->ceil_name), "pinned H2D%s",
 			 r->data == PERF_PINNED ? "" : " (pageable staged)");
@@ -828,6 +896,54 @@ static int daemon_xor(const struct dmn_opts *o, const struct dmn_pool *p, const 
 	return v == nmodes ? 0 : -1;
 }
 
+/*
+ * The staging copies of pageable GPU row @p r, on its stripes @p p for as long (stage_call): its
+ * callers, or every CPU where they are fewer (the backend may spread a long stripe's copies over
+ * its pool), each with a stage of its own. Data GB/s into sc->gbps, the sub-windows' spread
+ * into sc->spread. 0; -1 where the threads or memory could not be had.
+ */
+static int daemon_stage(const struct dmn_opts *o, const struct dmn_pool *p,
+			const struct perf_row *r, int cpus, struct dmn_stage *sc)
+{
+	const int fill = cpus < p->nstripes ? cpus : p->nstripes;
+	struct dmn_row x = {.pool = p,
+			    .op = r->op,
+			    .callers = r->daemon.callers > fill ? r->daemon.callers : fill,
+			    .warmup = o->warmup};
+	pthread_t *tid = calloc((size_t)x.callers, sizeof(*tid));
+	double win[DMN_WINDOWS];
+	struct dmn_snap a, z;
+	unsigned long calls = 0;
+	int got = 0, err = 0, ret = -1;
+
+	*sc = (struct dmn_stage){0, 0, x.callers};
+	x.c = aligned_alloc(64, (size_t)x.callers * sizeof(*x.c));
+	x.stages = calloc((size_t)x.callers, sizeof(*x.stages));
+	for (; x.stages && got < x.callers; got++)
+		if (posix_memalign((void **)&x.stages[got], 4096, DMN_STAGE_BYTES))
+			break;
+	if (tid && x.c && got == x.callers && drive(&x, tid, o->seconds, win, &a, &z) == 0) {
+		for (int i = 0; i < x.callers; i++) {
+			calls += x.c[i].nlat;
+			err |= x.c[i].err; /* only a failed realloc of the latencies */
+			free(x.c[i].lat);
+		}
+		if (calls && !err) {
+			for (int w = 0; w < DMN_WINDOWS; w++)
+				win[w] *= r->data_bytes / 1e9;
+			sc->gbps = (double)calls * r->data_bytes / (z.t - a.t) / 1e9;
+			sc->spread = perf_summarise(win, DMN_WINDOWS).spread;
+			ret = 0;
+		}
+	}
+	while (x.stages && got--)
+		free(x.stages[got]);
+	free(x.stages);
+	free(x.c);
+	free(tid);
+	return ret;
+}
+
 /* 0 (the row in @p r); -1 with r->skip set: the codec or threads could not be had, a call failed.
  */
 static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_codec *codec,
@@ -837,6 +953,7 @@ static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_code
 	    .codec = codec, .pool = p, .op = op, .callers = callers, .warmup = o->warmup};
 	struct dmn_snap a, z;
 	struct perf_xor_ceil xd;
+	struct dmn_stage sc;
 	pthread_t *tid = calloc((size_t)callers, sizeof(*tid));
 	double win[DMN_WINDOWS];
 	unsigned long calls = 0;
@@ -927,8 +1044,13 @@ static int run_row(const struct dmn_opts *o, const struct dmn_pool *p, gfec_code
 					     ? 0.5
 					     : r->daemon.gpu_call_share;
 		const int has_xd = share < 1 && daemon_xor(o, p, r, &xd) == 0;
+		const int has_sc = share >= 1 && r->data == PERF_PAGEABLE &&
+				   daemon_stage(o, p, r, b->cpus, &sc) == 0;
 
-		row_bound(r, b, threads < b->cpus ? threads : b->cpus, share, has_xd ? &xd : NULL);
+		r->daemon.staging_gbps = has_sc ? sc.gbps : 0;
+		r->daemon.staging_threads = has_sc ? sc.threads : 0;
+		row_bound(r, b, threads < b->cpus ? threads : b->cpus, share, has_xd ? &xd : NULL,
+			  has_sc ? &sc : NULL);
 	}
 	ret = 0;
 out_free:
@@ -1037,6 +1159,39 @@ static void hybrid_summary(const struct perf_row *rows, int nrows, double mem_t,
 		       "%.2f bytes per data byte)\n",
 		       roof > 0 ? h->gbps.median / roof : 0, roof, mem_t, cpus,
 		       h->traffic_bytes / h->data_bytes);
+	}
+}
+
+/*
+ * Issue 17's figures for the GPU rows: a pageable row against pinned H2D and against its staging
+ * copies (daemon_stage), and the CPU seconds per GB of each GPU row against the cpu row of its
+ * op, code, chunk and callers in this run.
+ */
+static void gpu_summary(const struct perf_row *rows, int nrows, double h2d)
+{
+	for (int i = 0; i < nrows; i++) {
+		const struct perf_row *r = &rows[i], *c;
+		char size[16];
+
+		if (!r->on_gpu)
+			continue;
+		perf_fmt_size(size, sizeof(size), r->chunk);
+		if (r->daemon.staging_gbps > 0)
+			printf(
+			    "# staged %s RS(%d,%d) %s x%d %s: %.2f GB/s = %.2fx pinned H2D (%.2f), "
+			    "%.2fx the staging copies alone (%.2f GB/s on %d threads)\n",
+			    perf_op_names[r->op], r->k, r->m, size, r->daemon.callers, r->backend,
+			    r->gbps.median, h2d > 0 ? r->gbps.median / h2d : 0, h2d,
+			    r->gbps.median / r->daemon.staging_gbps, r->daemon.staging_gbps,
+			    r->daemon.staging_threads);
+		c = peer(rows, nrows, r, "cpu");
+		if (c && c->cpu_s_per_gb > 0)
+			printf("# cpu-s/GB %s RS(%d,%d) %s x%d %s %s: %.4f = %.3fx the cpu row's "
+			       "%.4f (%s)\n",
+			       perf_op_names[r->op], r->k, r->m, size, r->daemon.callers,
+			       r->backend, perf_data_names[r->data], r->cpu_s_per_gb,
+			       r->cpu_s_per_gb / c->cpu_s_per_gb, c->cpu_s_per_gb,
+			       perf_data_names[c->data]);
 	}
 }
 
@@ -1224,8 +1379,8 @@ int perf_daemon_main(int argc, char **argv)
 	printf("# bounds: CPU memory %.1f GB/s on 1 thread, %.1f GB/s on %d (read + written)%s",
 	       ce.cpu_mem_1, ce.cpu_mem_t, (int)ncpu, gpu ? "" : "\n");
 	if (gpu)
-		printf("; pinned H2D %.1f GB/s (GPU calls; pageable has no figure of its own: it "
-		       "is staged through pinned memory)\n",
+		printf("; pinned H2D %.1f GB/s (GPU calls; pageable ones: the lower of it and "
+		       "their staging copies alone, measured after each row)\n",
 		       ce.h2d);
 	for (int i = 0; i < ce.nxor; i++) {
 		char size[16];
@@ -1289,6 +1444,7 @@ int perf_daemon_main(int argc, char **argv)
 	perf_progress(run.total, run.total, "");
 	nrows = run.nrows;
 	hybrid_summary(rows, nrows, ce.cpu_mem_t, (int)ncpu);
+	gpu_summary(rows, nrows, ce.h2d);
 	p99_summary(rows, nrows, &ce);
 	status = run.status;
 	above = perf_self_check(rows, nrows, stderr);

@@ -284,6 +284,11 @@ static json_t *json_row(const struct perf_row *r)
 		json_object_set_new(d, "p99_bound_us", r->daemon.p99_bound_us > 0
 							   ? json_real(r->daemon.p99_bound_us)
 							   : json_null());
+		json_object_set_new(d, "staging_copies_GBps",
+				    r->daemon.staging_gbps > 0 ? json_real(r->daemon.staging_gbps)
+							       : json_null());
+		json_object_set_new(d, "staging_copies_threads",
+				    json_integer(r->daemon.staging_threads));
 		json_object_set_new(o, "daemon", d);
 	}
 	return o;

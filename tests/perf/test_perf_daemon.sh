@@ -45,6 +45,7 @@ for r in rows:
     assert d["gpu_resident_per_s"] == 0, d
     assert d["gpu_coalesce_us"] == 0 and d["gpu_coalesce_slots"] == 0 and d["gpu_windows_per_s"] == 0, d
     assert d["gpu_window_transfer_us"] is None and d["p99_bound_us"] is None, d
+    assert d["staging_copies_GBps"] is None and d["staging_copies_threads"] == 0, d
     # >= 4 x L3 (64 MiB at least with --quick) rotated in all
     assert d["rotated_bytes"] >= max(64 << 20, 4 * doc["machine"]["l3_bytes"]) * 0.99, d
 PY
