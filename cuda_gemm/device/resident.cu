@@ -297,7 +297,13 @@ inline void cpu_relax()
  */
 int fail(Resident *r, uint64_t s)
 {
-	__atomic_store_n(&r->broken, true, __ATOMIC_RELAXED);
+	if (r->host) { // its other callers post and relaunch under its lock: none does after this
+		std::lock_guard<std::mutex> g(r->lock);
+
+		__atomic_store_n(&r->broken, true, __ATOMIC_RELAXED);
+	} else { // resident_run's caller holds the lock throughout, and is its only one
+		__atomic_store_n(&r->broken, true, __ATOMIC_RELAXED);
+	}
 	cudaGetLastError();
 	cudaStreamSynchronize(r->st);
 	cudaGetLastError();
@@ -349,7 +355,9 @@ bool served(const Resident *r, uint64_t s)
 
 /*
  * A waiting host's look at the kernel's stream: false after a CUDA error; a stream with no
- * kernel left, and request @p s not served, gets a kernel again.
+ * kernel left, and request @p s not served, gets a kernel again, unless fail() has turned the
+ * engine off: a kernel launched after another caller's fail() found its request unserved could
+ * still serve it while that call is redone on the CPU (an update's delta applied twice).
  */
 bool still_running(Resident *r, uint64_t s)
 {
@@ -357,7 +365,15 @@ bool still_running(Resident *r, uint64_t s)
 
 	if (e == cudaErrorNotReady)
 		return true;
-	return e == cudaSuccess && (served(r, s) || launch_resident(r) == cudaSuccess);
+	if (e != cudaSuccess)
+		return false;
+	if (served(r, s))
+		return true;
+	if (!r->host) // resident_run: its caller holds the lock
+		return launch_resident(r) == cudaSuccess;
+	std::lock_guard<std::mutex> g(r->lock);
+
+	return !__atomic_load_n(&r->broken, __ATOMIC_RELAXED) && launch_resident(r) == cudaSuccess;
 }
 
 uint64_t now_host_ns()
@@ -516,8 +532,10 @@ void post_pinned(Resident *r, const ResidentPiece &pc, int rg, const unsigned *p
 	{
 		std::lock_guard<std::mutex> g(r->lock);
 
-		if ((t->e = post(r, pc.args, rg, pc.src, pc.dst, &t->s, &t->launched)) ==
-		    cudaSuccess)
+		if (__atomic_load_n(&r->broken, __ATOMIC_RELAXED)) // off since choose(): see fail()
+			t->e = cudaErrorLaunchFailure, t->s = 0, t->launched = false;
+		else if ((t->e = post(r, pc.args, rg, pc.src, pc.dst, &t->s, &t->launched)) ==
+			 cudaSuccess)
 			t->ahead = __atomic_add_fetch(&r->queued, t->bytes, __ATOMIC_RELAXED);
 		else // no other caller chooses it while this one's wait is behind its others
 			__atomic_store_n(&r->broken, true, __ATOMIC_RELAXED);
@@ -549,7 +567,7 @@ int wait_pinned(const Ticket &t, unsigned *pollers)
 	Resident *r = t.r;
 
 	if (t.e != cudaSuccess)
-		return fail(r, t.s);
+		return t.s ? fail(r, t.s) : GFEC_E_DEVICE; // s 0: never posted
 	const uint64_t gone = now_host_ns() - t.t0;
 	const bool late = gone >= t.first;
 
