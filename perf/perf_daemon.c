@@ -548,7 +548,7 @@ static void stage_call(enum perf_op op, const struct dmn_pool *p, int s, uint8_t
 		gfec_stage_copy(to, from, nsrc, len, 0);
 		for (int i = 0; i < p->e; i++)
 			from[i] = stage + (size_t)(nsrc + i) * step, to[i] = dst[i] + off;
-		gfec_stage_copy(to, from, p->e, len, 1);
+		gfec_stage_copy(to, from, p->e, len, len >= GFEC_STAGE_STREAM_MIN);
 	}
 }
 

@@ -55,7 +55,7 @@ static void copy_stripe(const struct bench *b, uint8_t *base, uint8_t *stage)
 		for (int i = 0; i < b->m; i++)
 			from[i] = stage + (size_t)(b->k + i) * step,
 			to[i] = base + (size_t)(b->k + i) * b->chunk + off;
-		gfec_stage_copy_path(b->path, to, from, b->m, len, 1);
+		gfec_stage_copy_path(b->path, to, from, b->m, len, len >= GFEC_STAGE_STREAM_MIN);
 	}
 }
 

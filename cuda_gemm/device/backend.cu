@@ -266,46 +266,56 @@ struct Copy {
 	uint8_t *d;
 	const uint8_t *s;
 	size_t n;
-	bool out; // into the caller's buffers: by non-temporal stores
+	bool out; // into the caller's buffers
 };
 
 constexpr int kCopyThreads = 8;
 constexpr size_t kParallelCopyMin = (size_t)1 << 20;
 
-void copy_task(void *arg, size_t i)
-{
-	const Copy &c = static_cast<const Copy *>(arg)[i];
-
-	gfec_stage_copy(&c.d, &c.s, 1, c.n, c.out);
-}
-
-// On the caller's thread, copies of one length and direction go together, all at once.
-void copy_runs(const std::vector<Copy> &v)
+// Bytes [off, off + len) of each of the @p nv copies at @p v (one length and direction), all at
+// once, 64 copies at a time.
+void copy_span(const Copy *v, size_t nv, size_t off, size_t len)
 {
 	constexpr size_t kMax = 64;
 	uint8_t *d[kMax];
 	const uint8_t *s[kMax];
 
-	for (size_t i = 0, j; i < v.size(); i += j) {
-		for (j = 0; j < kMax && i + j < v.size(); j++) {
-			if (v[i + j].n != v[i].n || v[i + j].out != v[i].out)
-				break;
-			d[j] = v[i + j].d, s[j] = v[i + j].s;
-		}
-		gfec_stage_copy(d, s, (int)j, v[i].n, v[i].out);
+	for (size_t i = 0, j; i < nv; i += j) {
+		for (j = 0; j < kMax && i + j < nv; j++)
+			d[j] = v[i + j].d + off, s[j] = v[i + j].s + off;
+		gfec_stage_copy(d, s, (int)j, len, v[i].out && v[i].n >= GFEC_STAGE_STREAM_MIN);
 	}
 }
 
+// A pool task of run_copies: a byte range of every copy.
+struct CopyRanges {
+	const Copy *v;
+	size_t nv, step;
+};
+
+void copy_task(void *arg, size_t t)
+{
+	const CopyRanges &r = *static_cast<const CopyRanges *>(arg);
+	const size_t off = t * r.step;
+
+	copy_span(r.v, r.nv, off, std::min(r.step, r.v[0].n - off));
+}
+
+// Copies @p v, all of one length and direction: on the caller's thread, or from
+// kParallelCopyMin bytes in all over the backend's pool, each thread a range of every copy's bytes
+// (in 256-byte units, which keep non-temporal stores aligned).
 void run_copies(Ctx *c, std::vector<Copy> &v)
 {
-	size_t total = 0;
+	const size_t n = v.empty() ? 0 : v[0].n;
 
-	for (const Copy &x : v)
-		total += x.n;
-	if (c->pool && v.size() > 1 && total >= kParallelCopyMin)
-		gfec_cpu_pool_run(c->pool, v.size(), copy_task, v.data());
-	else
-		copy_runs(v);
+	if (n && c->pool && n * v.size() >= kParallelCopyMin) {
+		const size_t step = (n / kCopyThreads + 255) / 256 * 256;
+		CopyRanges r = { v.data(), v.size(), step };
+
+		gfec_cpu_pool_run(c->pool, (n + step - 1) / step, copy_task, &r);
+	} else if (n) {
+		copy_span(v.data(), v.size(), 0, n);
+	}
 	v.clear();
 }
 
@@ -1689,7 +1699,8 @@ struct Staged final : ResidentPieces {
 		for (int j = j0; j < j1; j++)
 			stage[j - j0] = at(i, j), caller[j - j0] = mine(i, j);
 		if (out)
-			gfec_stage_copy(caller, stage, j1 - j0, bytes(i), 1);
+			gfec_stage_copy(caller, stage, j1 - j0, bytes(i),
+					bytes(i) >= GFEC_STAGE_STREAM_MIN);
 		else
 			gfec_stage_copy(stage, caller, j1 - j0, bytes(i), 0);
 	}

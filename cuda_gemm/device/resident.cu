@@ -523,7 +523,8 @@ struct Ticket {
 	cudaError_t e;	 // of the post
 };
 
-// Piece @p pc on engine @p r, behind the requests its other callers posted.
+// Piece @p pc on engine @p r, behind the requests its other callers posted; t->s 0: not posted,
+// the engine having been turned off since choose().
 void post_pinned(Resident *r, const ResidentPiece &pc, int rg, const unsigned *pollers, Ticket *t)
 {
 	t->r = r;
@@ -533,7 +534,7 @@ void post_pinned(Resident *r, const ResidentPiece &pc, int rg, const unsigned *p
 		std::lock_guard<std::mutex> g(r->lock);
 
 		if (__atomic_load_n(&r->broken, __ATOMIC_RELAXED)) // off since choose(): see fail()
-			t->e = cudaErrorLaunchFailure, t->s = 0, t->launched = false;
+			t->s = 0;				   // not posted
 		else if ((t->e = post(r, pc.args, rg, pc.src, pc.dst, &t->s, &t->launched)) ==
 			 cudaSuccess)
 			t->ahead = __atomic_add_fetch(&r->queued, t->bytes, __ATOMIC_RELAXED);
@@ -567,7 +568,7 @@ int wait_pinned(const Ticket &t, unsigned *pollers)
 	Resident *r = t.r;
 
 	if (t.e != cudaSuccess)
-		return t.s ? fail(r, t.s) : GFEC_E_DEVICE; // s 0: never posted
+		return fail(r, t.s);
 	const uint64_t gone = now_host_ns() - t.t0;
 	const bool late = gone >= t.first;
 
@@ -632,15 +633,22 @@ int resident_pool_pipe(ResidentPool *p, ResidentPieces &pc, int rg, unsigned *po
 			next = pc.ready(posted);
 		Resident *r;
 
-		// no engine that works has a free slot (some are off): wait for one of this call's
-		while (!(r = choose(p)) && ended < posted)
-			end_one(false);
-		if (r && ret <= 0)
-			give_back(p, r);
+		for (;;) {
+			// no working engine has a free slot (some off): wait for this call's own
+			while (!(r = choose(p)) && ended < posted)
+				end_one(false);
+			if (r && ret <= 0)
+				give_back(p, r);
+			if (!r || ret <= 0)
+				break;
+			post_pinned(r, next, rg, pollers, &t[posted % w]);
+			if (t[posted % w].s) // posted, or its post failed (then its wait fails)
+				break;
+			give_back(p, r); // turned off since choose(): another engine
+		}
 		if (!r || ret <= 0)
 			break;
-		post_pinned(r, next, rg, pollers, &t[posted % w]);
-		error = t[posted++ % w].e != cudaSuccess; // its wait fails
+		error = t[posted++ % w].e != cudaSuccess;
 	}
 	while (ended < posted)
 		end_one(true);

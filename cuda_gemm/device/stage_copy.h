@@ -9,9 +9,9 @@
  * memory (a stage) and its outputs copied back. memcpy does one chunk after the other, and one
  * core reads one stream from DRAM at about half the rate it reads ten at once, as the encode
  * kernels read their sources. These copies go through all the chunks at once, 256 bytes of each
- * in turn, the sources prefetched 1 KiB ahead; copies back into the caller's buffers, which it
- * does not read back soon, go by non-temporal stores. On the development Xeon (2 vCPUs), ten 64
- * KiB chunks into a stage and four back from cold buffers ran at 7.4 GB/s of data a core by
+ * in turn, the sources prefetched 1 KiB ahead; chunks of GFEC_STAGE_STREAM_MIN bytes or more go
+ * back into the caller's buffers by non-temporal stores. On the development Xeon (2 vCPUs), ten
+ * 64 KiB chunks into a stage and four back from cold buffers ran at 7.4 GB/s of data a core by
  * memcpy, 12.1 so with AVX-512 and 11.4 with SSE2, 1.5-1.65x memcpy from 1 and 2 threads and
  * 64 KiB to 1 MiB chunks (gfec-stage-copy-bench;
  * perf/results/dev-xeon-2core/stage-copy-2026-11-26).
@@ -25,6 +25,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * Copies back into a caller's buffers of at least this many bytes a chunk go by non-temporal
+ * stores (the CPU path's cpu_stream_min on Intel); smaller ones stay in the cache for a caller
+ * that reads them.
+ */
+#define GFEC_STAGE_STREAM_MIN ((size_t)64 << 10)
 
 /** How the copies go: the best the CPU has (auto), or one way (tests, measurements). */
 enum gfec_stage_path {
