@@ -521,35 +521,18 @@ static void xor_call(int width, int mode, enum perf_op op, const struct dmn_pool
 	}
 }
 
-/* What the GPU backend stages a pageable stripe's pieces through (backend.cu: kInPlacePiece). */
-#define DMN_STAGE_BYTES ((size_t)1 << 20)
-
 /*
- * The staging copies of stripe @p s, with no GPU work: what the GPU backend's CPU does for a
- * pageable call, by its copies (stage_copy.h). The call's inputs are copied into @p stage a piece
- * at a time (as many bytes of each chunk as fit in DMN_STAGE_BYTES), and each piece's outputs
- * copied back out (call_streams: into the stripe's spare chunks).
+ * The staging copies of stripe @p s through @p stage (GFEC_STAGE_BYTES), with no GPU work: what
+ * the GPU backend's CPU does for a pageable call (stage_copy.h: gfec_stage_stripe), its outputs
+ * copied back into the stripe's spare chunks (call_streams).
  */
 static void stage_call(enum perf_op op, const struct dmn_pool *p, int s, uint8_t *stage)
 {
 	const uint8_t *src[GFEC_MAX_CHUNKS];
 	uint8_t *dst[GFEC_MAX_CHUNKS];
 	const int nsrc = call_streams(op, p, s, src, dst);
-	const size_t fit = DMN_STAGE_BYTES / (size_t)(nsrc + p->e) / 256 * 256;
-	const size_t step = fit < p->chunk ? fit : p->chunk;
 
-	for (size_t off = 0; off < p->chunk; off += step) {
-		const size_t len = p->chunk - off < step ? p->chunk - off : step;
-		const uint8_t *from[GFEC_MAX_CHUNKS];
-		uint8_t *to[GFEC_MAX_CHUNKS];
-
-		for (int i = 0; i < nsrc; i++)
-			from[i] = src[i] + off, to[i] = stage + (size_t)i * step;
-		gfec_stage_copy(to, from, nsrc, len, 0);
-		for (int i = 0; i < p->e; i++)
-			from[i] = stage + (size_t)(nsrc + i) * step, to[i] = dst[i] + off;
-		gfec_stage_copy(to, from, p->e, len, len >= GFEC_STAGE_STREAM_MIN);
-	}
+	gfec_stage_stripe(GFEC_STAGE_AUTO, stage, src, nsrc, dst, p->e, p->chunk);
 }
 
 /*
@@ -920,7 +903,7 @@ static int daemon_stage(const struct dmn_opts *o, const struct dmn_pool *p,
 	x.c = aligned_alloc(64, (size_t)x.callers * sizeof(*x.c));
 	x.stages = calloc((size_t)x.callers, sizeof(*x.stages));
 	for (; x.stages && got < x.callers; got++)
-		if (posix_memalign((void **)&x.stages[got], 4096, DMN_STAGE_BYTES))
+		if (posix_memalign((void **)&x.stages[got], 4096, GFEC_STAGE_BYTES))
 			break;
 	if (tid && x.c && got == x.callers && drive(&x, tid, o->seconds, win, &a, &z) == 0) {
 		for (int i = 0; i < x.callers; i++) {

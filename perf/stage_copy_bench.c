@@ -18,7 +18,6 @@
 #include "device/stage_copy.h"
 #include "perf_util.h"
 
-#define STAGE ((size_t)1 << 20)
 #define MAX_CHUNKS 256
 
 struct bench {
@@ -37,26 +36,17 @@ struct worker {
 	pthread_t tid;
 };
 
+/* The stripe at @p base (k chunks, then m) through @p stage (gfec_stage_stripe). */
 static void copy_stripe(const struct bench *b, uint8_t *base, uint8_t *stage)
 {
-	const int n = b->k + b->m;
-	size_t step = STAGE / (size_t)n / 256 * 256;
-	const uint8_t *from[MAX_CHUNKS];
-	uint8_t *to[MAX_CHUNKS];
+	const uint8_t *src[MAX_CHUNKS];
+	uint8_t *dst[MAX_CHUNKS];
 
-	step = step < b->chunk ? step : b->chunk;
-	for (size_t off = 0; off < b->chunk; off += step) {
-		const size_t len = b->chunk - off < step ? b->chunk - off : step;
-
-		for (int i = 0; i < b->k; i++)
-			from[i] = base + (size_t)i * b->chunk + off,
-			to[i] = stage + (size_t)i * step;
-		gfec_stage_copy_path(b->path, to, from, b->k, len, 0);
-		for (int i = 0; i < b->m; i++)
-			from[i] = stage + (size_t)(b->k + i) * step,
-			to[i] = base + (size_t)(b->k + i) * b->chunk + off;
-		gfec_stage_copy_path(b->path, to, from, b->m, len, len >= GFEC_STAGE_STREAM_MIN);
-	}
+	for (int i = 0; i < b->k; i++)
+		src[i] = base + (size_t)i * b->chunk;
+	for (int i = 0; i < b->m; i++)
+		dst[i] = base + (size_t)(b->k + i) * b->chunk;
+	gfec_stage_stripe(b->path, stage, src, b->k, dst, b->m, b->chunk);
 }
 
 static void *worker_main(void *arg)
@@ -178,11 +168,11 @@ int main(int argc, char **argv)
 	perf_fill_random(b.mem, b.nstripes * b.stripe, 1);
 	for (int i = 0; i < b.threads; i++) {
 		w[i].b = &b, w[i].idx = i;
-		if (posix_memalign((void **)&w[i].stage, 4096, STAGE)) {
+		if (posix_memalign((void **)&w[i].stage, 4096, GFEC_STAGE_BYTES)) {
 			fprintf(stderr, "gfec-stage-copy-bench: cannot allocate the stages\n");
 			return 1;
 		}
-		memset(w[i].stage, 0, STAGE);
+		memset(w[i].stage, 0, GFEC_STAGE_BYTES);
 	}
 	printf("# RS(%d,%d), %zu-byte chunks, %d threads, stripes over %zu MiB, %.2f s a way and "
 	       "round, %ld rounds\n",

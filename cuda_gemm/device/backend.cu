@@ -142,7 +142,7 @@ constexpr size_t kMaxPiecePtrs = 16384;
 constexpr size_t kStepChunkPtrs = 4096;
 
 constexpr int kMaxLanes = 16;
-constexpr size_t kInPlacePiece = (size_t)1 << 20; // see the top of the file
+constexpr size_t kInPlacePiece = GFEC_STAGE_BYTES; // see the top of the file
 // A stripe cut in byte ranges (pieces) whose @p chunks chunks (inputs and outputs), kPitchAlign
 // apart, each fit kInPlacePiece bytes (a stage, run_stage; or as much of the caller's pinned
 // memory, pinned_pieces): how many for chunks of @p len bytes (chunks <= kResidentPtrs: pieces

@@ -291,17 +291,25 @@ inline void cpu_relax()
 }
 
 /*
+ * Held while an engine is turned off (fail) or launched again (still_running), so that no kernel
+ * starts on it after fail(): a pinned engine's lock, which its callers post under; none for a
+ * device-memory one, whose only caller holds the lock throughout resident_run.
+ */
+std::unique_lock<std::mutex> engine_lock(Resident *r)
+{
+	return r->host ? std::unique_lock<std::mutex>(r->lock) : std::unique_lock<std::mutex>();
+}
+
+/*
  * A CUDA error while request @p s waits: the engine is off, and once the stream has drained no
  * kernel can serve the request any more; 1 if one did (an update must not be redone), else
  * GFEC_E_DEVICE.
  */
 int fail(Resident *r, uint64_t s)
 {
-	if (r->host) { // its other callers post and relaunch under its lock: none does after this
-		std::lock_guard<std::mutex> g(r->lock);
+	{
+		const std::unique_lock<std::mutex> g = engine_lock(r);
 
-		__atomic_store_n(&r->broken, true, __ATOMIC_RELAXED);
-	} else { // resident_run's caller holds the lock throughout, and is its only one
 		__atomic_store_n(&r->broken, true, __ATOMIC_RELAXED);
 	}
 	cudaGetLastError();
@@ -369,9 +377,7 @@ bool still_running(Resident *r, uint64_t s)
 		return false;
 	if (served(r, s))
 		return true;
-	if (!r->host) // resident_run: its caller holds the lock
-		return launch_resident(r) == cudaSuccess;
-	std::lock_guard<std::mutex> g(r->lock);
+	const std::unique_lock<std::mutex> g = engine_lock(r);
 
 	return !__atomic_load_n(&r->broken, __ATOMIC_RELAXED) && launch_resident(r) == cudaSuccess;
 }

@@ -119,3 +119,27 @@ void gfec_stage_copy(uint8_t *const *dst, const uint8_t *const *src, int n, size
 {
 	gfec_stage_copy_path(GFEC_STAGE_AUTO, dst, src, n, len, stream);
 }
+
+int gfec_stage_stripe(enum gfec_stage_path path, uint8_t *stage, const uint8_t *const *src, int n,
+		      uint8_t *const *dst, int m, size_t len)
+{
+	const size_t fit = GFEC_STAGE_BYTES / (size_t)(n + m) / 256 * 256;
+	const size_t step = fit < len ? fit : len;
+	const uint8_t *from[256];
+	uint8_t *to[256];
+
+	if (n + m > 256 || fit == 0)
+		return -1;
+	for (size_t off = 0; off < len; off += step) {
+		const size_t piece = len - off < step ? len - off : step;
+
+		for (int i = 0; i < n; i++)
+			from[i] = src[i] + off, to[i] = stage + (size_t)i * step;
+		if (gfec_stage_copy_path(path, to, from, n, piece, 0))
+			return -1;
+		for (int i = 0; i < m; i++)
+			from[i] = stage + (size_t)(n + i) * step, to[i] = dst[i] + off;
+		gfec_stage_copy_path(path, to, from, m, piece, piece >= GFEC_STAGE_STREAM_MIN);
+	}
+	return 0;
+}

@@ -33,6 +33,9 @@ extern "C" {
  */
 #define GFEC_STAGE_STREAM_MIN ((size_t)64 << 10)
 
+/** A stage: the pinned buffer a pageable stripe's piece (inputs and outputs) is copied into. */
+#define GFEC_STAGE_BYTES ((size_t)1 << 20)
+
 /** How the copies go: the best the CPU has (auto), or one way (tests, measurements). */
 enum gfec_stage_path {
 	GFEC_STAGE_AUTO = -1,
@@ -54,6 +57,15 @@ void gfec_stage_copy(uint8_t *const *dst, const uint8_t *const *src, int n, size
  */
 int gfec_stage_copy_path(enum gfec_stage_path path, uint8_t *const *dst, const uint8_t *const *src,
 			 int n, size_t len, int stream);
+
+/**
+ * A stripe's staging copies by @p path with no GPU work, as gfec-perf times them: @p n sources of
+ * @p len bytes into @p stage (GFEC_STAGE_BYTES) a piece at a time, as many 256-byte units of each
+ * as fit with @p m outputs beside them, and each piece's outputs copied from the stage into
+ * @p dst. 0, or -1 (nothing copied) where this CPU or build lacks @p path.
+ */
+int gfec_stage_stripe(enum gfec_stage_path path, uint8_t *stage, const uint8_t *const *src, int n,
+		      uint8_t *const *dst, int m, size_t len);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,8 @@
  * way this CPU has (a way it lacks is reported skipped), against the bytes themselves: random
  * counts of chunks, lengths from 0 to past several blocks (every length around a block's end),
  * sources and outputs at every offset from a 64-byte boundary, by ordinary and non-temporal
- * stores, the outputs poisoned with guard bytes on both sides.
+ * stores, the outputs poisoned with guard bytes on both sides; and a stripe through a stage as
+ * gfec-perf times it (gfec_stage_stripe).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,7 +98,67 @@ static void test_auto(void **state)
 	check_path(GFEC_STAGE_AUTO, "auto");
 }
 
-/* A way that does not exist copies nothing. */
+/*
+ * A stripe through a stage (gfec_stage_stripe, as gfec-perf times it): the stage ends with the
+ * last piece of every source at its place, and each output piece is the stage's output region,
+ * for stripes of one piece and of several, every way the CPU has.
+ */
+static void test_stripe(void **state)
+{
+	static const enum gfec_stage_path paths[] = {GFEC_STAGE_MEMCPY, GFEC_STAGE_SSE2,
+						     GFEC_STAGE_AVX512};
+	uint8_t *stage = malloc(GFEC_STAGE_BYTES), *want = malloc(GFEC_STAGE_BYTES);
+
+	(void)state;
+	test_seed();
+	assert_non_null(stage);
+	assert_non_null(want);
+	for (int t = 0; t < 40; t++) {
+		const enum gfec_stage_path path = paths[t % 3];
+		const int n = test_range(1, 20), m = test_range(1, 8);
+		const size_t len = (size_t)test_range(1, t % 2 ? 4096 : 700000);
+		const size_t fit = GFEC_STAGE_BYTES / (size_t)(n + m) / 256 * 256;
+		const size_t step = fit < len ? fit : len, last = (len - 1) / step * step;
+		struct test_buf sb[MAXN], db[MAXN];
+		const uint8_t *src[MAXN];
+		uint8_t *dst[MAXN];
+		int ret;
+
+		test_fill(want, GFEC_STAGE_BYTES);
+		memcpy(stage, want, GFEC_STAGE_BYTES);
+		for (int i = 0; i < n; i++) {
+			uint8_t *p = tbuf_alloc(&sb[i], len, (unsigned)test_range(0, 63));
+
+			test_fill(p, len);
+			src[i] = p;
+		}
+		for (int i = 0; i < m; i++) {
+			dst[i] = tbuf_alloc(&db[i], len, (unsigned)test_range(0, 63));
+			memset(dst[i], POISON, len);
+		}
+		ret = gfec_stage_stripe(path, stage, src, n, dst, m, len);
+		if (ret == 0) {
+			for (int i = 0; i < n; i++)
+				assert_memory_equal(stage + (size_t)i * step, src[i] + last,
+						    len - last);
+			for (int i = 0; i < m; i++)
+				for (size_t off = 0; off < len; off += step)
+					assert_memory_equal(dst[i] + off,
+							    want + (size_t)(n + i) * step,
+							    len - off < step ? len - off : step);
+		} else {
+			assert_int_equal(path, GFEC_STAGE_AVX512); /* only a way the CPU may lack */
+		}
+		for (int i = 0; i < n; i++)
+			tbuf_free(&sb[i]);
+		for (int i = 0; i < m; i++)
+			tbuf_free(&db[i]);
+	}
+	free(stage);
+	free(want);
+}
+
+/* A way that does not exist copies nothing; nor does a stripe of more than 256 chunks. */
 static void test_bad_path(void **state)
 {
 	uint8_t s[300], d[300];
@@ -113,14 +174,28 @@ static void test_bad_path(void **state)
 	    gfec_stage_copy_path((enum gfec_stage_path) - 2, dst, src, 1, sizeof(s), 1), -1);
 	for (size_t i = 0; i < sizeof(d); i++)
 		assert_int_equal(d[i], 2);
+	{
+		uint8_t *stage = malloc(GFEC_STAGE_BYTES);
+		const uint8_t *many[300];
+		uint8_t *out[1] = {d};
+
+		assert_non_null(stage);
+		for (int i = 0; i < 300; i++)
+			many[i] = s;
+		assert_int_equal(gfec_stage_stripe(GFEC_STAGE_AUTO, stage, many, 256, out, 1, 64),
+				 -1);
+		for (size_t i = 0; i < sizeof(d); i++)
+			assert_int_equal(d[i], 2);
+		free(stage);
+	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_memcpy),   cmocka_unit_test(test_sse2),
-	    cmocka_unit_test(test_avx512),   cmocka_unit_test(test_auto),
-	    cmocka_unit_test(test_bad_path),
+	    cmocka_unit_test(test_memcpy), cmocka_unit_test(test_sse2),
+	    cmocka_unit_test(test_avx512), cmocka_unit_test(test_auto),
+	    cmocka_unit_test(test_stripe), cmocka_unit_test(test_bad_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
