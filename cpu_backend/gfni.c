@@ -106,7 +106,7 @@ int gfec_cpu_gfni_supported(int bits)
 /*
  * The two cache lines of source s's block GFNI_PREFETCH bytes past p. Written out at each use:
  * with the address computed once (a helper taking s + p + GFNI_PREFETCH), RS(4,2) 4 KiB calls from
- * DRAM ran 16% slower on the dev Xeon, for the same addresses.
+ * DRAM ran 18% slower on the dev Xeon, for the same addresses.
  */
 #define PREFETCH_BLOCK(s, p)                                                                       \
 	do {                                                                                       \
@@ -136,8 +136,8 @@ group512(size_t len, int cols, const int R, const uint64_t *mat, const uint8_t *
 		/*
 		 * Sources in pairs for 3+ outputs: both products go into the accumulator by one
 		 * three-way XOR, a third fewer vector instructions. Dev Xeon, 4 KiB in cache:
-		 * RS(10,4) +8-11%, k=128 +12-14%. With 2 outputs RS(4,2) gained 6% in cache but
-		 * lost 17% from DRAM, so those keep one source at a time.
+		 * RS(10,4) +8-11%, k=128 +12-14%. With 2 outputs RS(4,2) gained nothing in cache
+		 * and lost 18% from DRAM, so those keep one source at a time.
 		 */
 		for (; R >= 3 && j + 2 <= cols; j += 2) {
 			const __m512i d0 = _mm512_loadu_si512(src[j] + p);
