@@ -135,9 +135,11 @@ group512(size_t len, int cols, const int R, const uint64_t *mat, const uint8_t *
 
 		/*
 		 * Sources in pairs for 3+ outputs: both products go into the accumulator by one
-		 * three-way XOR, a third fewer vector instructions. Dev Xeon, 4 KiB in cache:
-		 * RS(10,4) +8-11%, k=128 +12-14%. With 2 outputs RS(4,2) gained nothing in cache
-		 * and lost 18% from DRAM, so those keep one source at a time.
+		 * three-way XOR, a third fewer vector instructions. On the H200 host's Xeon, 4 KiB
+		 * in cache against upstream ISA-L: RS(10,4) 1.02 -> 1.15x, k=128 m=16 1.11 -> 1.31x
+		 * (medians, perf/results/nvidia-h200/ternlog-2026-11-26). With 2 outputs RS(4,2)
+		 * gained nothing in cache and lost 18% from DRAM on the dev Xeon, so those keep one
+		 * source at a time.
 		 */
 		for (; R >= 3 && j + 2 <= cols; j += 2) {
 			const __m512i d0 = _mm512_loadu_si512(src[j] + p);
