@@ -1,5 +1,8 @@
-/* LD_PRELOAD CPU sampler: SIGPROF every 100 us of process CPU time records the interrupted PC;
- * at exit writes "module offset" per sample to $SAMPLER_OUT (diagnostic only). */
+/*
+ * LD_PRELOAD CPU sampler (a diagnostic, not part of gfec): SIGPROF on the process's CPU time (asked
+ * for every 100 us, delivered at the kernel's tick) records the interrupted instruction and its
+ * thread; at exit "tid module offset" per sample goes to $SAMPLER_OUT.<pid>.
+ */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -49,11 +52,10 @@ __attribute__((destructor)) static void stop(void)
 	setitimer(ITIMER_PROF, &off, NULL);
 	{
 		struct sigaction cur;
-		struct itimerval left;
 
 		sigaction(SIGPROF, NULL, &cur);
-		getitimer(ITIMER_PROF, &left);
-		fprintf(stderr, "sampler: %lu samples, handler %s\n", n, cur.sa_sigaction == on_prof ? "ours" : "replaced");
+		fprintf(stderr, "sampler: %lu samples, handler %s\n", n,
+			cur.sa_sigaction == on_prof ? "ours" : "replaced");
 	}
 	char name[4096];
 
@@ -69,7 +71,8 @@ __attribute__((destructor)) static void stop(void)
 		int k;
 
 		if (dladdr(pcs[i], &d) && d.dli_fname)
-			k = fprintf(f, "%d %s %lx\n", tids[i], d.dli_fname, (unsigned long)((char *)pcs[i] - (char *)d.dli_fbase));
+			k = fprintf(f, "%d %s %lx\n", tids[i], d.dli_fname,
+				    (unsigned long)((char *)pcs[i] - (char *)d.dli_fbase));
 		else
 			k = fprintf(f, "%d ? %lx\n", tids[i], (unsigned long)pcs[i]);
 		if (k > 0)
